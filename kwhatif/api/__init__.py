@@ -1,0 +1,1 @@
+"""Typed, slotted views of the Kubernetes objects the scheduler reads, built once from dicts."""

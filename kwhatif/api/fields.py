@@ -1,0 +1,186 @@
+"""Typed field access on decoded YAML/JSON with the field path in every error.
+
+Errors follow the API server's field.Error wording ("<path>: Invalid value: ...",
+"<path>: Required value", "<path>: Unsupported value: ...").
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any, Iterable, Mapping
+
+from kwhatif.api import quantity as q
+from kwhatif.errors import FieldError
+
+Dict = Mapping[str, Any]
+
+
+def render_value(value: object) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, default=str)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def invalid(path: str, value: object, detail: str) -> FieldError:
+    return FieldError(f"Invalid value: {render_value(value)}: {detail}", field=path)
+
+
+def required(path: str, detail: str = "") -> FieldError:
+    return FieldError("Required value" + (f": {detail}" if detail else ""), field=path)
+
+
+def unsupported(path: str, value: object, supported: Iterable[str]) -> FieldError:
+    vals = ", ".join(json.dumps(s) for s in supported)
+    return FieldError(
+        f"Unsupported value: {render_value(value)}: supported values: {vals}", field=path
+    )
+
+
+def forbidden(path: str, detail: str) -> FieldError:
+    return FieldError(f"Forbidden: {detail}", field=path)
+
+
+def type_error(path: str, value: object, expected: str) -> FieldError:
+    kind = type(value).__name__
+    kind = {"dict": "object", "list": "array", "str": "string", "NoneType": "null"}.get(kind, kind)
+    return FieldError(f"expected {expected}, got {kind} {render_value(value)[:60]}", field=path)
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def mapping(d: Dict, key: str, path: str) -> Dict:
+    """A nested object; absent or null gives {}."""
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise type_error(join(path, key), v, "an object")
+    return v
+
+
+def opt_mapping(d: Dict, key: str, path: str) -> Dict | None:
+    v = d.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        raise type_error(join(path, key), v, "an object")
+    return v
+
+
+def seq(d: Dict, key: str, path: str) -> list[Any]:
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise type_error(join(path, key), v, "a list")
+    return v
+
+
+def obj_seq(d: Dict, key: str, path: str) -> list[Dict]:
+    items = seq(d, key, path)
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise type_error(f"{join(path, key)}[{i}]", item, "an object")
+    return items
+
+
+def string(d: Dict, key: str, path: str, default: str = "") -> str:
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise type_error(join(path, key), v, "a string")
+    return v
+
+
+def integer(d: Dict, key: str, path: str, default: int | None = None) -> int | None:
+    v = d.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        raise type_error(join(path, key), v, "an integer")
+    return v
+
+
+def boolean(d: Dict, key: str, path: str, default: bool = False) -> bool:
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, bool):
+        raise type_error(join(path, key), v, "a boolean")
+    return v
+
+
+def str_list(d: Dict, key: str, path: str) -> tuple[str, ...]:
+    items = seq(d, key, path)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise type_error(f"{join(path, key)}[{i}]", item, "a string")
+    return tuple(items)
+
+
+def str_map(d: Dict, key: str, path: str) -> dict[str, str]:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise type_error(join(path, key), v, "a map of strings")
+    for k, val in v.items():
+        if not isinstance(val, str):
+            # Label and annotation values are strings; YAML turns `zone: 1` into an int.
+            raise type_error(f"{join(path, key)}.{k}", val, "a string")
+    return v
+
+
+def int_or_string(d: Dict, key: str, path: str) -> int | str | None:
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise type_error(join(path, key), v, "an integer or a string")
+    return v
+
+
+def quantity(value: object, path: str) -> Fraction:
+    try:
+        return q.parse_quantity(value)
+    except q.QuantityError as e:
+        raise FieldError(str(e), field=path) from None
+
+
+def resource_list(d: Dict, key: str, path: str) -> dict[str, Fraction]:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise type_error(join(path, key), v, "a map of quantities")
+    out: dict[str, Fraction] = {}
+    for name, raw in v.items():
+        out[str(name)] = quantity(raw, f"{join(path, key)}[{name}]")
+    return out
+
+
+def timestamp(d: Dict, key: str, path: str) -> float:
+    v = d.get(key)
+    if v is None or v == "":
+        return 0.0
+    if isinstance(v, datetime):  # YAML may already have decoded it
+        return v.timestamp() if v.tzinfo else v.replace(tzinfo=timezone.utc).timestamp()
+    if not isinstance(v, str):
+        raise type_error(join(path, key), v, "an RFC 3339 time")
+    try:
+        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise FieldError(f"invalid time {v!r}: expected RFC 3339", field=join(path, key)) from None

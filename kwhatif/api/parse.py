@@ -1,0 +1,711 @@
+"""Build typed objects from decoded manifests, validating what the API server would reject.
+
+Every function takes the object's dict and the field path of that dict inside the object; errors
+are FieldErrors carrying the full path (spec.containers[0].resources.requests.cpu ...). The loader
+adds the file and the object's kind/namespace/name.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping
+
+from kwhatif.api import fields as f
+from kwhatif.api.core import (
+    DEFAULT_SCHEDULER_NAME,
+    MIRROR_POD_ANNOTATION,
+    Affinity,
+    Container,
+    ContainerImage,
+    ContainerPort,
+    Namespace,
+    Node,
+    NodeAffinity,
+    NodeInclusionPolicy,
+    NodeSelector,
+    NodeSelectorTerm,
+    OwnerReference,
+    Pod,
+    PodAffinity,
+    PodAffinityTerm,
+    PodDisruptionBudget,
+    PreferredSchedulingTerm,
+    PriorityClass,
+    RuntimeClass,
+    Service,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TopologySpreadConstraint,
+    Volume,
+    WeightedPodAffinityTerm,
+    WhenUnsatisfiable,
+)
+from kwhatif.api.labels import NOTHING, Op, Requirement, Selector
+from kwhatif.api.resources import (
+    ContainerRequests,
+    Resource,
+    is_hugepages,
+    is_native,
+    non_zero_requests,
+    pod_requests,
+)
+from kwhatif.errors import FieldError
+
+Dict = Mapping[str, Any]
+
+# Annotations the scheduler or kwhatif reads; the rest (often large) are dropped at parse.
+_KEPT_POD_ANNOTATIONS = frozenset(
+    {MIRROR_POD_ANNOTATION, "kubernetes.io/config.source", "cluster-autoscaler.kubernetes.io/safe-to-evict"}
+)
+_EFFECTS = tuple(e.value for e in TaintEffect)
+_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_NOT_POSITIVE = "must be greater than zero"
+
+
+# --- metadata ----------------------------------------------------------------------------------
+
+
+def name_of(d: Dict) -> str:
+    meta = d.get("metadata")
+    if not isinstance(meta, dict):
+        raise f.required("metadata.name", "name or generateName is required")
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise f.required("metadata.name", "name or generateName is required")
+    return name
+
+
+def namespace_of(d: Dict, default: str = "default") -> str:
+    meta = d.get("metadata")
+    ns = meta.get("namespace") if isinstance(meta, dict) else None
+    if ns is None or ns == "":
+        return default
+    if not isinstance(ns, str):
+        raise f.type_error("metadata.namespace", ns, "a string")
+    return ns
+
+
+def owner_references(meta: Dict) -> tuple[OwnerReference, ...]:
+    out = []
+    for i, ref in enumerate(f.obj_seq(meta, "ownerReferences", "metadata")):
+        p = f"metadata.ownerReferences[{i}]"
+        out.append(
+            OwnerReference(
+                api_version=f.string(ref, "apiVersion", p),
+                kind=f.string(ref, "kind", p),
+                name=f.string(ref, "name", p),
+                uid=f.string(ref, "uid", p),
+                controller=f.boolean(ref, "controller", p),
+            )
+        )
+    return tuple(out)
+
+
+# --- selectors ---------------------------------------------------------------------------------
+
+
+def label_selector(d: Dict | None, path: str) -> Selector:
+    """metav1.LabelSelectorAsSelector: None selects nothing, {} selects everything."""
+    if d is None:
+        return NOTHING
+    if not isinstance(d, dict):
+        raise f.type_error(path, d, "a label selector")
+    reqs: list[Requirement] = []
+    for k, v in f.str_map(d, "matchLabels", path).items():
+        reqs.append(Requirement(k, Op.IN, frozenset((v,))))
+    for i, expr in enumerate(f.obj_seq(d, "matchExpressions", path)):
+        p = f"{path}.matchExpressions[{i}]"
+        key = f.string(expr, "key", p)
+        if not key:
+            raise f.required(f"{p}.key")
+        op = f.string(expr, "operator", p)
+        values = f.str_list(expr, "values", p)
+        if op in ("In", "NotIn"):
+            if not values:
+                raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                raise f.forbidden(
+                    f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                )
+        else:
+            raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
+        reqs.append(Requirement(key, Op(op), frozenset(values)))
+    reqs.sort(key=lambda r: r.key)
+    return Selector(tuple(reqs))
+
+
+def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool) -> Selector:
+    reqs: list[Requirement] = []
+    for i, expr in enumerate(items):
+        p = f"{path}[{i}]"
+        key = f.string(expr, "key", p)
+        op = f.string(expr, "operator", p)
+        values = f.str_list(expr, "values", p)
+        if for_fields:
+            if key != "metadata.name":
+                raise f.invalid(f"{p}.key", key, "not a valid field selector key")
+            if op not in ("In", "NotIn"):
+                raise f.unsupported(f"{p}.operator", op, ("In", "NotIn"))
+            if len(values) != 1:
+                raise f.required(f"{p}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+            reqs.append(Requirement(key, Op(op), frozenset(values)))
+            continue
+        if not key:
+            raise f.invalid(f"{p}.key", key, "name part must be non-empty")
+        if op in ("In", "NotIn"):
+            if not values:
+                raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
+            reqs.append(Requirement(key, Op(op), frozenset(values)))
+        elif op in ("Exists", "DoesNotExist"):
+            if values:
+                raise f.forbidden(
+                    f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                )
+            reqs.append(Requirement(key, Op(op)))
+        elif op in ("Gt", "Lt"):
+            if len(values) != 1:
+                raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
+            try:
+                bound = int(values[0], 10)
+            except ValueError:
+                # The API server stores it, but the scheduler's label parser rejects the term, so
+                # the pod could never match it: say so instead of reporting a silent misfit.
+                raise f.invalid(
+                    f"{p}.values[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"
+                ) from None
+            reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+        else:
+            raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
+    return Selector(tuple(reqs))
+
+
+def node_selector_term(d: Dict, path: str) -> NodeSelectorTerm | None:
+    """None for an empty term (it matches nothing and upstream drops it)."""
+    exprs = f.obj_seq(d, "matchExpressions", path)
+    flds = f.obj_seq(d, "matchFields", path)
+    if not exprs and not flds:
+        return None
+    return NodeSelectorTerm(
+        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False) if exprs else None,
+        fields=_node_selector_requirements(flds, f"{path}.matchFields", True) if flds else None,
+    )
+
+
+def node_selector(d: Dict, path: str) -> NodeSelector:
+    terms_raw = f.obj_seq(d, "nodeSelectorTerms", path)
+    if not terms_raw:
+        raise f.required(f"{path}.nodeSelectorTerms", "must have at least one node selector term")
+    terms = []
+    empty = False
+    for i, t in enumerate(terms_raw):
+        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]")
+        if term is not None:
+            terms.append(term)
+        else:
+            empty = True
+    return NodeSelector(tuple(terms), empty)
+
+
+def node_affinity(d: Dict, path: str) -> NodeAffinity:
+    req = f.opt_mapping(d, "requiredDuringSchedulingIgnoredDuringExecution", path)
+    preferred = []
+    for i, pt in enumerate(f.obj_seq(d, "preferredDuringSchedulingIgnoredDuringExecution", path)):
+        p = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+        weight = f.integer(pt, "weight", p, 0) or 0
+        if weight < 1 or weight > 100:
+            raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
+        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference")
+        if term is not None:
+            preferred.append(PreferredSchedulingTerm(weight, term))
+    return NodeAffinity(
+        required=node_selector(req, f"{path}.requiredDuringSchedulingIgnoredDuringExecution")
+        if req is not None
+        else None,
+        preferred=tuple(preferred),
+    )
+
+
+def pod_affinity_term(d: Dict, path: str) -> PodAffinityTerm:
+    topology_key = f.string(d, "topologyKey", path)
+    if not topology_key:
+        raise f.required(f"{path}.topologyKey", "can not be empty")
+    ns_sel = f.opt_mapping(d, "namespaceSelector", path)
+    return PodAffinityTerm(
+        label_selector=label_selector(f.opt_mapping(d, "labelSelector", path), f"{path}.labelSelector"),
+        namespaces=f.str_list(d, "namespaces", path),
+        topology_key=topology_key,
+        namespace_selector=label_selector(ns_sel, f"{path}.namespaceSelector") if ns_sel is not None else None,
+        match_label_keys=f.str_list(d, "matchLabelKeys", path),
+        mismatch_label_keys=f.str_list(d, "mismatchLabelKeys", path),
+    )
+
+
+def pod_affinity(d: Dict, path: str) -> PodAffinity:
+    req = tuple(
+        pod_affinity_term(t, f"{path}.requiredDuringSchedulingIgnoredDuringExecution[{i}]")
+        for i, t in enumerate(f.obj_seq(d, "requiredDuringSchedulingIgnoredDuringExecution", path))
+    )
+    pref = []
+    for i, wt in enumerate(f.obj_seq(d, "preferredDuringSchedulingIgnoredDuringExecution", path)):
+        p = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+        weight = f.integer(wt, "weight", p, 0) or 0
+        if weight < 1 or weight > 100:
+            raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
+        pref.append(
+            WeightedPodAffinityTerm(
+                weight, pod_affinity_term(f.mapping(wt, "podAffinityTerm", p), f"{p}.podAffinityTerm")
+            )
+        )
+    return PodAffinity(required=req, preferred=tuple(pref))
+
+
+def affinity(d: Dict | None, path: str) -> Affinity | None:
+    if not d:
+        return None
+    na = f.opt_mapping(d, "nodeAffinity", path)
+    pa = f.opt_mapping(d, "podAffinity", path)
+    paa = f.opt_mapping(d, "podAntiAffinity", path)
+    if na is None and pa is None and paa is None:
+        return None
+    return Affinity(
+        node_affinity=node_affinity(na, f"{path}.nodeAffinity") if na is not None else None,
+        pod_affinity=pod_affinity(pa, f"{path}.podAffinity") if pa is not None else None,
+        pod_anti_affinity=pod_affinity(paa, f"{path}.podAntiAffinity") if paa is not None else None,
+    )
+
+
+# --- taints and tolerations --------------------------------------------------------------------
+
+
+def taint(d: Dict, path: str) -> Taint:
+    key = f.string(d, "key", path)
+    if not key:
+        raise f.required(f"{path}.key")
+    effect = f.string(d, "effect", path)
+    if effect not in _EFFECTS:
+        raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
+    return Taint(key, f.string(d, "value", path), effect)
+
+
+def toleration(d: Dict, path: str) -> Toleration:
+    key = f.string(d, "key", path)
+    op = f.string(d, "operator", path)
+    value = f.string(d, "value", path)
+    effect = f.string(d, "effect", path)
+    seconds = f.integer(d, "tolerationSeconds", path)
+    if not key and op != "Exists":
+        raise f.invalid(
+            f"{path}.operator",
+            op,
+            'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        )
+    if seconds is not None and effect != "NoExecute":
+        raise f.invalid(f"{path}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
+    if op in ("Equal", ""):
+        op = "Equal"
+    elif op == "Exists":
+        if value:
+            raise f.invalid(f"{path}.operator", d, "value must be empty when `operator` is 'Exists'")
+    else:
+        raise f.unsupported(f"{path}.operator", op, ("Equal", "Exists"))
+    if effect and effect not in _EFFECTS:
+        raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
+    return Toleration(key, op, value, effect, seconds)
+
+
+# --- topology spread ---------------------------------------------------------------------------
+
+
+def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologySpreadConstraint, ...]:
+    out: list[TopologySpreadConstraint] = []
+    seen: set[tuple[str, str]] = set()
+    for i, c in enumerate(items):
+        p = f"{path}[{i}]"
+        max_skew = f.integer(c, "maxSkew", p, 0) or 0
+        if max_skew <= 0:
+            raise f.invalid(f"{p}.maxSkew", max_skew, _NOT_POSITIVE)
+        key = f.string(c, "topologyKey", p)
+        if not key:
+            raise f.required(f"{p}.topologyKey", "can not be empty")
+        when = f.string(c, "whenUnsatisfiable", p)
+        if when not in ("DoNotSchedule", "ScheduleAnyway"):
+            raise f.unsupported(f"{p}.whenUnsatisfiable", when, ("DoNotSchedule", "ScheduleAnyway"))
+        if (key, when) in seen:
+            raise FieldError(
+                f"Duplicate value: \"{{{key}, {when}}}\"", field=f"{p}.{{topologyKey, whenUnsatisfiable}}"
+            )
+        seen.add((key, when))
+        min_domains = f.integer(c, "minDomains", p)
+        if min_domains is not None:
+            if min_domains <= 0:
+                raise f.invalid(f"{p}.minDomains", min_domains, _NOT_POSITIVE)
+            if when != "DoNotSchedule":
+                raise f.invalid(
+                    f"{p}.minDomains",
+                    min_domains,
+                    f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}",
+                )
+        policies: list[NodeInclusionPolicy | None] = []
+        for fld in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            v = c.get(fld)
+            if v is None:
+                policies.append(None)
+            elif v in ("Honor", "Ignore"):
+                policies.append(NodeInclusionPolicy(v))
+            else:
+                raise f.unsupported(f"{p}.{fld}", v, ("Honor", "Ignore"))
+        sel_raw = f.opt_mapping(c, "labelSelector", p)
+        sel = label_selector(sel_raw, f"{p}.labelSelector")
+        match_keys = f.str_list(c, "matchLabelKeys", p)
+        if match_keys and sel_raw is not None:
+            # validateMatchLabelKeysInTopologySpread: a key may not also be in the selector
+            sel_keys = {r.key for r in sel.requirements}
+            for j, k in enumerate(match_keys):
+                if k in sel_keys:
+                    raise f.invalid(
+                        f"{p}.matchLabelKeys[{j}]", k, "exists in both matchLabelKeys and labelSelector"
+                    )
+        elif match_keys and sel_raw is None:
+            raise f.required(f"{p}.labelSelector", "must be specified when matchLabelKeys is set")
+        out.append(
+            TopologySpreadConstraint(
+                max_skew=max_skew,
+                topology_key=key,
+                when_unsatisfiable=WhenUnsatisfiable(when),
+                label_selector=sel,
+                min_domains=min_domains,
+                node_affinity_policy=policies[0],
+                node_taints_policy=policies[1],
+                match_label_keys=match_keys,
+            )
+        )
+    return tuple(out)
+
+
+# --- containers and volumes --------------------------------------------------------------------
+
+
+def _validate_resource_name(name: str, path: str) -> None:
+    if not name or (not is_native(name) and "/" not in name) or name.count("/") > 1:
+        raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+
+
+def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
+    name = f.string(d, "name", path)
+    if not name:
+        raise f.required(f"{path}.name")
+    res = f.mapping(d, "resources", path)
+    rpath = f"{path}.resources"
+    requests = f.resource_list(res, "requests", rpath)
+    limits = f.resource_list(res, "limits", rpath)
+    for rname, amount in requests.items():
+        _validate_resource_name(rname, f"{rpath}.requests[{rname}]")
+        if amount < 0:
+            raise f.invalid(f"{rpath}.requests[{rname}]", str(res["requests"][rname]), "must be greater than or equal to 0")
+        lim = limits.get(rname)
+        if lim is not None:
+            raw = res["requests"][rname]
+            raw_lim = res["limits"][rname]
+            if amount != lim and not _overcommit_allowed(rname):
+                raise f.invalid(f"{rpath}.requests", str(raw), f"must be equal to {rname} limit of {raw_lim}")
+            if amount > lim:
+                raise f.invalid(
+                    f"{rpath}.requests", str(raw), f"must be less than or equal to {rname} limit of {raw_lim}"
+                )
+    for rname, amount in limits.items():
+        _validate_resource_name(rname, f"{rpath}.limits[{rname}]")
+        if amount < 0:
+            raise f.invalid(f"{rpath}.limits[{rname}]", str(res["limits"][rname]), "must be greater than or equal to 0")
+        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
+        if rname not in requests:
+            requests[rname] = amount
+    ports = []
+    for i, pd in enumerate(f.obj_seq(d, "ports", path)):
+        pp = f"{path}.ports[{i}]"
+        cport = f.integer(pd, "containerPort", pp, 0) or 0
+        if not 1 <= cport <= 65535:
+            if cport == 0:
+                raise f.required(f"{pp}.containerPort")
+            raise f.invalid(f"{pp}.containerPort", cport, "must be between 1 and 65535, inclusive")
+        hport = f.integer(pd, "hostPort", pp, 0) or 0
+        if hport == 0 and host_network:
+            hport = cport  # defaultHostNetworkPorts
+        if hport != 0 and not 1 <= hport <= 65535:
+            raise f.invalid(f"{pp}.hostPort", hport, "must be between 1 and 65535, inclusive")
+        proto = f.string(pd, "protocol", pp) or "TCP"
+        if proto not in _PROTOCOLS:
+            raise f.unsupported(f"{pp}.protocol", proto, _PROTOCOLS)
+        ports.append(ContainerPort(cport, hport, proto, f.string(pd, "hostIP", pp)))
+    restart = f.string(d, "restartPolicy", path) or None
+    if restart is not None:
+        if not is_init:
+            raise f.forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
+        if restart != "Always":
+            raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
+    return Container(
+        name=name,
+        image=f.string(d, "image", path),
+        requests=requests,
+        limits=limits,
+        ports=tuple(ports),
+        restart_policy=restart,
+    )
+
+
+def _overcommit_allowed(name: str) -> bool:
+    # helper.IsOvercommitAllowed: native resources other than hugepages may be overcommitted.
+    return is_native(name) and not is_hugepages(name)
+
+
+_DISK_ID_FIELDS = {
+    "gcePersistentDisk": "pdName",
+    "awsElasticBlockStore": "volumeID",
+    "azureDisk": "diskName",
+    "cinder": "volumeID",
+}
+
+
+def volume(d: Dict, path: str) -> Volume:
+    name = f.string(d, "name", path)
+    if not name:
+        raise f.required(f"{path}.name")
+    kinds = [k for k in d if k != "name" and d[k] is not None]
+    kind = kinds[0] if kinds else "emptyDir"
+    src = d.get(kind)
+    src = src if isinstance(src, dict) else {}
+    sp = f"{path}.{kind}"
+    if kind == "persistentVolumeClaim":
+        claim = f.string(src, "claimName", sp)
+        if not claim:
+            raise f.required(f"{sp}.claimName")
+        return Volume(name, kind, claim_name=claim, read_only=f.boolean(src, "readOnly", sp))
+    if kind == "ephemeral":
+        tmpl = f.opt_mapping(src, "volumeClaimTemplate", sp)
+        return Volume(
+            name, kind, ephemeral_claim=tmpl is not None, ephemeral_spec=f.mapping(tmpl, "spec", f"{sp}.volumeClaimTemplate") if tmpl else None
+        )
+    if kind in _DISK_ID_FIELDS:
+        return Volume(
+            name,
+            kind,
+            disk_id=f.string(src, _DISK_ID_FIELDS[kind], sp),
+            read_only=f.boolean(src, "readOnly", sp),
+        )
+    if kind == "iscsi":
+        return Volume(
+            name,
+            kind,
+            iscsi=(f.string(src, "targetPortal", sp), f.string(src, "iqn", sp), f.integer(src, "lun", sp, 0) or 0),
+            read_only=f.boolean(src, "readOnly", sp),
+        )
+    if kind == "rbd":
+        return Volume(
+            name,
+            kind,
+            rbd=(f.str_list(src, "monitors", sp), f.string(src, "pool", sp) or "rbd", f.string(src, "image", sp)),
+            read_only=f.boolean(src, "readOnly", sp),
+        )
+    if kind == "csi":
+        return Volume(name, kind, csi_driver=f.string(src, "driver", sp), csi_handle=f.string(src, "volumeHandle", sp))
+    return Volume(name, kind)
+
+
+# --- Pod ---------------------------------------------------------------------------------------
+
+
+def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
+    """A Pod after the API server's v1 defaulting (priority is resolved later by admission)."""
+    meta = f.mapping(d, "metadata", "")
+    name = name_of(d)
+    spec = f.mapping(d, "spec", "")
+    status = f.mapping(d, "status", "")
+    host_network = f.boolean(spec, "hostNetwork", "spec")
+    raw_containers = f.obj_seq(spec, "containers", "spec")
+    if not raw_containers:
+        raise f.required("spec.containers")
+    containers = tuple(
+        container(c, f"spec.containers[{i}]", host_network, False) for i, c in enumerate(raw_containers)
+    )
+    init_containers = tuple(
+        container(c, f"spec.initContainers[{i}]", host_network, True)
+        for i, c in enumerate(f.obj_seq(spec, "initContainers", "spec"))
+    )
+    names = set()
+    for i, c in enumerate(containers + init_containers):
+        if c.name in names:
+            where = f"spec.containers[{i}].name" if i < len(containers) else f"spec.initContainers[{i - len(containers)}].name"
+            raise FieldError(f'Duplicate value: "{c.name}"', field=where)
+        names.add(c.name)
+    overhead_raw = spec.get("overhead")
+    overhead = f.resource_list(spec, "overhead", "spec") if overhead_raw is not None else None
+    priority = f.integer(spec, "priority", "spec")
+    annotations = f.str_map(meta, "annotations", "metadata")
+    conditions = f.obj_seq(status, "conditions", "status")
+    disruption_target = any(
+        c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions
+    )
+    gates = []
+    for i, g in enumerate(f.obj_seq(spec, "schedulingGates", "spec")):
+        gname = f.string(g, "name", f"spec.schedulingGates[{i}]")
+        if not gname:
+            raise f.required(f"spec.schedulingGates[{i}].name")
+        gates.append(gname)
+    preemption_policy = f.string(spec, "preemptionPolicy", "spec")
+    if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
+        raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
+    return build_pod(
+        namespace=namespace_of(d, default_namespace),
+        name=name,
+        uid=f.string(meta, "uid", "metadata"),
+        labels=f.str_map(meta, "labels", "metadata"),
+        annotations={k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS},
+        owner_references=owner_references(meta),
+        creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
+        deleting=meta.get("deletionTimestamp") is not None,
+        node_name=f.string(spec, "nodeName", "spec"),
+        scheduler_name=f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME,
+        priority=priority if priority is not None else 0,
+        priority_class_name=f.string(spec, "priorityClassName", "spec"),
+        preemption_policy=preemption_policy,
+        containers=containers,
+        init_containers=init_containers,
+        overhead=overhead,
+        node_selector=f.str_map(spec, "nodeSelector", "spec"),
+        affinity=affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity"),
+        tolerations=tuple(
+            toleration(t, f"spec.tolerations[{i}]") for i, t in enumerate(f.obj_seq(spec, "tolerations", "spec"))
+        ),
+        topology_spread_constraints=topology_spread_constraints(
+            f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
+        ),
+        volumes=tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec"))),
+        scheduling_gates=tuple(gates),
+        host_network=host_network,
+        runtime_class_name=f.string(spec, "runtimeClassName", "spec"),
+        phase=f.string(status, "phase", "status"),
+        nominated_node_name=f.string(status, "nominatedNodeName", "status"),
+        start_time=f.timestamp(status, "startTime", "status"),
+        disruption_target=disruption_target,
+        source=source,
+        priority_resolved=priority is not None,
+    )
+
+
+def build_pod(**kw: Any) -> Pod:
+    """Construct a Pod and derive its requests (framework.calculateResource)."""
+    containers: tuple[Container, ...] = kw["containers"]
+    init_containers: tuple[Container, ...] = kw["init_containers"]
+    overhead = kw["overhead"]
+    inits = [ContainerRequests(c.requests, c.restart_policy == "Always") for c in init_containers]
+    app = [c.requests for c in containers]
+    request_list = pod_requests(app, inits, overhead)
+    non0_cpu, non0_mem = non_zero_requests(app, inits, overhead)
+    return Pod(
+        **kw,
+        requests=Resource.from_list(request_list),
+        non0_cpu=non0_cpu,
+        non0_mem=non0_mem,
+        request_list=request_list,
+    )
+
+
+# --- Node --------------------------------------------------------------------------------------
+
+
+def node(d: Dict, source: str = "") -> Node:
+    meta = f.mapping(d, "metadata", "")
+    name = name_of(d)
+    spec = f.mapping(d, "spec", "")
+    status = f.mapping(d, "status", "")
+    alloc_list = f.resource_list(status, "allocatable", "status")
+    if not alloc_list and status.get("allocatable") is None:
+        # A node without allocatable reports its capacity (kubelet sets both).
+        alloc_list = f.resource_list(status, "capacity", "status")
+    for rname, amount in alloc_list.items():
+        if amount < 0:
+            raise f.invalid(f"status.allocatable[{rname}]", str(amount), "must be greater than or equal to 0")
+    images = []
+    for i, img in enumerate(f.obj_seq(status, "images", "status")):
+        p = f"status.images[{i}]"
+        images.append(ContainerImage(f.str_list(img, "names", p), f.integer(img, "sizeBytes", p, 0) or 0))
+    return Node(
+        name=name,
+        uid=f.string(meta, "uid", "metadata"),
+        labels=f.str_map(meta, "labels", "metadata"),
+        unschedulable=f.boolean(spec, "unschedulable", "spec"),
+        taints=tuple(taint(t, f"spec.taints[{i}]") for i, t in enumerate(f.obj_seq(spec, "taints", "spec"))),
+        allocatable=Resource.from_list(alloc_list),
+        images=tuple(images),
+        allocatable_list=alloc_list,
+        source=source,
+    )
+
+
+# --- small kinds -------------------------------------------------------------------------------
+
+
+def namespace(d: Dict) -> Namespace:
+    meta = f.mapping(d, "metadata", "")
+    name = name_of(d)
+    labels = dict(f.str_map(meta, "labels", "metadata"))
+    # The API server labels every namespace with its own name (NamespaceDefaultLabelName).
+    labels.setdefault("kubernetes.io/metadata.name", name)
+    return Namespace(name, labels)
+
+
+def priority_class(d: Dict) -> PriorityClass:
+    name = name_of(d)
+    value = f.integer(d, "value", "")
+    if value is None:
+        raise f.required("value")
+    policy = f.string(d, "preemptionPolicy", "") or None
+    if policy is not None and policy not in ("Never", "PreemptLowerPriority"):
+        raise f.unsupported("preemptionPolicy", policy, ("Never", "PreemptLowerPriority"))
+    return PriorityClass(name, value, f.boolean(d, "globalDefault", ""), policy)
+
+
+def runtime_class(d: Dict) -> RuntimeClass:
+    name = name_of(d)
+    ov = f.mapping(d, "overhead", "")
+    pod_fixed = ov.get("podFixed")
+    return RuntimeClass(name, f.resource_list(ov, "podFixed", "overhead") if pod_fixed is not None else None)
+
+
+def service(d: Dict) -> Service:
+    spec = f.mapping(d, "spec", "")
+    return Service(namespace_of(d), name_of(d), f.str_map(spec, "selector", "spec"))
+
+
+def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
+    spec = f.mapping(d, "spec", "")
+    status = f.opt_mapping(d, "status", "")
+    st = status or {}
+    min_available = f.int_or_string(spec, "minAvailable", "spec")
+    max_unavailable = f.int_or_string(spec, "maxUnavailable", "spec")
+    if min_available is not None and max_unavailable is not None:
+        raise f.invalid("spec", d.get("spec"), "minAvailable and maxUnavailable cannot be both set")
+    for fld, val in (("minAvailable", min_available), ("maxUnavailable", max_unavailable)):
+        if isinstance(val, int) and val < 0:
+            raise f.invalid(f"spec.{fld}", val, "must be greater than or equal to 0")
+        if isinstance(val, str) and not (val.endswith("%") and val[:-1].isdigit()):
+            raise f.invalid(f"spec.{fld}", val, "a valid percent string must be a numeric string followed by an ending '%'")
+    disrupted = f.mapping(st, "disruptedPods", "status")
+    return PodDisruptionBudget(
+        namespace=namespace_of(d),
+        name=name_of(d),
+        selector=label_selector(f.opt_mapping(spec, "selector", "spec"), "spec.selector"),
+        min_available=min_available,
+        max_unavailable=max_unavailable,
+        disruptions_allowed=f.integer(st, "disruptionsAllowed", "status", 0) or 0,
+        current_healthy=f.integer(st, "currentHealthy", "status", 0) or 0,
+        desired_healthy=f.integer(st, "desiredHealthy", "status", 0) or 0,
+        expected_pods=f.integer(st, "expectedPods", "status", 0) or 0,
+        disrupted_pods=frozenset(str(k) for k in disrupted),
+        has_status=status is not None,
+    )
+
+
+def resource_list_total(rl: Mapping[str, Fraction]) -> Resource:
+    return Resource.from_list(rl)

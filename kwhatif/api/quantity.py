@@ -1,0 +1,90 @@
+"""Kubernetes resource quantities (k8s.io/apimachinery/pkg/api/resource), exactly.
+
+A quantity is kept as an exact Fraction. ``value`` and ``milli_value`` round away from zero, as
+Quantity.Value() and Quantity.MilliValue() do, so ``0.5`` cpu is 500m and ``1.5`` bytes is 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from fractions import Fraction
+
+# <sign><digits>[.<digits>]<suffix>, where suffix is a binary SI suffix, a decimal SI suffix or a
+# decimal exponent (quantity.go parseQuantityString).
+_QUANTITY_RE = re.compile(
+    r"^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$"
+)
+
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+
+# Kubernetes keeps quantities within int64 scaled by at most 10^18 either way; anything with a
+# larger exponent is nonsense for a scheduler and would make exact arithmetic explode.
+_MAX_EXPONENT = 40
+
+
+class QuantityError(ValueError):
+    pass
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_str(text: str) -> Fraction:
+    m = _QUANTITY_RE.match(text)
+    if m is None:
+        raise QuantityError(f"invalid quantity {text!r}")
+    sign, number, suffix, exponent = m.groups()
+    value = Fraction(number)
+    if exponent is not None:
+        exp = int(exponent)
+        if abs(exp) > _MAX_EXPONENT:
+            raise QuantityError(f"invalid quantity {text!r}: exponent out of range")
+        value *= Fraction(10) ** exp
+    elif suffix in _BINARY:
+        value *= 1 << _BINARY[suffix]
+    else:
+        value *= Fraction(10) ** _DECIMAL[suffix or ""]
+    return -value if sign == "-" else value
+
+
+def parse_quantity(raw: object) -> Fraction:
+    """Parse a quantity as it appears in a manifest: a string, or a bare YAML/JSON number."""
+    if isinstance(raw, bool):
+        raise QuantityError(f"invalid quantity {raw!r}")
+    if isinstance(raw, int):
+        return Fraction(raw)
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise QuantityError(f"invalid quantity {raw!r}")
+        # A YAML/JSON float is written in decimal: take its shortest decimal form, not its binary value.
+        return _parse_str(repr(raw))
+    if isinstance(raw, str):
+        return _parse_str(raw.strip())
+    raise QuantityError(f"invalid quantity {raw!r}: expected a string or a number")
+
+
+def _away_from_zero(value: Fraction) -> int:
+    return math.ceil(value) if value >= 0 else math.floor(value)
+
+
+def value(q: Fraction) -> int:
+    """Quantity.Value(): the integer value, rounded away from zero."""
+    return _away_from_zero(q)
+
+
+def milli_value(q: Fraction) -> int:
+    """Quantity.MilliValue(): the value in thousandths, rounded away from zero."""
+    return _away_from_zero(q * 1000)
+
+
+def format_milli_cpu(milli: int) -> str:
+    return f"{milli // 1000}" if milli % 1000 == 0 else f"{milli}m"
+
+
+def format_bytes(n: int) -> str:
+    """A short binary-SI rendering for messages (exact where it divides evenly)."""
+    for suffix, shift in (("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)):
+        if n and n % (1 << shift) == 0:
+            return f"{n >> shift}{suffix}"
+    return str(n)

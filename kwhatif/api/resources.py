@@ -1,0 +1,240 @@
+"""Resource amounts as the scheduler counts them (framework.Resource) and pod requests.
+
+Pod requests follow k8s.io/kubernetes/pkg/api/v1/resource PodRequests: the sum of app containers,
+restartable (sidecar) init containers added to it and carried into every later init container,
+the max with each init container, then the pod overhead. Quantities are summed exactly and rounded
+once, as upstream does when it converts a ResourceList into a Resource.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable, Mapping
+
+from kwhatif.api import quantity as q
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+DEFAULT_MILLI_CPU_REQUEST = 100  # schedutil.DefaultMilliCPURequest
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # schedutil.DefaultMemoryRequest
+
+HUGEPAGES_PREFIX = "hugepages-"
+ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
+DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+REQUESTS_PREFIX = "requests."
+
+ResourceList = Mapping[str, Fraction]
+
+
+def is_native(name: str) -> bool:
+    return "/" not in name or DEFAULT_NAMESPACE_PREFIX in name
+
+
+def is_extended(name: str) -> bool:
+    # v1helper.IsExtendedResourceName; the qualified-name check of "requests.<name>" is applied
+    # when the resource name is validated at load.
+    return not is_native(name) and not name.startswith(REQUESTS_PREFIX)
+
+
+def is_hugepages(name: str) -> bool:
+    return name.startswith(HUGEPAGES_PREFIX)
+
+
+def is_attachable_volumes(name: str) -> bool:
+    return name.startswith(ATTACHABLE_VOLUMES_PREFIX)
+
+
+def is_scalar(name: str) -> bool:
+    """schedutil.IsScalarResourceName."""
+    return (
+        is_extended(name)
+        or is_hugepages(name)
+        or DEFAULT_NAMESPACE_PREFIX in name
+        or is_attachable_volumes(name)
+    )
+
+
+@dataclass(slots=True)
+class Resource:
+    """framework.Resource: integer amounts, cpu in millicores, everything else in units."""
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    allowed_pod_number: int = 0
+    scalar: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_list(cls, rl: ResourceList) -> "Resource":
+        r = cls()
+        r.add_list(rl)
+        return r
+
+    def add_list(self, rl: ResourceList) -> None:
+        """Resource.Add(ResourceList)."""
+        for name, amount in rl.items():
+            if name == CPU:
+                self.milli_cpu += q.milli_value(amount)
+            elif name == MEMORY:
+                self.memory += q.value(amount)
+            elif name == PODS:
+                self.allowed_pod_number += q.value(amount)
+            elif name == EPHEMERAL_STORAGE:
+                self.ephemeral_storage += q.value(amount)
+            elif is_scalar(name):
+                self.scalar[name] = self.scalar.get(name, 0) + q.value(amount)
+
+    def get(self, name: str) -> int:
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage
+        if name == PODS:
+            return self.allowed_pod_number
+        return self.scalar.get(name, 0)
+
+    def clone(self) -> "Resource":
+        return Resource(
+            self.milli_cpu,
+            self.memory,
+            self.ephemeral_storage,
+            self.allowed_pod_number,
+            dict(self.scalar),
+        )
+
+    def add(self, other: "Resource", sign: int = 1) -> None:
+        self.milli_cpu += sign * other.milli_cpu
+        self.memory += sign * other.memory
+        self.ephemeral_storage += sign * other.ephemeral_storage
+        for k, v in other.scalar.items():
+            self.scalar[k] = self.scalar.get(k, 0) + sign * v
+
+    def is_zero(self) -> bool:
+        return (
+            self.milli_cpu == 0
+            and self.memory == 0
+            and self.ephemeral_storage == 0
+            and all(v == 0 for v in self.scalar.values())
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        d = {CPU: self.milli_cpu, MEMORY: self.memory}
+        if self.ephemeral_storage:
+            d[EPHEMERAL_STORAGE] = self.ephemeral_storage
+        d.update(sorted(self.scalar.items()))
+        return d
+
+
+def add_lists(into: dict[str, Fraction], rl: ResourceList) -> None:
+    for k, v in rl.items():
+        into[k] = into.get(k, Fraction(0)) + v
+
+
+def max_lists(into: dict[str, Fraction], rl: ResourceList) -> None:
+    for k, v in rl.items():
+        cur = into.get(k)
+        if cur is None or v > cur:
+            into[k] = v
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRequests:
+    """What PodRequests needs to know of one container."""
+
+    requests: ResourceList
+    restartable: bool = False  # an init container with restartPolicy: Always (a sidecar)
+
+
+def pod_requests(
+    containers: Iterable[ResourceList],
+    init_containers: Iterable[ContainerRequests],
+    overhead: ResourceList | None,
+    non_missing: ResourceList | None = None,
+) -> dict[str, Fraction]:
+    """resourcehelper.PodRequests, optionally with NonMissingContainerRequests defaults."""
+
+    def fill(rl: ResourceList) -> ResourceList:
+        if not non_missing:
+            return rl
+        out = dict(rl)
+        for k, v in non_missing.items():
+            if k not in rl:
+                out[k] = v
+        return out
+
+    reqs: dict[str, Fraction] = {}
+    for c in containers:
+        add_lists(reqs, fill(c))
+    restartable: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for ic in init_containers:
+        creqs = fill(ic.requests)
+        if ic.restartable:
+            add_lists(reqs, creqs)
+            add_lists(restartable, creqs)
+            effective: ResourceList = restartable
+        else:
+            tmp: dict[str, Fraction] = {}
+            add_lists(tmp, creqs)
+            add_lists(tmp, restartable)
+            effective = tmp
+        max_lists(init_max, effective)
+    max_lists(reqs, init_max)
+    if overhead:
+        add_lists(reqs, overhead)
+    return reqs
+
+
+def non_zero_requests(
+    containers: Iterable[ResourceList],
+    init_containers: Iterable[ContainerRequests],
+    overhead: ResourceList | None,
+) -> tuple[int, int]:
+    """framework.calculateResource's non-zero cpu (milli) and memory (bytes).
+
+    Each app container counts the default where it requests nothing; init containers contribute
+    their max, where a sidecar is seen through the running sum of sidecars (as ContainerFn sees it
+    upstream); overhead is added on top.
+    """
+
+    def nz(rl: ResourceList) -> tuple[int, int]:
+        cpu = rl.get(CPU)
+        mem = rl.get(MEMORY)
+        return (
+            DEFAULT_MILLI_CPU_REQUEST if cpu is None else q.milli_value(cpu),
+            DEFAULT_MEMORY_REQUEST if mem is None else q.value(mem),
+        )
+
+    cpu = mem = 0
+    for c in containers:
+        c_cpu, c_mem = nz(c)
+        cpu += c_cpu
+        mem += c_mem
+    init_cpu = init_mem = 0
+    restartable: dict[str, Fraction] = {}
+    for ic in init_containers:
+        if ic.restartable:
+            add_lists(restartable, ic.requests)
+            effective: ResourceList = restartable
+        else:
+            tmp: dict[str, Fraction] = {}
+            add_lists(tmp, ic.requests)
+            add_lists(tmp, restartable)
+            effective = tmp
+        i_cpu, i_mem = nz(effective)
+        init_cpu = max(init_cpu, i_cpu)
+        init_mem = max(init_mem, i_mem)
+    cpu = max(cpu, init_cpu)
+    mem = max(mem, init_mem)
+    if overhead:
+        if CPU in overhead:
+            cpu += q.milli_value(overhead[CPU])
+        if MEMORY in overhead:
+            mem += q.value(overhead[MEMORY])
+    return cpu, mem

@@ -1,0 +1,127 @@
+"""The scheduler cache and its Snapshot: NodeInfo for every node, image states, pod locations.
+
+Upstream keeps a cache and takes a Snapshot per cycle; kwhatif schedules one pod at a time over a
+single Snapshot and applies assume/forget to it directly, which gives the same view: each cycle
+sees every earlier placement and nothing of a forgotten one. Preemption's dry runs work on clones
+of NodeInfo, never on the snapshot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Iterator
+
+from kwhatif.api.core import Node, Pod
+from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
+from kwhatif.errors import InputError
+
+
+class Snapshot:
+    def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
+        self.node_infos: list[NodeInfo] = [NodeInfo(n) for n in sorted(nodes, key=lambda n: n.name)]
+        self._by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
+        self._where: dict[str, str] = {}
+        self._used_pvcs: dict[str, int] = {}
+        self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
+        self._build_image_states()
+        for pod in pods:
+            self.add_pod(pod)
+
+    def _build_image_states(self) -> None:
+        # cache.addNodeImageStates: one summary per image name, shared by every node holding it;
+        # its size is that of the first node that reported the image.
+        states: dict[str, ImageStateSummary] = {}
+        for ni in self.node_infos:
+            seen: dict[str, ImageStateSummary] = {}
+            for image in ni.node.images:
+                for name in image.names:
+                    st = states.get(name)
+                    if st is None:
+                        st = states[name] = ImageStateSummary(image.size_bytes, 0)
+                    if name not in seen:
+                        st.num_nodes += 1
+                        seen[name] = st
+            ni.image_states = seen
+
+    # --- reads --------------------------------------------------------------------------------
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.node_infos)
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self._by_name.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def pods(self) -> Iterator[PodInfo]:
+        for ni in self.node_infos:
+            yield from ni.pods
+
+    def node_of(self, pod: Pod) -> str | None:
+        return self._where.get(pod_id(pod))
+
+    def _lists(self) -> tuple[list[NodeInfo], list[NodeInfo]]:
+        if self._affinity_lists is None:
+            self._affinity_lists = (
+                [ni for ni in self.node_infos if ni.pods_with_affinity],
+                [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity],
+            )
+        return self._affinity_lists
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return self._lists()[0]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return self._lists()[1]
+
+    def is_pvc_used_by_pods(self, key: str) -> bool:
+        return self._used_pvcs.get(key, 0) > 0
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def add_pod(self, pod: Pod) -> PodInfo:
+        ni = self._by_name.get(pod.node_name)
+        if ni is None:
+            raise InputError(f'node "{pod.node_name}" is not in the cluster', obj=f"Pod {pod.key}", field="spec.nodeName")
+        key = pod_id(pod)
+        if key in self._where:
+            raise InputError(f"pod is already on node {self._where[key]}", obj=f"Pod {pod.key}")
+        pi = ni.add_pod(pod)
+        self._where[key] = ni.name
+        self._track(pod, pi, 1)
+        return pi
+
+    def remove_pod(self, pod: Pod) -> bool:
+        key = pod_id(pod)
+        node = self._where.pop(key, None)
+        if node is None:
+            return False
+        ni = self._by_name[node]
+        found = next((pi for pi in ni.pods if pod_id(pi.pod) == key), None)
+        ni.remove_pod(pod)
+        if found is not None:
+            self._track(found.pod, found, -1)
+        return True
+
+    def assume(self, pod: Pod, node_name: str) -> Pod:
+        """Place the pod on the node (cache.AssumePod); returns the pod with spec.nodeName set."""
+        bound = dataclasses.replace(pod, node_name=node_name, nominated_node_name="")
+        self.add_pod(bound)
+        return bound
+
+    def forget(self, pod: Pod) -> None:
+        self.remove_pod(pod)
+
+    def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
+        if pi.has_affinity or pi.has_required_anti_affinity:
+            self._affinity_lists = None
+        for v in pod.volumes:
+            if v.kind == "persistentVolumeClaim":
+                k = f"{pod.namespace}/{v.claim_name}"
+                n = self._used_pvcs.get(k, 0) + sign
+                if n > 0:
+                    self._used_pvcs[k] = n
+                else:
+                    self._used_pvcs.pop(k, None)

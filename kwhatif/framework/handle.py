@@ -1,0 +1,60 @@
+"""What plugins may reach besides the pod and the node: upstream's framework.Handle.
+
+The snapshot (SnapshotSharedLister), the cluster's other objects (informer listers), the pod
+nominator and, for PostFilter, the framework itself to re-run filters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kwhatif.cache.node_info import PodInfo, pod_id
+
+if TYPE_CHECKING:
+    from kwhatif.api.core import Pod
+    from kwhatif.cache.snapshot import Snapshot
+    from kwhatif.framework.runtime import Framework
+    from kwhatif.load.cluster import ClusterState
+
+
+@dataclass(slots=True)
+class Nominator:
+    """Pods nominated to a node by preemption, waiting for their next attempt."""
+
+    by_node: dict[str, list[PodInfo]] = field(default_factory=dict)
+    node_of: dict[str, str] = field(default_factory=dict)
+
+    def add(self, pod: "Pod", node_name: str) -> None:
+        self.delete(pod)
+        self.by_node.setdefault(node_name, []).append(PodInfo.of(pod))
+        self.node_of[pod_id(pod)] = node_name
+
+    def delete(self, pod: "Pod") -> None:
+        key = pod_id(pod)
+        node = self.node_of.pop(key, None)
+        if node is None:
+            return
+        rest = [pi for pi in self.by_node.get(node, []) if pod_id(pi.pod) != key]
+        if rest:
+            self.by_node[node] = rest
+        else:
+            self.by_node.pop(node, None)
+
+    def pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return self.by_node.get(node_name, [])
+
+
+@dataclass(slots=True)
+class Handle:
+    snapshot: "Snapshot"
+    cluster: "ClusterState"
+    nominator: Nominator = field(default_factory=Nominator)
+    framework: "Framework | None" = None
+    binder: Any = None  # the run's Binder, used by DefaultBinder
+    options: Any = None  # the run's Options
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        """A namespace missing from the dump still exists where its pods run: it gets the label
+        the API server puts on every namespace."""
+        return self.cluster.namespace_labels(name)

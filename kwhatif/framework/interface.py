@@ -1,0 +1,274 @@
+"""The scheduling framework's vocabulary (pkg/scheduler/framework/interface.go, cycle_state.go).
+
+Status codes, Status, CycleState, PreFilterResult and the plugin protocol of every extension
+point. A plugin class implements the methods of the points it takes part in; the runtime decides
+membership by ``isinstance`` against these ABCs, as upstream does with Go interfaces.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from kwhatif.api.core import Pod
+    from kwhatif.cache.node_info import NodeInfo, PodInfo
+    from kwhatif.framework.handle import Handle
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = (1 << 63) - 1  # math.MaxInt64
+
+
+class Code(enum.IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+    @property
+    def label(self) -> str:
+        return _CODE_LABELS[self]
+
+
+_CODE_LABELS = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code = Code.SUCCESS
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+
+    @classmethod
+    def of(cls, code: Code, *reasons: str) -> "Status":
+        return cls(code, tuple(reasons))
+
+    @classmethod
+    def error(cls, message: str) -> "Status":
+        return cls(Code.ERROR, (message,))
+
+    def is_success(self) -> bool:
+        return self.code is Code.SUCCESS
+
+    def is_skip(self) -> bool:
+        return self.code is Code.SKIP
+
+    def is_wait(self) -> bool:
+        return self.code is Code.WAIT
+
+    def is_rejected(self) -> bool:
+        """Unschedulable, UnschedulableAndUnresolvable or Pending."""
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        return Status(self.code, self.reasons, plugin)
+
+
+SUCCESS = Status()
+SKIP = Status(Code.SKIP)
+
+
+class CycleState:
+    """Per-cycle plugin data. Values stored must offer ``clone()`` when they are mutated by
+    PreFilter extensions (AddPod/RemovePod), as upstream's StateData does."""
+
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
+
+    def __init__(self) -> None:
+        self._data: dict[str, Any] = {}
+        self.skip_filter_plugins: frozenset[str] = frozenset()
+        self.skip_score_plugins: frozenset[str] = frozenset()
+
+    def write(self, key: str, value: Any) -> None:
+        self._data[key] = value
+
+    def read(self, key: str) -> Any:
+        """Raises KeyError like upstream's ErrNotFound; plugins turn it into an Error status."""
+        return self._data[key]
+
+    def get(self, key: str) -> Any:
+        return self._data.get(key)
+
+    def delete(self, key: str) -> None:
+        self._data.pop(key, None)
+
+    def clone(self) -> "CycleState":
+        c = CycleState()
+        for k, v in self._data.items():
+            clone = getattr(v, "clone", None)
+            c._data[k] = clone() if callable(clone) else v
+        c.skip_filter_plugins = self.skip_filter_plugins
+        c.skip_score_plugins = self.skip_score_plugins
+        return c
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """A subset of nodes worth filtering; ``None`` node_names means all nodes."""
+
+    node_names: frozenset[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return other
+        assert self.node_names is not None and other.node_names is not None
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+@dataclass(slots=True)
+class NodeScore:
+    name: str
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterResult:
+    nominated_node_name: str = ""
+    victims: tuple["Pod", ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+# --- plugin protocols --------------------------------------------------------------------------
+
+
+class Plugin(abc.ABC):
+    NAME: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.NAME
+
+
+class QueueSortPlugin(Plugin):
+    @abc.abstractmethod
+    def less(self, a: "QueuedPodInfo", b: "QueuedPodInfo") -> bool: ...
+
+
+class PreEnqueuePlugin(Plugin):
+    @abc.abstractmethod
+    def pre_enqueue(self, pod: "Pod") -> Status: ...
+
+
+class PreFilterExtensions(abc.ABC):
+    @abc.abstractmethod
+    def add_pod(self, state: CycleState, pod: "Pod", to_add: "PodInfo", node_info: "NodeInfo") -> Status: ...
+
+    @abc.abstractmethod
+    def remove_pod(
+        self, state: CycleState, pod: "Pod", to_remove: "PodInfo", node_info: "NodeInfo"
+    ) -> Status: ...
+
+
+class PreFilterPlugin(Plugin):
+    @abc.abstractmethod
+    def pre_filter(self, state: CycleState, pod: "Pod") -> tuple[PreFilterResult | None, Status]: ...
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None:
+        return None
+
+
+class FilterPlugin(Plugin):
+    @abc.abstractmethod
+    def filter(self, state: CycleState, pod: "Pod", node_info: "NodeInfo") -> Status: ...
+
+
+class PostFilterPlugin(Plugin):
+    @abc.abstractmethod
+    def post_filter(
+        self, state: CycleState, pod: "Pod", statuses: Mapping[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]: ...
+
+
+class PreScorePlugin(Plugin):
+    @abc.abstractmethod
+    def pre_score(self, state: CycleState, pod: "Pod", nodes: list["NodeInfo"]) -> Status: ...
+
+
+class ScorePlugin(Plugin):
+    @abc.abstractmethod
+    def score(self, state: CycleState, pod: "Pod", node_info: "NodeInfo") -> tuple[int, Status]: ...
+
+    def normalize_score(self, state: CycleState, pod: "Pod", scores: list[NodeScore]) -> Status | None:
+        """None: the plugin has no ScoreExtensions."""
+        return None
+
+
+class ReservePlugin(Plugin):
+    @abc.abstractmethod
+    def reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+
+    @abc.abstractmethod
+    def unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None: ...
+
+
+class PermitPlugin(Plugin):
+    @abc.abstractmethod
+    def permit(self, state: CycleState, pod: "Pod", node_name: str) -> tuple[Status, float]: ...
+
+
+class PreBindPlugin(Plugin):
+    @abc.abstractmethod
+    def pre_bind(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+
+
+class BindPlugin(Plugin):
+    @abc.abstractmethod
+    def bind(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+
+
+class PostBindPlugin(Plugin):
+    @abc.abstractmethod
+    def post_bind(self, state: CycleState, pod: "Pod", node_name: str) -> None: ...
+
+
+@dataclass(slots=True)
+class QueuedPodInfo:
+    pod: "Pod"
+    timestamp: float  # when it entered the queue
+    order: int  # position among the inputs, the last tie-breaker
+    attempts: int = 0
+
+
+EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
+    ("preEnqueue", PreEnqueuePlugin),
+    ("queueSort", QueueSortPlugin),
+    ("preFilter", PreFilterPlugin),
+    ("filter", FilterPlugin),
+    ("postFilter", PostFilterPlugin),
+    ("preScore", PreScorePlugin),
+    ("score", ScorePlugin),
+    ("reserve", ReservePlugin),
+    ("permit", PermitPlugin),
+    ("preBind", PreBindPlugin),
+    ("bind", BindPlugin),
+    ("postBind", PostBindPlugin),
+)
+
+
+def plugin_type_name(cls: type[Plugin]) -> str:
+    return cls.__name__
+
+
+PluginFactory = Any  # Callable[[Mapping[str, Any] | None, Handle], Plugin]

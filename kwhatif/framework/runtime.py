@@ -1,0 +1,520 @@
+"""The framework runtime (pkg/scheduler/framework/runtime/framework.go) over a profile.
+
+Builds the ordered plugin list of every extension point exactly as NewFramework does (explicit
+sets, multiPoint expansion, overrides, score weights with the int64 overflow guard) and runs the
+extension points. Unlike upstream, Filter can evaluate every plugin on a node so that all reasons
+are known; ``FilterResult.first`` is what upstream would have reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from kwhatif.errors import ConfigError
+from kwhatif.framework.handle import Handle
+from kwhatif.framework.interface import (
+    EXTENSION_POINTS,
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    SUCCESS,
+    BindPlugin,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueuedPodInfo,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.framework.profile import Profile
+from kwhatif.plugins import registry
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _wrap_int64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+@dataclass(slots=True)
+class FilterResult:
+    """Every filter plugin's status on one node, in profile order (Skip for PreFilter-skipped
+    plugins), and the one upstream would report (the first non-success), if any."""
+
+    node: str
+    statuses: list[Status]
+    first: Status | None = None
+    with_nominated: bool = False  # the failure came from the pass with nominated pods added
+
+    @property
+    def feasible(self) -> bool:
+        return self.first is None
+
+
+@dataclass(slots=True)
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+
+
+@dataclass(slots=True)
+class NodeScores:
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total: int = 0
+
+
+@dataclass(slots=True)
+class PreFilterRecord:
+    result: PreFilterResult | None
+    status: Status
+    statuses: list[Status]  # every PreFilter plugin that ran, with its plugin name
+    skipped: frozenset[str]
+    plugins_with_nodes: list[str] = field(default_factory=list)
+
+
+class Framework:
+    def __init__(self, profile: Profile, handle: Handle) -> None:
+        self.profile = profile
+        self.profile_name = profile.scheduler_name
+        self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
+        self.handle = handle
+        self.plugins: dict[str, Plugin] = {}
+        self.points: dict[str, list[Plugin]] = {p: [] for p, _ in EXTENSION_POINTS}
+        self.score_weights: dict[str, int] = {}
+        self._build()
+
+    # --- construction ---------------------------------------------------------------------------
+
+    def _err(self, msg: str) -> ConfigError:
+        return ConfigError(msg, obj=f"profile {self.profile_name!r}")
+
+    def _build(self) -> None:
+        prof = self.profile
+        needed: set[str] = set()
+        for ps in prof.plugins.values():
+            needed.update(r.name for r in ps.enabled)
+        for name in sorted(needed):
+            fac = registry.factory(name)
+            if fac is None:
+                continue  # reported below as "does not exist", where upstream reports it
+            try:
+                self.plugins[name] = fac(prof.plugin_config.get(name), self.handle)
+            except ConfigError as e:
+                raise ConfigError(f"initializing plugin {name!r}: {e.message}", obj=f"profile {self.profile_name!r}", field=e.field) from None
+        multi = prof.plugins.get("multiPoint")
+        for point, ptype in EXTENSION_POINTS:
+            ps = prof.plugins.get(point)
+            seen: set[str] = set()
+            lst: list[Plugin] = []
+            for ref in ps.enabled if ps else ():
+                pg = self.plugins.get(ref.name)
+                if pg is None:
+                    raise self._err(f"{ptype.__name__} {ref.name!r} does not exist")
+                if not isinstance(pg, ptype):
+                    raise self._err(f"plugin {ref.name!r} does not extend {ptype.__name__} plugin")
+                if ref.name in seen:
+                    raise self._err(f"plugin {ref.name!r} already registered as {ptype.__name__!r}")
+                seen.add(ref.name)
+                lst.append(pg)
+            self.points[point] = lst
+        if multi is not None and multi.enabled:
+            self._expand_multi_point()
+        if len(self.points["queueSort"]) != 1:
+            raise self._err(
+                f"only one queue sort plugin required for profile with scheduler name {self.profile_name!r}, "
+                f"but got {len(self.points['queueSort'])}"
+            )
+        if not self.points["bind"]:
+            raise self._err(
+                f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}"
+            )
+        score_set = prof.plugins.get("score")
+        refs = list(score_set.enabled if score_set else ()) + list(multi.enabled if multi else ())
+        total = 0
+        for ref in refs:
+            pg = self.plugins.get(ref.name)
+            if not isinstance(pg, ScorePlugin) or ref.name in self.score_weights:
+                continue
+            w = ref.weight or 0
+            if w == 0:
+                w = 1
+            self.score_weights[ref.name] = w
+            # weight*MaxNodeScore > MaxTotalScore-totalPriority, in int64 arithmetic
+            if _wrap_int64(w * MAX_NODE_SCORE) > _wrap_int64(_INT64_MAX - total):
+                raise self._err("total score of Score plugins could overflow")
+            total = _wrap_int64(total + w * MAX_NODE_SCORE)
+        for pl in self.points["score"]:
+            if self.score_weights.get(pl.name, 0) == 0:
+                raise self._err(f"score plugin {pl.name!r} is not configured with weight")
+
+    def _expand_multi_point(self) -> None:
+        prof = self.profile
+        multi = prof.plugins["multiPoint"]
+        for point, ptype in EXTENSION_POINTS:
+            ps = prof.plugins.get(point)
+            enabled = [r.name for r in ps.enabled] if ps else []
+            disabled = set(ps.disabled) if ps else set()
+            if "*" in disabled:
+                continue
+            multi_enabled: list[str] = []
+            overrides: set[str] = set()
+            for ref in multi.enabled:
+                pg = self.plugins.get(ref.name)
+                if pg is None:
+                    raise self._err(f"{ptype.__name__} {ref.name!r} does not exist")
+                if not isinstance(pg, ptype):
+                    continue
+                if ref.name in disabled:
+                    continue
+                if ref.name in enabled:
+                    overrides.add(ref.name)
+                    continue
+                if ref.name in multi_enabled:
+                    raise self._err(f"plugin {ref.name!r} already registered as {ptype.__name__!r}")
+                multi_enabled.append(ref.name)
+            order = [n for n in enabled if n in overrides]
+            order += multi_enabled
+            order += [n for n in enabled if n not in overrides]
+            self.points[point] = [self.plugins[n] for n in order]
+
+    # --- introspection --------------------------------------------------------------------------
+
+    def names(self, point: str) -> list[str]:
+        return [p.name for p in self.points[point]]
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.points["filter"])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.points["score"])
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.points["postFilter"])
+
+    # --- queue ----------------------------------------------------------------------------------
+
+    def queue_sort(self) -> QueueSortPlugin:
+        qs = self.points["queueSort"][0]
+        assert isinstance(qs, QueueSortPlugin)
+        return qs
+
+    def run_pre_enqueue(self, pod: Any) -> Status:
+        for pl in self.points["preEnqueue"]:
+            assert isinstance(pl, PreEnqueuePlugin)
+            st = pl.pre_enqueue(pod)
+            if not st.is_success():
+                return st.with_plugin(pl.name)
+        return SUCCESS
+
+    # --- PreFilter ------------------------------------------------------------------------------
+
+    def run_pre_filter(self, state: CycleState, pod: Any) -> PreFilterRecord:
+        skipped: set[str] = set()
+        result: PreFilterResult | None = None
+        statuses: list[Status] = []
+        plugins_with_nodes: list[str] = []
+        return_status = SUCCESS
+
+        def done(res: PreFilterResult | None, st: Status) -> PreFilterRecord:
+            state.skip_filter_plugins = frozenset(skipped)
+            return PreFilterRecord(res, st, statuses, frozenset(skipped), plugins_with_nodes)
+
+        for pl in self.points["preFilter"]:
+            assert isinstance(pl, PreFilterPlugin)
+            try:
+                r, st = pl.pre_filter(state, pod)
+            except KeyError as e:  # a missing CycleState entry, as upstream's ErrNotFound
+                r, st = None, Status.error(f"reading {e} from cycleState: not found")
+            st = st.with_plugin(pl.name)
+            statuses.append(st)
+            if st.is_skip():
+                skipped.add(pl.name)
+                continue
+            if not st.is_success():
+                if st.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return done(None, st)
+                if st.code is Code.UNSCHEDULABLE:
+                    return_status = st
+                    continue
+                return done(
+                    None, Status(Code.ERROR, (f"running PreFilter plugin {pl.name!r}: {st.message()}",), pl.name)
+                )
+            if r is not None and not r.all_nodes():
+                plugins_with_nodes.append(pl.name)
+            result = r if result is None else result.merge(r)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                if len(plugins_with_nodes) == 1:
+                    msg = f"node(s) didn't satisfy plugin {plugins_with_nodes[0]}"
+                else:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(plugins_with_nodes)}] simultaneously"
+                return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)))
+        return done(result, return_status)
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, to_add: Any, node_info: Any) -> Status:
+        for pl in self.points["preFilter"]:
+            assert isinstance(pl, PreFilterPlugin)
+            if pl.name in state.skip_filter_plugins:
+                continue
+            ext = pl.pre_filter_extensions()
+            if ext is None:
+                continue
+            st = ext.add_pod(state, pod, to_add, node_info)
+            if not st.is_success():
+                return Status(Code.ERROR, (f"running AddPod on PreFilter plugin {pl.name!r}: {st.message()}",), pl.name)
+        return SUCCESS
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: CycleState, pod: Any, to_remove: Any, node_info: Any
+    ) -> Status:
+        for pl in self.points["preFilter"]:
+            assert isinstance(pl, PreFilterPlugin)
+            if pl.name in state.skip_filter_plugins:
+                continue
+            ext = pl.pre_filter_extensions()
+            if ext is None:
+                continue
+            st = ext.remove_pod(state, pod, to_remove, node_info)
+            if not st.is_success():
+                return Status(
+                    Code.ERROR, (f"running RemovePod on PreFilter plugin {pl.name!r}: {st.message()}",), pl.name
+                )
+        return SUCCESS
+
+    # --- Filter ---------------------------------------------------------------------------------
+
+    def run_filter(self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True) -> FilterResult:
+        statuses: list[Status] = []
+        first: Status | None = None
+        skip = state.skip_filter_plugins
+        for pl in self.points["filter"]:
+            if pl.name in skip:
+                statuses.append(Status(Code.SKIP, (), pl.name))
+                continue
+            assert isinstance(pl, FilterPlugin)
+            try:
+                st = pl.filter(state, pod, node_info)
+            except KeyError as e:
+                st = Status.error(f"reading {e} from cycleState: not found")
+            if not st.is_success():
+                if not st.is_rejected():
+                    st = Status(Code.ERROR, (f"running {pl.name!r} filter plugin: {st.message()}",), pl.name)
+                else:
+                    st = st.with_plugin(pl.name)
+                if first is None:
+                    first = st
+                statuses.append(st)
+                if not all_plugins:
+                    break
+            else:
+                statuses.append(Status(Code.SUCCESS, (), pl.name))
+        return FilterResult(node_info.name, statuses, first)
+
+    def run_filter_with_nominated_pods(
+        self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
+    ) -> FilterResult:
+        """RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
+        priority added to the node, then, if that passed, without them."""
+        added, state_with, info_with = self._add_nominated_pods(state, pod, node_info)
+        if not added:
+            return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
+        res = self.run_filter(state_with, pod, info_with, all_plugins=all_plugins)
+        if not res.feasible:
+            res.with_nominated = True
+            return res
+        return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
+
+    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: Any) -> tuple[bool, CycleState, Any]:
+        nominated = self.handle.nominator.pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info
+        from kwhatif.cache.node_info import pod_id
+
+        info_out = None
+        state_out = None
+        for pi in nominated:
+            if pi.pod.priority >= pod.priority and pod_id(pi.pod) != pod_id(pod):
+                if info_out is None:
+                    info_out = node_info.clone()
+                    state_out = state.clone()
+                info_out.add_pod_info(pi)
+                st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not st.is_success():
+                    raise RuntimeError(st.message())
+        if info_out is None or state_out is None:
+            return False, state, node_info
+        return True, state_out, info_out
+
+    # --- PostFilter -----------------------------------------------------------------------------
+
+    def run_post_filter(
+        self, state: CycleState, pod: Any, statuses: Mapping[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
+        reasons: list[str] = []
+        rejector = ""
+        result: PostFilterResult | None = None
+        for pl in self.points["postFilter"]:
+            assert isinstance(pl, PostFilterPlugin)
+            r, st = pl.post_filter(state, pod, statuses)
+            if st.is_success():
+                return r, st.with_plugin(pl.name)
+            if st.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, st.with_plugin(pl.name)
+            if not st.is_rejected():
+                return None, Status(Code.ERROR, st.reasons, pl.name)
+            if r is not None:
+                result = r
+            reasons.extend(st.reasons)
+            if not rejector:
+                rejector = pl.name
+        return result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+
+    # --- PreScore and Score ---------------------------------------------------------------------
+
+    def run_pre_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> Status:
+        skipped: set[str] = set()
+        try:
+            for pl in self.points["preScore"]:
+                assert isinstance(pl, PreScorePlugin)
+                st = pl.pre_score(state, pod, list(nodes))
+                if st.is_skip():
+                    skipped.add(pl.name)
+                    continue
+                if not st.is_success():
+                    return Status(Code.ERROR, (f"running PreScore plugin {pl.name!r}: {st.message()}",), pl.name)
+            return SUCCESS
+        finally:
+            state.skip_score_plugins = frozenset(skipped)
+
+    def run_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> tuple[list[NodeScores], Status]:
+        plugins = [pl for pl in self.points["score"] if pl.name not in state.skip_score_plugins]
+        raw: dict[str, list[NodeScore]] = {}
+        for pl in plugins:
+            assert isinstance(pl, ScorePlugin)
+            lst: list[NodeScore] = []
+            for ni in nodes:
+                try:
+                    s, st = pl.score(state, pod, ni)
+                except KeyError as e:
+                    s, st = 0, Status.error(f"reading {e} from cycleState: not found")
+                if not st.is_success():
+                    return [], Status(
+                        Code.ERROR, (f"running Score plugins: plugin {pl.name!r} failed with: {st.message()}",), pl.name
+                    )
+                lst.append(NodeScore(ni.name, s))
+            raw[pl.name] = lst
+        normalized: dict[str, list[NodeScore]] = {}
+        for pl in plugins:
+            assert isinstance(pl, ScorePlugin)
+            scores = [NodeScore(ns.name, ns.score) for ns in raw[pl.name]]
+            st = pl.normalize_score(state, pod, scores)
+            if st is not None and not st.is_success():
+                return [], Status(
+                    Code.ERROR,
+                    (f"running Normalize on Score plugins: plugin {pl.name!r} failed with: {st.message()}",),
+                    pl.name,
+                )
+            normalized[pl.name] = scores
+        out: list[NodeScores] = []
+        for i, ni in enumerate(nodes):
+            ns = NodeScores(ni.name)
+            for pl in plugins:
+                w = self.score_weights[pl.name]
+                score = normalized[pl.name][i].score
+                if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
+                    return [], Status(
+                        Code.ERROR,
+                        (
+                            f"applying score defaultWeights on Score plugins: plugin {pl.name!r} returns an invalid "
+                            f"score {score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
+                        ),
+                        pl.name,
+                    )
+                weighted = score * w
+                ns.scores.append(PluginScore(pl.name, raw[pl.name][i].score, score, w, weighted))
+                ns.total += weighted
+            out.append(ns)
+        return out, SUCCESS
+
+    # --- Reserve, Permit, PreBind, Bind, PostBind -----------------------------------------------
+
+    def run_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        for pl in self.points["reserve"]:
+            assert isinstance(pl, ReservePlugin)
+            st = pl.reserve(state, pod, node_name)
+            if not st.is_success():
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                return Status(Code.ERROR, (f"running Reserve plugin {pl.name!r}: {st.message()}",), pl.name)
+        return SUCCESS
+
+    def run_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+        for pl in reversed(self.points["reserve"]):
+            assert isinstance(pl, ReservePlugin)
+            pl.unreserve(state, pod, node_name)
+
+    def run_permit(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        waiting = False
+        for pl in self.points["permit"]:
+            assert isinstance(pl, PermitPlugin)
+            st, _timeout = pl.permit(state, pod, node_name)
+            if not st.is_success():
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                if st.is_wait():
+                    waiting = True
+                    continue
+                return Status(Code.ERROR, (f"running Permit plugin {pl.name!r}: {st.message()}",), pl.name)
+        if waiting:
+            return Status(
+                Code.WAIT, (f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}",)
+            )
+        return SUCCESS
+
+    def run_pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        for pl in self.points["preBind"]:
+            assert isinstance(pl, PreBindPlugin)
+            st = pl.pre_bind(state, pod, node_name)
+            if not st.is_success():
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                return Status(Code.ERROR, (f"running PreBind plugin {pl.name!r}: {st.message()}",), pl.name)
+        return SUCCESS
+
+    def run_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        for pl in self.points["bind"]:
+            assert isinstance(pl, BindPlugin)
+            st = pl.bind(state, pod, node_name)
+            if st.is_skip():
+                continue
+            if not st.is_success():
+                if st.is_rejected():
+                    return st.with_plugin(pl.name)
+                return Status(Code.ERROR, (f"running Bind plugin {pl.name!r}: {st.message()}",), pl.name)
+            return st.with_plugin(pl.name)
+        return Status(Code.SKIP)
+
+    def run_post_bind(self, state: CycleState, pod: Any, node_name: str) -> None:
+        for pl in self.points["postBind"]:
+            assert isinstance(pl, PostBindPlugin)
+            pl.post_bind(state, pod, node_name)
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        return self.queue_sort().less(a, b)

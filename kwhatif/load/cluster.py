@@ -1,0 +1,284 @@
+"""Turn Documents into a ClusterState: typed objects, validated, admitted, de-duplicated."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kwhatif.api import parse, storage
+from kwhatif.api.admission import Admission
+from kwhatif.api.core import (
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PriorityClass,
+    RuntimeClass,
+    Service,
+)
+from kwhatif.api.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
+from kwhatif.errors import FieldError, InputError
+from kwhatif.load.files import Document
+
+# Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
+READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
+    "Node": (frozenset({"v1"}), False),
+    "Pod": (frozenset({"v1"}), True),
+    "Namespace": (frozenset({"v1"}), False),
+    "Service": (frozenset({"v1"}), True),
+    "PersistentVolume": (frozenset({"v1"}), False),
+    "PersistentVolumeClaim": (frozenset({"v1"}), True),
+    "ReplicationController": (frozenset({"v1"}), True),
+    "PriorityClass": (frozenset({"scheduling.k8s.io/v1"}), False),
+    "PodDisruptionBudget": (frozenset({"policy/v1"}), True),
+    "StorageClass": (frozenset({"storage.k8s.io/v1"}), False),
+    "CSINode": (frozenset({"storage.k8s.io/v1"}), False),
+    "CSIDriver": (frozenset({"storage.k8s.io/v1"}), False),
+    "CSIStorageCapacity": (frozenset({"storage.k8s.io/v1", "storage.k8s.io/v1beta1"}), True),
+    "RuntimeClass": (frozenset({"node.k8s.io/v1"}), False),
+    "ReplicaSet": (frozenset({"apps/v1"}), True),
+    "StatefulSet": (frozenset({"apps/v1"}), True),
+    "Deployment": (frozenset({"apps/v1"}), True),
+    "DaemonSet": (frozenset({"apps/v1"}), True),
+    "Job": (frozenset({"batch/v1"}), True),
+    "CronJob": (frozenset({"batch/v1"}), True),
+}
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
+
+# Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
+_OTHER_CORE_KINDS = frozenset(
+    {
+        "ConfigMap", "Secret", "Endpoints", "Event", "LimitRange", "ResourceQuota", "ServiceAccount",
+        "PodTemplate", "ComponentStatus", "Binding",
+    }
+)
+# Built-in API groups and the versions served by v1.30; a kind in one of these with another
+# version is an error, any other group (custom resources) is skipped.
+_BUILTIN_GROUP_VERSIONS = {
+    "apps": {"v1"},
+    "batch": {"v1"},
+    "policy": {"v1"},
+    "autoscaling": {"v1", "v2"},
+    "scheduling.k8s.io": {"v1"},
+    "storage.k8s.io": {"v1", "v1beta1", "v1alpha1"},
+    "node.k8s.io": {"v1"},
+    "networking.k8s.io": {"v1", "v1alpha1", "v1beta1"},
+    "rbac.authorization.k8s.io": {"v1"},
+    "apiextensions.k8s.io": {"v1"},
+    "admissionregistration.k8s.io": {"v1", "v1beta1", "v1alpha1"},
+    "apiregistration.k8s.io": {"v1"},
+    "certificates.k8s.io": {"v1", "v1alpha1"},
+    "coordination.k8s.io": {"v1", "v1alpha1"},
+    "discovery.k8s.io": {"v1"},
+    "events.k8s.io": {"v1"},
+    "flowcontrol.apiserver.k8s.io": {"v1", "v1beta3"},
+    "resource.k8s.io": {"v1alpha2"},
+    "authentication.k8s.io": {"v1", "v1beta1", "v1alpha1"},
+    "authorization.k8s.io": {"v1"},
+    "internal.apiserver.k8s.io": {"v1alpha1"},
+    "storagemigration.k8s.io": {"v1alpha1"},
+    "metrics.k8s.io": {"v1beta1"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A controller object as written; load/workloads.py turns it into pods."""
+
+    kind: str
+    namespace: str
+    name: str
+    uid: str
+    body: dict[str, Any]
+    source: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.kind, self.namespace, self.name)
+
+
+@dataclass(slots=True)
+class ClusterState:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    pods: list[Pod] = field(default_factory=list)  # bound, not terminal
+    pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
+    terminal_pods: int = 0
+    namespaces: dict[str, Namespace] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)
+    services: list[Service] = field(default_factory=list)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    pvs: dict[str, PersistentVolume] = field(default_factory=dict)
+    pvcs: dict[str, PersistentVolumeClaim] = field(default_factory=dict)  # "ns/name"
+    storage_classes: dict[str, StorageClass] = field(default_factory=dict)
+    csi_nodes: dict[str, CSINode] = field(default_factory=dict)
+    csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
+    workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    skipped: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def admission(self) -> Admission:
+        return Admission(self.priority_classes, self.runtime_classes)
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        ns = self.namespaces.get(name)
+        return dict(ns.labels) if ns else {"kubernetes.io/metadata.name": name}
+
+
+def classify(doc: Document) -> str | None:
+    """The kind to read, None to skip (with a note); raises for what cannot exist."""
+    kind, version = doc.kind, doc.api_version
+    if not version:
+        raise InputError("missing apiVersion", source=doc.source, obj=doc.describe(), field="apiVersion")
+    spec = READ_KINDS.get(kind)
+    group = version.split("/", 1)[0] if "/" in version else ""
+    if spec is not None and (group == "" or group in _BUILTIN_GROUP_VERSIONS):
+        if version not in spec[0]:
+            raise InputError(
+                f"unknown apiVersion {version!r} for {kind} (expected {', '.join(sorted(spec[0]))})",
+                source=doc.source,
+                obj=doc.describe(),
+                field="apiVersion",
+            )
+        return kind
+    if group == "":
+        if version != "v1":
+            raise InputError(f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion")
+        if kind in _OTHER_CORE_KINDS:
+            return None
+        raise InputError(f"unknown kind {kind!r} in apiVersion v1", source=doc.source, obj=doc.describe(), field="kind")
+    versions = _BUILTIN_GROUP_VERSIONS.get(group)
+    if versions is not None and version.split("/", 1)[1] not in versions:
+        raise InputError(f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion")
+    return None  # another built-in kind, or a custom resource
+
+
+def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
+    try:
+        return fn(doc.body)
+    except FieldError as e:
+        raise e.with_context(source=doc.source, obj=doc.describe()) from None
+    except RecursionError:
+        raise InputError("object nested too deeply", source=doc.source, obj=doc.describe()) from None
+
+
+def _identity(doc: Document, kind: str) -> tuple[str, str, str]:
+    name = _guard(doc, parse.name_of)
+    namespaced = READ_KINDS[kind][1]
+    ns = _guard(doc, parse.namespace_of) if namespaced else ""
+    return (kind, ns, name)
+
+
+def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> ClusterState:
+    state = ClusterState()
+    by_kind: dict[str, list[Document]] = {}
+    seen: dict[tuple[str, str, str], str] = {}
+    for doc in docs:
+        kind = classify(doc)
+        if kind is None:
+            state.skipped[doc.kind] += 1
+            continue
+        ident = _identity(doc, kind)
+        prev = seen.get(ident)
+        if prev is not None:
+            raise InputError(
+                f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe()
+            )
+        seen[ident] = doc.source
+        by_kind.setdefault(kind, []).append(doc)
+
+    def each(kind: str) -> list[Document]:
+        return by_kind.get(kind, [])
+
+    for doc in each("Namespace"):
+        ns = _guard(doc, parse.namespace)
+        state.namespaces[ns.name] = ns
+    for doc in each("PriorityClass"):
+        pc = _guard(doc, parse.priority_class)
+        state.priority_classes[pc.name] = pc
+    for doc in each("RuntimeClass"):
+        rc = _guard(doc, parse.runtime_class)
+        state.runtime_classes[rc.name] = rc
+    for doc in each("Node"):
+        node = _guard(doc, lambda b, s=doc.source: parse.node(b, s))
+        state.nodes[node.name] = node
+    state.nodes = dict(sorted(state.nodes.items()))
+    admission = state.admission
+    nodes = state.nodes
+    pods_docs = each("Pod")
+    # Drop the documents as they are converted so their dicts can be freed early.
+    by_kind.pop("Pod", None)
+    for i in range(len(pods_docs)):
+        doc = pods_docs[i]
+        pods_docs[i] = None  # type: ignore[call-overload]
+        pod = _guard(doc, lambda b, s=doc.source: parse.pod(b, "default", s))
+        if pod.terminal:
+            state.terminal_pods += 1
+            continue
+        try:
+            pod = admission.admit(pod, strict=False)
+        except FieldError as e:  # pragma: no cover - admit(strict=False) does not raise
+            raise e.with_context(source=doc.source, obj=doc.describe()) from None
+        if pod.node_name:
+            if check_node_refs and pod.node_name not in nodes:
+                raise InputError(
+                    f'node "{pod.node_name}" is not in the cluster dump',
+                    source=doc.source,
+                    obj=doc.describe(),
+                    field="spec.nodeName",
+                )
+            state.pods.append(pod)
+        else:
+            state.pending_pods.append(pod)
+    for doc in each("Service"):
+        state.services.append(_guard(doc, parse.service))
+    for doc in each("PodDisruptionBudget"):
+        state.pdbs.append(_guard(doc, parse.pod_disruption_budget))
+    for doc in each("PersistentVolume"):
+        pv = _guard(doc, storage.persistent_volume)
+        state.pvs[pv.name] = pv
+    for doc in each("PersistentVolumeClaim"):
+        pvc = _guard(doc, storage.persistent_volume_claim)
+        state.pvcs[pvc.key] = pvc
+    for doc in each("StorageClass"):
+        sc = _guard(doc, storage.storage_class)
+        state.storage_classes[sc.name] = sc
+    for doc in each("CSINode"):
+        cn = _guard(doc, storage.csi_node)
+        state.csi_nodes[cn.name] = cn
+    for doc in each("CSIDriver"):
+        cd = _guard(doc, storage.csi_driver)
+        state.csi_drivers[cd.name] = cd
+    for doc in each("CSIStorageCapacity"):
+        state.csi_capacities.append(_guard(doc, storage.csi_storage_capacity))
+    for kind in WORKLOAD_KINDS:
+        for doc in each(kind):
+            ident = _identity(doc, kind)
+            meta = doc.body.get("metadata") or {}
+            state.workloads[ident] = Workload(
+                kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
+            )
+    return state
+
+
+def load_cluster(paths: list[str], limits: Any = None, stdin: Any = None) -> ClusterState:
+    from kwhatif.load.files import Limits, read_path
+
+    lim = limits or Limits()
+    docs: list[Document] = []
+    for p in paths:
+        docs.extend(read_path(p, lim, stdin))
+    state = build_cluster(docs)
+    if not state.nodes:
+        where = ", ".join(paths)
+        raise InputError("the cluster has no nodes (expected Node objects)", source=where)
+    return state

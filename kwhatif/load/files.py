@@ -1,0 +1,294 @@
+"""Read Kubernetes objects from files: kubectl Lists (YAML or JSON), multi-document manifests,
+`kubectl cluster-info dump` output (the concatenated stream or the --output-directory tree) and
+standard input.
+
+The result is a flat sequence of Documents (one object each, Lists expanded), each knowing where
+it came from. Nothing here interprets an object beyond its apiVersion and kind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import yaml
+
+from kwhatif.errors import InputError
+
+try:  # the C loader is an order of magnitude faster; fall back where libyaml is missing
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _YamlLoader = yaml.SafeLoader
+
+MiB = 1024 * 1024
+# YAML parsing is slow and memory-hungry (a 100 MiB document takes minutes and gigabytes), JSON
+# is not: each format has its own ceiling, which --max-input-size raises or lowers for both.
+DEFAULT_MAX_YAML_BYTES = 128 * MiB
+DEFAULT_MAX_JSON_BYTES = 2048 * MiB
+# An alias-expanded document may be this many times larger than its text, at least this large.
+_ALIAS_EXPANSION_FACTOR = 20
+_ALIAS_EXPANSION_FLOOR = 1_000_000
+
+_LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
+_LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
+    max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
+
+    @classmethod
+    def uniform(cls, max_bytes: int) -> "Limits":
+        return cls(max_bytes, max_bytes)
+
+
+@dataclass(slots=True)
+class Document:
+    body: dict[str, Any]
+    source: str  # "path", "path:line" (YAML document start) or "path (item 3)"
+    kind: str
+    api_version: str
+
+    def describe(self) -> str:
+        """'Kind namespace/name' or 'Kind name', as far as the document says."""
+        meta = self.body.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        ns = meta.get("namespace") if isinstance(meta, dict) else None
+        if not isinstance(name, str) or not name:
+            return self.kind or "object"
+        return f"{self.kind} {ns}/{name}" if isinstance(ns, str) and ns else f"{self.kind} {name}"
+
+
+def read_paths(paths: list[str], limits: Limits = Limits(), stdin: Any = None) -> list[Document]:
+    docs: list[Document] = []
+    for path in paths:
+        docs.extend(read_path(path, limits, stdin))
+    return docs
+
+
+def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterator[Document]:
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
+        data = stream.read(limit + 1)
+        if isinstance(data, str):
+            data = data.encode()
+        if len(data) > limit:
+            raise InputError(f"input is larger than {limit // MiB} MiB (--max-input-size)", source="<stdin>")
+        return iter(list(parse_bytes(data, "<stdin>", limits)))
+    if os.path.isdir(path):
+        return iter(list(_read_dump_dir(path, limits)))
+    return iter(list(_read_file(path, limits)))
+
+
+def _read_file(path: str, limits: Limits) -> Iterator[Document]:
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+            is_json = head.lstrip()[:1] in (b"{", b"[")
+            limit = limits.max_json_bytes if is_json else limits.max_yaml_bytes
+            if size > limit:
+                fmt = "JSON" if is_json else "YAML"
+                raise InputError(
+                    f"file is {size // MiB} MiB, above the {limit // MiB} MiB limit for {fmt} input "
+                    "(raise it with --max-input-size, or save the dump with -o json)",
+                    source=path,
+                )
+            data = head + fh.read()
+    except FileNotFoundError:
+        raise InputError("no such file or directory", source=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory", source=path) from None
+    except PermissionError:
+        raise InputError("permission denied", source=path) from None
+    except OSError as e:
+        raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
+    yield from parse_bytes(data, path, limits)
+
+
+def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
+    """`kubectl cluster-info dump --output-directory`: nodes.json at the top, one folder per
+    namespace with pods.json, services.json, replicasets.json, ...; logs are skipped."""
+    found = False
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if not name.endswith((".json", ".yaml", ".yml")):
+                continue
+            found = True
+            yield from _read_file(os.path.join(dirpath, name), limits)
+    if not found:
+        raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
+
+
+def parse_bytes(data: bytes, source: str, limits: Limits = Limits()) -> Iterator[Document]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start})", source=source) from None
+    stripped = text.lstrip()
+    if not stripped:
+        raise InputError("empty input: no Kubernetes objects", source=source)
+    if stripped[0] in "{[":
+        values = _parse_json_stream(text, source)
+    else:
+        values = _parse_yaml(text, source)
+    count = 0
+    for index, (value, where) in enumerate(values):
+        if value is None:
+            continue
+        for doc in _expand(value, where, index):
+            count += 1
+            yield doc
+    if count == 0:
+        raise InputError("empty input: no Kubernetes objects", source=source)
+
+
+def _parse_json_stream(text: str, source: str) -> Iterator[tuple[Any, str]]:
+    """One JSON value, or several concatenated (cluster-info dump), with log sections between."""
+    decoder = json.JSONDecoder()
+    pos = 0
+    n = len(text)
+    values: list[tuple[Any, int]] = []
+    while True:
+        while pos < n and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= n:
+            break
+        m = _LOG_START.match(text, pos)
+        if m:
+            end = _LOG_END.search(text, m.end())
+            pos = end.end() if end else n
+            continue
+        try:
+            value, end_pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise InputError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", source=source) from None
+        except RecursionError:
+            raise InputError("invalid JSON: nested too deeply", source=source) from None
+        values.append((value, pos))
+        pos = end_pos
+    if len(values) == 1:
+        return iter([(values[0][0], source)])
+    out: list[tuple[Any, str]] = []
+    line, last = 1, 0
+    for value, start in values:
+        line += text.count("\n", last, start)
+        last = start
+        out.append((value, f"{source}:{line}"))
+    return iter(out)
+
+
+_DOC_START = re.compile(r"^---", re.M)
+
+
+def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
+    try:
+        docs = list(yaml.load_all(text, Loader=_YamlLoader))
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = e.problem or e.context or "malformed"
+        if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
+            problem = f"{problem} (only plain YAML is accepted)"
+        raise InputError(f"invalid YAML{where}: {problem}", source=source) from None
+    except yaml.YAMLError as e:
+        raise InputError(f"invalid YAML: {e}", source=source) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", source=source) from None
+    if "&" in text and "*" in text:
+        _check_alias_expansion(docs, len(text), source)
+    # Line of each document: where a "---" line opens it (the first may have none).
+    starts = [text.count("\n", 0, m.start()) + 1 for m in _DOC_START.finditer(text)]
+    first_content = len(text) - len(text.lstrip())
+    if not starts or text.count("\n", 0, first_content) + 1 < starts[0]:
+        starts.insert(0, 1)
+    single = len(docs) == 1
+    return iter(
+        (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}")
+        for i, doc in enumerate(docs)
+    )
+
+
+def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:
+    """Reject documents whose aliases expand far beyond their text (a "billion laughs")."""
+    limit = max(_ALIAS_EXPANSION_FLOOR, _ALIAS_EXPANSION_FACTOR * text_len)
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+
+    def size(obj: Any) -> int:
+        if not isinstance(obj, (dict, list)):
+            return 1
+        key = id(obj)
+        known = sizes.get(key)
+        if known is not None:
+            return known
+        if key in in_progress:
+            raise InputError("invalid YAML: an alias refers to its own ancestor", source=source)
+        in_progress.add(key)
+        children = obj.values() if isinstance(obj, dict) else obj
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > limit:
+                raise InputError(
+                    f"invalid YAML: aliases expand to more than {limit} nodes (an alias bomb?)",
+                    source=source,
+                )
+        in_progress.discard(key)
+        sizes[key] = total
+        return total
+
+    total = 0
+    for doc in docs:
+        total += size(doc)
+        if total > limit:
+            raise InputError(f"invalid YAML: aliases expand to more than {limit} nodes (an alias bomb?)", source=source)
+
+
+def _expand(value: Any, where: str, index: int) -> Iterator[Document]:
+    if isinstance(value, list):
+        # A bare JSON/YAML array of objects.
+        for i, item in enumerate(value):
+            yield from _expand(item, f"{where} (item {i})", i)
+        return
+    if not isinstance(value, dict):
+        raise InputError(
+            f"document {index + 1} is a {type(value).__name__}, not a Kubernetes object (a mapping)",
+            source=where,
+        )
+    kind = value.get("kind")
+    api_version = value.get("apiVersion")
+    if not isinstance(kind, str) or not kind:
+        raise InputError("missing kind", source=where, field="kind")
+    if not isinstance(api_version, str) or not api_version:
+        api_version = ""
+    if kind.endswith("List") and "items" in value:
+        items = value.get("items")
+        if items is None:
+            return
+        if not isinstance(items, list):
+            raise InputError("items must be a list", source=where, obj=kind, field="items")
+        item_kind = kind[: -len("List")]
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError(
+                    f"is a {type(item).__name__}, not an object", source=where, obj=kind, field=f"items[{i}]"
+                )
+            ik = item.get("kind") or item_kind
+            iv = item.get("apiVersion") or api_version
+            if ik == "" or not isinstance(ik, str):
+                raise InputError("missing kind", source=where, obj=kind, field=f"items[{i}].kind")
+            src = f"{where} (items[{i}])"
+            if ik.endswith("List") and "items" in item:
+                yield from _expand(item, src, i)
+                continue
+            yield Document(item, src, ik, iv if isinstance(iv, str) else "")
+        return
+    yield Document(value, where, kind, api_version)

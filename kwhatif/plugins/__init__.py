@@ -1,0 +1,1 @@
+"""One module per upstream scheduler plugin, named after it."""

@@ -1,0 +1,28 @@
+"""DefaultBinder (pkg/scheduler/framework/plugins/defaultbinder). The framework's Bind extension
+point hands the decision to the run's Binder (recording, or the API with --apply)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kwhatif.api.core import Pod
+from kwhatif.framework.interface import SUCCESS, BindPlugin, CycleState, Status
+
+NAME = "DefaultBinder"
+
+
+class DefaultBinder(BindPlugin):
+    NAME = NAME
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        binder = getattr(self.handle, "binder", None)
+        if binder is None:
+            return SUCCESS
+        return binder.bind(pod, node_name)
+
+
+def new(args: Any, handle: Any) -> DefaultBinder:
+    return DefaultBinder(handle)

@@ -1,0 +1,147 @@
+"""NodeAffinity (pkg/scheduler/framework/plugins/nodeaffinity): nodeSelector, required and
+preferred node affinity, and the scheduler-enforced addedAffinity from the plugin args."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from kwhatif.api import parse
+from kwhatif.api.core import NodeAffinity as NodeAffinitySpec
+from kwhatif.api.core import NodeSelector, Pod, PreferredSchedulingTerm
+from kwhatif.api.labels import Selector, selector_from_set
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.errors import ConfigError, FieldError
+from kwhatif.framework.interface import (
+    MAX_NODE_SCORE,
+    SKIP,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.plugins.helper import check_args, default_normalize_score
+
+NAME = "NodeAffinity"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredNodeAffinity:
+    """nodeaffinity.RequiredNodeAffinity: the nodeSelector and the required terms, ANDed."""
+
+    label_selector: Selector | None
+    node_selector: NodeSelector | None
+
+    @classmethod
+    def of(cls, pod: Pod) -> "RequiredNodeAffinity":
+        sel = selector_from_set(pod.node_selector) if pod.node_selector else None
+        aff = pod.affinity.node_affinity if pod.affinity else None
+        return cls(sel, aff.required if aff else None)
+
+    def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        if self.label_selector is not None and not self.label_selector.matches(labels):
+            return False
+        if self.node_selector is not None:
+            return self.node_selector.matches(labels, node_name)
+        return True
+
+
+def score_preferred(terms: tuple[PreferredSchedulingTerm, ...], labels: Mapping[str, str], node_name: str) -> int:
+    total = 0
+    for t in terms:
+        if t.term.matches(labels, node_name):
+            total += t.weight
+    return total
+
+
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+
+    def __init__(self, added: NodeAffinitySpec | None) -> None:
+        self.added_node_selector = added.required if added else None
+        self.added_pref_terms = added.preferred if added and added.preferred else None
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        aff = pod.affinity.node_affinity if pod.affinity else None
+        required = aff.required if aff else None
+        if required is None and self.added_node_selector is None and not pod.node_selector:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, RequiredNodeAffinity.of(pod))
+        if required is None or not required.terms or required.had_empty_term:
+            # an empty term has no matchFields, which makes every node worth filtering
+            return None, SUCCESS
+        node_names: set[str] | None = None
+        for term in required.terms:
+            term_names: set[str] | None = None
+            if term.fields is not None:
+                for r in term.fields.requirements:
+                    if r.key == "metadata.name" and r.op == "In":
+                        term_names = set(r.values) if term_names is None else term_names & set(r.values)
+            if term_names is None:
+                return None, SUCCESS
+            node_names = term_names if node_names is None else node_names | term_names
+        if node_names is not None and not node_names:
+            return None, Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_CONFLICT)
+        if node_names:
+            return PreFilterResult(frozenset(node_names)), SUCCESS
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        node = node_info.node
+        if self.added_node_selector is not None and not self.added_node_selector.matches(node.labels, node.name):
+            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, RequiredNodeAffinity):
+            s = RequiredNodeAffinity.of(pod)
+        if not s.matches(node.labels, node.name):
+            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
+        return SUCCESS
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        if not nodes:
+            return SUCCESS
+        aff = pod.affinity.node_affinity if pod.affinity else None
+        # upstream builds the preferred terms whenever the field is non-nil, even if empty
+        preferred = aff.preferred if aff is not None and aff.preferred else None
+        if preferred is None and self.added_pref_terms is None:
+            return SKIP
+        state.write(PRE_SCORE_STATE_KEY, preferred or ())
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        node = node_info.node
+        count = 0
+        if self.added_pref_terms is not None:
+            count += score_preferred(self.added_pref_terms, node.labels, node.name)
+        terms = state.read(PRE_SCORE_STATE_KEY)
+        count += score_preferred(terms, node.labels, node.name)
+        return count, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return SUCCESS
+
+
+def new(args: Mapping[str, Any] | None, handle: Any) -> NodeAffinity:
+    a = check_args(NAME, args, {"addedAffinity"})
+    added_raw = a.get("addedAffinity")
+    added = None
+    if added_raw is not None:
+        if not isinstance(added_raw, dict):
+            raise ConfigError("must be an object", field="addedAffinity")
+        try:
+            added = parse.node_affinity(added_raw, "addedAffinity")
+        except FieldError as e:
+            raise ConfigError(e.message, field=e.field) from None
+    return NodeAffinity(added)

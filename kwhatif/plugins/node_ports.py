@@ -1,0 +1,56 @@
+"""NodePorts (pkg/scheduler/framework/plugins/nodeports): host port conflicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kwhatif.api.core import ContainerPort, Pod
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.framework.interface import (
+    SKIP,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    Status,
+)
+
+NAME = "NodePorts"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+
+
+def container_ports(pod: Pod) -> list[ContainerPort]:
+    """getContainerPorts: host ports of app containers (init containers are not considered)."""
+    return pod.host_ports()
+
+
+def fits_ports(want: list[ContainerPort], node_info: NodeInfo) -> bool:
+    used = node_info.used_ports
+    for p in want:
+        if used.check_conflict(p.host_ip, p.protocol, p.host_port):
+            return False
+    return True
+
+
+class NodePorts(PreFilterPlugin, FilterPlugin):
+    NAME = NAME
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        ports = container_ports(pod)
+        if not ports:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, ports)
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        want = state.read(PRE_FILTER_STATE_KEY)
+        if not fits_ports(want, node_info):
+            return Status.of(Code.UNSCHEDULABLE, ERR_REASON)
+        return SUCCESS
+
+
+def new(args: Any, handle: Any) -> NodePorts:
+    return NodePorts()

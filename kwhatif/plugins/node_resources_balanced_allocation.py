@@ -1,0 +1,87 @@
+"""NodeResourcesBalancedAllocation (noderesources/balanced_allocation.go): favour nodes whose
+resource fractions stay close to each other after placing the pod (actual requests, no
+non-zero defaults)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from kwhatif.api.core import Pod
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.errors import ConfigError
+from kwhatif.framework.interface import (
+    MAX_NODE_SCORE,
+    SUCCESS,
+    CycleState,
+    PreScorePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.plugins.helper import check_args
+from kwhatif.plugins.resource_allocation import (
+    ResourceSpec,
+    parse_resource_specs,
+    pod_request_list,
+    resource_allocation_score,
+)
+
+NAME = "NodeResourcesBalancedAllocation"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> int:
+    fractions: list[float] = []
+    total = 0.0
+    for i in range(len(requested)):
+        if allocatable[i] == 0:
+            continue
+        fraction = float(requested[i]) / float(allocatable[i])
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / float(len(fractions))
+        s = 0.0
+        for f in fractions:
+            s = s + (f - mean) * (f - mean)
+        std = math.sqrt(s / float(len(fractions)))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
+    NAME = NAME
+
+    def __init__(self, resources: tuple[ResourceSpec, ...]) -> None:
+        self.resources = resources
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        state.write(PRE_SCORE_STATE_KEY, pod_request_list(pod, self.resources, True))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        reqs = state.get(PRE_SCORE_STATE_KEY)
+        if reqs is None:
+            reqs = pod_request_list(pod, self.resources, True)
+        return resource_allocation_score(node_info, self.resources, reqs, True, balanced_resource_scorer), SUCCESS
+
+
+def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesBalancedAllocation:
+    a = check_args(NAME, args, {"resources"})
+    resources = parse_resource_specs(a.get("resources"), "resources")
+    if not resources:
+        resources = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
+    else:
+        resources = tuple(ResourceSpec(r.name, r.weight or 1) for r in resources)
+    seen: set[str] = set()
+    for i, r in enumerate(resources):
+        if r.name in seen:
+            raise ConfigError(f'Duplicate value: "{r.name}"', field=f"resources[{i}].name")
+        seen.add(r.name)
+        if r.weight != 1:
+            raise ConfigError(f"Invalid value: {r.weight}: must be 1", field=f"resources[{i}].weight")
+    return NodeResourcesBalancedAllocation(resources)

@@ -1,0 +1,22 @@
+"""PrioritySort (pkg/scheduler/framework/plugins/queuesort): higher priority first, then the
+earlier queue timestamp. kwhatif adds the input order as a last, deterministic tie-breaker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kwhatif.framework.interface import QueuedPodInfo, QueueSortPlugin
+
+NAME = "PrioritySort"
+
+
+class PrioritySort(QueueSortPlugin):
+    NAME = NAME
+
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        p1, p2 = a.pod.priority, b.pod.priority
+        return p1 > p2 or (p1 == p2 and (a.timestamp, a.order) < (b.timestamp, b.order))
+
+
+def new(args: Any, handle: Any) -> PrioritySort:
+    return PrioritySort()

@@ -1,0 +1,113 @@
+"""The shared scorer of NodeResourcesFit and NodeResourcesBalancedAllocation
+(noderesources/resource_allocation.go) and the args both read (ResourceSpec lists)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from kwhatif.api import quantity as q
+from kwhatif.api.core import Pod
+from kwhatif.api.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    ContainerRequests,
+    is_scalar,
+    pod_requests,
+)
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.errors import ConfigError
+from fractions import Fraction
+
+_NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    name: str
+    weight: int
+
+
+def parse_resource_specs(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ConfigError("must be a list", field=path)
+    out = []
+    for i, r in enumerate(raw):
+        if not isinstance(r, dict):
+            raise ConfigError("must be an object", field=f"{path}[{i}]")
+        for k in r:
+            if k not in ("name", "weight"):
+                raise ConfigError(f'unknown field "{k}"', field=f"{path}[{i}]")
+        name = r.get("name", "")
+        weight = r.get("weight", 0)
+        if not isinstance(name, str) or isinstance(weight, bool) or not isinstance(weight, int):
+            raise ConfigError("name must be a string and weight an integer", field=f"{path}[{i}]")
+        out.append(ResourceSpec(name, weight))
+    return tuple(out)
+
+
+def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
+    """calculatePodResourceRequestList: the pod's request of each scored resource; without
+    useRequested, containers that request no cpu/memory count the non-zero defaults."""
+    if use_requested:
+        reqs = pod.request_list
+    else:
+        reqs = pod_requests(
+            [c.requests for c in pod.containers],
+            [ContainerRequests(c.requests, c.restart_policy == "Always") for c in pod.init_containers],
+            pod.overhead,
+            non_missing=_NON_MISSING,
+        )
+    out = []
+    for r in resources:
+        amount = reqs.get(r.name)
+        if amount is None:
+            out.append(0)
+        elif r.name == CPU:
+            out.append(q.milli_value(amount))
+        else:
+            out.append(q.value(amount))
+    return out
+
+
+def allocatable_and_requested(node_info: NodeInfo, resource: str, pod_request: int, use_requested: bool) -> tuple[int, int]:
+    """calculateResourceAllocatableRequest."""
+    requested = node_info.requested if use_requested else node_info.non_zero_requested
+    if pod_request == 0 and is_scalar(resource):
+        return 0, 0
+    alloc = node_info.allocatable
+    if resource == CPU:
+        return alloc.milli_cpu, requested.milli_cpu + pod_request
+    if resource == MEMORY:
+        return alloc.memory, requested.memory + pod_request
+    if resource == EPHEMERAL_STORAGE:
+        return alloc.ephemeral_storage, node_info.requested.ephemeral_storage + pod_request
+    if resource in alloc.scalar:
+        return alloc.scalar[resource], node_info.requested.scalar.get(resource, 0) + pod_request
+    return 0, 0
+
+
+Scorer = Callable[[list[int], list[int]], int]
+
+
+def resource_allocation_score(
+    node_info: NodeInfo,
+    resources: Sequence[ResourceSpec],
+    pod_reqs: Sequence[int],
+    use_requested: bool,
+    scorer: Scorer,
+) -> int:
+    requested = [0] * len(resources)
+    allocatable = [0] * len(resources)
+    for i, r in enumerate(resources):
+        alloc, req = allocatable_and_requested(node_info, r.name, pod_reqs[i], use_requested)
+        if alloc == 0:
+            continue
+        allocatable[i] = alloc
+        requested[i] = req
+    return scorer(requested, allocatable)

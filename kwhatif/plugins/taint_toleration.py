@@ -1,0 +1,67 @@
+"""TaintToleration (pkg/scheduler/framework/plugins/tainttoleration)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kwhatif.api.core import Pod, Toleration
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.framework.interface import (
+    MAX_NODE_SCORE,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PreScorePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.plugins.helper import (
+    DO_NOT_SCHEDULE_EFFECTS,
+    default_normalize_score,
+    find_matching_untolerated_taint,
+    tolerations_tolerate_taint,
+)
+
+NAME = "TaintToleration"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+def err_reason_untolerated(key: str, value: str) -> str:
+    return f"node(s) had untolerated taint {{{key}: {value}}}"
+
+
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
+    NAME = NAME
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        taint = find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        if taint is None:
+            return SUCCESS
+        return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err_reason_untolerated(taint.key, taint.value))
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        if not nodes:
+            return SUCCESS
+        prefer = tuple(t for t in pod.tolerations if not t.effect or t.effect == "PreferNoSchedule")
+        state.write(PRE_SCORE_STATE_KEY, prefer)
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        tolerations: tuple[Toleration, ...] = state.read(PRE_SCORE_STATE_KEY)
+        count = 0
+        for taint in node_info.node.taints:
+            if taint.effect != "PreferNoSchedule":
+                continue
+            if not tolerations_tolerate_taint(tolerations, taint):
+                count += 1
+        return count, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return SUCCESS
+
+
+def new(args: Any, handle: Any) -> TaintToleration:
+    return TaintToleration()

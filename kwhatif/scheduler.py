@@ -1,0 +1,377 @@
+"""The scheduling queue and scheduleOne (pkg/scheduler/schedule_one.go), in dry-run.
+
+One Scheduler holds a Snapshot, a Framework per profile and a Binder. ``run(pods)`` orders the
+pods as PrioritySort does and attempts each one; a second round retries every pod still
+unscheduled (preemptors then carry their nominated node), which is how upstream ends up after
+preemption. Every attempt is recorded in full: every filter plugin on every node, every score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from kwhatif.api.core import Pod
+from kwhatif.binder import Binder, Binding, RecordingBinder
+from kwhatif.cache.node_info import NodeInfo, pod_id
+from kwhatif.cache.snapshot import Snapshot
+from kwhatif.errors import InputError
+from kwhatif.framework.handle import Handle
+from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
+from kwhatif.framework.profile import Options, SchedulerConfiguration
+from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
+from kwhatif.load.cluster import ClusterState
+
+SCHEDULED = "Scheduled"
+UNSCHEDULABLE = "Unschedulable"
+ERROR = "Error"
+GATED = "Gated"
+
+NO_NODE_AVAILABLE_MSG = "0/{n} nodes are available"
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One scheduling cycle of one pod, with everything the framework said."""
+
+    pod: Pod
+    profile: str
+    round: int
+    result: str = UNSCHEDULABLE
+    node: str | None = None
+    best: list[str] = field(default_factory=list)
+    best_score: int | None = None
+    message: str = ""
+    pre_filter: PreFilterRecord | None = None
+    filters: dict[str, FilterResult] = field(default_factory=dict)  # every node, node order
+    excluded: frozenset[str] = frozenset()  # not in the PreFilterResult
+    at_pre_filter: bool = False
+    scores: dict[str, NodeScores] = field(default_factory=dict)  # feasible nodes
+    weights: dict[str, int] = field(default_factory=dict)
+    score_error: Status | None = None
+    upstream_scored: bool = False
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    post_filter_status: Status | None = None
+    post_filter_message: str = ""
+    nominated_node: str = ""
+    victims: list[Pod] = field(default_factory=list)
+    preemption_details: Mapping[str, object] = field(default_factory=dict)
+    binding: Binding | None = None
+    failed_point: str = ""  # extension point that failed after a host was chosen
+    notes: list[str] = field(default_factory=list)
+    num_nodes: int = 0
+
+    @property
+    def feasible(self) -> list[str]:
+        return [n for n, fr in self.filters.items() if fr.feasible and n not in self.excluded]
+
+
+def fit_error_message(num_nodes: int, pre_filter_msg: str, statuses: Mapping[str, Status], post_filter_msg: str) -> str:
+    """framework.FitError.Error()."""
+    msg = NO_NODE_AVAILABLE_MSG.format(n=num_nodes) + ":"
+    if pre_filter_msg:
+        msg += f" {pre_filter_msg}."
+    else:
+        counts: dict[str, int] = {}
+        for st in statuses.values():
+            for r in st.reasons:
+                counts[r] = counts.get(r, 0) + 1
+        entries = sorted(f"{v} {k}" for k, v in counts.items())
+        if entries:
+            msg += " " + ", ".join(entries) + "."
+    if post_filter_msg:
+        msg += f" {post_filter_msg}"
+    return msg
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """How many feasible nodes upstream looks for before it stops filtering."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    n = num_all_nodes * percentage // 100
+    return max(n, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        cluster: ClusterState,
+        config: SchedulerConfiguration,
+        *,
+        snapshot: Snapshot | None = None,
+        binder: Binder | None = None,
+        options: Options = Options(),
+    ) -> None:
+        self.cluster = cluster
+        self.config = config
+        self.options = options
+        self.snapshot = snapshot if snapshot is not None else Snapshot(cluster.nodes.values(), cluster.pods)
+        self.binder: Binder = binder or RecordingBinder()
+        self.handle = Handle(self.snapshot, cluster, binder=self.binder, options=options)
+        self.frameworks: dict[str, Framework] = {}
+        for prof in config.profiles:
+            fw = Framework(prof, self.handle)
+            self.frameworks[prof.scheduler_name] = fw
+        first = next(iter(self.frameworks.values()))
+        self.handle.framework = first
+        self.deleted: list[Pod] = []  # victims of preemption, in order
+
+    # --- queue ----------------------------------------------------------------------------------
+
+    def framework_for(self, pod: Pod) -> Framework:
+        fw = self.frameworks.get(pod.scheduler_name)
+        if fw is None:
+            names = ", ".join(sorted(self.frameworks))
+            raise InputError(
+                f'no profile for schedulerName "{pod.scheduler_name}" (profiles: {names})',
+                obj=f"Pod {pod.key}",
+                field="spec.schedulerName",
+                source=pod.source or None,
+            )
+        return fw
+
+    def queue_order(self, pods: list[Pod], timestamps: list[float] | None = None) -> list[Pod]:
+        infos = [
+            QueuedPodInfo(p, timestamps[i] if timestamps else p.creation_timestamp, i) for i, p in enumerate(pods)
+        ]
+        if not infos:
+            return []
+        fw = self.framework_for(pods[0])
+        qs = fw.queue_sort()
+
+        def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+            if qs.less(a, b):
+                return -1
+            if qs.less(b, a):
+                return 1
+            return 0
+
+        return [qi.pod for qi in sorted(infos, key=functools.cmp_to_key(cmp))]
+
+    def run(self, pods: list[Pod], rounds: int = 2) -> list[Attempt]:
+        """Schedule pods in queue order; then retry the ones left, once per extra round."""
+        for p in pods:
+            self.framework_for(p)
+        attempts: list[Attempt] = []
+        pending = self.queue_order(pods)
+        for rnd in range(1, rounds + 1):
+            left: list[Pod] = []
+            for pod in pending:
+                att = self.schedule_one(pod, rnd)
+                attempts.append(att)
+                if att.result in (UNSCHEDULABLE, ERROR):
+                    nominated = att.nominated_node or self.handle.nominator.node_of.get(pod_id(pod), "")
+                    left.append(dataclasses.replace(pod, nominated_node_name=nominated) if nominated else pod)
+            if not left:
+                break
+            # Failed pods re-enter the queue when they fail: their new timestamps keep the order
+            # they failed in, after priority.
+            pending = self.queue_order(left, [float(i) for i in range(len(left))])
+        return attempts
+
+    # --- scheduleOne ----------------------------------------------------------------------------
+
+    def schedule_one(self, pod: Pod, rnd: int = 1) -> Attempt:
+        fw = self.framework_for(pod)
+        att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+        att.weights = {pl.name: fw.score_weights[pl.name] for pl in fw.points["score"]}
+        gate = fw.run_pre_enqueue(pod)
+        if not gate.is_success():
+            att.result = GATED
+            att.message = gate.message()
+            att.pre_filter = PreFilterRecord(None, gate, [gate], frozenset())
+            return att
+        if self.snapshot.num_nodes == 0:
+            att.result = UNSCHEDULABLE
+            att.message = "no nodes available to schedule pods"
+            return att
+        state = CycleState()
+        statuses = self._find_nodes_that_fit(fw, state, pod, att)
+        if att.result == ERROR:
+            return att
+        feasible = att.feasible
+        if not feasible:
+            self._handle_fit_error(fw, state, pod, att, statuses)
+            return att
+        host = self._prioritize_and_select(fw, state, pod, att, feasible)
+        if att.result == ERROR:
+            return att
+        assert host is not None
+        self._assume_and_bind(fw, state, pod, att, host)
+        return att
+
+    def _find_nodes_that_fit(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> dict[str, Status]:
+        pre = fw.run_pre_filter(state, pod)
+        att.pre_filter = pre
+        all_nodes = self.snapshot.node_infos
+        if not pre.status.is_success():
+            if not pre.status.is_rejected():
+                att.result = ERROR
+                att.message = pre.status.message()
+                return {}
+            att.at_pre_filter = True
+            att.evaluated_nodes = 0
+            st = pre.status
+            for ni in all_nodes:
+                att.filters[ni.name] = FilterResult(ni.name, [st], st)
+            return {ni.name: st for ni in all_nodes}
+        included: set[str] | None = None
+        if pre.result is not None and not pre.result.all_nodes():
+            assert pre.result.node_names is not None
+            included = {n for n in pre.result.node_names if n in self.snapshot}
+            att.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
+        statuses: dict[str, Status] = {}
+        error: Status | None = None
+        all_plugins = self.options.explain_all_filters
+        for ni in all_nodes:
+            fr = fw.run_filter_with_nominated_pods(state, pod, ni, all_plugins=all_plugins)
+            att.filters[ni.name] = fr
+            if included is not None and ni.name not in included:
+                continue
+            if fr.first is not None:
+                statuses[ni.name] = fr.first
+                if fr.first.code is Code.ERROR and error is None:
+                    error = fr.first
+        if error is not None:
+            att.result = ERROR
+            att.message = error.message()
+            return statuses
+        feasible = att.feasible
+        att.evaluated_nodes = len(feasible) + len(statuses)
+        att.feasible_nodes = len(feasible)
+        pct = fw.percentage_of_nodes_to_score
+        if pct is None:
+            pct = self.config.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(pct, len(all_nodes))
+        if len(feasible) > to_find:
+            att.notes.append(
+                f"upstream stops filtering after {to_find} feasible nodes (percentageOfNodesToScore); "
+                f"kwhatif evaluated all {len(all_nodes)} nodes"
+            )
+        # The nominated-node fast path: a pod that preempted is tried on its node first and, if it
+        # fits there, upstream looks no further.
+        nominated = pod.nominated_node_name
+        if nominated and nominated in att.filters and att.filters[nominated].feasible and (
+            included is None or nominated in included
+        ):
+            att.evaluated_nodes = att.feasible_nodes = 1
+        return statuses
+
+    def _handle_fit_error(
+        self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, statuses: dict[str, Status]
+    ) -> None:
+        att.result = UNSCHEDULABLE
+        pre_msg = att.pre_filter.status.message() if att.at_pre_filter and att.pre_filter else ""
+        post_msg = ""
+        if fw.has_post_filter_plugins() and self.options.preemption:
+            result, st = fw.run_post_filter(state, pod, statuses)
+            att.post_filter_status = st
+            post_msg = st.message()
+            att.post_filter_message = post_msg
+            if st.code is Code.ERROR:
+                att.notes.append(f"PostFilter failed: {post_msg}")
+            if result is not None and result.nominated_node_name:
+                att.nominated_node = result.nominated_node_name
+                att.victims = list(result.victims)
+                att.preemption_details = dict(result.details)
+                for v in result.victims:
+                    self.snapshot.remove_pod(v)
+                    self.deleted.append(v)
+                self.handle.nominator.add(pod, result.nominated_node_name)
+        att.message = fit_error_message(self.snapshot.num_nodes, pre_msg, statuses, post_msg)
+
+    def _prioritize_and_select(
+        self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, feasible: list[str]
+    ) -> str | None:
+        nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in set(feasible)]
+        att.upstream_scored = len(nodes) > 1
+        st = fw.run_pre_score(state, pod, nodes)
+        if st.is_success():
+            results, st = fw.run_score(state, pod, nodes)
+            if st.is_success():
+                att.scores = {ns.name: ns for ns in results}
+        if not st.is_success():
+            att.score_error = st
+            if att.upstream_scored:
+                att.result = ERROR
+                att.message = st.message()
+                return None
+            att.notes.append(f"scoring failed ({st.message()}); upstream skips scoring with one feasible node")
+        if att.scores:
+            best = max(ns.total for ns in att.scores.values())
+            att.best_score = best
+            att.best = sorted(n for n, ns in att.scores.items() if ns.total == best)
+        elif not fw.has_score_plugins():
+            att.best = sorted(feasible)
+        else:
+            att.best = sorted(feasible)
+        nominated = pod.nominated_node_name
+        if att.evaluated_nodes == 1 and att.feasible_nodes == 1 and nominated in feasible:
+            return nominated
+        if len(nodes) == 1:
+            return nodes[0].name
+        if not fw.has_score_plugins():
+            # Upstream stops at the first feasible node in its rotating order.
+            att.notes.append("no score plugins: upstream takes the first feasible node it finds")
+            return att.best[0]
+        return att.best[0]
+
+    def _assume_and_bind(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, host: str) -> None:
+        att.node = host
+        assumed = self.snapshot.assume(pod, host)
+
+        def fail(point: str, st: Status) -> None:
+            fw.run_unreserve(state, assumed, host)
+            self.snapshot.forget(assumed)
+            att.failed_point = point
+            att.node = None
+            if st.is_rejected():
+                att.result = UNSCHEDULABLE
+                att.message = fit_error_message(1, "", {host: st}, "")
+            else:
+                att.result = ERROR
+                att.message = st.message()
+
+        st = fw.run_reserve(state, assumed, host)
+        if not st.is_success():
+            fail("Reserve", st)
+            return
+        st = fw.run_permit(state, assumed, host)
+        if not st.is_success() and not st.is_wait():
+            fail("Permit", st)
+            return
+        if st.is_wait():
+            att.notes.append(st.message())
+        st = fw.run_pre_bind(state, assumed, host)
+        if not st.is_success():
+            fail("PreBind", st)
+            return
+        st = fw.run_bind(state, assumed, host)
+        if not st.is_success():
+            fail("Bind", st)
+            return
+        fw.run_post_bind(state, assumed, host)
+        att.result = SCHEDULED
+        att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
+        self.handle.nominator.delete(pod)
+
+
+def make_scheduler(
+    cluster: ClusterState,
+    config: SchedulerConfiguration,
+    *,
+    options: Options = Options(),
+    binder: Binder | None = None,
+    extra_pods: Iterable[Pod] = (),
+) -> Scheduler:
+    snap = Snapshot(cluster.nodes.values(), list(cluster.pods) + list(extra_pods))
+    return Scheduler(cluster, config, snapshot=snap, binder=binder, options=options)

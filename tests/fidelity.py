@@ -1,0 +1,90 @@
+"""Load the fidelity-sample cases and express kwhatif's answer in their expected.json schema."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from kwhatif.api.parse import pod as parse_pod
+from kwhatif.load.cluster import build_cluster
+from kwhatif.load.files import read_path
+from kwhatif.framework.profile import default_configuration
+from kwhatif.scheduler import Attempt, Scheduler
+
+SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "fidelity-sample"
+if not SAMPLE.is_dir():
+    SAMPLE = Path(os.environ.get("KWHATIF_FIDELITY_SAMPLE", "/nonexistent"))
+
+
+def case_dirs(kind: str) -> list[Path]:
+    d = SAMPLE / kind
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.is_dir())
+
+
+def load_config(case: Path) -> Any:
+    cfg = case / "sched-config.yaml"
+    if cfg.exists():
+        from kwhatif.framework.config import load_configuration
+
+        return load_configuration(str(cfg))
+    c = default_configuration()
+    import dataclasses
+
+    # The sample ran with percentageOfNodesToScore = 100.
+    return dataclasses.replace(c, percentage_of_nodes_to_score=100)
+
+
+def load_case(case: Path, pods_file: str = "pod.yaml") -> tuple[Scheduler, list[Any]]:
+    cluster = build_cluster(read_path(str(case / "cluster.yaml")))
+    docs = list(read_path(str(case / pods_file)))
+    admission = cluster.admission
+    pods = [admission.admit(parse_pod(d.body), strict=True) for d in docs if d.kind == "Pod"]
+    sched = Scheduler(cluster, load_config(case))
+    return sched, pods
+
+
+def explain(att: Attempt, compact: bool = False) -> dict[str, Any]:
+    """An Attempt in the fidelity schema (only the fields kwhatif is compared on)."""
+    nodes: dict[str, Any] = {}
+    for name, fr in att.filters.items():
+        first = fr.first
+        entry: dict[str, Any] = {
+            "filter": {
+                "code": first.code.label if first else "Success",
+                "plugin": first.plugin if first else "",
+                "reasons": list(first.reasons) if first else [],
+            }
+        }
+        if name in att.scores:
+            ns = att.scores[name]
+            if not compact:
+                entry["scores"] = {s.plugin: s.weighted for s in ns.scores}
+                entry["normalized"] = {s.plugin: s.normalized for s in ns.scores}
+                entry["raw"] = {s.plugin: s.raw for s in ns.scores}
+            entry["total"] = ns.total
+        nodes[name] = entry
+    return {
+        "pod": att.pod.key,
+        "priority": att.pod.priority,
+        "nodes": nodes,
+        "feasible": sorted(att.feasible),
+        "best": att.best,
+        "bestScore": att.best_score,
+        "result": att.result,
+        "message": att.message if att.result != "Scheduled" else "",
+        "nominatedNodeName": att.nominated_node,
+        "victims": sorted(v.key for v in att.victims),
+        "evaluatedNodes": att.evaluated_nodes,
+        "feasibleNodes": att.feasible_nodes,
+        "excluded": sorted(att.excluded),
+    }
+
+
+def expected(case: Path) -> dict[str, Any]:
+    with open(case / "expected.json") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
