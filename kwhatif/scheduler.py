@@ -18,7 +18,7 @@ from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.errors import InputError
-from kwhatif.framework.handle import Handle
+from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
 from kwhatif.framework.profile import Options, SchedulerConfiguration
 from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
@@ -116,13 +116,15 @@ class Scheduler:
         self.options = options
         self.snapshot = snapshot if snapshot is not None else Snapshot(cluster.nodes.values(), cluster.pods)
         self.binder: Binder = binder or RecordingBinder()
-        self.handle = Handle(self.snapshot, cluster, binder=self.binder, options=options)
+        self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {}
         for prof in config.profiles:
-            fw = Framework(prof, self.handle)
+            # Each profile's plugins see their own framework through the handle (preemption
+            # re-runs that profile's filters); the snapshot and the nominator are shared.
+            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, options=options)
+            fw = Framework(prof, handle)
+            handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
-        first = next(iter(self.frameworks.values()))
-        self.handle.framework = first
         self.deleted: list[Pod] = []  # victims of preemption, in order
 
     # --- queue ----------------------------------------------------------------------------------
@@ -169,7 +171,7 @@ class Scheduler:
                 att = self.schedule_one(pod, rnd)
                 attempts.append(att)
                 if att.result in (UNSCHEDULABLE, ERROR):
-                    nominated = att.nominated_node or self.handle.nominator.node_of.get(pod_id(pod), "")
+                    nominated = att.nominated_node or self.nominator.node_of.get(pod_id(pod), "")
                     left.append(dataclasses.replace(pod, nominated_node_name=nominated) if nominated else pod)
             if not left:
                 break
@@ -286,7 +288,7 @@ class Scheduler:
                 for v in result.victims:
                     self.snapshot.remove_pod(v)
                     self.deleted.append(v)
-                self.handle.nominator.add(pod, result.nominated_node_name)
+                self.nominator.add(pod, result.nominated_node_name)
         att.message = fit_error_message(self.snapshot.num_nodes, pre_msg, statuses, post_msg)
 
     def _prioritize_and_select(
@@ -362,7 +364,7 @@ class Scheduler:
         fw.run_post_bind(state, assumed, host)
         att.result = SCHEDULED
         att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
-        self.handle.nominator.delete(pod)
+        self.nominator.delete(pod)
 
 
 def make_scheduler(

@@ -1,0 +1,122 @@
+"""NodeResourcesFit: filter reasons and LeastAllocated/MostAllocated/RTCR scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import make_handle, make_node, make_pod
+from kwhatif.framework.interface import Code, CycleState
+from kwhatif.plugins import node_resources_fit as fit
+
+NODE = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="3", **{"example.com/gpu": "2"})
+
+
+def run_filter(pod, node, existing=(), args=None):
+    h = make_handle([node], existing)
+    pl = fit.new(args, h)
+    st = CycleState()
+    pl.pre_filter(st, pod)
+    return pl.filter(st, pod, h.snapshot.get(node.name))
+
+
+@pytest.mark.parametrize(
+    "pod,existing,code,reasons",
+    [
+        (make_pod().name("p").req(cpu="1", memory="1Gi"), [], Code.SUCCESS, ()),
+        (make_pod().name("p").req(cpu="5"), [], Code.UNSCHEDULABLE, ("Insufficient cpu",)),
+        (make_pod().name("p").req(cpu="5", memory="9Gi"), [], Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory")),
+        (make_pod().name("p").req(**{"example.com/gpu": "3"}), [], Code.UNSCHEDULABLE, ("Insufficient example.com/gpu",)),
+        (
+            make_pod().name("p").req(cpu="3"),
+            [make_pod().name("e1").node("n1").req(cpu="2")],
+            Code.UNSCHEDULABLE,
+            ("Insufficient cpu",),
+        ),
+        (
+            make_pod().name("p"),
+            [make_pod().name(f"e{i}").node("n1") for i in range(3)],
+            Code.UNSCHEDULABLE,
+            ("Too many pods",),
+        ),
+        (
+            make_pod().name("p").req(cpu="4"),
+            [make_pod().name(f"e{i}").node("n1").req(cpu="1") for i in range(3)],
+            Code.UNSCHEDULABLE,
+            ("Too many pods", "Insufficient cpu"),
+        ),
+        (make_pod().name("p").req(ephemeral_storage="1Gi"), [], Code.UNSCHEDULABLE, ("Insufficient ephemeral-storage",)),
+        (make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"), [], Code.UNSCHEDULABLE, ("Insufficient hugepages-2Mi",)),
+    ],
+    ids=["fits", "cpu", "cpu-and-memory", "extended", "used-cpu", "too-many-pods", "pods-then-cpu", "ephemeral", "hugepages"],
+)
+def test_filter(pod, existing, code, reasons):
+    st = run_filter(pod.obj(), NODE.obj(), [e.obj() for e in existing])
+    assert st.code is code
+    assert st.reasons == reasons
+
+
+@pytest.mark.parametrize(
+    "args,pod,code",
+    [
+        ({"ignoredResources": ["example.com/gpu"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS),
+        ({"ignoredResourceGroups": ["example.com"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS),
+        ({"ignoredResourceGroups": ["other.io"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.UNSCHEDULABLE),
+    ],
+    ids=["ignored-resource", "ignored-group", "other-group"],
+)
+def test_filter_ignored(args, pod, code):
+    assert run_filter(pod.obj(), NODE.obj(), args=args).code is code
+
+
+def test_sidecar_and_init_requests():
+    # app 1 cpu + sidecar 500m; a regular init container of 2 cpu runs after the sidecar
+    pod = make_pod().name("p").req(cpu="1").init_container("side", sidecar=True, cpu="500m").init_container("init", cpu="2")
+    p = pod.obj()
+    # max(1 + 0.5, 2 + 0.5) = 2.5
+    assert p.requests.milli_cpu == 2500
+
+
+def score(pod, node, existing=(), args=None):
+    h = make_handle([node], existing)
+    pl = fit.new(args, h)
+    st = CycleState()
+    pl.pre_score(st, pod, [h.snapshot.get(node.name)])
+    s, status = pl.score(st, pod, h.snapshot.get(node.name))
+    assert status.is_success()
+    return s
+
+
+@pytest.mark.parametrize(
+    "args,pod,expected",
+    [
+        (None, make_pod().name("p").req(cpu="1", memory="2Gi"), 62),  # (75 + 50) / 2
+        (None, make_pod().name("p"), 96),  # non-zero defaults 100m, 200Mi: (97 + 95) / 2
+        ({"scoringStrategy": {"type": "MostAllocated"}}, make_pod().name("p").req(cpu="1", memory="2Gi"), 37),
+        (
+            {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}]}},
+            make_pod().name("p").req(cpu="1", memory="2Gi"),
+            68,  # (75*3 + 50) / 4
+        ),
+        (
+            {
+                "scoringStrategy": {
+                    "type": "RequestedToCapacityRatio",
+                    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]},
+                }
+            },
+            make_pod().name("p").req(cpu="1", memory="2Gi"),
+            63,  # cpu 25% -> 75, memory 50% -> 50, round(62.5) = 63
+        ),
+    ],
+    ids=["least", "least-defaults", "most", "least-weighted", "rtcr"],
+)
+def test_score(args, pod, expected):
+    node = make_node().name("n1").capacity(cpu="4", memory="4Gi", pods="110").obj()
+    assert score(pod.obj(), node, args=args) == expected
+
+
+def test_rtcr_without_shape_is_rejected():
+    from kwhatif.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="requestedToCapacityRatio"):
+        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, None)
