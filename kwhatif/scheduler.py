@@ -159,19 +159,33 @@ class Scheduler:
 
         return [qi.pod for qi in sorted(infos, key=functools.cmp_to_key(cmp))]
 
-    def run(self, pods: list[Pod], rounds: int = 2) -> list[Attempt]:
-        """Schedule pods in queue order; then retry the ones left, once per extra round."""
+    def run(self, pods: list[Pod], rounds: int = 2, *, skip_unchanged: bool = False) -> list[Attempt]:
+        """Schedule pods in queue order; then retry the ones left, once per extra round.
+
+        With ``skip_unchanged``, a retry is left out when nothing was placed or removed since the
+        pod's last attempt and it carries no new nomination: its answer could not differ.
+        """
         for p in pods:
             self.framework_for(p)
         attempts: list[Attempt] = []
         pending = self.queue_order(pods)
+        failed_at: dict[str, int] = {}
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
             for pod in pending:
+                key = pod_id(pod)
+                if (
+                    skip_unchanged
+                    and rnd > 1
+                    and failed_at.get(key) == self.snapshot.generation
+                    and not pod.nominated_node_name
+                ):
+                    continue
                 att = self.schedule_one(pod, rnd)
                 attempts.append(att)
                 if att.result in (UNSCHEDULABLE, ERROR):
-                    nominated = att.nominated_node or self.nominator.node_of.get(pod_id(pod), "")
+                    failed_at[key] = self.snapshot.generation
+                    nominated = att.nominated_node or self.nominator.node_of.get(key, "")
                     left.append(dataclasses.replace(pod, nominated_node_name=nominated) if nominated else pod)
             if not left:
                 break

@@ -197,7 +197,7 @@ class PodBuilder:
 
     def obj(self, admission: Admission | None = None) -> Pod:
         if not self.d["metadata"].get("uid"):
-            self.d["metadata"]["uid"] = f"uid-{self.d['metadata']['name']}"
+            self.d["metadata"]["uid"] = f"uid-{self.d['metadata'].get('name', 'pod')}"
         pod = parse.pod(self.dict())
         return (admission or Admission({}, {})).admit(pod, strict=False)
 

@@ -23,6 +23,7 @@ class Snapshot:
         self._where: dict[str, str] = {}
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
+        self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
         self._build_image_states()
         for pod in pods:
             self.add_pod(pod)
@@ -89,6 +90,7 @@ class Snapshot:
         if key in self._where:
             raise InputError(f"pod is already on node {self._where[key]}", obj=f"Pod {pod.key}")
         pi = ni.add_pod(pod)
+        self.generation += 1
         self._where[key] = ni.name
         self._track(pod, pi, 1)
         return pi
@@ -101,6 +103,7 @@ class Snapshot:
         ni = self._by_name[node]
         found = next((pi for pi in ni.pods if pod_id(pi.pod) == key), None)
         ni.remove_pod(pod)
+        self.generation += 1
         if found is not None:
             self._track(found.pod, found, -1)
         return True

@@ -139,14 +139,13 @@ def parse_bytes(data: bytes, source: str, limits: Limits = Limits()) -> Iterator
         values = _parse_json_stream(text, source)
     else:
         values = _parse_yaml(text, source)
-    count = 0
+    found = False
     for index, (value, where) in enumerate(values):
         if value is None:
             continue
-        for doc in _expand(value, where, index):
-            count += 1
-            yield doc
-    if count == 0:
+        found = True  # an empty List counts: it is a valid answer from kubectl
+        yield from _expand(value, where, index)
+    if not found:
         raise InputError("empty input: no Kubernetes objects", source=source)
 
 

@@ -1,0 +1,1 @@
+"""Loading cluster state and workloads from files or a live cluster."""

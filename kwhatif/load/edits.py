@@ -1,0 +1,66 @@
+"""What-if edits of the cluster itself: take nodes out, add clones of a node template."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from kwhatif.api import parse
+from kwhatif.errors import FieldError, InputError
+from kwhatif.load.cluster import ClusterState
+from kwhatif.load.files import Limits, read_path
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def remove_nodes(state: ClusterState, names: tuple[str, ...] | list[str]) -> list[str]:
+    """Remove nodes and the pods bound to them; returns the pods removed ("ns/name")."""
+    missing = [n for n in names if n not in state.nodes]
+    if missing:
+        raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="--without-node")
+    gone = set(names)
+    removed = [p.key for p in state.pods if p.node_name in gone]
+    state.pods = [p for p in state.pods if p.node_name not in gone]
+    for n in gone:
+        del state.nodes[n]
+        state.csi_nodes.pop(n, None)
+    return removed
+
+
+def _split_spec(spec: str) -> tuple[str, int]:
+    path, sep, count = spec.rpartition(":")
+    if sep and count.isdigit() and path:
+        n = int(count)
+        if n < 1:
+            raise InputError(f"count must be at least 1 in {spec!r}", field="--add-node")
+        return path, n
+    return spec, 1
+
+
+def add_nodes(state: ClusterState, specs: tuple[str, ...] | list[str], limits: Limits = Limits()) -> list[str]:
+    """Add COUNT clones of the Node in each FILE[:COUNT]; names are <template>-<i>, skipping names in
+    use; the hostname label follows the new name. Returns the names added."""
+    added: list[str] = []
+    for spec in specs:
+        path, count = _split_spec(spec)
+        docs = [d for d in read_path(path, limits) if d.kind == "Node"]
+        if len(docs) != 1:
+            raise InputError(f"expected exactly one Node, found {len(docs)}", source=path, field="--add-node")
+        doc = docs[0]
+        try:
+            template = parse.node(doc.body, doc.source)
+        except FieldError as e:
+            raise e.with_context(source=doc.source, obj=doc.describe()) from None
+        i = 0
+        for _ in range(count):
+            i += 1
+            while f"{template.name}-{i}" in state.nodes:
+                i += 1
+            name = f"{template.name}-{i}"
+            labels: dict[str, Any] = dict(template.labels)
+            labels[HOSTNAME_LABEL] = name
+            node = dataclasses.replace(template, name=name, uid="", labels=labels, source=f"{doc.source} (clone {i})")
+            state.nodes[name] = node
+            added.append(name)
+    state.nodes = dict(sorted(state.nodes.items()))
+    return added

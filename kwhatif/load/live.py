@@ -1,0 +1,139 @@
+"""Read cluster state from a live cluster through kubeconfig (the official kubernetes client).
+
+Lists are fetched raw (JSON, paged with limit/continue) and go through the same document
+pipeline as files, so a live cluster and a dump of it give the same ClusterState.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kwhatif.errors import ClusterError
+from kwhatif.load.cluster import ClusterState, build_cluster
+from kwhatif.load.files import Document, _expand
+
+# (path, required): required lists fail the run when they cannot be read.
+RESOURCES: tuple[tuple[str, bool], ...] = (
+    ("/api/v1/nodes", True),
+    ("/api/v1/pods", True),
+    ("/api/v1/namespaces", False),
+    ("/api/v1/services", False),
+    ("/api/v1/replicationcontrollers", False),
+    ("/api/v1/persistentvolumes", False),
+    ("/api/v1/persistentvolumeclaims", False),
+    ("/apis/scheduling.k8s.io/v1/priorityclasses", False),
+    ("/apis/policy/v1/poddisruptionbudgets", False),
+    ("/apis/storage.k8s.io/v1/storageclasses", False),
+    ("/apis/storage.k8s.io/v1/csinodes", False),
+    ("/apis/storage.k8s.io/v1/csidrivers", False),
+    ("/apis/storage.k8s.io/v1/csistoragecapacities", False),
+    ("/apis/node.k8s.io/v1/runtimeclasses", False),
+    ("/apis/apps/v1/replicasets", False),
+    ("/apis/apps/v1/statefulsets", False),
+    ("/apis/apps/v1/deployments", False),
+    ("/apis/apps/v1/daemonsets", False),
+    ("/apis/batch/v1/jobs", False),
+    ("/apis/batch/v1/cronjobs", False),
+)
+PAGE_SIZE = 500
+
+
+def api_client(kubeconfig: str | None, context: str | None) -> Any:
+    try:
+        from kubernetes import config as kconfig
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as e:  # pragma: no cover - a declared dependency
+        raise ClusterError(f"the kubernetes client is not installed: {e}") from None
+    try:
+        return kconfig.new_client_from_config(config_file=kubeconfig, context=context)
+    except ConfigException as e:
+        raise ClusterError(f"kubeconfig: {e}") from None
+    except FileNotFoundError as e:
+        raise ClusterError(f"kubeconfig: {e.filename or kubeconfig}: no such file") from None
+    except Exception as e:  # the loader raises assorted errors for malformed files
+        raise ClusterError(f"kubeconfig {kubeconfig or '(default)'}: {type(e).__name__}: {e}") from None
+
+
+def _get(client: Any, path: str, params: list[tuple[str, str]]) -> tuple[int, bytes]:
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        resp = client.call_api(
+            path,
+            "GET",
+            query_params=params,
+            header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _return_http_data_only=True,
+        )
+        return 200, resp.data
+    except ApiException as e:
+        return int(e.status or 0), (e.body or b"") if isinstance(e.body, bytes) else str(e.body or e.reason).encode()
+    except Exception as e:  # urllib3 connection errors and the like
+        raise ClusterError(f"cannot reach the API server: {_short(e)}") from None
+
+
+def _short(e: Exception) -> str:
+    text = str(e)
+    if "Connection refused" in text:
+        return "connection refused"
+    return text.splitlines()[0][:200] if text else type(e).__name__
+
+
+def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
+    docs: list[Document] = []
+    notes: list[str] = []
+    host = getattr(client.configuration, "host", "")
+    for path, required in RESOURCES:
+        token = ""
+        while True:
+            params = [("limit", str(PAGE_SIZE))]
+            if token:
+                params.append(("continue", token))
+            status, body = _get(client, path, params)
+            if status != 200:
+                msg = _status_message(body) or f"HTTP {status}"
+                if required:
+                    raise ClusterError(f"GET {host}{path}: {status} {msg}")
+                notes.append(f"could not list {path} ({status}: {msg}); continuing without it")
+                break
+            try:
+                data = json.loads(body)
+            except ValueError:
+                raise ClusterError(f"GET {host}{path}: the API server did not answer with JSON") from None
+            docs.extend(_expand(data, f"{host}{path}", 0))
+            token = (data.get("metadata") or {}).get("continue") or ""
+            if not token:
+                break
+    return docs, notes
+
+
+def _status_message(body: bytes) -> str:
+    try:
+        msg = json.loads(body).get("message", "")
+        return str(msg)
+    except (ValueError, AttributeError):
+        return ""
+
+
+def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterState:
+    import sys
+
+    client = api_client(kubeconfig, context)
+    docs, notes = fetch_documents(client)
+    for n in notes:
+        print(f"kwhatif: note: {n}", file=sys.stderr)
+    state = build_cluster(docs)
+    if not state.nodes:
+        raise ClusterError("the cluster has no nodes")
+    return state
+
+
+def make_api_binder(kubeconfig: str | None, context: str | None) -> Any:
+    from kubernetes import client as kclient
+
+    from kwhatif.binder import ApiBinder
+
+    return ApiBinder(kclient.CoreV1Api(api_client(kubeconfig, context)))

@@ -1,0 +1,65 @@
+"""Incoming pods for `kwhatif schedule`: Pod manifests, admitted as the API server would."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from kwhatif.api import parse
+from kwhatif.api.core import Pod
+from kwhatif.errors import FieldError, InputError
+from kwhatif.load.cluster import ClusterState, classify
+from kwhatif.load.files import Document, Limits, read_path
+
+
+def pods_from_documents(docs: list[Document], cluster: ClusterState) -> tuple[list[Pod], list[Document]]:
+    """Parse and admit every Pod document; return the pods and the non-Pod documents left."""
+    admission = cluster.admission
+    pods: list[Pod] = []
+    rest: list[Document] = []
+    seen: dict[str, str] = {}
+    for doc in docs:
+        kind = classify(doc)
+        if kind != "Pod":
+            rest.append(doc)
+            continue
+        try:
+            pod = admission.admit(parse.pod(doc.body, "default", doc.source), strict=True)
+        except FieldError as e:
+            raise e.with_context(source=doc.source, obj=doc.describe()) from None
+        if pod.key in seen:
+            raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())
+        seen[pod.key] = doc.source
+        pods.append(pod)
+    return pods, rest
+
+
+def load_pods(paths: list[str], cluster: ClusterState, limits: Limits = Limits(), stdin: Any = None) -> tuple[list[Pod], list[Document]]:
+    docs: list[Document] = []
+    for p in paths:
+        docs.extend(read_path(p, limits, stdin))
+    return pods_from_documents(docs, cluster)
+
+
+def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing: bool = False) -> list[Pod]:
+    """Give pods without a UID one, and reconcile them with the cluster's pods of the same name:
+    a pending pod of the dump is the same pod (it leaves the pending list); a bound one is an
+    error unless ``replace_existing`` (then it is taken out of the cluster first)."""
+    existing = {p.key: p for p in cluster.pods}
+    pending = {p.key for p in cluster.pending_pods}
+    out = []
+    for pod in pods:
+        if pod.key in existing:
+            if not replace_existing:
+                raise InputError(
+                    f"a pod of this name already runs on node {existing[pod.key].node_name} in the cluster",
+                    source=pod.source or None,
+                    obj=f"Pod {pod.key}",
+                )
+            cluster.pods = [p for p in cluster.pods if p.key != pod.key]
+        if pod.key in pending:
+            cluster.pending_pods = [p for p in cluster.pending_pods if p.key != pod.key]
+        if not pod.uid:
+            pod = dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
+        out.append(pod)
+    return out

@@ -1,0 +1,1 @@
+"""Reports: the model built from scheduling records, and one module per output format."""

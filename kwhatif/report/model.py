@@ -1,0 +1,352 @@
+"""The report model: plain, frozen data built once from the scheduler's Attempts.
+
+Formatters render these objects and compute nothing about scheduling. ``to_dict`` gives the
+documented JSON/YAML schema (apiVersion kwhatif/v1) with a stable key order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kwhatif.errors import ExitCode
+from kwhatif.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Attempt
+
+API_VERSION = "kwhatif/v1"
+
+
+class PodStatus(enum.StrEnum):
+    SCHEDULED = SCHEDULED
+    UNSCHEDULABLE = UNSCHEDULABLE
+    ERROR = ERROR
+    GATED = GATED
+
+
+@dataclass(frozen=True, slots=True)
+class PodRef:
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class FilterEntry:
+    plugin: str
+    code: str
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.code not in ("Success", "Skip")
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreEntry:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEntry:
+    name: str
+    feasible: bool
+    filters: tuple[FilterEntry, ...]
+    scores: tuple[ScoreEntry, ...] = ()
+    total: int | None = None
+    excluded: bool = False  # outside the PreFilterResult: upstream never filters it
+    at_pre_filter: bool = False  # PreFilter rejected the pod for every node
+    with_nominated: bool = False  # failed only with nominated pods counted in
+
+    @property
+    def upstream_failure(self) -> FilterEntry | None:
+        """The status upstream reports for this node: its first failing filter."""
+        for f in self.filters:
+            if f.failed:
+                return f
+        return None
+
+    @property
+    def failures(self) -> tuple[FilterEntry, ...]:
+        return tuple(f for f in self.filters if f.failed)
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    namespace: str
+    name: str
+    node: str
+    priority: int
+    pdb_violation: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Preemption:
+    nominated_node: str
+    victims: tuple[Victim, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BindingEntry:
+    node: str
+    recorded: bool = True
+    applied: bool = False
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PodResult:
+    pod: PodRef
+    status: PodStatus
+    profile: str
+    priority: int
+    node: str | None
+    tie: tuple[str, ...]
+    best_score: int | None
+    message: str | None
+    pre_filter: tuple[FilterEntry, ...]
+    nodes: tuple[NodeEntry, ...]
+    preemption: Preemption | None
+    binding: BindingEntry | None
+    weights: Mapping[str, int]
+    skipped_filter_plugins: tuple[str, ...] = ()
+    skipped_score_plugins: tuple[str, ...] = ()
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    attempt: int = 1
+    notes: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def fits(self) -> bool:
+        return self.status is PodStatus.SCHEDULED
+
+    def feasible(self) -> list[NodeEntry]:
+        return [n for n in self.nodes if n.feasible]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    pods: int
+    scheduled: int
+    unschedulable: int
+    errors: int = 0
+    gated: int = 0
+    preempted: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleReport:
+    profile: str
+    results: tuple[PodResult, ...]
+    num_nodes: int
+    notes: tuple[str, ...] = ()
+    kind: str = "ScheduleReport"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> Summary:
+        final = self.final_results()
+        return Summary(
+            pods=len(final),
+            scheduled=sum(1 for r in final if r.status is PodStatus.SCHEDULED),
+            unschedulable=sum(1 for r in final if r.status is PodStatus.UNSCHEDULABLE),
+            errors=sum(1 for r in final if r.status is PodStatus.ERROR),
+            gated=sum(1 for r in final if r.status is PodStatus.GATED),
+            preempted=sum(len(r.preemption.victims) for r in self.results if r.preemption),
+        )
+
+    def final_results(self) -> list[PodResult]:
+        """The last attempt of each pod, in the order pods were first attempted."""
+        last: dict[str, PodResult] = {}
+        for r in self.results:
+            last[str(r.pod)] = r
+        return list(last.values())
+
+    @property
+    def return_code(self) -> ExitCode:
+        """The exit policy, in one place: 0 when every pod was placed, 1 otherwise."""
+        s = self.summary
+        return ExitCode.OK if s.scheduled == s.pods else ExitCode.UNSCHEDULABLE
+
+
+# --- building ------------------------------------------------------------------------------------
+
+
+def _filter_entries(statuses: Iterable[Any]) -> tuple[FilterEntry, ...]:
+    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons)) for st in statuses)
+
+
+def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
+    pre = att.pre_filter
+    pre_entries: tuple[FilterEntry, ...] = ()
+    skipped_filters: tuple[str, ...] = ()
+    if pre is not None:
+        pre_entries = tuple(
+            FilterEntry(st.plugin, st.code.label, tuple(st.reasons))
+            for st in pre.statuses
+            if not st.is_success() and not st.is_skip()
+        )
+        if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
+            pre_entries += (FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons)),)
+        skipped_filters = tuple(sorted(pre.skipped))
+    nodes = []
+    for name, fr in att.filters.items():
+        sc = att.scores.get(name)
+        feasible = fr.feasible and name not in att.excluded and not att.at_pre_filter
+        nodes.append(
+            NodeEntry(
+                name=name,
+                feasible=feasible,
+                filters=() if att.at_pre_filter else _filter_entries(fr.statuses),
+                scores=tuple(ScoreEntry(s.plugin, s.raw, s.normalized, s.weight, s.weighted) for s in sc.scores)
+                if sc
+                else (),
+                total=sc.total if sc else None,
+                excluded=name in att.excluded,
+                at_pre_filter=att.at_pre_filter,
+                with_nominated=fr.with_nominated,
+            )
+        )
+    preemption = None
+    if att.nominated_node:
+        details = att.preemption_details
+        pdb_victims = set(details.get("pdbViolatingVictims", ()) or ())  # type: ignore[call-overload]
+        preemption = Preemption(
+            att.nominated_node,
+            tuple(
+                Victim(v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims)
+                for v in att.victims
+            ),
+        )
+    binding = None
+    if att.binding is not None:
+        binding = BindingEntry(att.binding.node, recorded=True, applied=att.binding.applied)
+    skipped_scores = tuple(sorted(set(att.weights) - {s.plugin for ns in att.scores.values() for s in ns.scores})) if att.scores else ()
+    status = PodStatus(att.result)
+    return PodResult(
+        pod=PodRef(att.pod.namespace, att.pod.name),
+        status=status,
+        profile=att.profile,
+        priority=att.pod.priority,
+        node=att.node if status is PodStatus.SCHEDULED else None,
+        tie=tuple(att.best) if len(att.best) > 1 else (),
+        best_score=att.best_score,
+        message=att.message or None if status is not PodStatus.SCHEDULED else None,
+        pre_filter=pre_entries,
+        nodes=tuple(nodes),
+        preemption=preemption,
+        binding=binding,
+        weights=dict(att.weights),
+        skipped_filter_plugins=skipped_filters,
+        skipped_score_plugins=skipped_scores,
+        evaluated_nodes=att.evaluated_nodes,
+        feasible_nodes=att.feasible_nodes,
+        attempt=att.round,
+        notes=tuple(att.notes),
+        source=att.pod.source,
+    )
+
+
+def merge_attempts(results: list[PodResult]) -> list[PodResult]:
+    """One result per pod: its last attempt, keeping the preemption an earlier attempt made (the
+    pod was placed on a retry after its victims were evicted)."""
+    final: dict[str, PodResult] = {}
+    for r in results:
+        prev = final.get(str(r.pod))
+        if prev is not None and r.preemption is None and prev.preemption is not None:
+            notes = r.notes + (
+                f"attempt {prev.attempt} preempted {len(prev.preemption.victims)} pod(s) on "
+                f"{prev.preemption.nominated_node}; this is attempt {r.attempt}",
+            )
+            r = dataclasses.replace(r, preemption=prev.preemption, notes=notes)
+        final[str(r.pod)] = r
+    return list(final.values())
+
+
+def schedule_report(
+    attempts: list[Attempt], num_nodes: int, profile: str, notes: Iterable[str] = (), *, merge: bool = True
+) -> ScheduleReport:
+    results = [pod_result(a) for a in attempts]
+    return ScheduleReport(
+        profile=profile,
+        results=tuple(merge_attempts(results) if merge else results),
+        num_nodes=num_nodes,
+        notes=tuple(notes),
+    )
+
+
+# --- the documented dict form -------------------------------------------------------------------
+
+
+def filter_dict(f: FilterEntry) -> dict[str, Any]:
+    return {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
+
+
+def node_dict(n: NodeEntry) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "name": n.name,
+        "feasible": n.feasible,
+        "filters": [filter_dict(f) for f in n.filters],
+        "scores": [
+            {"plugin": s.plugin, "raw": s.raw, "normalized": s.normalized, "weight": s.weight, "weighted": s.weighted}
+            for s in n.scores
+        ],
+        "total": n.total,
+    }
+    if n.excluded:
+        d["excludedByPreFilterResult"] = True
+    return d
+
+
+def result_dict(r: PodResult) -> dict[str, Any]:
+    return {
+        "pod": {"namespace": r.pod.namespace, "name": r.pod.name},
+        "status": r.status.value,
+        "profile": r.profile,
+        "priority": r.priority,
+        "attempt": r.attempt,
+        "node": r.node,
+        "tie": list(r.tie),
+        "message": r.message,
+        "preFilter": [filter_dict(f) for f in r.pre_filter],
+        "nodes": [node_dict(n) for n in r.nodes],
+        "preemption": {
+            "nominatedNode": r.preemption.nominated_node,
+            "victims": [
+                {"namespace": v.namespace, "name": v.name, "node": v.node, "priority": v.priority, "pdbViolation": v.pdb_violation}
+                for v in r.preemption.victims
+            ],
+        }
+        if r.preemption
+        else None,
+        "binding": {"node": r.binding.node, "recorded": r.binding.recorded, "applied": r.binding.applied}
+        if r.binding
+        else None,
+        "notes": list(r.notes),
+    }
+
+
+def report_dict(rep: ScheduleReport) -> dict[str, Any]:
+    s = rep.summary
+    return {
+        "apiVersion": API_VERSION,
+        "kind": rep.kind,
+        "profile": rep.profile,
+        "results": [result_dict(r) for r in rep.results],
+        "summary": {
+            "pods": s.pods,
+            "scheduled": s.scheduled,
+            "unschedulable": s.unschedulable,
+            "errors": s.errors,
+            "gated": s.gated,
+            "preempted": s.preempted,
+        },
+        "notes": list(rep.notes),
+    }

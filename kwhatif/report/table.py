@@ -1,0 +1,183 @@
+"""-o table (default) and -o wide: what a person reads.
+
+Per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
+"0/N nodes are available" message, the node table (feasible nodes first by total score, then
+infeasible ones with every failing filter and its reasons; the failure upstream reports is marked
+with "*"), and hints. Large clusters get their infeasible nodes grouped by reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from kwhatif.report.formatter import Formatter
+from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport
+
+# Short column headings for upstream score plugins.
+SHORT = {
+    "TaintToleration": "Taint",
+    "NodeAffinity": "NodeAff",
+    "PodTopologySpread": "Spread",
+    "InterPodAffinity": "PodAff",
+    "NodeResourcesFit": "Fit",
+    "NodeResourcesBalancedAllocation": "Balanced",
+    "ImageLocality": "Image",
+    "VolumeBinding": "Volume",
+}
+
+_COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
+
+
+class TableFormatter(Formatter):
+    wide = False
+
+    def _c(self, text: str, color: str) -> str:
+        if not self.options.color:
+            return text
+        return f"\x1b[{_COLORS[color]}m{text}\x1b[0m"
+
+    def format(self, report: Any) -> str:
+        if not isinstance(report, ScheduleReport):
+            render = getattr(report, "render_table", None)
+            if callable(render):
+                out: str = render(self)
+                return out
+            raise TypeError(f"no table rendering for {type(report).__name__}")
+        parts = [self.format_result(r, report.num_nodes) for r in report.results]
+        parts.append(self.summary_line(report))
+        for note in report.notes:
+            parts.append(f"note: {note}")
+        return "\n\n".join(p for p in parts if p) + "\n"
+
+    def summary_line(self, report: ScheduleReport) -> str:
+        s = report.summary
+        bits = [f"{s.scheduled}/{s.pods} pods scheduled"]
+        if s.unschedulable:
+            bits.append(self._c(f"{s.unschedulable} unschedulable", "red"))
+        if s.gated:
+            bits.append(f"{s.gated} gated")
+        if s.errors:
+            bits.append(self._c(f"{s.errors} errors", "red"))
+        if s.preempted:
+            bits.append(f"{s.preempted} pods preempted")
+        return ", ".join(bits) + f" (profile {report.profile}, {report.num_nodes} nodes)"
+
+    # --- one pod ----------------------------------------------------------------------------------
+
+    def header(self, r: PodResult) -> str:
+        pod = f"{r.pod}"
+        if r.attempt > 1:
+            pod += f" (attempt {r.attempt})"
+        if r.status is PodStatus.SCHEDULED:
+            line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
+            if r.best_score is not None:
+                line += f" (score {r.best_score})"
+            if r.tie:
+                line += (
+                    f"\n  tie: {', '.join(r.tie)} share the best score; upstream picks one at random, "
+                    "kwhatif takes the first by name"
+                )
+            return line
+        if r.status is PodStatus.GATED:
+            return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
+        if r.status is PodStatus.ERROR:
+            return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
+        line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n  {r.message}"
+        if r.preemption:
+            victims = ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in r.preemption.victims)
+            line += f"\n  preemption: nominated {r.preemption.nominated_node}, would evict {victims}"
+        return line
+
+    def format_result(self, r: PodResult, num_nodes: int) -> str:
+        lines = [self.header(r)]
+        if r.status is PodStatus.GATED:
+            return "\n".join(lines)
+        if r.pre_filter and any(n.at_pre_filter for n in r.nodes):
+            for f in r.pre_filter:
+                lines.append(f"  PreFilter {f.plugin}: {f.code}: {'; '.join(f.reasons)}")
+        nodes = list(r.nodes)
+        if self.options.nodes:
+            wanted = set(self.options.nodes)
+            nodes = [n for n in nodes if n.name in wanted]
+            missing = sorted(wanted - {n.name for n in nodes})
+            if missing:
+                lines.append(f"  no such node: {', '.join(missing)}")
+        table = self.node_table(r, nodes)
+        if table:
+            lines.append(table)
+        for note in r.notes:
+            lines.append(f"  note: {note}")
+        return "\n".join(lines)
+
+    def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
+        feasible = sorted((n for n in nodes if n.feasible), key=lambda n: (-(n.total or 0), n.name))
+        infeasible = [n for n in nodes if not n.feasible]
+        plugins = [p for p in r.weights if any(s.plugin == p for n in feasible for s in n.scores)]
+        headers = ["NODE", "VERDICT"] + [SHORT.get(p, p) for p in plugins] + ["TOTAL"]
+        rows: list[list[str]] = []
+        for n in feasible:
+            by_plugin = {s.plugin: s for s in n.scores}
+            cells = []
+            for p in plugins:
+                s = by_plugin.get(p)
+                if s is None:
+                    cells.append("-")
+                elif self.wide:
+                    cells.append(f"{s.raw}>{s.normalized}x{s.weight}={s.weighted}")
+                else:
+                    cells.append(str(s.weighted))
+            verdict = "best" if r.node == n.name else "fits"
+            rows.append([n.name, verdict] + cells + [str(n.total if n.total is not None else "")])
+        out = []
+        if rows:
+            out.append(_indent(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True)))
+        if infeasible:
+            group = not self.options.explain_all and not self.options.nodes and len(infeasible) > self.options.group_threshold
+            out.append(self.infeasible_table(infeasible, group))
+        return "\n\n".join(out)
+
+    def infeasible_table(self, nodes: list[NodeEntry], group: bool) -> str:
+        width = max(40, self.options.width - 34)
+        if group:
+            groups: dict[str, list[str]] = {}
+            for n in nodes:
+                key = _failure_text(n, width=10_000)
+                groups.setdefault(key, []).append(n.name)
+            rows = []
+            for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                shown = ", ".join(names[:3]) + (f", ... (+{len(names) - 3})" if len(names) > 3 else "")
+                rows.append([str(len(names)), shown, key])
+            body = tabulate(rows, headers=["NODES", "EXAMPLES", "WHY NOT (* = reported by upstream)"], tablefmt="plain", maxcolwidths=[None, 30, width], disable_numparse=True)
+            return _indent(body) + "\n  (grouped by reason; --explain all lists every node)"
+        rows = []
+        for n in nodes:
+            verdict = "excluded" if n.excluded else "no"
+            rows.append([n.name, verdict, _failure_text(n, width)])
+        body = tabulate(rows, headers=["NODE", "FITS", "WHY NOT (* = reported by upstream)"], tablefmt="plain", maxcolwidths=[None, None, width], disable_numparse=True)
+        return _indent(body)
+
+
+class WideTableFormatter(TableFormatter):
+    wide = True
+
+
+def _failure_text(n: NodeEntry, width: int) -> str:
+    if n.at_pre_filter:
+        return "rejected at PreFilter for every node"
+    first = n.upstream_failure
+    parts = []
+    for f in n.failures:
+        mark = "*" if f is first else ""
+        parts.append(f"{mark}{f.plugin}: {'; '.join(f.reasons)}")
+    text = " | ".join(parts)
+    if n.excluded:
+        text = "not in the PreFilter node set" + (f" ({text})" if text else "")
+    if n.with_nominated:
+        text += " (counting pods nominated to this node)"
+    return text
+
+
+def _indent(text: str, by: str = "  ") -> str:
+    return "\n".join(by + line if line else line for line in text.splitlines())

@@ -1,0 +1,53 @@
+"""Pod requests as upstream computes them (PodRequests and calculateResource)."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import make_pod
+from kwhatif.api.admission import Admission
+from kwhatif.api.core import RuntimeClass
+from kwhatif.api.quantity import parse_quantity
+
+Mi = 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    "builder,cpu,mem,non0_cpu,non0_mem",
+    [
+        (make_pod().name("p").req(cpu="1", memory="1Gi"), 1000, 1024 * Mi, 1000, 1024 * Mi),
+        (make_pod().name("p"), 0, 0, 100, 200 * Mi),
+        (make_pod().name("p").req(cpu="500m").container("c2", memory="100Mi"), 500, 100 * Mi, 600, 300 * Mi),
+        # init container larger than the app containers wins
+        (make_pod().name("p").req(cpu="1").init_container("i", cpu="3"), 3000, 0, 3000, 200 * Mi),
+        # a sidecar adds to the app containers and to every later init container
+        (
+            make_pod().name("p").req(cpu="1").init_container("side", sidecar=True, cpu="500m").init_container("i", cpu="1"),
+            1500,
+            0,
+            # non-zero: app 1000 vs init max(sidecar sum 500, init 1000+500) = 1500
+            1500,
+            200 * Mi,
+        ),
+        (make_pod().name("p").limits(cpu="2", memory="1Gi"), 2000, 1024 * Mi, 2000, 1024 * Mi),
+        (make_pod().name("p").req(cpu="1").overhead(cpu="250m", memory="120Mi"), 1250, 120 * Mi, 1250, 320 * Mi),
+    ],
+    ids=["plain", "nothing", "two-containers", "init-wins", "sidecar", "limits-default-requests", "overhead"],
+)
+def test_requests(builder, cpu, mem, non0_cpu, non0_mem):
+    pod = builder.obj()
+    assert pod.requests.milli_cpu == cpu
+    assert pod.requests.memory == mem
+    assert (pod.non0_cpu, pod.non0_mem) == (non0_cpu, non0_mem)
+
+
+def test_runtime_class_overhead_is_admitted():
+    adm = Admission({}, {"kata": RuntimeClass("kata", {"cpu": parse_quantity("250m"), "memory": parse_quantity("120Mi")})})
+    pod = adm.admit(make_pod().name("p").req(cpu="1").set("spec.runtimeClassName", "kata").obj(), strict=True)
+    assert pod.requests.milli_cpu == 1250
+    assert pod.requests.memory == 120 * Mi
+
+
+def test_extended_and_hugepages_are_scalar():
+    pod = make_pod().name("p").req(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"}).limits(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"}).obj()
+    assert pod.requests.scalar == {"example.com/gpu": 2, "hugepages-2Mi": 4 * Mi}

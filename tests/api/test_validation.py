@@ -1,0 +1,109 @@
+"""Objects the API server would reject are refused with its message and the field path."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import make_node, make_pod
+from kwhatif.errors import FieldError
+
+
+@pytest.mark.parametrize(
+    "builder,field,message",
+    [
+        (
+            make_pod().name("p").req(cpu="2").limits(cpu="1"),
+            "spec.containers[0].resources.requests",
+            'Invalid value: "2": must be less than or equal to cpu limit of 1',
+        ),
+        (
+            make_pod().name("p").host_port(70000),
+            "spec.containers[0].ports[0].containerPort",
+            "Invalid value: 70000: must be between 1 and 65535, inclusive",
+        ),
+        (
+            make_pod().name("p").set("spec.containers", [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 70000}]}]),
+            "spec.containers[0].ports[0].hostPort",
+            "Invalid value: 70000: must be between 1 and 65535, inclusive",
+        ),
+        (
+            make_pod().name("p").toleration("k", operator="Foo"),
+            "spec.tolerations[0].operator",
+            'Unsupported value: "Foo": supported values: "Equal", "Exists"',
+        ),
+        (
+            make_pod().name("p").toleration("k", operator="Exists", value="v"),
+            "spec.tolerations[0].operator",
+            "value must be empty when `operator` is 'Exists'",
+        ),
+        (
+            make_pod().name("p").toleration("", operator="Equal", value="v"),
+            "spec.tolerations[0].operator",
+            "operator must be Exists when `key` is empty",
+        ),
+        (
+            make_pod().name("p").affinity(
+                {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "gen", "operator": "Gt", "values": ["five"]}]}]}}}
+            ),
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]",
+            "the value must be an integer",
+        ),
+        (
+            make_pod().name("p").spread(0, "zone"),
+            "spec.topologySpreadConstraints[0].maxSkew",
+            "Invalid value: 0: must be greater than zero",
+        ),
+        (
+            make_pod().name("p").spread(1, "zone", when="Sometimes"),
+            "spec.topologySpreadConstraints[0].whenUnsatisfiable",
+            'Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"',
+        ),
+        (make_pod().name("p").set("spec.containers", []), "spec.containers", "Required value"),
+        (
+            make_pod().name("p").req(cpu="1x"),
+            "spec.containers[0].resources.requests[cpu]",
+            "invalid quantity '1x'",
+        ),
+        (
+            make_pod().name("p").affinity({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}, "topologyKey": ""}]}}),
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
+            "can not be empty",
+        ),
+        (
+            make_pod().name("p").spread(1, "zone", when="ScheduleAnyway", minDomains=2),
+            "spec.topologySpreadConstraints[0].minDomains",
+            "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
+        ),
+        (
+            make_pod().name("p").set("spec.containers", [{"name": "c", "image": "x", "resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "2"}}}]),
+            "spec.containers[0].resources.requests",
+            "must be equal to example.com/gpu limit of 2",
+        ),
+    ],
+    ids=[
+        "requests-above-limits", "container-port-range", "host-port-range", "toleration-operator", "exists-with-value",
+        "empty-key-equal", "gt-not-integer", "max-skew", "when-unsatisfiable", "no-containers", "bad-quantity",
+        "empty-topology-key", "min-domains-schedule-anyway", "extended-not-overcommittable",
+    ],
+)
+def test_pod_rejected(builder, field, message):
+    with pytest.raises(FieldError) as ei:
+        builder.obj()
+    assert ei.value.field == field
+    assert message in ei.value.message
+
+
+def test_node_bad_taint_effect():
+    with pytest.raises(FieldError) as ei:
+        make_node().name("n").taint("k", "v", effect="Sometimes").obj()
+    assert ei.value.field == "spec.taints[0].effect"
+    assert 'Unsupported value: "Sometimes"' in ei.value.message
+
+
+def test_missing_name():
+    b = make_pod()
+    b.d["metadata"].pop("name")
+    with pytest.raises(FieldError) as ei:
+        b.obj()
+    assert ei.value.field == "metadata.name"

@@ -1,0 +1,212 @@
+"""The loader reads every supported input form and rejects bad input with one precise line."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from builders import make_node, make_pod
+from kwhatif.errors import InputError
+from kwhatif.load.cluster import build_cluster, load_cluster
+from kwhatif.load.files import Limits, read_path
+
+
+def nodes_and_pods() -> list[dict]:
+    return [
+        make_node().name("n1").dict(),
+        make_node().name("n2").dict(),
+        make_pod().name("a").node("n1").req(cpu="1").dict(),
+        make_pod().name("b").node("n2").dict(),
+        make_pod().name("done").node("n1").req(cpu="3").phase("Succeeded").dict(),
+        make_pod().name("pending").dict(),
+    ]
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def check_state(state) -> None:
+    assert list(state.nodes) == ["n1", "n2"]
+    assert sorted(p.name for p in state.pods) == ["a", "b"]
+    assert [p.name for p in state.pending_pods] == ["pending"]
+    assert state.terminal_pods == 1
+
+
+def test_kubectl_list_yaml(tmp_path):
+    path = write(tmp_path, "c.yaml", yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": nodes_and_pods()}))
+    check_state(load_cluster([path]))
+
+
+def test_kubectl_list_json(tmp_path):
+    path = write(tmp_path, "c.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes_and_pods()}))
+    check_state(load_cluster([path]))
+
+
+def test_typed_lists_without_item_kinds(tmp_path):
+    objs = nodes_and_pods()
+    for o in objs:
+        del o["kind"], o["apiVersion"]
+    text = json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": objs[:2]}) + "\n" + json.dumps(
+        {"apiVersion": "v1", "kind": "PodList", "items": objs[2:]}
+    )
+    check_state(load_cluster([write(tmp_path, "c.json", text)]))
+
+
+def test_multi_document_yaml(tmp_path):
+    path = write(tmp_path, "c.yaml", yaml.safe_dump_all(nodes_and_pods()))
+    check_state(load_cluster([path]))
+
+
+def test_cluster_info_dump_stream(tmp_path):
+    objs = nodes_and_pods()
+    parts = [
+        json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": objs[:2]}, indent=4),
+        json.dumps({"kind": "EventList", "apiVersion": "v1", "items": []}, indent=4),
+        json.dumps({"kind": "PodList", "apiVersion": "v1", "items": objs[2:]}, indent=4),
+        "==== START logs for container main of pod default/a ====\n{ not json } at all\n==== END logs for container main of pod default/a ====",
+        json.dumps({"kind": "ReplicationControllerList", "apiVersion": "v1", "items": []}, indent=4),
+    ]
+    check_state(load_cluster([write(tmp_path, "dump.txt", "\n".join(parts) + "\n")]))
+
+
+def test_cluster_info_dump_directory(tmp_path):
+    objs = nodes_and_pods()
+    (tmp_path / "default").mkdir()
+    (tmp_path / "nodes.json").write_text(json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": objs[:2]}))
+    (tmp_path / "default" / "pods.json").write_text(json.dumps({"kind": "PodList", "apiVersion": "v1", "items": objs[2:]}))
+    (tmp_path / "default" / "events.json").write_text(json.dumps({"kind": "EventList", "apiVersion": "v1", "items": []}))
+    (tmp_path / "default" / "a").mkdir()
+    (tmp_path / "default" / "a" / "logs.txt").write_text("not json")
+    check_state(load_cluster([str(tmp_path)]))
+
+
+def test_several_paths_are_merged(tmp_path):
+    objs = nodes_and_pods()
+    a = write(tmp_path, "nodes.yaml", yaml.safe_dump_all(objs[:2]))
+    b = write(tmp_path, "pods.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": objs[2:]}))
+    check_state(load_cluster([a, b]))
+
+
+def test_duplicate_across_files_names_both(tmp_path):
+    a = write(tmp_path, "a.yaml", yaml.safe_dump(make_node().name("n1").dict()))
+    b = write(tmp_path, "b.yaml", yaml.safe_dump(make_node().name("n1").dict()))
+    with pytest.raises(InputError) as ei:
+        load_cluster([a, b])
+    assert str(ei.value) == f"{b}: Node n1: duplicate object: also defined in {a}"
+
+
+def test_stdin():
+    data = yaml.safe_dump_all(nodes_and_pods()).encode()
+    check_state(load_cluster(["-"], stdin=io.BytesIO(data)))
+
+
+def test_other_kinds_are_counted(tmp_path):
+    objs = nodes_and_pods() + [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "y", "namespace": "default"}},
+        {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+    ]
+    state = load_cluster([write(tmp_path, "c.yaml", yaml.safe_dump_all(objs))])
+    assert dict(state.skipped) == {"ConfigMap": 2, "Widget": 1}
+
+
+# --- bad input -------------------------------------------------------------------------------------
+
+BAD = [
+    ("malformed-yaml", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: [x\n", "invalid YAML at line 4"),
+    ("malformed-json", "c.json", '{"apiVersion": "v1", "kind": "Node",}', "invalid JSON at line 1 column 37"),
+    ("not-a-mapping", "c.yaml", "- 1\n- 2\n", "document 1 is a int, not a Kubernetes object"),
+    ("scalar-document", "c.yaml", "just a string\n", "document 1 is a str, not a Kubernetes object"),
+    ("unknown-api-version", "c.yaml", "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n",
+     "Deployment d: apiVersion: unknown apiVersion 'apps/v2' for Deployment (expected apps/v1)"),
+    ("unknown-kind", "c.yaml", "apiVersion: v1\nkind: Pdo\nmetadata: {name: p}\n", "Pdo p: kind: unknown kind 'Pdo' in apiVersion v1"),
+    ("missing-kind", "c.yaml", "apiVersion: v1\nmetadata: {name: p}\n", "kind: missing kind"),
+    ("missing-name", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {}\n",
+     "Node: metadata.name: Required value: name or generateName is required"),
+    ("bad-quantity", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
+     "Node n1: status.allocatable[cpu]: invalid quantity '4x'"),
+    ("empty", "c.yaml", "\n# nothing here\n", "empty input: no Kubernetes objects"),
+    ("python-tag", "c.yaml", "!!python/object/apply:os.system ['echo pwned']\n", "invalid YAML"),
+    ("node-missing", "c.yaml", yaml.safe_dump_all([make_node().name("n1").dict(), make_pod().name("p").node("gone").dict()]),
+     'Pod default/p: spec.nodeName: node "gone" is not in the cluster dump'),
+]
+
+
+@pytest.mark.parametrize("name,fname,text,message", BAD, ids=[b[0] for b in BAD])
+def test_bad_input(tmp_path, name, fname, text, message):
+    path = write(tmp_path, fname, text)
+    with pytest.raises(InputError) as ei:
+        load_cluster([path])
+    line = str(ei.value)
+    assert line.startswith(path)
+    assert message in line
+    assert "\n" not in line
+
+
+def test_alias_bomb(tmp_path):
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 9):
+        prev = f"*a{i-1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    lines.append("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}")
+    path = write(tmp_path, "bomb.yaml", "\n".join(lines) + "\n")
+    with pytest.raises(InputError, match="alias bomb"):
+        load_cluster([path])
+
+
+def test_huge_file_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.yaml"
+    with open(path, "wb") as fh:
+        fh.write(b"apiVersion: v1\n")
+        fh.truncate(200 * 1024 * 1024)  # sparse: 200 MB on paper, nothing on disk
+    with pytest.raises(InputError) as ei:
+        load_cluster([str(path)])
+    assert "above the 128 MiB limit for YAML input" in str(ei.value)
+    # the limit is a setting
+    with pytest.raises(InputError, match="above the 1 MiB limit"):
+        load_cluster([str(path)], Limits.uniform(1024 * 1024))
+
+
+def test_unreadable_paths(tmp_path):
+    with pytest.raises(InputError, match="no such file or directory"):
+        load_cluster([str(tmp_path / "missing.yaml")])
+    (tmp_path / "empty-dir").mkdir()
+    with pytest.raises(InputError, match="directory holds no .json or .yaml files"):
+        load_cluster([str(tmp_path / "empty-dir")])
+    if os.geteuid() != 0:
+        p = tmp_path / "secret.yaml"
+        p.write_text("x: 1\n")
+        p.chmod(0)
+        with pytest.raises(InputError, match="permission denied"):
+            load_cluster([str(p)])
+
+
+def test_deep_nesting(tmp_path):
+    path = write(tmp_path, "deep.json", "[" * 100000 + "]" * 100000)
+    with pytest.raises(InputError, match="nested too deeply"):
+        load_cluster([path])
+
+
+def test_no_nodes(tmp_path):
+    path = write(tmp_path, "c.yaml", yaml.safe_dump(make_pod().name("p").dict()))
+    with pytest.raises(InputError, match="the cluster has no nodes"):
+        load_cluster([path])
+
+
+def test_yaml_document_lines(tmp_path):
+    text = yaml.safe_dump(make_node().name("n1").dict()) + "---\n" + "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: bad}}\n"
+    path = write(tmp_path, "c.yaml", text)
+    docs = list(read_path(path))
+    assert docs[0].source == f"{path}:1"
+    with pytest.raises(InputError) as ei:
+        build_cluster(docs)
+    n = text.count("\n", 0, text.index("---")) + 1
+    assert str(ei.value).startswith(f"{path}:{n}: Node n2: status.allocatable[cpu]")

@@ -1,0 +1,73 @@
+"""Every case of the fidelity sample: kwhatif must give the real kube-scheduler's answer.
+
+For each node: the first failing filter plugin, its code and reasons; for feasible nodes every
+score plugin's raw, normalized and weighted score and the total; the best set, the result, the
+FitError message (with the preemption suffix), the nominated node and the victims.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fidelity import SAMPLE, case_dirs, expected, explain, load_case
+
+pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the fidelity sample (../shared/fidelity-sample) is not here")
+
+EXPLAIN_CASES = case_dirs("cases") + case_dirs("volumes") + case_dirs("config")
+
+
+def _compare(case: Path) -> list[str]:
+    exp = expected(case)
+    sched, pods = load_case(case)
+    assert len(pods) == 1
+    att = sched.run(pods, rounds=1)[0]
+    got = explain(att)
+    problems = []
+    if exp.get("preFilter"):
+        pf = att.pre_filter.status if att.pre_filter else None
+        want = exp["preFilter"]
+        have = {"code": pf.code.label, "plugin": pf.plugin, "reasons": list(pf.reasons)} if pf else None
+        if have != {"code": want["code"], "plugin": want["plugin"], "reasons": want["reasons"]}:
+            problems.append(f"preFilter: expected {want}, got {have}")
+    if exp.get("preFilterResultNodes") is not None:
+        excluded = sorted(set(exp["nodes"]) - set(exp["preFilterResultNodes"]))
+        if got["excluded"] != excluded:
+            problems.append(f"excluded by PreFilterResult: expected {excluded}, got {got['excluded']}")
+    for node, want in exp["nodes"].items():
+        have = got["nodes"].get(node)
+        if have is None:
+            problems.append(f"{node}: missing")
+            continue
+        wf, hf = want["filter"], have["filter"]
+        if not want.get("atPreFilter") and (wf["code"], wf["plugin"], wf["reasons"]) != (hf["code"], hf["plugin"], hf["reasons"]):
+            problems.append(f"{node}: filter expected {wf}, got {hf}")
+        for key in ("scores", "normalized", "raw"):
+            if key in want and want[key] != have.get(key):
+                problems.append(f"{node}: {key} expected {want[key]}, got {have.get(key)}")
+        if "total" in want and want["total"] != have.get("total"):
+            problems.append(f"{node}: total expected {want['total']}, got {have.get('total')}")
+    for key in ("feasible", "best", "bestScore", "result", "message"):
+        if exp.get(key) != got[key]:
+            problems.append(f"{key}: expected {exp.get(key)!r}, got {got[key]!r}")
+    if exp.get("nominatedNodeName", "") != got["nominatedNodeName"]:
+        problems.append(f"nominatedNodeName: expected {exp.get('nominatedNodeName')!r}, got {got['nominatedNodeName']!r}")
+    if sorted(exp.get("victims") or []) != got["victims"]:
+        problems.append(f"victims: expected {exp.get('victims')}, got {got['victims']}")
+    if exp.get("skippedFilterPlugins") is not None and not att.at_pre_filter:
+        if sorted(exp["skippedFilterPlugins"]) != got["skippedFilterPlugins"]:
+            problems.append(f"skippedFilterPlugins: expected {exp['skippedFilterPlugins']}, got {got['skippedFilterPlugins']}")
+    if exp.get("skippedScorePlugins") is not None and got["skippedScorePlugins"] is not None:
+        if sorted(exp["skippedScorePlugins"]) != got["skippedScorePlugins"]:
+            problems.append(f"skippedScorePlugins: expected {exp['skippedScorePlugins']}, got {got['skippedScorePlugins']}")
+    if exp.get("weights"):
+        if exp["weights"] != att.weights:
+            problems.append(f"weights: expected {exp['weights']}, got {att.weights}")
+    return problems
+
+
+@pytest.mark.parametrize("case", EXPLAIN_CASES, ids=[f"{c.parent.name}/{c.name}" for c in EXPLAIN_CASES])
+def test_explain_case(case: Path) -> None:
+    problems = _compare(case)
+    assert not problems, "\n".join(problems)
