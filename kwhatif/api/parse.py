@@ -290,6 +290,24 @@ def taint(d: Dict, path: str) -> Taint:
 
 
 def toleration(d: Dict, path: str) -> Toleration:
+    # Most pods carry the same few tolerations: reuse the parsed value for an identical entry.
+    try:
+        ck = tuple(sorted(d.items()))
+        hit = _TOLERATION_CACHE.get(ck)
+    except TypeError:
+        ck, hit = None, None
+    if hit is not None:
+        return hit
+    t = _toleration(d, path)
+    if ck is not None and len(_TOLERATION_CACHE) < 1024:
+        _TOLERATION_CACHE[ck] = t
+    return t
+
+
+_TOLERATION_CACHE: dict[Any, Toleration] = {}
+
+
+def _toleration(d: Dict, path: str) -> Toleration:
     key = f.string(d, "key", path)
     op = f.string(d, "operator", path)
     value = f.string(d, "value", path)
@@ -487,11 +505,15 @@ def volume(d: Dict, path: str) -> Volume:
             name, kind, ephemeral_claim=tmpl is not None, ephemeral_spec=f.mapping(tmpl, "spec", f"{sp}.volumeClaimTemplate") if tmpl else None
         )
     if kind in _DISK_ID_FIELDS:
+        azure = kind == "azureDisk"
         return Volume(
             name,
             kind,
             disk_id=f.string(src, _DISK_ID_FIELDS[kind], sp),
             read_only=f.boolean(src, "readOnly", sp),
+            disk_uri=f.string(src, "diskURI", sp) if azure else "",
+            # SetDefaults_AzureDiskVolumeSource: no kind means a shared blob disk
+            disk_kind=(f.string(src, "kind", sp) or "Shared") if azure else "",
         )
     if kind == "iscsi":
         return Volume(
@@ -598,17 +620,27 @@ def build_pod(**kw: Any) -> Pod:
     containers: tuple[Container, ...] = kw["containers"]
     init_containers: tuple[Container, ...] = kw["init_containers"]
     overhead = kw["overhead"]
-    inits = [ContainerRequests(c.requests, c.restart_policy == "Always") for c in init_containers]
-    app = [c.requests for c in containers]
-    request_list = pod_requests(app, inits, overhead)
-    non0_cpu, non0_mem = non_zero_requests(app, inits, overhead)
-    return Pod(
-        **kw,
-        requests=Resource.from_list(request_list),
-        non0_cpu=non0_cpu,
-        non0_mem=non0_mem,
-        request_list=request_list,
+    key = (
+        tuple(tuple(c.requests.items()) for c in containers),
+        tuple((tuple(c.requests.items()), c.restart_policy) for c in init_containers),
+        tuple(overhead.items()) if overhead is not None else None,
     )
+    derived = _REQUESTS_CACHE.get(key)
+    if derived is None:
+        inits = [ContainerRequests(c.requests, c.restart_policy == "Always") for c in init_containers]
+        app = [c.requests for c in containers]
+        request_list = pod_requests(app, inits, overhead)
+        non0_cpu, non0_mem = non_zero_requests(app, inits, overhead)
+        derived = (Resource.from_list(request_list), non0_cpu, non0_mem, request_list)
+        if len(_REQUESTS_CACHE) < 4096:
+            _REQUESTS_CACHE[key] = derived
+    requests, non0_cpu, non0_mem, request_list = derived
+    return Pod(**kw, requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, request_list=request_list)
+
+
+# Replicas share their request shapes: derived requests are computed once per shape. The cached
+# Resource and request map are shared between pods and never mutated.
+_REQUESTS_CACHE: dict[Any, tuple[Resource, int, int, dict[str, Fraction]]] = {}
 
 
 # --- Node --------------------------------------------------------------------------------------

@@ -30,9 +30,8 @@ class AffinityTerm:
     namespace_selector: Selector  # NOTHING when the term has none
 
     def matches(self, pod: Pod, ns_labels: dict[str, str] | None) -> bool:
-        if pod.namespace in self.namespaces or (
-            ns_labels is not None and self.namespace_selector.matches(ns_labels)
-        ):
+        # A missing namespace has no labels: an empty selector still matches it, as in Go.
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
             return self.selector.matches(pod.labels)
         return False
 

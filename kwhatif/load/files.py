@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import yaml
 
@@ -72,6 +72,9 @@ def read_paths(paths: list[str], limits: Limits = Limits(), stdin: Any = None) -
 
 
 def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterator[Document]:
+    """The documents of one path, produced lazily: a large JSON dump is converted item by item,
+    so its decoded form never has to fit in memory at once. Errors about the path itself (missing,
+    too large, not UTF-8) are raised here, before iteration."""
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
@@ -80,13 +83,13 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
             data = data.encode()
         if len(data) > limit:
             raise InputError(f"input is larger than {limit // MiB} MiB (--max-input-size)", source="<stdin>")
-        return iter(list(parse_bytes(data, "<stdin>", limits)))
+        return parse_text(_decode(data, "<stdin>"), "<stdin>")
     if os.path.isdir(path):
-        return iter(list(_read_dump_dir(path, limits)))
-    return iter(list(_read_file(path, limits)))
+        return _read_dump_dir(path, limits)
+    return parse_text(_read_text(path, limits), path)
 
 
-def _read_file(path: str, limits: Limits) -> Iterator[Document]:
+def _read_text(path: str, limits: Limits) -> str:
     try:
         size = os.path.getsize(path)
         with open(path, "rb") as fh:
@@ -109,38 +112,47 @@ def _read_file(path: str, limits: Limits) -> Iterator[Document]:
         raise InputError("permission denied", source=path) from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
-    yield from parse_bytes(data, path, limits)
+    return _decode(data, path)
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text (byte {e.start})", source=source) from None
 
 
 def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
     """`kubectl cluster-info dump --output-directory`: nodes.json at the top, one folder per
     namespace with pods.json, services.json, replicasets.json, ...; logs are skipped."""
-    found = False
+    files = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
-            if not name.endswith((".json", ".yaml", ".yml")):
-                continue
-            found = True
-            yield from _read_file(os.path.join(dirpath, name), limits)
-    if not found:
+            if name.endswith((".json", ".yaml", ".yml")):
+                files.append(os.path.join(dirpath, name))
+    if not files:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
+    for f in files:
+        yield from parse_text(_read_text(f, limits), f)
 
 
 def parse_bytes(data: bytes, source: str, limits: Limits = Limits()) -> Iterator[Document]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise InputError(f"not UTF-8 text (byte {e.start})", source=source) from None
+    return parse_text(_decode(data, source), source)
+
+
+def parse_text(text: str, source: str) -> Iterator[Document]:
     stripped = text.lstrip()
     if not stripped:
         raise InputError("empty input: no Kubernetes objects", source=source)
     if stripped[0] in "{[":
-        values = _parse_json_stream(text, source)
-    else:
-        values = _parse_yaml(text, source)
+        return _JsonStream(text, source).documents()
+    return _yaml_documents(text, source)
+
+
+def _yaml_documents(text: str, source: str) -> Iterator[Document]:
     found = False
-    for index, (value, where) in enumerate(values):
+    for index, (value, where) in enumerate(_parse_yaml(text, source)):
         if value is None:
             continue
         found = True  # an empty List counts: it is a valid answer from kubectl
@@ -149,39 +161,110 @@ def parse_bytes(data: bytes, source: str, limits: Limits = Limits()) -> Iterator
         raise InputError("empty input: no Kubernetes objects", source=source)
 
 
-def _parse_json_stream(text: str, source: str) -> Iterator[tuple[Any, str]]:
-    """One JSON value, or several concatenated (cluster-info dump), with log sections between."""
-    decoder = json.JSONDecoder()
-    pos = 0
-    n = len(text)
-    values: list[tuple[Any, int]] = []
-    while True:
-        while pos < n and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= n:
-            break
-        m = _LOG_START.match(text, pos)
-        if m:
-            end = _LOG_END.search(text, m.end())
-            pos = end.end() if end else n
-            continue
+_WS = re.compile(r"[ \t\n\r]*")
+_VALUE_START = '{["-0123456789tfn'
+
+
+class _JsonStream:
+    """Walks the top-level JSON values itself and hands out each element of a top-level ``items``
+    array as soon as the C scanner has decoded it. Concatenated values (the `cluster-info dump`
+    stream) and the log sections between them are accepted."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text = text
+        self.source = source
+        self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+
+    def fail(self, pos: int, msg: str) -> InputError:
+        line = self.text.count("\n", 0, pos) + 1
+        col = pos - self.text.rfind("\n", 0, pos)
+        return InputError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
+
+    def skip_ws(self, pos: int) -> int:
+        m = _WS.match(self.text, pos)
+        assert m is not None
+        return m.end()
+
+    def value(self, pos: int) -> tuple[Any, int]:
         try:
-            value, end_pos = decoder.raw_decode(text, pos)
+            v, end = self.scan(self.text, pos)
+        except StopIteration as e:
+            raise self.fail(e.value, "Expecting value") from None
         except json.JSONDecodeError as e:
-            raise InputError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", source=source) from None
+            raise self.fail(e.pos, e.msg) from None
         except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", source=source) from None
-        values.append((value, pos))
-        pos = end_pos
-    if len(values) == 1:
-        return iter([(values[0][0], source)])
-    out: list[tuple[Any, str]] = []
-    line, last = 1, 0
-    for value, start in values:
-        line += text.count("\n", last, start)
-        last = start
-        out.append((value, f"{source}:{line}"))
-    return iter(out)
+            raise InputError("invalid JSON: nested too deeply", source=self.source) from None
+        return v, end
+
+    def expect(self, pos: int, chars: str) -> tuple[str, int]:
+        pos = self.skip_ws(pos)
+        if pos >= len(self.text) or self.text[pos] not in chars:
+            raise self.fail(pos, "Expecting " + " or ".join(repr(c) for c in chars) + " delimiter")
+        return self.text[pos], pos + 1
+
+    def documents(self) -> Iterator[Document]:
+        text, n = self.text, len(self.text)
+        pos = index = 0
+        line, last = 1, 0
+        while True:
+            pos = self.skip_ws(pos)
+            if pos >= n:
+                break
+            m = _LOG_START.match(text, pos)
+            if m:
+                end = _LOG_END.search(text, m.end())
+                pos = end.end() if end else n
+                continue
+            line += text.count("\n", last, pos)
+            last = pos
+            where = self.source if index == 0 else f"{self.source}:{line}"
+            if text[pos] == "{":
+                pos = yield from self._object(pos, where, index)
+            else:
+                value, pos = self.value(pos)
+                yield from _expand(value, where, index)
+            index += 1
+        if index == 0:
+            raise InputError("empty input: no Kubernetes objects", source=self.source)
+
+    def _object(self, pos: int, where: str, index: int) -> Generator[Document, None, int]:
+        """Decode one top-level object, streaming its ``items``; returns where it ends."""
+        obj: dict[str, Any] = {}
+        waiting: list[tuple[int, Any]] = []  # items without a kind, until the list's kind is known
+        streamed = False
+        ch, pos = self.expect(pos + 1, '"}')
+        while ch != "}":
+            key, pos = self.value(pos - 1)
+            _, pos = self.expect(pos, ":")
+            pos = self.skip_ws(pos)
+            if key == "items" and self.text.startswith("[", pos):
+                streamed = True
+                ch, pos = self.expect(pos + 1, "]" + _VALUE_START)
+                i = 0
+                while ch != "]":
+                    item, pos = self.value(pos - 1)
+                    if isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
+                        yield from _expand_item(item, obj, where, i)
+                    else:
+                        waiting.append((i, item))
+                    i += 1
+                    ch, pos = self.expect(pos, ",]")
+                    if ch == ",":
+                        ch, pos = self.expect(pos, _VALUE_START)
+            else:
+                obj[key], pos = self.value(pos)
+            ch, pos = self.expect(pos, ",}")
+            if ch == ",":
+                ch, pos = self.expect(pos, '"')
+        if not streamed:
+            yield from _expand(obj, where, index)
+            return pos
+        kind = obj.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise InputError("missing kind", source=where, field="kind")
+        for i, item in waiting:
+            yield from _expand_item(item, obj, where, i)
+        return pos
 
 
 _DOC_START = re.compile(r"^---", re.M)
@@ -263,31 +346,33 @@ def _expand(value: Any, where: str, index: int) -> Iterator[Document]:
             source=where,
         )
     kind = value.get("kind")
-    api_version = value.get("apiVersion")
     if not isinstance(kind, str) or not kind:
         raise InputError("missing kind", source=where, field="kind")
-    if not isinstance(api_version, str) or not api_version:
-        api_version = ""
     if kind.endswith("List") and "items" in value:
         items = value.get("items")
         if items is None:
             return
         if not isinstance(items, list):
             raise InputError("items must be a list", source=where, obj=kind, field="items")
-        item_kind = kind[: -len("List")]
         for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise InputError(
-                    f"is a {type(item).__name__}, not an object", source=where, obj=kind, field=f"items[{i}]"
-                )
-            ik = item.get("kind") or item_kind
-            iv = item.get("apiVersion") or api_version
-            if ik == "" or not isinstance(ik, str):
-                raise InputError("missing kind", source=where, obj=kind, field=f"items[{i}].kind")
-            src = f"{where} (items[{i}])"
-            if ik.endswith("List") and "items" in item:
-                yield from _expand(item, src, i)
-                continue
-            yield Document(item, src, ik, iv if isinstance(iv, str) else "")
+            yield from _expand_item(item, value, where, i)
         return
-    yield Document(value, where, kind, api_version)
+    api_version = value.get("apiVersion")
+    yield Document(value, where, kind, api_version if isinstance(api_version, str) else "")
+
+
+def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator[Document]:
+    """One element of a List's items; its kind defaults to the list's ("PodList" → "Pod")."""
+    list_kind = lst.get("kind") if isinstance(lst.get("kind"), str) else ""
+    list_kind = list_kind or "List"
+    if not isinstance(item, dict):
+        raise InputError(f"is a {type(item).__name__}, not an object", source=where, obj=list_kind, field=f"items[{i}]")
+    kind = item.get("kind") or (list_kind[: -len("List")] if list_kind.endswith("List") else "")
+    api_version = item.get("apiVersion") or lst.get("apiVersion") or ""
+    if not kind or not isinstance(kind, str):
+        raise InputError("missing kind", source=where, obj=list_kind, field=f"items[{i}].kind")
+    src = f"{where} (items[{i}])"
+    if kind.endswith("List") and "items" in item:
+        yield from _expand(item, src, i)
+        return
+    yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
