@@ -37,6 +37,14 @@ _LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
 _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
 
 
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+        "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
@@ -61,7 +69,9 @@ class Document:
         ns = meta.get("namespace") if isinstance(meta, dict) else None
         if not isinstance(name, str) or not name:
             return self.kind or "object"
-        return f"{self.kind} {ns}/{name}" if isinstance(ns, str) and ns else f"{self.kind} {name}"
+        if self.kind in CLUSTER_SCOPED_KINDS:
+            return f"{self.kind} {name}"
+        return f"{self.kind} {ns if isinstance(ns, str) and ns else 'default'}/{name}"
 
 
 def read_paths(paths: list[str], limits: Limits = Limits(), stdin: Any = None) -> list[Document]:
