@@ -121,6 +121,7 @@ class PodResult:
     feasible_nodes: int = 0
     attempt: int = 1
     notes: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
     source: str = ""
 
     @property
@@ -250,6 +251,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         feasible_nodes=att.feasible_nodes,
         attempt=att.round,
         notes=tuple(att.notes),
+        hints=tuple(att.hints),
         source=att.pod.source,
     )
 
@@ -329,6 +331,7 @@ def result_dict(r: PodResult) -> dict[str, Any]:
         "binding": {"node": r.binding.node, "recorded": r.binding.recorded, "applied": r.binding.applied}
         if r.binding
         else None,
+        "hints": list(r.hints),
         "notes": list(r.notes),
     }
 

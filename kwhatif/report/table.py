@@ -107,6 +107,8 @@ class TableFormatter(Formatter):
         table = self.node_table(r, nodes)
         if table:
             lines.append(table)
+        for hint in r.hints:
+            lines.append(f"  hint: {hint}")
         for note in r.notes:
             lines.append(f"  note: {note}")
         return "\n".join(lines)
