@@ -154,7 +154,7 @@ def render_options(color: str, **kw: Any) -> "RenderOptions":
         use_color = False
     else:
         use_color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
+    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 0
     return RenderOptions(width=width, color=use_color, **kw)
 
 

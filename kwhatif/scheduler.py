@@ -18,6 +18,7 @@ from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.errors import InputError
+from kwhatif.explain import hints
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
 from kwhatif.framework.profile import Options, SchedulerConfiguration
@@ -64,6 +65,8 @@ class Attempt:
     binding: Binding | None = None
     failed_point: str = ""  # extension point that failed after a host was chosen
     notes: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     num_nodes: int = 0
 
     @property
@@ -216,6 +219,8 @@ class Scheduler:
             return att
         feasible = att.feasible
         if not feasible:
+            # Hints read the snapshot this cycle saw, before preemption changes it.
+            att.hints = hints(att, self.snapshot, fw)
             self._handle_fit_error(fw, state, pod, att, statuses)
             return att
         host = self._prioritize_and_select(fw, state, pod, att, feasible)
@@ -288,6 +293,7 @@ class Scheduler:
         att.result = UNSCHEDULABLE
         pre_msg = att.pre_filter.status.message() if att.at_pre_filter and att.pre_filter else ""
         post_msg = ""
+        result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)
             att.post_filter_status = st
@@ -295,14 +301,27 @@ class Scheduler:
             att.post_filter_message = post_msg
             if st.code is Code.ERROR:
                 att.notes.append(f"PostFilter failed: {post_msg}")
-            if result is not None and result.nominated_node_name:
-                att.nominated_node = result.nominated_node_name
-                att.victims = list(result.victims)
-                att.preemption_details = dict(result.details)
-                for v in result.victims:
-                    self.snapshot.remove_pod(v)
-                    self.deleted.append(v)
-                self.nominator.add(pod, result.nominated_node_name)
+        if result is None:
+            # NominatingMode Noop: the pod keeps the node its status already names, if any.
+            if pod.nominated_node_name:
+                self.nominator.add(pod, pod.nominated_node_name)
+        elif not result.nominated_node_name:
+            # Override with an empty name: preemption cannot help, so the nomination is cleared.
+            self.nominator.delete(pod)
+        else:
+            node = result.nominated_node_name
+            att.nominated_node = node
+            att.victims = list(result.victims)
+            att.preemption_details = dict(result.details)
+            # prepareCandidate: the victims are deleted, and lower-priority pods nominated to the
+            # same node lose their nomination (they may no longer fit there).
+            for v in result.victims:
+                self.snapshot.remove_pod(v)
+                self.deleted.append(v)
+            for pi in list(self.nominator.pods_for_node(node)):
+                if pi.pod.priority < pod.priority:
+                    self.nominator.delete(pi.pod)
+            self.nominator.add(pod, node)
         att.message = fit_error_message(self.snapshot.num_nodes, pre_msg, statuses, post_msg)
 
     def _prioritize_and_select(
@@ -311,6 +330,7 @@ class Scheduler:
         nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in set(feasible)]
         att.upstream_scored = len(nodes) > 1
         st = fw.run_pre_score(state, pod, nodes)
+        att.skipped_score_plugins = state.skip_score_plugins
         if st.is_success():
             results, st = fw.run_score(state, pod, nodes)
             if st.is_success():

@@ -82,9 +82,7 @@ def explain(att: Attempt, compact: bool = False) -> dict[str, Any]:
         "feasibleNodes": att.feasible_nodes,
         "excluded": sorted(att.excluded),
         "skippedFilterPlugins": sorted(att.pre_filter.skipped) if att.pre_filter else [],
-        "skippedScorePlugins": sorted(set(att.weights) - {s.plugin for ns in att.scores.values() for s in ns.scores})
-        if att.scores
-        else None,
+        "skippedScorePlugins": sorted(att.skipped_score_plugins) if att.scores else None,
     }
 
 

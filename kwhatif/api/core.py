@@ -193,6 +193,9 @@ class Volume:
     rbd: tuple[tuple[str, ...], str, str] | None = None
     csi_driver: str = ""
     csi_handle: str = ""
+    # azureDisk: diskURI and kind (defaulted to Shared), which CSI migration translates
+    disk_uri: str = ""
+    disk_kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,7 +136,7 @@ def label_selector(d: Dict | None, path: str) -> Selector:
     return Selector(tuple(reqs))
 
 
-def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool) -> Selector:
+def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, lenient: bool = False) -> Selector:
     reqs: list[Requirement] = []
     for i, expr in enumerate(items):
         p = f"{path}[{i}]"
@@ -144,7 +144,7 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool) 
         op = f.string(expr, "operator", p)
         values = f.str_list(expr, "values", p)
         if for_fields:
-            if key != "metadata.name":
+            if key != "metadata.name" and not lenient:
                 raise f.invalid(f"{p}.key", key, "not a valid field selector key")
             if op not in ("In", "NotIn"):
                 raise f.unsupported(f"{p}.operator", op, ("In", "NotIn"))
@@ -181,26 +181,26 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool) 
     return Selector(tuple(reqs))
 
 
-def node_selector_term(d: Dict, path: str) -> NodeSelectorTerm | None:
+def node_selector_term(d: Dict, path: str, lenient: bool = False) -> NodeSelectorTerm | None:
     """None for an empty term (it matches nothing and upstream drops it)."""
     exprs = f.obj_seq(d, "matchExpressions", path)
     flds = f.obj_seq(d, "matchFields", path)
     if not exprs and not flds:
         return None
     return NodeSelectorTerm(
-        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False) if exprs else None,
-        fields=_node_selector_requirements(flds, f"{path}.matchFields", True) if flds else None,
+        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False, lenient) if exprs else None,
+        fields=_node_selector_requirements(flds, f"{path}.matchFields", True, lenient) if flds else None,
     )
 
 
-def node_selector(d: Dict, path: str) -> NodeSelector:
+def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
     terms_raw = f.obj_seq(d, "nodeSelectorTerms", path)
-    if not terms_raw:
+    if not terms_raw and not lenient:
         raise f.required(f"{path}.nodeSelectorTerms", "must have at least one node selector term")
     terms = []
     empty = False
     for i, t in enumerate(terms_raw):
-        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]")
+        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient)
         if term is not None:
             terms.append(term)
         else:
@@ -208,19 +208,21 @@ def node_selector(d: Dict, path: str) -> NodeSelector:
     return NodeSelector(tuple(terms), empty)
 
 
-def node_affinity(d: Dict, path: str) -> NodeAffinity:
+def node_affinity(d: Dict, path: str, lenient: bool = False) -> NodeAffinity:
+    """``lenient``: the scheduler's own parsing (NodeAffinityArgs.addedAffinity), which accepts
+    any weight, no terms, and other field keys, where the pod API refuses them."""
     req = f.opt_mapping(d, "requiredDuringSchedulingIgnoredDuringExecution", path)
     preferred = []
     for i, pt in enumerate(f.obj_seq(d, "preferredDuringSchedulingIgnoredDuringExecution", path)):
         p = f"{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
         weight = f.integer(pt, "weight", p, 0) or 0
-        if weight < 1 or weight > 100:
+        if (weight < 1 or weight > 100) and not lenient:
             raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
-        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference")
-        if term is not None:
+        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient)
+        if term is not None and weight != 0:
             preferred.append(PreferredSchedulingTerm(weight, term))
     return NodeAffinity(
-        required=node_selector(req, f"{path}.requiredDuringSchedulingIgnoredDuringExecution")
+        required=node_selector(req, f"{path}.requiredDuringSchedulingIgnoredDuringExecution", lenient)
         if req is not None
         else None,
         preferred=tuple(preferred),

@@ -44,6 +44,11 @@ class Nominator:
     def pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self.by_node.get(node_name, [])
 
+    def clear(self) -> None:
+        """Forget every nomination (in place: every profile's handle shares this nominator)."""
+        self.by_node.clear()
+        self.node_of.clear()
+
 
 @dataclass(slots=True)
 class Handle:

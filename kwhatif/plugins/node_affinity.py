@@ -141,7 +141,7 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> NodeAffinity:
         if not isinstance(added_raw, dict):
             raise ConfigError("must be an object", field="addedAffinity")
         try:
-            added = parse.node_affinity(added_raw, "addedAffinity")
+            added = parse.node_affinity(added_raw, "addedAffinity", lenient=True)
         except FieldError as e:
             raise ConfigError(e.message, field=e.field) from None
     return NodeAffinity(added)

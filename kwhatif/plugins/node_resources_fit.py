@@ -194,7 +194,9 @@ def parse_args(args: Mapping[str, Any] | None) -> FitArgs:
     for k in ss:
         if k not in ("type", "resources", "requestedToCapacityRatio"):
             raise ConfigError(f'unknown field "{k}"', field="scoringStrategy")
-    strategy = ss.get("type") or LEAST_ALLOCATED
+    # SetDefaults fills in a whole scoringStrategy only when it is absent: one given without a
+    # type keeps "" and fails validation, as upstream.
+    strategy = ss.get("type", "")
     if strategy not in STRATEGIES:
         raise ConfigError(
             f'Unsupported value: "{strategy}": supported values: ' + ", ".join(f'"{s}"' for s in STRATEGIES),

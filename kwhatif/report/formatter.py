@@ -10,7 +10,7 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class RenderOptions:
-    width: int = 100
+    width: int = 0  # terminal columns to wrap to; 0: do not wrap (not a terminal)
     color: bool = False
     explain_all: bool = False  # list every infeasible node instead of grouping them
     nodes: tuple[str, ...] = ()  # only these nodes

@@ -229,7 +229,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     binding = None
     if att.binding is not None:
         binding = BindingEntry(att.binding.node, recorded=True, applied=att.binding.applied)
-    skipped_scores = tuple(sorted(set(att.weights) - {s.plugin for ns in att.scores.values() for s in ns.scores})) if att.scores else ()
+    skipped_scores = tuple(sorted(att.skipped_score_plugins))
     status = PodStatus(att.result)
     return PodResult(
         pod=PodRef(att.pod.namespace, att.pod.name),

@@ -8,6 +8,7 @@ with "*"), and hints. Large clusters get their infeasible nodes grouped by reaso
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from tabulate import tabulate
@@ -66,6 +67,18 @@ class TableFormatter(Formatter):
 
     # --- one pod ----------------------------------------------------------------------------------
 
+    def _wrap(self, text: str, indent: str, subsequent: str | None = None) -> str:
+        if not self.options.width:
+            return indent + text
+        return textwrap.fill(
+            text,
+            width=max(40, self.options.width),
+            initial_indent=indent,
+            subsequent_indent=indent if subsequent is None else subsequent,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
     def header(self, r: PodResult) -> str:
         pod = f"{r.pod}"
         if r.attempt > 1:
@@ -84,7 +97,7 @@ class TableFormatter(Formatter):
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
         if r.status is PodStatus.ERROR:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
-        line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n  {r.message}"
+        line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
         if r.preemption:
             victims = ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in r.preemption.victims)
             line += f"\n  preemption: nominated {r.preemption.nominated_node}, would evict {victims}"
@@ -108,9 +121,9 @@ class TableFormatter(Formatter):
         if table:
             lines.append(table)
         for hint in r.hints:
-            lines.append(f"  hint: {hint}")
+            lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
-            lines.append(f"  note: {note}")
+            lines.append(self._wrap(f"note: {note}", "  ", "        "))
         return "\n".join(lines)
 
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
@@ -141,18 +154,18 @@ class TableFormatter(Formatter):
         return "\n\n".join(out)
 
     def infeasible_table(self, nodes: list[NodeEntry], group: bool) -> str:
-        width = max(40, self.options.width - 34)
+        # Wrap to the terminal; into a file or a pipe, lines stay whole (width 0).
+        width: int | None = max(40, self.options.width - 34) if self.options.width else None
         if group:
             groups: dict[str, list[str]] = {}
             for n in nodes:
-                key = _failure_text(n, width=10_000)
-                groups.setdefault(key, []).append(n.name)
-            rows = []
+                groups.setdefault(_failure_text(n, width=10_000), []).append(n.name)
+            lines = [f"  {len(nodes)} nodes do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"]
             for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                shown = ", ".join(names[:3]) + (f", ... (+{len(names) - 3})" if len(names) > 3 else "")
-                rows.append([str(len(names)), shown, key])
-            body = tabulate(rows, headers=["NODES", "EXAMPLES", "WHY NOT (* = reported by upstream)"], tablefmt="plain", maxcolwidths=[None, 30, width], disable_numparse=True)
-            return _indent(body) + "\n  (grouped by reason; --explain all lists every node)"
+                shown = ", ".join(names[:4]) + (f", ... (+{len(names) - 4})" if len(names) > 4 else "")
+                lines.append(f"  {len(names):>5} x {key}")
+                lines.append(f"          {shown}")
+            return "\n".join(lines)
         rows = []
         for n in nodes:
             verdict = "excluded" if n.excluded else "no"

@@ -31,10 +31,10 @@ def test_misfit_exit_1_with_upstream_message(run):
     assert r.code == 1
     res = {x["pod"]["name"]: x for x in json.loads(r.out)["results"]}
     assert res["analytics-big"]["message"] == (
-        "0/9 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-        "{node-role.kubernetes.io/control-plane: }, 2 Insufficient memory, 2 node(s) had untolerated taint "
-        "{nvidia.com/gpu: present}, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are "
-        "available: 2 No preemption victims found for incoming pod, 7 Preemption is not helpful for scheduling."
+        "0/11 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }, 2 node(s) had untolerated taint {nvidia.com/gpu: present}, "
+        "3 Insufficient memory, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/11 nodes are "
+        "available: 3 No preemption victims found for incoming pod, 8 Preemption is not helpful for scheduling."
     )
     assert res["inference"]["status"] == "Unschedulable"
     assert "2 node(s) had untolerated taint {nvidia.com/gpu: present}" in res["inference"]["message"]

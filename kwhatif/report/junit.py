@@ -1,0 +1,61 @@
+"""-o junit: JUnit XML for CI, one test case per pod; failures carry upstream's message."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from kwhatif.report.formatter import Formatter
+from kwhatif.report.model import PodResult, PodStatus, ScheduleReport
+
+
+def _detail(r: PodResult) -> str:
+    lines = [r.message or ""]
+    for n in r.nodes:
+        f = n.upstream_failure
+        if f is not None:
+            lines.append(f"{n.name}: {f.plugin}: {'; '.join(f.reasons)}")
+    lines += [f"hint: {h}" for h in r.hints]
+    return "\n".join(lines)
+
+
+class JUnitFormatter(Formatter):
+    def format(self, report: Any) -> str:
+        if not isinstance(report, ScheduleReport):
+            render = getattr(report, "render_junit", None)
+            if callable(render):
+                out: str = render(self)
+                return out
+            raise TypeError(f"no junit rendering for {type(report).__name__}")
+        results = report.final_results()
+        s = report.summary
+        suite = ET.Element(
+            "testsuite",
+            {
+                "name": f"kwhatif.{report.profile}",
+                "tests": str(len(results)),
+                "failures": str(s.unschedulable + s.gated),
+                "errors": str(s.errors),
+                "skipped": "0",
+            },
+        )
+        for r in results:
+            self.case(suite, r)
+        root = ET.Element("testsuites", {"name": "kwhatif", "tests": str(len(results))})
+        root.append(suite)
+        ET.indent(root)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+    @staticmethod
+    def case(suite: ET.Element, r: PodResult, classname: str | None = None) -> None:
+        case = ET.SubElement(suite, "testcase", {"classname": classname or r.pod.namespace, "name": r.pod.name})
+        if r.status is PodStatus.SCHEDULED:
+            out = ET.SubElement(case, "system-out")
+            out.text = f"scheduled on {r.node}" + (f" (score {r.best_score})" if r.best_score is not None else "")
+        elif r.status is PodStatus.ERROR:
+            err = ET.SubElement(case, "error", {"message": r.message or "", "type": "SchedulingError"})
+            err.text = _detail(r)
+        else:
+            kind = "SchedulingGated" if r.status is PodStatus.GATED else "Unschedulable"
+            fail = ET.SubElement(case, "failure", {"message": r.message or "", "type": kind})
+            fail.text = _detail(r)
