@@ -172,30 +172,33 @@ class Scheduler:
             self.framework_for(p)
         attempts: list[Attempt] = []
         pending = self.queue_order(pods)
-        failed_at: dict[str, int] = {}
+        failed_at: dict[str, tuple[int, int]] = {}
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
             for pod in pending:
                 key = pod_id(pod)
-                if (
-                    skip_unchanged
-                    and rnd > 1
-                    and failed_at.get(key) == self.snapshot.generation
-                    and not pod.nominated_node_name
-                ):
+                if skip_unchanged and rnd > 1 and failed_at.get(key) == self._generation():
                     continue
                 att = self.schedule_one(pod, rnd)
                 attempts.append(att)
                 if att.result in (UNSCHEDULABLE, ERROR):
-                    failed_at[key] = self.snapshot.generation
-                    nominated = att.nominated_node or self.nominator.node_of.get(key, "")
-                    left.append(dataclasses.replace(pod, nominated_node_name=nominated) if nominated else pod)
+                    failed_at[key] = self._generation()
+                    left.append(pod)
             if not left:
                 break
+            # The next round re-activates the pods still pending as fresh objects, as the reference
+            # runs of kube-scheduler did: no nomination carries over (the evicted victims stay
+            # gone), so a preemptor gets a full evaluation and lands on the best node it now fits.
+            self.nominator.clear()
+            left = [dataclasses.replace(p, nominated_node_name="") if p.nominated_node_name else p for p in left]
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
         return attempts
+
+    def _generation(self) -> tuple[int, int]:
+        """Changes to what a cycle sees: placements and removals, and nominations."""
+        return (self.snapshot.generation, self.nominator.version)
 
     # --- scheduleOne ----------------------------------------------------------------------------
 

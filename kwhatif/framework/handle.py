@@ -24,9 +24,11 @@ class Nominator:
 
     by_node: dict[str, list[PodInfo]] = field(default_factory=dict)
     node_of: dict[str, str] = field(default_factory=dict)
+    version: int = 0  # bumped on every change, so callers can tell nothing changed
 
     def add(self, pod: "Pod", node_name: str) -> None:
         self.delete(pod)
+        self.version += 1
         self.by_node.setdefault(node_name, []).append(PodInfo.of(pod))
         self.node_of[pod_id(pod)] = node_name
 
@@ -35,6 +37,7 @@ class Nominator:
         node = self.node_of.pop(key, None)
         if node is None:
             return
+        self.version += 1
         rest = [pi for pi in self.by_node.get(node, []) if pod_id(pi.pod) != key]
         if rest:
             self.by_node[node] = rest
@@ -46,6 +49,8 @@ class Nominator:
 
     def clear(self) -> None:
         """Forget every nomination (in place: every profile's handle shares this nominator)."""
+        if self.node_of:
+            self.version += 1
         self.by_node.clear()
         self.node_of.clear()
 
