@@ -183,17 +183,16 @@ class NodeInfo:
         return pi
 
     def remove_pod(self, pod: Pod) -> bool:
+        """NodeInfo.RemovePod: the last pod takes the removed one's place (order matters to
+        preemption, which walks the pods in this order)."""
         key = pod_id(pod)
-        for i, pi in enumerate(self.pods):
-            if pod_id(pi.pod) == key:
-                del self.pods[i]
-                self.pods_with_affinity = [p for p in self.pods_with_affinity if pod_id(p.pod) != key]
-                self.pods_with_required_anti_affinity = [
-                    p for p in self.pods_with_required_anti_affinity if pod_id(p.pod) != key
-                ]
-                self._update(pi.pod, -1)
-                return True
-        return False
+        removed = _remove_from(self.pods, key)
+        if removed is None:
+            return False
+        _remove_from(self.pods_with_affinity, key)
+        _remove_from(self.pods_with_required_anti_affinity, key)
+        self._update(removed.pod, -1)
+        return True
 
     def _update(self, pod: Pod, sign: int) -> None:
         r = pod.requests
@@ -234,3 +233,11 @@ class NodeInfo:
             pvc_ref_counts=dict(self.pvc_ref_counts),
         )
 
+
+def _remove_from(pods: list[PodInfo], key: str) -> PodInfo | None:
+    for i, pi in enumerate(pods):
+        if pod_id(pi.pod) == key:
+            pods[i] = pods[-1]
+            pods.pop()
+            return pi
+    return None

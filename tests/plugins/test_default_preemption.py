@@ -460,8 +460,9 @@ def test_preemption_success() -> None:
     assert victims(att) == ["low"]
     assert att.preemption_details["victims"] == [{"pod": "default/low", "priority": 0, "pdbViolation": False}]
     assert att.preemption_details["selectedBy"] == dp.BY_ONLY_CANDIDATE
-    # The scheduler, not the plugin, removes the victims and nominates the pod.
-    assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["lower", "high"]
+    # The scheduler, not the plugin, removes the victims and nominates the pod; as upstream's
+    # NodeInfo.RemovePod, the last pod takes the removed one's place.
+    assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["high", "lower"]
     assert s.nominator.node_of == {"uid-p": "n1"}
 
 
