@@ -239,6 +239,45 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
 
 
 @cli.command()
+@click.argument("pod", metavar="POD")
+@cluster_options
+@output_options(("table", "json", "yaml", "markdown", "junit"))
+@click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
+              help="Stop after this many copies.")
+@click.option("--min", "minimum", type=click.IntRange(0), default=None,
+              help="Exit 1 when fewer than this many copies fit (a CI gate).")
+def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, **kw: Any) -> int:
+    """How many more copies of POD fit, where they would go, and what stops the next one.
+
+    Copies are scheduled one after another, each seeing the earlier ones, until one does not fit.
+    A copy that would have to preempt other pods does not count.
+    """
+    import dataclasses
+
+    from kwhatif.capacity import measure
+    from kwhatif.framework.profile import Options
+    from kwhatif.load.pods import load_pods
+    from kwhatif.report.capacity import capacity_report
+    from kwhatif.scheduler import Scheduler
+
+    co = _cluster_opts(kw)
+    state = load_cluster_state(co)
+    cfg = load_scheduler_config(co)
+    pods, rest = load_pods([pod], state, _limits(co))
+    if len(pods) != 1 or rest:
+        raise InputError(f"expected exactly one Pod, found {len(pods)} Pod(s) and {len(rest)} other object(s)", source=pod)
+    template = pods[0]
+    if co.profile:
+        template = dataclasses.replace(template, scheduler_name=co.profile)
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption))
+    sched.framework_for(template)
+    res = measure(sched, template, max_copies)
+    report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum)
+    emit(report, output, render_options(color))
+    return int(report.return_code)
+
+
+@cli.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> int:
     """Print the shell completion script (source it from your shell's rc file)."""

@@ -1,0 +1,74 @@
+"""How many more copies of a pod fit: cluster-capacity's question, answered by scheduling copies
+one after another (each sees the earlier ones) until the first copy does not fit.
+
+A copy that could only land by preempting other pods does not fit: capacity counts free room.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kwhatif.api.core import Pod
+from kwhatif.scheduler import SCHEDULED, Attempt, Scheduler
+
+DEFAULT_MAX_COPIES = 1000
+
+
+@dataclass(slots=True)
+class CapacityResult:
+    template: Pod
+    fits: int
+    per_node: dict[str, int]
+    first_failure: str  # FitError message of the first copy that did not fit ("" if none failed)
+    reasons: dict[str, int]  # reason -> nodes, of the first failure (as in the FitError histogram)
+    stopped_by: str  # "unschedulable" | "preemption" | "limit" | "gated" | "error"
+    failed_attempt: Attempt | None = None
+    ties: int = 0  # copies placed among several equally good nodes
+    notes: list[str] = field(default_factory=list)
+
+
+def copy_of(template: Pod, i: int) -> Pod:
+    name = f"{template.name}-{i:03d}" if i < 1000 else f"{template.name}-{i}"
+    return dataclasses.replace(template, name=name, uid=f"kwhatif-capacity-{template.namespace}-{name}", node_name="")
+
+
+def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIES) -> CapacityResult:
+    per_node: Counter[str] = Counter()
+    ties = 0
+    for i in range(max_copies):
+        att = sched.schedule_one(copy_of(template, i))
+        if att.result == SCHEDULED and att.node:
+            per_node[att.node] += 1
+            if len(att.best) > 1:
+                ties += 1
+            continue
+        reasons: Counter[str] = Counter()
+        for name, fr in att.filters.items():
+            if name in att.excluded or fr.first is None:
+                continue
+            for r in fr.first.reasons:
+                reasons[r] += 1
+        if att.at_pre_filter and att.pre_filter is not None:
+            for r in att.pre_filter.status.reasons:
+                reasons[r] = sched.snapshot.num_nodes
+        stopped = {"Gated": "gated", "Error": "error"}.get(att.result, "unschedulable")
+        if att.nominated_node:
+            stopped = "preemption"
+        res = CapacityResult(template, i, dict(sorted(per_node.items())), att.message, dict(sorted(reasons.items())), stopped, att, ties)
+        if att.nominated_node:
+            victims = ", ".join(v.key for v in att.victims)
+            res.notes.append(f"the next copy would only fit on {att.nominated_node} by preempting {victims}")
+        return res
+    return CapacityResult(
+        template,
+        max_copies,
+        dict(sorted(per_node.items())),
+        "",
+        {},
+        "limit",
+        None,
+        ties,
+        [f"stopped after {max_copies} copies (--max); more may fit"],
+    )
