@@ -7,10 +7,12 @@ through the kubernetes client, and only then.
 from __future__ import annotations
 
 import abc
+import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from kwhatif.api.core import Pod
+from kwhatif.errors import KwhatifError
 from kwhatif.framework.interface import SUCCESS, Code, Status
 
 
@@ -57,23 +59,45 @@ class RecordingBinder(Binder):
 
 
 class ApiBinder(Binder):
-    """Posts Bindings for pods that already exist in the cluster (pending pods)."""
+    """--apply: binds for real. A pod that already exists in the cluster, unbound, gets the v1
+    Binding upstream's DefaultBinder posts; a pod that does not exist yet is created already
+    bound (spec.nodeName), which is what that Binding would leave behind."""
 
-    def __init__(self, core_api: Any) -> None:
-        self.api = core_api
+    def __init__(
+        self,
+        post: Callable[[str, dict[str, Any]], tuple[int, bytes]],
+        existing: set[str],
+        manifests: dict[str, dict[str, Any]],
+    ) -> None:
+        self.post = post
+        self.existing = existing
+        self.manifests = manifests
         self.bindings: dict[str, Binding] = {}
         self.errors: dict[str, str] = {}
 
     def bind(self, pod: Pod, node_name: str) -> Status:
         binding = Binding(pod.namespace, pod.name, pod.uid, node_name)
+        base = f"/api/v1/namespaces/{pod.namespace}/pods"
         try:
-            self.api.create_namespaced_pod_binding(
-                name=pod.name, namespace=pod.namespace, body=binding.to_manifest(), _preload_content=False
-            )
-        except Exception as e:  # the client raises ApiException and urllib3 errors alike
-            msg = _api_error_message(e)
+            if pod.key in self.existing:
+                code, data = self.post(f"{base}/{pod.name}/binding", binding.to_manifest())
+            else:
+                body = copy.deepcopy(self.manifests.get(pod.key) or {})
+                body.setdefault("apiVersion", "v1")
+                body.setdefault("kind", "Pod")
+                meta = body.setdefault("metadata", {})
+                meta["namespace"] = pod.namespace
+                meta.pop("uid", None)
+                meta.pop("resourceVersion", None)
+                body.setdefault("spec", {})["nodeName"] = node_name
+                body.pop("status", None)
+                code, data = self.post(base, body)
+        except KwhatifError as e:
+            code, data = 0, str(e).encode()
+        if not 200 <= code < 300:
+            msg = _api_error_message(code, data)
             self.errors[pod.key] = msg
-            return Status(Code.ERROR, (f"binding rejected: {msg}",))
+            return Status(Code.ERROR, (f"binding rejected by the API server: {msg}",))
         self.bindings[pod.key] = Binding(pod.namespace, pod.name, pod.uid, node_name, applied=True)
         return SUCCESS
 
@@ -81,18 +105,14 @@ class ApiBinder(Binder):
         return self.bindings.get(pod.key)
 
 
-def _api_error_message(e: Exception) -> str:
-    status = getattr(e, "status", None)
-    reason = getattr(e, "reason", None)
-    body = getattr(e, "body", None)
-    if status is not None:
-        detail = ""
-        if body:
-            try:
-                import json
+def _api_error_message(code: int, data: bytes) -> str:
+    import json
 
-                detail = json.loads(body).get("message", "")
-            except (ValueError, AttributeError):
-                detail = str(body)[:200]
-        return f"{status} {reason or ''}".strip() + (f": {detail}" if detail else "")
-    return str(e) or type(e).__name__
+    try:
+        doc = json.loads(data)
+        detail = str(doc.get("message", "")) if isinstance(doc, dict) else ""
+        reason = str(doc.get("reason", "")) if isinstance(doc, dict) else ""
+    except ValueError:
+        detail, reason = data.decode(errors="replace")[:200], ""
+    head = f"{code} {reason}".strip() if code else "request failed"
+    return f"{head}: {detail}" if detail else head

@@ -210,7 +210,8 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
         raise click.UsageError("standard input can feed either the pods or --cluster, not both")
     state = load_cluster_state(co)
     cfg = load_scheduler_config(co)
-    incoming, rest = load_pods(list(pods), state, _limits(co))
+    manifests: dict[str, dict[str, Any]] = {}
+    incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
     if rest:
         doc = rest[0]
         raise InputError(
@@ -218,6 +219,7 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
             source=doc.source,
             obj=doc.describe(),
         )
+    pending = {p.key for p in state.pending_pods}
     incoming = prepare_incoming(incoming, state)
     if co.profile:
         import dataclasses
@@ -227,15 +229,33 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     if apply_:
         from kwhatif.load.live import make_api_binder
 
-        binder = make_api_binder(co.kubeconfig, co.context)
-    sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption))
+        binder = make_api_binder(co.kubeconfig, co.context, pending, manifests)
+    sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_))
     if apply_ and not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("--apply asks for confirmation on a terminal; add --yes to bind without asking")
         click.confirm(f"Bind up to {len(incoming)} pod(s) in the live cluster?", abort=True, err=True)
     attempts = sched.run(incoming, skip_unchanged=True)
     profile = co.profile or (incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name)
     report = schedule_report(attempts, sched.snapshot.num_nodes, profile)
     emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
+    if apply_:
+        return int(apply_exit_code(report, binder))
     return int(report.return_code)
+
+
+def apply_exit_code(report: Any, binder: Any) -> ExitCode:
+    """--apply: 4 when some pods were bound and others failed to bind, 3 when every bind failed."""
+    bound = sum(1 for r in report.final_results() if r.binding is not None and r.binding.applied)
+    failed = len(binder.errors)
+    for key, msg in sorted(binder.errors.items()):
+        click.echo(f"kwhatif: error: binding {key} failed: {msg}", err=True)
+    if failed and bound:
+        return ExitCode.PARTIAL_APPLY
+    if failed:
+        return ExitCode.CLUSTER
+    code: ExitCode = report.return_code
+    return code
 
 
 @cli.command()

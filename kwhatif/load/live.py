@@ -55,24 +55,37 @@ def api_client(kubeconfig: str | None, context: str | None) -> Any:
         raise ClusterError(f"kubeconfig {kubeconfig or '(default)'}: {type(e).__name__}: {e}") from None
 
 
-def _get(client: Any, path: str, params: list[tuple[str, str]]) -> tuple[int, bytes]:
+def request(client: Any, method: str, path: str, query: list[tuple[str, str]] | None = None, body: Any = None) -> tuple[int, bytes]:
+    """One API request with the client's configuration (server, TLS, credentials from the
+    kubeconfig), independent of the generated API classes, which change between client versions.
+    Returns the status code and the body; raises ClusterError when the server cannot be reached."""
+    from urllib.parse import urlencode
+
     from kubernetes.client.exceptions import ApiException
 
+    cfg = client.configuration
+    url = cfg.host.rstrip("/") + path + ("?" + urlencode(query) if query else "")
+    headers = {"Accept": "application/json"}
+    for setting in (cfg.auth_settings() or {}).values():
+        if setting.get("in") == "header" and setting.get("value"):
+            headers[setting["key"]] = setting["value"]
+    if body is not None:
+        headers["Content-Type"] = "application/json"
     try:
-        resp = client.call_api(
-            path,
-            "GET",
-            query_params=params,
-            header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"],
-            _preload_content=False,
-            _return_http_data_only=True,
-        )
-        return 200, resp.data
-    except ApiException as e:
-        return int(e.status or 0), (e.body or b"") if isinstance(e.body, bytes) else str(e.body or e.reason).encode()
+        resp = client.rest_client.request(method, url, headers=headers, body=body, _request_timeout=60)
+    except ApiException as e:  # older clients raise for every status outside 2xx
+        data = e.body if isinstance(e.body, bytes) else str(e.body or e.reason or "").encode()
+        return int(e.status or 0), data
     except Exception as e:  # urllib3 connection errors and the like
-        raise ClusterError(f"cannot reach the API server: {_short(e)}") from None
+        raise ClusterError(f"cannot reach the API server at {cfg.host}: {_short(e)}") from None
+    data = getattr(resp, "data", None)
+    if data is None and hasattr(resp, "read"):
+        data = resp.read()
+    return int(resp.status), data or b""
+
+
+def _get(client: Any, path: str, params: list[tuple[str, str]]) -> tuple[int, bytes]:
+    return request(client, "GET", path, params)
 
 
 def _short(e: Exception) -> str:
@@ -131,9 +144,14 @@ def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterSta
     return state
 
 
-def make_api_binder(kubeconfig: str | None, context: str | None) -> Any:
-    from kubernetes import client as kclient
-
+def make_api_binder(
+    kubeconfig: str | None, context: str | None, existing: set[str], manifests: dict[str, dict[str, Any]]
+) -> Any:
     from kwhatif.binder import ApiBinder
 
-    return ApiBinder(kclient.CoreV1Api(api_client(kubeconfig, context)))
+    client = api_client(kubeconfig, context)
+
+    def post(path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+        return request(client, "POST", path, body=body)
+
+    return ApiBinder(post, existing, manifests)

@@ -12,8 +12,11 @@ from kwhatif.load.cluster import ClusterState, classify
 from kwhatif.load.files import Document, Limits, read_path
 
 
-def pods_from_documents(docs: list[Document], cluster: ClusterState) -> tuple[list[Pod], list[Document]]:
-    """Parse and admit every Pod document; return the pods and the non-Pod documents left."""
+def pods_from_documents(
+    docs: list[Document], cluster: ClusterState, manifests: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[Pod], list[Document]]:
+    """Parse and admit every Pod document; return the pods and the non-Pod documents left.
+    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply)."""
     admission = cluster.admission
     pods: list[Pod] = []
     rest: list[Document] = []
@@ -30,15 +33,23 @@ def pods_from_documents(docs: list[Document], cluster: ClusterState) -> tuple[li
         if pod.key in seen:
             raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())
         seen[pod.key] = doc.source
+        if manifests is not None:
+            manifests[pod.key] = doc.body
         pods.append(pod)
     return pods, rest
 
 
-def load_pods(paths: list[str], cluster: ClusterState, limits: Limits = Limits(), stdin: Any = None) -> tuple[list[Pod], list[Document]]:
+def load_pods(
+    paths: list[str],
+    cluster: ClusterState,
+    limits: Limits = Limits(),
+    stdin: Any = None,
+    manifests: dict[str, dict[str, Any]] | None = None,
+) -> tuple[list[Pod], list[Document]]:
     docs: list[Document] = []
     for p in paths:
         docs.extend(read_path(p, limits, stdin))
-    return pods_from_documents(docs, cluster)
+    return pods_from_documents(docs, cluster, manifests)
 
 
 def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing: bool = False) -> list[Pod]:
