@@ -298,6 +298,35 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
 
 
 @cli.command()
+@click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
+@cluster_options
+@output_options(("table", "json", "yaml", "markdown", "junit"))
+def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
+    """Would the pods on these nodes fit elsewhere? A what-if of `kubectl drain NODE...`.
+
+    The nodes are cordoned, their pods evicted as drain evicts them (DaemonSet and static pods
+    stay; PodDisruptionBudgets can refuse an eviction) and the replacements scheduled.
+    Exit status 0 when every evicted pod lands somewhere, 1 otherwise.
+    """
+    from kwhatif.drain import drain as run_drain
+    from kwhatif.framework.profile import Options
+    from kwhatif.report.drain import drain_report
+    from kwhatif.scheduler import Scheduler
+
+    co = _cluster_opts(kw)
+    state = load_cluster_state(co)
+    missing = [n for n in nodes if n not in state.nodes]
+    if missing:
+        raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="NODE")
+    cfg = load_scheduler_config(co)
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption))
+    result = run_drain(sched, state, list(nodes))
+    report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name)
+    emit(report, output, render_options(color))
+    return int(report.return_code)
+
+
+@cli.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> int:
     """Print the shell completion script (source it from your shell's rc file)."""
