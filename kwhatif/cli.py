@@ -259,6 +259,45 @@ def apply_exit_code(report: Any, binder: Any) -> ExitCode:
 
 
 @cli.command()
+@click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
+@cluster_options
+@output_options(("table", "json", "yaml", "markdown", "junit", "github"))
+@click.option("--surge", is_flag=True,
+              help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).")
+def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw: Any) -> int:
+    """CI gate: will the workloads in these manifests fit on the cluster?
+
+    Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
+    bare Pods become the pods their controllers would create; other objects in the manifests
+    (PriorityClasses, Services, PVCs, ...) join the cluster first. A workload that already runs is
+    updated: its current pods leave first, unless --surge. Exit status 0 when everything fits, 1
+    otherwise.
+    """
+    from kwhatif.check import check as run_check
+    from kwhatif.framework.profile import Options
+    from kwhatif.load.files import precise_sources, read_path
+    from kwhatif.report.check import check_report
+    from kwhatif.report.model import schedule_report
+    from kwhatif.scheduler import Scheduler
+
+    co = _cluster_opts(kw)
+    if "-" in manifests and "-" in co.cluster:
+        raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
+    state = load_cluster_state(co)
+    cfg = load_scheduler_config(co)
+    docs = [d for m in manifests for d in read_path(m, _limits(co))]
+    precise_sources(docs)
+    result, sched = run_check(
+        state, docs, lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption)), surge=surge, profile=co.profile
+    )
+    profile = co.profile or cfg.profiles[0].scheduler_name
+    sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, profile)
+    report = check_report(result, sched_report)
+    emit(report, output, render_options(color))
+    return int(report.return_code)
+
+
+@cli.command()
 @click.argument("pod", metavar="POD")
 @cluster_options
 @output_options(("table", "json", "yaml", "markdown", "junit"))

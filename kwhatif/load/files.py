@@ -386,3 +386,46 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
         yield from _expand(item, src, i)
         return
     yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
+
+
+_ITEM_SOURCE = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))? \(items\[(?P<item>\d+)\]\)$")
+
+
+def precise_sources(docs: list[Document]) -> None:
+    """Point List items of small YAML files at their own line ("file:12") instead of the List's,
+    for annotations on manifests. Large files and JSON keep the coarser location."""
+    by_file: dict[str, list[Document]] = {}
+    for d in docs:
+        m = _ITEM_SOURCE.match(d.source)
+        if m:
+            by_file.setdefault(m.group("file"), []).append(d)
+    for path, items in by_file.items():
+        try:
+            if os.path.getsize(path) > 8 * MiB:
+                continue
+            with open(path, encoding="utf-8-sig") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        if text.lstrip()[:1] in ("{", "["):
+            continue
+        try:
+            nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
+        except yaml.YAMLError:
+            continue
+        starts: dict[int, Any] = {}
+        for node in nodes:
+            if node is not None:
+                starts[node.start_mark.line + 1] = node
+        first_line = min(starts) if starts else 1
+        for d in items:
+            m = _ITEM_SOURCE.match(d.source)
+            assert m is not None
+            line = int(m.group("line") or first_line)
+            node = starts.get(line) or next((n for ln, n in sorted(starts.items()) if ln >= line), None)
+            if node is None or not isinstance(node, yaml.MappingNode):
+                continue
+            seq = next((v for k, v in node.value if getattr(k, "value", None) == "items"), None)
+            i = int(m.group("item"))
+            if isinstance(seq, yaml.SequenceNode) and i < len(seq.value):
+                d.source = f"{path}:{seq.value[i].start_mark.line + 1}"

@@ -33,7 +33,7 @@ FORMATS = {
     "yaml": "kwhatif.report.json_format:YamlFormatter",
     "markdown": "kwhatif.report.markdown:MarkdownFormatter",
     "junit": "kwhatif.report.junit:JUnitFormatter",
-    "github": "kwhatif.report.github:GithubFormatter",
+    "github": "kwhatif.report.table:GithubFormatter",
 }
 
 

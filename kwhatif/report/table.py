@@ -196,3 +196,14 @@ def _failure_text(n: NodeEntry, width: int) -> str:
 
 def _indent(text: str, by: str = "  ") -> str:
     return "\n".join(by + line if line else line for line in text.splitlines())
+
+
+class GithubFormatter(Formatter):
+    """-o github (kwhatif check): GitHub Actions error annotations on the manifest lines."""
+
+    def format(self, report: Any) -> str:
+        render = getattr(report, "render_github", None)
+        if not callable(render):
+            raise TypeError(f"no github rendering for {type(report).__name__}")
+        out: str = render(self)
+        return out
