@@ -210,10 +210,10 @@ class NodeInfo:
                     self.used_ports.add(p.host_ip, p.protocol, p.host_port)
                 else:
                     self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
-        for v in pod.volumes:
+        for vol in pod.volumes:
             # updatePVCRefCounts counts persistentVolumeClaim volumes only (not ephemeral ones).
-            if v.kind == "persistentVolumeClaim":
-                key = f"{pod.namespace}/{v.claim_name}"
+            if vol.kind == "persistentVolumeClaim":
+                key = f"{pod.namespace}/{vol.claim_name}"
                 n = self.pvc_ref_counts.get(key, 0) + sign
                 if n > 0:
                     self.pvc_ref_counts[key] = n

@@ -121,10 +121,10 @@ class Framework:
                 raise ConfigError(f"initializing plugin {name!r}: {e.message}", obj=f"profile {self.profile_name!r}", field=e.field) from None
         multi = prof.plugins.get("multiPoint")
         for point, ptype in EXTENSION_POINTS:
-            ps = prof.plugins.get(point)
+            pset = prof.plugins.get(point)
             seen: set[str] = set()
             lst: list[Plugin] = []
-            for ref in ps.enabled if ps else ():
+            for ref in pset.enabled if pset else ():
                 pg = self.plugins.get(ref.name)
                 if pg is None:
                     raise self._err(f"{ptype.__name__} {ref.name!r} does not exist")
@@ -348,7 +348,7 @@ class Framework:
         from kwhatif.cache.node_info import pod_id
 
         info_out = None
-        state_out = None
+        state_out = state
         for pi in nominated:
             if pi.pod.priority >= pod.priority and pod_id(pi.pod) != pod_id(pod):
                 if info_out is None:
@@ -358,7 +358,7 @@ class Framework:
                 st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
                 if not st.is_success():
                     raise RuntimeError(st.message())
-        if info_out is None or state_out is None:
+        if info_out is None:
             return False, state, node_info
         return True, state_out, info_out
 
@@ -424,11 +424,11 @@ class Framework:
         for pl in plugins:
             assert isinstance(pl, ScorePlugin)
             scores = [NodeScore(ns.name, ns.score) for ns in raw[pl.name]]
-            st = pl.normalize_score(state, pod, scores)
-            if st is not None and not st.is_success():
+            nst = pl.normalize_score(state, pod, scores)
+            if nst is not None and not nst.is_success():
                 return [], Status(
                     Code.ERROR,
-                    (f"running Normalize on Score plugins: plugin {pl.name!r} failed with: {st.message()}",),
+                    (f"running Normalize on Score plugins: plugin {pl.name!r} failed with: {nst.message()}",),
                     pl.name,
                 )
             normalized[pl.name] = scores

@@ -211,8 +211,9 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
         if prev is not None:
             raise InputError(f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe())
         seen[ident] = doc.source
+        src = doc.source
         if kind == "Pod":
-            pod = _guard(doc, lambda b, s=doc.source: parse.pod(b, "default", s))
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src))
             if pod.terminal:
                 state.terminal_pods += 1
             else:
@@ -220,7 +221,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
                 pods.append((pod, Document({}, doc.source, doc.kind, doc.api_version)))
             continue
         if kind == "Node":
-            node = _guard(doc, lambda b, s=doc.source: parse.node(b, s))
+            node: Node = _guard(doc, lambda b: parse.node(b, src))
             state.nodes[node.name] = node
             continue
         if kind in WORKLOAD_KINDS:

@@ -422,10 +422,10 @@ def precise_sources(docs: list[Document]) -> None:
             m = _ITEM_SOURCE.match(d.source)
             assert m is not None
             line = int(m.group("line") or first_line)
-            node = starts.get(line) or next((n for ln, n in sorted(starts.items()) if ln >= line), None)
-            if node is None or not isinstance(node, yaml.MappingNode):
+            top = starts.get(line) or next((n for ln, n in sorted(starts.items()) if ln >= line), None)
+            if top is None or not isinstance(top, yaml.MappingNode):
                 continue
-            seq = next((v for k, v in node.value if getattr(k, "value", None) == "items"), None)
+            seq = next((v for k, v in top.value if getattr(k, "value", None) == "items"), None)
             i = int(m.group("item"))
             if isinstance(seq, yaml.SequenceNode) and i < len(seq.value):
                 d.source = f"{path}:{seq.value[i].start_mark.line + 1}"

@@ -46,7 +46,7 @@ def api_client(kubeconfig: str | None, context: str | None) -> Any:
     except ImportError as e:  # pragma: no cover - a declared dependency
         raise ClusterError(f"the kubernetes client is not installed: {e}") from None
     try:
-        return kconfig.new_client_from_config(config_file=kubeconfig, context=context)
+        return kconfig.new_client_from_config(config_file=kubeconfig, context=context)  # type: ignore[no-untyped-call]
     except ConfigException as e:
         raise ClusterError(f"kubeconfig: {e}") from None
     except FileNotFoundError as e:
@@ -78,10 +78,10 @@ def request(client: Any, method: str, path: str, query: list[tuple[str, str]] | 
         return int(e.status or 0), data
     except Exception as e:  # urllib3 connection errors and the like
         raise ClusterError(f"cannot reach the API server at {cfg.host}: {_short(e)}") from None
-    data = getattr(resp, "data", None)
-    if data is None and hasattr(resp, "read"):
-        data = resp.read()
-    return int(resp.status), data or b""
+    raw = getattr(resp, "data", None)
+    if raw is None and hasattr(resp, "read"):
+        raw = resp.read()
+    return int(resp.status), bytes(raw or b"")
 
 
 def _get(client: Any, path: str, params: list[tuple[str, str]]) -> tuple[int, bytes]:

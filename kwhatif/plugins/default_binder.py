@@ -21,7 +21,8 @@ class DefaultBinder(BindPlugin):
         binder = getattr(self.handle, "binder", None)
         if binder is None:
             return SUCCESS
-        return binder.bind(pod, node_name)
+        status: Status = binder.bind(pod, node_name)
+        return status
 
 
 def new(args: Any, handle: Any) -> DefaultBinder:

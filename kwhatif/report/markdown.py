@@ -60,8 +60,8 @@ class MarkdownFormatter(Formatter):
                     key = f"{f.plugin}: {reason}"
                     failing[key] = failing.get(key, 0) + 1
         lines = [f"<details><summary><code>{r.pod}</code>: why not</summary>", ""]
-        for key, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines.append(f"- {n} node(s): {_cell(key)}")
+        for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"- {count} node(s): {_cell(key)}")
         if r.preemption:
             victims = ", ".join(f"`{v.namespace}/{v.name}`" for v in r.preemption.victims)
             lines.append(f"- preemption: nominated `{r.preemption.nominated_node}`, evicting {victims}")

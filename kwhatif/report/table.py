@@ -178,7 +178,7 @@ class WideTableFormatter(TableFormatter):
     wide = True
 
 
-def _failure_text(n: NodeEntry, width: int) -> str:
+def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     if n.at_pre_filter:
         return "rejected at PreFilter for every node"
     first = n.upstream_failure
