@@ -330,7 +330,8 @@ class Scheduler:
     def _prioritize_and_select(
         self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, feasible: list[str]
     ) -> str | None:
-        nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in set(feasible)]
+        wanted = set(feasible)
+        nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in wanted]
         att.upstream_scored = len(nodes) > 1
         st = fw.run_pre_score(state, pod, nodes)
         att.skipped_score_plugins = state.skip_score_plugins

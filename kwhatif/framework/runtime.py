@@ -9,7 +9,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -90,6 +90,17 @@ class PreFilterRecord:
     plugins_with_nodes: list[str] = field(default_factory=list)
 
 
+_SUCCESS_BY_PLUGIN: dict[str, Status] = {}
+
+
+def _success_of(plugin: str) -> Status:
+    """A shared Success status naming the plugin (statuses are immutable)."""
+    st = _SUCCESS_BY_PLUGIN.get(plugin)
+    if st is None:
+        st = _SUCCESS_BY_PLUGIN[plugin] = Status(Code.SUCCESS, (), plugin)
+    return st
+
+
 class Framework:
     def __init__(self, profile: Profile, handle: Handle) -> None:
         self.profile = profile
@@ -100,6 +111,10 @@ class Framework:
         self.points: dict[str, list[Plugin]] = {p: [] for p, _ in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
         self._build()
+        # Typed views of the hot extension points (isinstance on ABCs is slow per node).
+        self.filter_plugins: list[FilterPlugin] = [cast(FilterPlugin, p) for p in self.points["filter"]]
+        self.pre_filter_plugins: list[PreFilterPlugin] = [cast(PreFilterPlugin, p) for p in self.points["preFilter"]]
+        self.score_plugins: list[ScorePlugin] = [cast(ScorePlugin, p) for p in self.points["score"]]
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -237,8 +252,7 @@ class Framework:
             state.skip_filter_plugins = frozenset(skipped)
             return PreFilterRecord(res, st, statuses, frozenset(skipped), plugins_with_nodes)
 
-        for pl in self.points["preFilter"]:
-            assert isinstance(pl, PreFilterPlugin)
+        for pl in self.pre_filter_plugins:
             try:
                 r, st = pl.pre_filter(state, pod)
             except KeyError as e:  # a missing CycleState entry, as upstream's ErrNotFound
@@ -269,8 +283,7 @@ class Framework:
         return done(result, return_status)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, to_add: Any, node_info: Any) -> Status:
-        for pl in self.points["preFilter"]:
-            assert isinstance(pl, PreFilterPlugin)
+        for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
             ext = pl.pre_filter_extensions()
@@ -284,8 +297,7 @@ class Framework:
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod: Any, to_remove: Any, node_info: Any
     ) -> Status:
-        for pl in self.points["preFilter"]:
-            assert isinstance(pl, PreFilterPlugin)
+        for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
             ext = pl.pre_filter_extensions()
@@ -304,27 +316,27 @@ class Framework:
         statuses: list[Status] = []
         first: Status | None = None
         skip = state.skip_filter_plugins
-        for pl in self.points["filter"]:
-            if pl.name in skip:
-                statuses.append(Status(Code.SKIP, (), pl.name))
+        for pl in self.filter_plugins:
+            name = pl.NAME
+            if name in skip:
+                statuses.append(Status(Code.SKIP, (), name))
                 continue
-            assert isinstance(pl, FilterPlugin)
             try:
                 st = pl.filter(state, pod, node_info)
             except KeyError as e:
                 st = Status.error(f"reading {e} from cycleState: not found")
-            if not st.is_success():
+            if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
-                    st = Status(Code.ERROR, (f"running {pl.name!r} filter plugin: {st.message()}",), pl.name)
+                    st = Status(Code.ERROR, (f"running {name!r} filter plugin: {st.message()}",), name)
                 else:
-                    st = st.with_plugin(pl.name)
+                    st = st.with_plugin(name)
                 if first is None:
                     first = st
                 statuses.append(st)
                 if not all_plugins:
                     break
             else:
-                statuses.append(Status(Code.SUCCESS, (), pl.name))
+                statuses.append(_success_of(name))
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_with_nominated_pods(
@@ -404,10 +416,9 @@ class Framework:
             state.skip_score_plugins = frozenset(skipped)
 
     def run_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> tuple[list[NodeScores], Status]:
-        plugins = [pl for pl in self.points["score"] if pl.name not in state.skip_score_plugins]
+        plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
         raw: dict[str, list[NodeScore]] = {}
         for pl in plugins:
-            assert isinstance(pl, ScorePlugin)
             lst: list[NodeScore] = []
             for ni in nodes:
                 try:
@@ -422,7 +433,6 @@ class Framework:
             raw[pl.name] = lst
         normalized: dict[str, list[NodeScore]] = {}
         for pl in plugins:
-            assert isinstance(pl, ScorePlugin)
             scores = [NodeScore(ns.name, ns.score) for ns in raw[pl.name]]
             nst = pl.normalize_score(state, pod, scores)
             if nst is not None and not nst.is_success():
