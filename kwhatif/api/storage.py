@@ -101,6 +101,8 @@ class StorageClass:
     volume_binding_mode: str  # Immediate (defaulted) or WaitForFirstConsumer
     allowed_topologies: tuple[TopologySelectorTerm, ...]
     parameters: Mapping[str, str]
+    is_default: bool = False  # storageclass(.beta).kubernetes.io/is-default-class: "true"
+    creation_timestamp: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +230,20 @@ def storage_class(d: Dict) -> StorageClass:
             exprs.append((f.string(e, "key", p), frozenset(f.str_list(e, "values", p))))
         terms.append(TopologySelectorTerm(tuple(exprs)))
     params = d.get("parameters") or {}
+    meta = f.mapping(d, "metadata", "")
+    annotations = f.str_map(meta, "annotations", "metadata")
+    default = any(
+        annotations.get(k) == "true"
+        for k in ("storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class")
+    )
     return StorageClass(
         name=name_of(d),
         provisioner=f.string(d, "provisioner", ""),
         volume_binding_mode=mode,
         allowed_topologies=tuple(terms),
         parameters={str(k): str(v) for k, v in params.items()} if isinstance(params, dict) else {},
+        is_default=default,
+        creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
     )
 
 

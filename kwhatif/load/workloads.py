@@ -114,7 +114,8 @@ class ExpandedWorkload:
 def expand_workload(w: Workload, state: ClusterState, *, index: int = 0) -> ExpandedWorkload:
     """The pods ``w``'s controller creates on ``state``. ``index`` is the workload's position in
     the input: its pods are created after those of the workloads before it."""
-    ctx = _Ctx(w, state, w.namespace or "default", w.uid or _generated_uid(w.kind, w.namespace or "default", w.name), index)
+    ns = w.namespace or "default"
+    ctx = _Ctx(w, state, ns, w.uid or _generated_uid(w.kind, ns, w.name), index)
     expand = _EXPANDERS.get(w.kind)
     if expand is None:
         raise InputError(f"kind {w.kind} has no pods to expand", source=w.source, obj=ctx.obj)
@@ -137,7 +138,8 @@ def owned_pods(w: Workload, state: ClusterState) -> list[Pod]:
     ns = w.namespace or "default"
     pods = [p for p in chain(state.pods, state.pending_pods) if p.namespace == ns]
     if w.kind == "Deployment":
-        return _children_pods(w, state, pods, "ReplicaSet", lambda ref, p: _selector_of(w).matches(p.labels))
+        selector = _selector_of(w)
+        return _children_pods(w, state, pods, "ReplicaSet", lambda ref, p: selector.matches(p.labels))
     if w.kind == "CronJob":
         run = re.compile(re.escape(w.name) + r"-[0-9]+")
         return _children_pods(w, state, pods, "Job", lambda ref, p: run.fullmatch(ref.name) is not None)
@@ -250,33 +252,34 @@ def _template_pod(
 ) -> Pod:
     """The first pod of a template, built as GetPodFromTemplate does, parsed and admitted; errors
     name the field inside the controller object (``path`` is the template's path)."""
-    manifest = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": ctx.namespace,
-            "uid": f"{_generated_uid(ctx.w.kind, ctx.namespace, ctx.w.name)}-0",
-            "labels": dict(labels),
-            "annotations": dict(f.str_map(meta, "annotations", "metadata")),
-            "ownerReferences": [owner],
-            "creationTimestamp": _rfc3339(ctx.created(0)),
-        },
-        "spec": dict(spec),
-    }
     try:
+        manifest = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": ctx.namespace,
+                "uid": f"{_generated_uid(ctx.w.kind, ctx.namespace, ctx.w.name)}-0",
+                "labels": dict(labels),
+                "annotations": dict(f.str_map(meta, "annotations", "metadata")),
+                "ownerReferences": [owner],
+                "creationTimestamp": _rfc3339(ctx.created(0)),
+            },
+            "spec": dict(spec),
+        }
         pod = parse.pod(manifest, ctx.namespace, ctx.w.source)
         return ctx.state.admission.admit(pod, strict=True)
     except FieldError as e:
         raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
 
 
-def _stamp(ctx: _Ctx, base: Pod, i: int, name: str, **changes: Any) -> Pod:
-    """Copy ``base`` as the controller's i-th pod: its own name, uid and creation time."""
+def _stamp(ctx: _Ctx, base: Pod, i: int, name: str, *, ordinal: int | None = None, **changes: Any) -> Pod:
+    """Copy ``base`` as the controller's i-th new pod: its own name, uid (numbered by ``ordinal``
+    when the pod has one) and creation time."""
     return dataclasses.replace(
         base,
         name=name,
-        uid=f"{_generated_uid(ctx.w.kind, ctx.namespace, ctx.w.name)}-{i}",
+        uid=f"{_generated_uid(ctx.w.kind, ctx.namespace, ctx.w.name)}-{i if ordinal is None else ordinal}",
         creation_timestamp=ctx.created(i).timestamp(),
         **changes,
     )
@@ -366,9 +369,9 @@ def _creation_time(body: Dict) -> float:
 def _expand_replicated(ctx: _Ctx) -> ExpandedWorkload:
     w = ctx.w
     spec = f.mapping(w.body, "spec", "")
+    tmpl, meta, tspec, labels = _template(spec, "spec")
     if w.kind == "ReplicationController":
         # SetDefaults_ReplicationController: no selector means the template's labels.
-        _, meta, tspec, labels = _template(spec, "spec")
         selector_map = f.str_map(spec, "selector", "spec") or labels
         if not selector_map:
             raise f.required("spec.selector")
@@ -377,12 +380,10 @@ def _expand_replicated(ctx: _Ctx) -> ExpandedWorkload:
     else:
         replicas = _replicas(spec)
         selector = _apps_selector(w.kind, spec)
-        tmpl, meta, tspec, labels = _template(spec, "spec")
     _check_selects_template(selector, labels, "spec")
     notes: list[str] = []
     if w.kind == "Deployment":
-        tmpl = f.mapping(spec, "template", "spec")
-        rs_name, rs_uid, pod_hash, reused = _deployment_replicaset(ctx, spec, tmpl)
+        rs_name, rs_uid, pod_hash, reused = _deployment_replicaset(ctx, tmpl)
         labels[POD_TEMPLATE_HASH_LABEL] = pod_hash
         owner = _owner("apps/v1", "ReplicaSet", rs_name, rs_uid)
         prefix = rs_name
@@ -407,7 +408,7 @@ def _expand_replicated(ctx: _Ctx) -> ExpandedWorkload:
     return _result(ctx, replicas, pods, (), notes)
 
 
-def _deployment_replicaset(ctx: _Ctx, spec: Dict, tmpl: Dict) -> tuple[str, str, str, bool]:
+def _deployment_replicaset(ctx: _Ctx, tmpl: Dict) -> tuple[str, str, str, bool]:
     """(name, uid, pod-template-hash, reused) of the ReplicaSet the Deployment scales up: the
     oldest one it owns whose template equals its own but for the hash label
     (deploymentutil.FindNewReplicaSet / EqualIgnoreHash), else a new ``<deployment>-<hash>``."""
@@ -465,7 +466,9 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
     claim_templates = _claim_templates(spec)
     status = f.mapping(w.body, "status", "")
     # The revision name <set>-<hash> labels every pod (setPodRevision).
-    labels[CONTROLLER_REVISION_HASH_LABEL] = f"{w.name}-{template_hash(tmpl, f.integer(status, 'collisionCount', 'status'))}"
+    labels[CONTROLLER_REVISION_HASH_LABEL] = (
+        f"{w.name}-{template_hash(tmpl, f.integer(status, 'collisionCount', 'status'))}"
+    )
     owner = _owner("apps/v1", "StatefulSet", w.name, ctx.uid)
     base = _template_pod(ctx, "spec.template", meta, tspec, labels, owner, f"{w.name}-{start}")
     _require_restart_always(tspec, "spec")
@@ -476,9 +479,13 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
     pods: list[Pod] = []
     pvcs: list[PersistentVolumeClaim] = []
     notes: list[str] = []
-    for i in range(replicas):
-        ordinal = start + i
+    classless: dict[str, None] = {}  # claim templates left without a class, in order
+    # The controller creates only the ordinals that have no pod.
+    running = {p.name for p in owned_pods(w, ctx.state)}
+    for ordinal in range(start, start + replicas):
         name = f"{w.name}-{ordinal}"
+        if name in running:
+            continue
         pod_labels = {**base.labels, STATEFULSET_POD_NAME_LABEL: name, POD_INDEX_LABEL: str(ordinal)}
         # updateStorage: a volume per claim template first (upstream ranges over a map; sorted
         # here), then the template's other volumes.
@@ -489,8 +496,21 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
             if f"{ctx.namespace}/{claim}" in ctx.state.pvcs:
                 notes.append(f"StatefulSet: PersistentVolumeClaim {claim} exists and is reused")
             else:
-                pvcs.append(_new_claim(ctx, claim, j, tpl, match_labels, default_class))
-        pods.append(_stamp(ctx, base, i, name, labels=pod_labels, volumes=tuple(volumes) + other_volumes))
+                pvc = _new_claim(ctx, claim, j, tpl, match_labels, default_class)
+                if pvc.storage_class_name is None:
+                    classless.setdefault(tname)
+                pvcs.append(pvc)
+        pods.append(
+            _stamp(
+                ctx, base, len(pods), name, ordinal=ordinal, labels=pod_labels, volumes=tuple(volumes) + other_volumes
+            )
+        )
+    if len(pods) < replicas:
+        notes.append(f"StatefulSet: {replicas - len(pods)} of its pods already run")
+    for tname in classless:
+        notes.append(
+            f"StatefulSet: volumeClaimTemplate {tname} names no StorageClass and the cluster has none marked default"
+        )
     if policy == "OrderedReady" and replicas > 1:
         notes.append(
             "StatefulSet: OrderedReady creates each pod once the one before it is Running and Ready; "
@@ -545,11 +565,9 @@ def _default_storage_class(state: ClusterState) -> str | None:
     """storageutil.GetDefaultClass: the newest class marked default, then the first by name."""
     best: tuple[float, str] | None = None
     for sc in state.storage_classes.values():
-        # StorageClass keeps whether it is annotated default and when it was created; a parsed
-        # class without those fields is never the default.
-        if not getattr(sc, "is_default", False):
+        if not sc.is_default:
             continue
-        key = (-float(getattr(sc, "creation_timestamp", 0.0)), sc.name)
+        key = (-sc.creation_timestamp, sc.name)
         if best is None or key < best:
             best = key
     return best[1] if best else None
@@ -692,9 +710,7 @@ def _expand_cronjob(ctx: _Ctx) -> ExpandedWorkload:
     return _result(ctx, desired, pods, (), [f"CronJob: one run of its job template, as Job {job_name}", *notes])
 
 
-def _job_pods(
-    ctx: _Ctx, spec: Dict, path: str, job_name: str, job_uid: str
-) -> tuple[int, tuple[Pod, ...], list[str]]:
+def _job_pods(ctx: _Ctx, spec: Dict, path: str, job_name: str, job_uid: str) -> tuple[int, tuple[Pod, ...], list[str]]:
     """(pods wanted, the pods, notes) for the Job ``job_name`` with ``spec`` at ``path``."""
     _, meta, tspec, labels = _template(spec, path)
     manual = f.boolean(spec, "manualSelector", path)
@@ -736,7 +752,9 @@ def _job_pods(
     notes: list[str] = []
     if f.boolean(spec, "suspend", path):
         return 0, (), ["Job: suspended; it creates no pods until it is resumed"]
-    if completions is None:
+    if parallelism == 0:
+        notes.append("Job: parallelism 0; it runs no pods")
+    elif completions is None:
         notes.append(f"Job: parallelism {parallelism} without completions: pods run until one succeeds")
     elif completions > parallelism:
         notes.append(f"Job: parallelism {parallelism} of completions {completions} run at once")
