@@ -388,15 +388,16 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
     yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
 
 
-_ITEM_SOURCE = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))? \(items\[(?P<item>\d+)\]\)$")
+_SOURCE = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))?(?: \(items\[(?P<item>\d+)\]\))?$")
 
 
 def precise_sources(docs: list[Document]) -> None:
-    """Point List items of small YAML files at their own line ("file:12") instead of the List's,
-    for annotations on manifests. Large files and JSON keep the coarser location."""
+    """Point the documents of small YAML files at the line where each object starts ("file:12"),
+    List items included, for annotations on manifests. Large files and JSON keep the coarser
+    location."""
     by_file: dict[str, list[Document]] = {}
     for d in docs:
-        m = _ITEM_SOURCE.match(d.source)
+        m = _SOURCE.match(d.source)
         if m:
             by_file.setdefault(m.group("file"), []).append(d)
     for path, items in by_file.items():
@@ -410,22 +411,24 @@ def precise_sources(docs: list[Document]) -> None:
         if text.lstrip()[:1] in ("{", "["):
             continue
         try:
-            nodes = list(yaml.compose_all(text, Loader=_YamlLoader))
+            nodes = [n for n in yaml.compose_all(text, Loader=_YamlLoader) if n is not None]
         except yaml.YAMLError:
             continue
-        starts: dict[int, Any] = {}
-        for node in nodes:
-            if node is not None:
-                starts[node.start_mark.line + 1] = node
-        first_line = min(starts) if starts else 1
+        if not nodes:
+            continue
         for d in items:
-            m = _ITEM_SOURCE.match(d.source)
+            m = _SOURCE.match(d.source)
             assert m is not None
-            line = int(m.group("line") or first_line)
-            top = starts.get(line) or next((n for ln, n in sorted(starts.items()) if ln >= line), None)
-            if top is None or not isinstance(top, yaml.MappingNode):
-                continue
-            seq = next((v for k, v in top.value if getattr(k, "value", None) == "items"), None)
-            i = int(m.group("item"))
-            if isinstance(seq, yaml.SequenceNode) and i < len(seq.value):
-                d.source = f"{path}:{seq.value[i].start_mark.line + 1}"
+            doc_line = int(m.group("line") or 1)
+            # the first document that starts at or after its "---" line
+            top = next((n for n in nodes if n.start_mark.line + 1 >= doc_line), nodes[-1])
+            line = top.start_mark.line + 1
+            if m.group("item") is not None:
+                seq = None
+                if isinstance(top, yaml.MappingNode):
+                    seq = next((v for k, v in top.value if getattr(k, "value", None) == "items"), None)
+                i = int(m.group("item"))
+                if not (isinstance(seq, yaml.SequenceNode) and i < len(seq.value)):
+                    continue
+                line = seq.value[i].start_mark.line + 1
+            d.source = f"{path}:{line}"

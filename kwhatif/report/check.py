@@ -93,12 +93,14 @@ class CheckReport:
         out = [table]
         for w in self.workloads:
             if not w.fits and w.message:
-                out.append(f"{w.kind} {w.namespace}/{w.name}: {w.message}")
+                block = [f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.not_placed} of {w.desired} pods do not fit", f"  {w.message}"]
                 first = next((r for r in w.results if r.status is not PodStatus.SCHEDULED), None)
                 if first is not None:
-                    out.extend(f"  hint: {h}" for h in first.hints)
-            for n in w.notes:
-                out.append(f"note: {w.kind} {w.namespace}/{w.name}: {n}")
+                    block.extend(f"  hint: {h}" for h in first.hints)
+                out.append("\n".join(block))
+        notes = [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in self.workloads for n in w.notes]
+        if notes:
+            out.append("\n".join(notes))
         fits = sum(1 for w in self.workloads if w.fits)
         out.append(f"{fits}/{len(self.workloads)} workloads fit (profile {self.schedule.profile}, {self.schedule.num_nodes} nodes)")
         return "\n\n".join(out) + "\n"
