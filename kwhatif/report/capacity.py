@@ -61,9 +61,8 @@ class CapacityReport:
         if self.reasons:
             rows = [[str(n), r] for r, n in sorted(self.reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines.append("\n".join("  " + ln for ln in tabulate(rows, headers=["NODES", "REASON"], tablefmt="plain").splitlines()))
-        if self.failure is not None:
-            for h in self.failure.hints:
-                lines.append(f"  hint: {h}")
+        if self.failure is not None and self.failure.hints:
+            lines.append("\n".join(f"  hint: {h}" for h in self.failure.hints))
         if self.ties:
             lines.append(
                 f"note: {self.ties} copies went to one of several equally scored nodes; upstream picks at random, "
