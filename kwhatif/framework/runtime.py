@@ -119,7 +119,7 @@ class Framework:
     # --- construction ---------------------------------------------------------------------------
 
     def _err(self, msg: str) -> ConfigError:
-        return ConfigError(msg, obj=f"profile {self.profile_name!r}")
+        return ConfigError(msg, obj=f'profile "{self.profile_name}"')
 
     def _build(self) -> None:
         prof = self.profile
@@ -133,7 +133,9 @@ class Framework:
             try:
                 self.plugins[name] = fac(prof.plugin_config.get(name), self.handle)
             except ConfigError as e:
-                raise ConfigError(f"initializing plugin {name!r}: {e.message}", obj=f"profile {self.profile_name!r}", field=e.field) from None
+                raise ConfigError(
+                    f'initializing plugin "{name}": {e.message}', obj=f'profile "{self.profile_name}"', field=e.field
+                ) from None
         multi = prof.plugins.get("multiPoint")
         for point, ptype in EXTENSION_POINTS:
             pset = prof.plugins.get(point)
@@ -142,11 +144,11 @@ class Framework:
             for ref in pset.enabled if pset else ():
                 pg = self.plugins.get(ref.name)
                 if pg is None:
-                    raise self._err(f"{ptype.__name__} {ref.name!r} does not exist")
+                    raise self._err(f"{ptype.__name__} \"{ref.name}\" does not exist")
                 if not isinstance(pg, ptype):
-                    raise self._err(f"plugin {ref.name!r} does not extend {ptype.__name__} plugin")
+                    raise self._err(f"plugin \"{ref.name}\" does not extend {ptype.__name__} plugin")
                 if ref.name in seen:
-                    raise self._err(f"plugin {ref.name!r} already registered as {ptype.__name__!r}")
+                    raise self._err(f"plugin \"{ref.name}\" already registered as \"{ptype.__name__}\"")
                 seen.add(ref.name)
                 lst.append(pg)
             self.points[point] = lst
@@ -154,12 +156,12 @@ class Framework:
             self._expand_multi_point()
         if len(self.points["queueSort"]) != 1:
             raise self._err(
-                f"only one queue sort plugin required for profile with scheduler name {self.profile_name!r}, "
+                f'only one queue sort plugin required for profile with scheduler name "{self.profile_name}", '
                 f"but got {len(self.points['queueSort'])}"
             )
         if not self.points["bind"]:
             raise self._err(
-                f"at least one bind plugin is needed for profile with scheduler name {self.profile_name!r}"
+                f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"'
             )
         score_set = prof.plugins.get("score")
         refs = list(score_set.enabled if score_set else ()) + list(multi.enabled if multi else ())
@@ -178,7 +180,7 @@ class Framework:
             total = _wrap_int64(total + w * MAX_NODE_SCORE)
         for pl in self.points["score"]:
             if self.score_weights.get(pl.name, 0) == 0:
-                raise self._err(f"score plugin {pl.name!r} is not configured with weight")
+                raise self._err(f"score plugin \"{pl.name}\" is not configured with weight")
 
     def _expand_multi_point(self) -> None:
         prof = self.profile
@@ -194,7 +196,7 @@ class Framework:
             for ref in multi.enabled:
                 pg = self.plugins.get(ref.name)
                 if pg is None:
-                    raise self._err(f"{ptype.__name__} {ref.name!r} does not exist")
+                    raise self._err(f"{ptype.__name__} \"{ref.name}\" does not exist")
                 if not isinstance(pg, ptype):
                     continue
                 if ref.name in disabled:
@@ -203,7 +205,7 @@ class Framework:
                     overrides.add(ref.name)
                     continue
                 if ref.name in multi_enabled:
-                    raise self._err(f"plugin {ref.name!r} already registered as {ptype.__name__!r}")
+                    raise self._err(f"plugin \"{ref.name}\" already registered as \"{ptype.__name__}\"")
                 multi_enabled.append(ref.name)
             order = [n for n in enabled if n in overrides]
             order += multi_enabled
@@ -269,7 +271,7 @@ class Framework:
                     return_status = st
                     continue
                 return done(
-                    None, Status(Code.ERROR, (f"running PreFilter plugin {pl.name!r}: {st.message()}",), pl.name)
+                    None, Status(Code.ERROR, (f"running PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name)
                 )
             if r is not None and not r.all_nodes():
                 plugins_with_nodes.append(pl.name)
@@ -291,7 +293,7 @@ class Framework:
                 continue
             st = ext.add_pod(state, pod, to_add, node_info)
             if not st.is_success():
-                return Status(Code.ERROR, (f"running AddPod on PreFilter plugin {pl.name!r}: {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f"running AddPod on PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name)
         return SUCCESS
 
     def run_pre_filter_extension_remove_pod(
@@ -306,7 +308,7 @@ class Framework:
             st = ext.remove_pod(state, pod, to_remove, node_info)
             if not st.is_success():
                 return Status(
-                    Code.ERROR, (f"running RemovePod on PreFilter plugin {pl.name!r}: {st.message()}",), pl.name
+                    Code.ERROR, (f"running RemovePod on PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name
                 )
         return SUCCESS
 
@@ -327,7 +329,7 @@ class Framework:
                 st = Status.error(f"reading {e} from cycleState: not found")
             if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
-                    st = Status(Code.ERROR, (f"running {name!r} filter plugin: {st.message()}",), name)
+                    st = Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
                 else:
                     st = st.with_plugin(name)
                 if first is None:
@@ -410,7 +412,7 @@ class Framework:
                     skipped.add(pl.name)
                     continue
                 if not st.is_success():
-                    return Status(Code.ERROR, (f"running PreScore plugin {pl.name!r}: {st.message()}",), pl.name)
+                    return Status(Code.ERROR, (f"running PreScore plugin \"{pl.name}\": {st.message()}",), pl.name)
             return SUCCESS
         finally:
             state.skip_score_plugins = frozenset(skipped)
@@ -427,7 +429,7 @@ class Framework:
                     s, st = 0, Status.error(f"reading {e} from cycleState: not found")
                 if not st.is_success():
                     return [], Status(
-                        Code.ERROR, (f"running Score plugins: plugin {pl.name!r} failed with: {st.message()}",), pl.name
+                        Code.ERROR, (f"running Score plugins: plugin \"{pl.name}\" failed with: {st.message()}",), pl.name
                     )
                 lst.append(NodeScore(ni.name, s))
             raw[pl.name] = lst
@@ -438,7 +440,7 @@ class Framework:
             if nst is not None and not nst.is_success():
                 return [], Status(
                     Code.ERROR,
-                    (f"running Normalize on Score plugins: plugin {pl.name!r} failed with: {nst.message()}",),
+                    (f"running Normalize on Score plugins: plugin \"{pl.name}\" failed with: {nst.message()}",),
                     pl.name,
                 )
             normalized[pl.name] = scores
@@ -452,7 +454,7 @@ class Framework:
                     return [], Status(
                         Code.ERROR,
                         (
-                            f"applying score defaultWeights on Score plugins: plugin {pl.name!r} returns an invalid "
+                            f"applying score defaultWeights on Score plugins: plugin \"{pl.name}\" returns an invalid "
                             f"score {score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
                         ),
                         pl.name,
@@ -472,7 +474,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running Reserve plugin {pl.name!r}: {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f"running Reserve plugin \"{pl.name}\": {st.message()}",), pl.name)
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
@@ -491,10 +493,10 @@ class Framework:
                 if st.is_wait():
                     waiting = True
                     continue
-                return Status(Code.ERROR, (f"running Permit plugin {pl.name!r}: {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f"running Permit plugin \"{pl.name}\": {st.message()}",), pl.name)
         if waiting:
             return Status(
-                Code.WAIT, (f"one or more plugins asked to wait and no plugin rejected pod {pod.name!r}",)
+                Code.WAIT, (f"one or more plugins asked to wait and no plugin rejected pod \"{pod.name}\"",)
             )
         return SUCCESS
 
@@ -505,7 +507,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running PreBind plugin {pl.name!r}: {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f"running PreBind plugin \"{pl.name}\": {st.message()}",), pl.name)
         return SUCCESS
 
     def run_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
@@ -517,7 +519,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running Bind plugin {pl.name!r}: {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f"running Bind plugin \"{pl.name}\": {st.message()}",), pl.name)
             return st.with_plugin(pl.name)
         return Status(Code.SKIP)
 

@@ -98,6 +98,7 @@ class BindingEntry:
     recorded: bool = True
     applied: bool = False
     error: str = ""
+    manifest: Mapping[str, Any] = field(default_factory=dict)  # the v1 Binding (that would be) posted
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +229,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
     binding = None
     if att.binding is not None:
-        binding = BindingEntry(att.binding.node, recorded=True, applied=att.binding.applied)
+        binding = BindingEntry(
+            att.binding.node, recorded=True, applied=att.binding.applied, manifest=att.binding.to_manifest()
+        )
     skipped_scores = tuple(sorted(att.skipped_score_plugins))
     status = PodStatus(att.result)
     return PodResult(
@@ -328,7 +331,12 @@ def result_dict(r: PodResult) -> dict[str, Any]:
         }
         if r.preemption
         else None,
-        "binding": {"node": r.binding.node, "recorded": r.binding.recorded, "applied": r.binding.applied}
+        "binding": {
+            "node": r.binding.node,
+            "recorded": r.binding.recorded,
+            "applied": r.binding.applied,
+            "object": dict(r.binding.manifest),
+        }
         if r.binding
         else None,
         "hints": list(r.hints),

@@ -99,7 +99,10 @@ class TableFormatter(Formatter):
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
         if r.preemption:
-            victims = ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in r.preemption.victims)
+            victims = ", ".join(
+                f"{v.namespace}/{v.name} (priority {v.priority}{', violates its PodDisruptionBudget' if v.pdb_violation else ''})"
+                for v in r.preemption.victims
+            )
             line += f"\n  preemption: nominated {r.preemption.nominated_node}, would evict {victims}"
         return line
 

@@ -19,7 +19,17 @@ def test_fit_exit_0(run):
     assert rep["apiVersion"] == "kwhatif/v1" and rep["kind"] == "ScheduleReport"
     res = rep["results"][0]
     assert res["status"] == "Scheduled"
-    assert res["binding"] == {"node": res["node"], "recorded": True, "applied": False}
+    assert res["binding"] == {
+        "node": res["node"],
+        "recorded": True,
+        "applied": False,
+        "object": {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"namespace": "shop", "name": "web-canary", "uid": "kwhatif-shop-web-canary"},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": res["node"]},
+        },
+    }
     assert rep["summary"] == {"pods": 1, "scheduled": 1, "unschedulable": 0, "errors": 0, "gated": 0, "preempted": 0}
     # the chosen node has the best total
     totals = {n["name"]: n["total"] for n in res["nodes"] if n["feasible"]}

@@ -1,0 +1,275 @@
+"""The framework runtime and scheduleOne with small test plugins: extension point order, Skip,
+PreFilterResult narrowing, every filter recorded, failures after the host is chosen and Unreserve,
+scores and weights, and sequences where later pods see earlier ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from builders import make_node, make_pod
+from kwhatif.framework.interface import (
+    SKIP,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PermitPlugin,
+    PreBindPlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    ReservePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.load.cluster import ClusterState
+from kwhatif.plugins import registry
+from kwhatif.scheduler import Scheduler
+
+CALLS: list[str] = []
+
+
+class Reject(FilterPlugin):
+    """Rejects the nodes named in its args with its own reason."""
+
+    def __init__(self, name: str, nodes: set[str], code: Code = Code.UNSCHEDULABLE) -> None:
+        self.NAME = name
+        self.nodes = nodes
+        self.code = code
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status:
+        CALLS.append(f"{self.NAME}.filter({node_info.name})")
+        if node_info.name in self.nodes:
+            return Status.of(self.code, f"{self.NAME} rejects {node_info.name}")
+        return SUCCESS
+
+
+class Narrow(PreFilterPlugin, FilterPlugin):
+    """PreFilter returns a node subset (or Skip, or a status)."""
+
+    def __init__(self, name: str, nodes: set[str] | None = None, status: Status = SUCCESS) -> None:
+        self.NAME = name
+        self.nodes = nodes
+        self.status = status
+
+    def pre_filter(self, state: CycleState, pod: Any) -> tuple[PreFilterResult | None, Status]:
+        CALLS.append(f"{self.NAME}.preFilter")
+        return (PreFilterResult(frozenset(self.nodes)) if self.nodes is not None else None), self.status
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status:
+        CALLS.append(f"{self.NAME}.filter({node_info.name})")
+        return SUCCESS
+
+
+class Scorer(ScorePlugin):
+    def __init__(self, name: str, scores: dict[str, int], normalize: bool = False) -> None:
+        self.NAME = name
+        self.scores = scores
+        self.normalize = normalize
+
+    def score(self, state: CycleState, pod: Any, node_info: Any) -> tuple[int, Status]:
+        return self.scores.get(node_info.name, 0), SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Any, scores: list[NodeScore]) -> Status | None:
+        if not self.normalize:
+            return None
+        top = max(s.score for s in scores) or 1
+        for s in scores:
+            s.score = s.score * 100 // top
+        return SUCCESS
+
+
+class Lifecycle(ReservePlugin, PermitPlugin, PreBindPlugin):
+    def __init__(self, name: str, fail_at: str = "") -> None:
+        self.NAME = name
+        self.fail_at = fail_at
+
+    def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        CALLS.append(f"{self.NAME}.reserve({node_name})")
+        return Status.of(Code.UNSCHEDULABLE, f"{self.NAME} cannot reserve") if self.fail_at == "reserve" else SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+        CALLS.append(f"{self.NAME}.unreserve({node_name})")
+
+    def permit(self, state: CycleState, pod: Any, node_name: str) -> tuple[Status, float]:
+        CALLS.append(f"{self.NAME}.permit")
+        return (Status.of(Code.UNSCHEDULABLE, f"{self.NAME} denies") if self.fail_at == "permit" else SUCCESS), 0.0
+
+    def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        CALLS.append(f"{self.NAME}.preBind")
+        return Status.error(f"{self.NAME} volume not ready") if self.fail_at == "preBind" else SUCCESS
+
+
+def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1", "n2", "n3"), pods=()) -> Scheduler:
+    """A Scheduler whose profile is exactly ``points`` (plus PrioritySort and DefaultBinder)."""
+    CALLS.clear()
+    original = registry.factory
+    monkeypatch.setattr(registry, "factory", lambda name: (lambda args, h: plugins[name]) if name in plugins else original(name))
+    sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
+    for point, refs in points.items():
+        sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
+    sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
+    sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
+    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100)
+    state = ClusterState()
+    state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
+    state.pods = [p.obj() for p in pods]
+    return Scheduler(state, cfg)
+
+
+def test_every_filter_is_recorded_and_the_first_failure_marked(monkeypatch):
+    s = scheduler(monkeypatch, {"A": Reject("A", {"n1"}), "B": Reject("B", {"n1", "n2"}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)}, {"filter": ["A", "B"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    n1 = att.filters["n1"]
+    assert [(st.plugin, st.code.label) for st in n1.statuses] == [("A", "Unschedulable"), ("B", "UnschedulableAndUnresolvable")]
+    assert n1.first is not None and n1.first.plugin == "A"
+    assert att.filters["n2"].first is not None and att.filters["n2"].first.plugin == "B"
+    assert att.node == "n3"
+    # the FitError histogram counts only the first failure per node (here none: n3 fits)
+    att2 = scheduler(monkeypatch, {"A": Reject("A", {"n1", "n2", "n3"}), "B": Reject("B", {"n1"})}, {"filter": ["A", "B"]}).schedule_one(make_pod().name("p").obj())
+    assert att2.message == "0/3 nodes are available: 1 A rejects n1, 1 A rejects n2, 1 A rejects n3."
+
+
+def test_filter_order_follows_the_profile(monkeypatch):
+    s = scheduler(monkeypatch, {"A": Reject("A", set()), "B": Reject("B", set())}, {"filter": ["B", "A"]}, nodes=("n1",))
+    s.schedule_one(make_pod().name("p").obj())
+    assert CALLS == ["B.filter(n1)", "A.filter(n1)"]
+
+
+def test_pre_filter_skip_skips_the_filter(monkeypatch):
+    s = scheduler(monkeypatch, {"N": Narrow("N", status=SKIP)}, {"preFilter": ["N"], "filter": ["N"]}, nodes=("n1",))
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert CALLS == ["N.preFilter"]
+    assert [(st.plugin, st.code.label) for st in att.filters["n1"].statuses] == [("N", "Skip")]
+    assert att.pre_filter is not None and att.pre_filter.skipped == frozenset({"N"})
+    assert att.node == "n1"
+
+
+def test_pre_filter_result_narrows_and_intersects(monkeypatch):
+    s = scheduler(
+        monkeypatch,
+        {"A": Narrow("A", {"n1", "n2"}), "B": Narrow("B", {"n2", "n3"}), "R": Reject("R", {"n2"})},
+        {"preFilter": ["A", "B"], "filter": ["A", "B", "R"]},
+    )
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert att.excluded == frozenset({"n1", "n3"})
+    # only n2 was a candidate, and R rejects it: the excluded nodes are not in the histogram
+    assert att.result == "Unschedulable"
+    assert att.message == "0/3 nodes are available: 1 R rejects n2."
+
+
+def test_disjoint_pre_filter_results(monkeypatch):
+    s = scheduler(monkeypatch, {"A": Narrow("A", {"n1"}), "B": Narrow("B", {"n2"})}, {"preFilter": ["A", "B"], "filter": ["A"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert att.at_pre_filter
+    assert att.message == "0/3 nodes are available: node(s) didn't satisfy plugin(s) [A B] simultaneously."
+    s = scheduler(monkeypatch, {"A": Narrow("A", set())}, {"preFilter": ["A"], "filter": ["A"]})
+    assert s.schedule_one(make_pod().name("p").obj()).message == "0/3 nodes are available: node(s) didn't satisfy plugin A."
+
+
+def test_pre_filter_unschedulable_continues_unresolvable_stops(monkeypatch):
+    plugins = {
+        "U": Narrow("U", status=Status.of(Code.UNSCHEDULABLE, "u says no")),
+        "X": Narrow("X", status=Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "x says no")),
+        "Z": Narrow("Z"),
+    }
+    s = scheduler(monkeypatch, plugins, {"preFilter": ["U", "Z"], "filter": ["Z"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert CALLS == ["U.preFilter", "Z.preFilter"]
+    assert att.message == "0/3 nodes are available: u says no."
+    s = scheduler(monkeypatch, plugins, {"preFilter": ["X", "Z"], "filter": ["Z"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert CALLS == ["X.preFilter"]
+    assert att.pre_filter is not None and att.pre_filter.status.plugin == "X"
+
+
+@pytest.mark.parametrize(
+    "fail_at,result,message,calls",
+    [
+        ("reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
+         # Reserve stops at the first failure; Unreserve then runs on every plugin, in reverse
+         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"]),
+        ("permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"]),
+        ("preBind", "Error", 'running PreBind plugin "L": L volume not ready',
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"]),
+    ],
+    ids=["reserve", "permit", "prebind"],
+)
+def test_failures_after_selecting_a_host_unreserve_and_forget(monkeypatch, fail_at, result, message, calls):
+    s = scheduler(
+        monkeypatch,
+        {"L": Lifecycle("L", fail_at), "M": Lifecycle("M")},
+        {"reserve": ["L", "M"], "permit": ["L", "M"], "preBind": ["L", "M"]},
+        nodes=("n1",),
+    )
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert (att.result, att.message, att.node) == (result, message, None)
+    assert CALLS == calls
+    assert att.binding is None
+    assert s.snapshot.get("n1").pods == []  # the assumed pod was forgotten
+
+
+def test_success_records_the_binding(monkeypatch):
+    s = scheduler(monkeypatch, {"L": Lifecycle("L")}, {"reserve": ["L"], "permit": ["L"], "preBind": ["L"]}, nodes=("n1",))
+    att = s.schedule_one(make_pod().name("p").uid("u-1").obj())
+    assert att.result == "Scheduled"
+    assert att.binding is not None
+    assert att.binding.to_manifest() == {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"namespace": "default", "name": "p", "uid": "u-1"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+    }
+    assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["p"]
+
+
+def test_scores_normalize_weight_and_tie(monkeypatch):
+    plugins = {
+        "S1": Scorer("S1", {"n1": 5, "n2": 10, "n3": 10}, normalize=True),
+        "S2": Scorer("S2", {"n1": 100, "n2": 0, "n3": 0}),
+    }
+    s = scheduler(monkeypatch, plugins, {"score": [PluginRef("S1", 3), PluginRef("S2", 1)]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    n1 = att.scores["n1"]
+    assert [(p.plugin, p.raw, p.normalized, p.weight, p.weighted) for p in n1.scores] == [("S1", 5, 50, 3, 150), ("S2", 100, 100, 1, 100)]
+    assert {n: ns.total for n, ns in att.scores.items()} == {"n1": 250, "n2": 300, "n3": 300}
+    assert att.best == ["n2", "n3"] and att.node == "n2"
+
+
+def test_invalid_normalized_score_is_an_error(monkeypatch):
+    s = scheduler(monkeypatch, {"S": Scorer("S", {"n1": 101})}, {"score": ["S"]}, nodes=("n1", "n2"))
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert att.result == "Error"
+    assert "returns an invalid score 101" in att.message
+
+
+def test_later_pods_see_earlier_placements(monkeypatch):
+    s = scheduler(monkeypatch, {}, {"preFilter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, nodes=("n1",))
+    pods = [make_pod().name(f"p{i}").req(cpu="3").obj() for i in range(2)]
+    first, second = s.run(pods, rounds=1)
+    assert first.result == "Scheduled" and first.node == "n1"
+    assert second.result == "Unschedulable"
+    assert second.message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_queue_order_priority_then_time(monkeypatch):
+    s = scheduler(monkeypatch, {}, {})
+    pods = [
+        make_pod().name("late-high").priority(10).created("2024-01-01T00:00:05Z").obj(),
+        make_pod().name("early-low").priority(0).created("2024-01-01T00:00:01Z").obj(),
+        make_pod().name("early-high").priority(10).created("2024-01-01T00:00:01Z").obj(),
+        make_pod().name("same-time").priority(0).created("2024-01-01T00:00:01Z").obj(),
+    ]
+    assert [p.name for p in s.queue_order(pods)] == ["early-high", "late-high", "early-low", "same-time"]
+
+
+def test_unknown_scheduler_name_is_an_input_error(monkeypatch):
+    from kwhatif.errors import InputError
+
+    s = scheduler(monkeypatch, {}, {})
+    with pytest.raises(InputError, match='no profile for schedulerName "other"'):
+        s.run([make_pod().name("p").scheduler_name("other").obj()])
