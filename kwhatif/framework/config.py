@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import yaml
 
 from kwhatif.api.resources import is_extended
+from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
 from kwhatif.framework.profile import (
@@ -120,76 +121,6 @@ def _not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErr
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-# --- apimachinery name validation (util/validation) ----------------------------------------------
-
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
-_LABEL_VALUE_ERR = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL_FMT}(\\.{_DNS1123_LABEL_FMT})*"
-_DNS1123_SUBDOMAIN_ERR = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    shown = "".join(f"{' or ' if i else ''}'{e}', " for i, e in enumerate(examples))
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value) > 253:
-        errs.append("must be no more than 253 characters")
-    if not re.fullmatch(_DNS1123_SUBDOMAIN_FMT, value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """validation.IsQualifiedName: the problems with a label key or resource name, if any."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not re.fullmatch(_QNAME_FMT, name):
-        errs.append("name part " + _regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _is_valid_label_value(value: str) -> list[str]:
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 characters")
-    if not re.fullmatch(_LABEL_VALUE_FMT, value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 # --- Go durations (metav1.Duration is a time.Duration string) -----------------------------------
@@ -1094,7 +1025,7 @@ def _validate_requirements(path: str, exprs: list[dict[str, Any]], errs: list[Co
                 if not re.fullmatch(r"[+-]?[0-9]+", v) or not _INT64[0] <= int(v) <= _INT64[1]:
                     errs.append(_invalid(f"{p}.values[{j}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
         for j, v in enumerate(vals):
-            value_errs = _is_valid_label_value(v)
+            value_errs = is_valid_label_value(v)
             if value_errs:
                 errs.append(_invalid(f"{p}.values[{j}][{key}]", v, "; ".join(value_errs)))
 

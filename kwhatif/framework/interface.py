@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
     from kwhatif.cache.node_info import NodeInfo, PodInfo
-    from kwhatif.framework.handle import Handle
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0

@@ -65,12 +65,26 @@ def score_preferred(terms: tuple[PreferredSchedulingTerm, ...], labels: Mapping[
     return total
 
 
+def pod_preferred_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None:
+    """The pod's preferred terms; None when it has none to score.
+
+    Upstream only skips when the field is absent; the parsed pod keeps no trace of a list whose
+    terms were all dropped (empty preferences), so such a list is treated as absent here.
+    """
+    aff = pod.affinity.node_affinity if pod.affinity else None
+    return aff.preferred if aff is not None and aff.preferred else None
+
+
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, added: NodeAffinitySpec | None) -> None:
+    def __init__(self, added: NodeAffinitySpec | None, has_added_preferred: bool = False) -> None:
         self.added_node_selector = added.required if added else None
-        self.added_pref_terms = added.preferred if added and added.preferred else None
+        # Upstream keeps the added preferred terms whenever the args list any, even when every
+        # one of them is dropped (weight 0 or an empty preference): PreScore then does not skip.
+        self.added_pref_terms: tuple[PreferredSchedulingTerm, ...] | None = (
+            added.preferred if added is not None and has_added_preferred else None
+        )
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         aff = pod.affinity.node_affinity if pod.affinity else None
@@ -111,9 +125,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         if not nodes:
             return SUCCESS
-        aff = pod.affinity.node_affinity if pod.affinity else None
-        # upstream builds the preferred terms whenever the field is non-nil, even if empty
-        preferred = aff.preferred if aff is not None and aff.preferred else None
+        preferred = pod_preferred_terms(pod)
         if preferred is None and self.added_pref_terms is None:
             return SKIP
         state.write(PRE_SCORE_STATE_KEY, preferred or ())
@@ -124,7 +136,10 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         count = 0
         if self.added_pref_terms is not None:
             count += score_preferred(self.added_pref_terms, node.labels, node.name)
-        terms = state.read(PRE_SCORE_STATE_KEY)
+        terms = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(terms, tuple):
+            # PreScore did not run: rebuild the terms, as upstream does
+            terms = pod_preferred_terms(pod) or ()
         count += score_preferred(terms, node.labels, node.name)
         return count, SUCCESS
 
@@ -137,6 +152,7 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> NodeAffinity:
     a = check_args(NAME, args, {"addedAffinity"})
     added_raw = a.get("addedAffinity")
     added = None
+    has_added_preferred = False
     if added_raw is not None:
         if not isinstance(added_raw, dict):
             raise ConfigError("must be an object", field="addedAffinity")
@@ -144,4 +160,5 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> NodeAffinity:
             added = parse.node_affinity(added_raw, "addedAffinity", lenient=True)
         except FieldError as e:
             raise ConfigError(e.message, field=e.field) from None
-    return NodeAffinity(added)
+        has_added_preferred = bool(added_raw.get("preferredDuringSchedulingIgnoredDuringExecution"))
+    return NodeAffinity(added, has_added_preferred)

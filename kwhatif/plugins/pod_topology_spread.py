@@ -13,7 +13,6 @@ constraint is counted per node in Score, over that node's pods only).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -28,6 +27,7 @@ from kwhatif.api.core import (
 )
 from kwhatif.api.labels import NOTHING, Requirement, Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo, PodInfo
+from kwhatif.api.names import is_qualified_name
 from kwhatif.errors import ConfigError, FieldError
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
@@ -614,56 +614,6 @@ _CONSTRAINT_FIELDS = {
 }
 _WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
 
-# apimachinery util/validation: IsQualifiedName and IsDNS1123Subdomain
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(f"^{_QNAME_FMT}$")
-_QNAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '"
-    + _QNAME_FMT
-    + "')"
-)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-    "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"
-    + _DNS1123_SUBDOMAIN_FMT
-    + "')"
-)
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """validation.IsQualifiedName: an optional DNS subdomain prefix and '/', then a name."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part must be no more than 253 characters")
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _DNS1123_SUBDOMAIN_MSG)
-    else:
-        return [
-            "a qualified name "
-            + _QNAME_MSG
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QNAME_RE.match(name):
-        errs.append("name part " + _QNAME_MSG)
-    return errs
-
-
 @dataclass(frozen=True, slots=True)
 class PodTopologySpreadArgs:
     defaulting_type: str
@@ -726,7 +676,7 @@ def validate_args(
         if not key:
             errs.append((f"{p}.topologyKey", "Required value: can not be empty"))
         else:
-            for msg in qualified_name_errors(key):
+            for msg in is_qualified_name(key):
                 errs.append((f"{p}.topologyKey", f.invalid("", key, msg).message))
         when = raw.get("whenUnsatisfiable") or ""
         if not when:

@@ -1,0 +1,400 @@
+"""NodeAffinity: nodeSelector and required node affinity in the Filter, the PreFilterResult
+built from matchFields, the scheduler-enforced addedAffinity, and the preferred-terms score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
+from kwhatif.errors import ConfigError
+from kwhatif.framework.interface import Code, CycleState, NodeScore
+from kwhatif.plugins import node_affinity as na
+
+POD_REASON = "node(s) didn't match Pod's node affinity/selector"
+ENFORCED_REASON = "node(s) didn't match scheduler-enforced node affinity"
+OK = (Code.SUCCESS, ())
+MISMATCH = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (POD_REASON,))
+ENFORCED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ENFORCED_REASON,))
+
+
+def expr(key: str, op: str, *values: str) -> dict[str, Any]:
+    e: dict[str, Any] = {"key": key, "operator": op}
+    if values:
+        e["values"] = list(values)
+    return e
+
+
+def name_in(*names: str) -> dict[str, Any]:
+    return expr("metadata.name", "In", *names)
+
+
+def term(*exprs: dict[str, Any], fields: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
+    t: dict[str, Any] = {}
+    if exprs:
+        t["matchExpressions"] = list(exprs)
+    if fields:
+        t["matchFields"] = list(fields)
+    return t
+
+
+def required(*terms: dict[str, Any]) -> dict[str, Any]:
+    return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}
+
+
+def preferred(*weighted: tuple[int, dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": w, "preference": t} for w, t in weighted]
+    }
+
+
+def with_affinity(node_affinity: dict[str, Any], b: PodBuilder | None = None) -> PodBuilder:
+    return (b or make_pod().name("p")).affinity({"nodeAffinity": node_affinity})
+
+
+def pod() -> PodBuilder:
+    return make_pod().name("p")
+
+
+ZONE_A = make_node().label("zone", "a").label("disk", "ssd").label("cores", "8").label("gen", "v2")
+
+
+# --- Filter -------------------------------------------------------------------------------------
+
+
+def run_filter(pod: PodBuilder, node: NodeBuilder, args: dict[str, Any] | None = None) -> tuple[Code, tuple[str, ...]]:
+    h = make_handle([node.name("n1").obj()])
+    pl = na.new(args, h)
+    st = CycleState()
+    p = pod.obj()
+    pl.pre_filter(st, p)
+    status = pl.filter(st, p, h.snapshot.get("n1"))
+    return status.code, status.reasons
+
+
+FILTER_CASES: list[tuple[str, PodBuilder, tuple[Code, tuple[str, ...]]]] = [
+    ("no-constraints", pod(), OK),
+    ("node-selector-match", pod().node_selector(zone="a"), OK),
+    ("node-selector-value", pod().node_selector(zone="b"), MISMATCH),
+    ("node-selector-missing-label", pod().node_selector(rack="r1"), MISMATCH),
+    ("node-selector-all-keys", pod().node_selector(zone="a", disk="hdd"), MISMATCH),
+    ("in", with_affinity(required(term(expr("zone", "In", "b", "a")))), OK),
+    ("in-no-match", with_affinity(required(term(expr("zone", "In", "b", "c")))), MISMATCH),
+    ("in-missing-label", with_affinity(required(term(expr("rack", "In", "r1")))), MISMATCH),
+    ("not-in", with_affinity(required(term(expr("zone", "NotIn", "b")))), OK),
+    ("not-in-value", with_affinity(required(term(expr("zone", "NotIn", "a")))), MISMATCH),
+    ("not-in-missing-label", with_affinity(required(term(expr("rack", "NotIn", "r1")))), OK),
+    ("exists", with_affinity(required(term(expr("disk", "Exists")))), OK),
+    ("exists-missing", with_affinity(required(term(expr("gpu", "Exists")))), MISMATCH),
+    ("does-not-exist", with_affinity(required(term(expr("gpu", "DoesNotExist")))), OK),
+    ("does-not-exist-present", with_affinity(required(term(expr("disk", "DoesNotExist")))), MISMATCH),
+    ("gt", with_affinity(required(term(expr("cores", "Gt", "4")))), OK),
+    ("gt-equal", with_affinity(required(term(expr("cores", "Gt", "8")))), MISMATCH),
+    ("lt", with_affinity(required(term(expr("cores", "Lt", "16")))), OK),
+    ("lt-equal", with_affinity(required(term(expr("cores", "Lt", "8")))), MISMATCH),
+    ("gt-missing-label", with_affinity(required(term(expr("memory-gb", "Gt", "1")))), MISMATCH),
+    # a label value that is not an integer never satisfies Gt or Lt
+    ("gt-label-not-integer", with_affinity(required(term(expr("gen", "Gt", "1")))), MISMATCH),
+    ("lt-label-not-integer", with_affinity(required(term(expr("gen", "Lt", "100")))), MISMATCH),
+    ("gt-negative-bound", with_affinity(required(term(expr("cores", "Gt", "-1")))), OK),
+    (
+        "expressions-anded",
+        with_affinity(required(term(expr("zone", "In", "a"), expr("disk", "In", "hdd")))),
+        MISMATCH,
+    ),
+    (
+        "expressions-anded-match",
+        with_affinity(required(term(expr("zone", "In", "a"), expr("disk", "In", "ssd")))),
+        OK,
+    ),
+    (
+        "terms-ored",
+        with_affinity(required(term(expr("zone", "In", "b")), term(expr("disk", "In", "ssd")))),
+        OK,
+    ),
+    (
+        "terms-ored-none",
+        with_affinity(required(term(expr("zone", "In", "b")), term(expr("disk", "In", "hdd")))),
+        MISMATCH,
+    ),
+    ("match-fields-in", with_affinity(required(term(fields=(name_in("n1"),)))), OK),
+    ("match-fields-in-other", with_affinity(required(term(fields=(name_in("n2"),)))), MISMATCH),
+    ("match-fields-not-in", with_affinity(required(term(fields=(expr("metadata.name", "NotIn", "n1"),)))), MISMATCH),
+    ("match-fields-not-in-other", with_affinity(required(term(fields=(expr("metadata.name", "NotIn", "n2"),)))), OK),
+    (
+        "fields-and-expressions-anded",
+        with_affinity(required(term(expr("zone", "In", "b"), fields=(name_in("n1"),)))),
+        MISMATCH,
+    ),
+    # an empty term matches nothing; a later term still can
+    ("empty-term", with_affinity(required(term())), MISMATCH),
+    ("empty-term-then-match", with_affinity(required(term(), term(expr("zone", "In", "a")))), OK),
+    (
+        "selector-and-affinity-both-needed",
+        with_affinity(required(term(expr("zone", "In", "a"))), pod().node_selector(disk="hdd")),
+        MISMATCH,
+    ),
+    (
+        "selector-and-affinity",
+        with_affinity(required(term(expr("zone", "In", "a"))), pod().node_selector(disk="ssd")),
+        OK,
+    ),
+    # preferred terms never filter
+    ("preferred-only", with_affinity(preferred((10, term(expr("zone", "In", "b"))))), OK),
+]
+
+
+@pytest.mark.parametrize("pod,expected", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES])
+def test_filter(pod: PodBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
+    assert run_filter(pod, ZONE_A) == expected
+
+
+def test_filter_without_pre_filter_state() -> None:
+    """Filter rebuilds the required affinity when PreFilter did not run (as in preemption)."""
+    h = make_handle([ZONE_A.name("n1").obj()])
+    pl = na.new(None, h)
+    p = pod().node_selector(zone="b").obj()
+    status = pl.filter(CycleState(), p, h.snapshot.get("n1"))
+    assert (status.code, status.reasons) == MISMATCH
+
+
+ADDED = {"addedAffinity": required(term(expr("pool", "In", "system")))}
+
+
+@pytest.mark.parametrize(
+    "pod,node,expected",
+    [
+        (pod(), make_node().label("pool", "system"), OK),
+        (pod(), make_node().label("pool", "user"), ENFORCED),
+        (pod(), make_node(), ENFORCED),
+        # the enforced affinity is checked first and hides the pod's own mismatch
+        (pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED),
+        (pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH),
+        (pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK),
+    ],
+    ids=["match", "mismatch", "missing-label", "enforced-first", "pod-mismatch", "both-match"],
+)
+def test_filter_added_affinity(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
+    assert run_filter(pod, node, ADDED) == expected
+
+
+def test_added_affinity_without_terms_matches_nothing() -> None:
+    args = {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}
+    assert run_filter(pod(), ZONE_A, args) == ENFORCED
+
+
+# --- PreFilter ----------------------------------------------------------------------------------
+
+
+def run_pre_filter(pod: PodBuilder, args: dict[str, Any] | None = None) -> tuple[Any, Code, tuple[str, ...]]:
+    h = make_handle([make_node().name(n).obj() for n in ("n1", "n2", "n3")])
+    result, status = na.new(args, h).pre_filter(CycleState(), pod.obj())
+    names = None if result is None or result.all_nodes() else sorted(result.node_names or ())
+    return names, status.code, status.reasons
+
+
+ALL = None
+CONFLICT = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("pod affinity terms conflict",))
+
+PRE_FILTER_CASES: list[tuple[str, PodBuilder, dict[str, Any] | None, tuple[Any, ...]]] = [
+    ("nothing-required", pod(), None, (ALL, Code.SKIP, ())),
+    ("preferred-only", with_affinity(preferred((1, term(expr("zone", "In", "a"))))), None, (ALL, Code.SKIP, ())),
+    ("node-selector", pod().node_selector(zone="a"), None, (ALL, Code.SUCCESS, ())),
+    ("added-affinity", pod(), ADDED, (ALL, Code.SUCCESS, ())),
+    ("expressions-only", with_affinity(required(term(expr("zone", "In", "a")))), None, (ALL, Code.SUCCESS, ())),
+    ("match-fields", with_affinity(required(term(fields=(name_in("n1"),)))), None, (["n1"], Code.SUCCESS, ())),
+    (
+        "match-fields-and-expressions",
+        with_affinity(required(term(expr("zone", "In", "a"), fields=(name_in("n2"),)))),
+        None,
+        (["n2"], Code.SUCCESS, ()),
+    ),
+    (
+        "union-across-terms",
+        with_affinity(required(term(fields=(name_in("n1"),)), term(fields=(name_in("n3"),)))),
+        None,
+        (["n1", "n3"], Code.SUCCESS, ()),
+    ),
+    (
+        "intersection-within-term",
+        with_affinity(required(term(fields=(name_in("n1"), name_in("n1"))))),
+        None,
+        (["n1"], Code.SUCCESS, ()),
+    ),
+    ("conflict", with_affinity(required(term(fields=(name_in("n1"), name_in("n2"))))), None, (ALL, *CONFLICT)),
+    (
+        "empty-intersection-plus-other-term",
+        with_affinity(required(term(fields=(name_in("n1"), name_in("n2"))), term(fields=(name_in("n3"),)))),
+        None,
+        (["n3"], Code.SUCCESS, ()),
+    ),
+    (
+        "term-without-match-fields-means-all",
+        with_affinity(required(term(fields=(name_in("n1"),)), term(expr("zone", "In", "a")))),
+        None,
+        (ALL, Code.SUCCESS, ()),
+    ),
+    (
+        "term-without-match-fields-first",
+        with_affinity(required(term(expr("zone", "In", "a")), term(fields=(name_in("n1"),)))),
+        None,
+        (ALL, Code.SUCCESS, ()),
+    ),
+    (
+        "not-in-only-means-all",
+        with_affinity(required(term(fields=(expr("metadata.name", "NotIn", "n1"),)))),
+        None,
+        (ALL, Code.SUCCESS, ()),
+    ),
+    (
+        "in-and-not-in",
+        with_affinity(required(term(fields=(name_in("n1"), expr("metadata.name", "NotIn", "n2"))))),
+        None,
+        (["n1"], Code.SUCCESS, ()),
+    ),
+    ("empty-term-means-all", with_affinity(required(term(), term(fields=(name_in("n1"),)))), None, (ALL, Code.SUCCESS, ())),
+    # a node that does not exist stays in the set: the runtime, not this plugin, drops it
+    ("unknown-node", with_affinity(required(term(fields=(name_in("gone"),)))), None, (["gone"], Code.SUCCESS, ())),
+]
+
+
+@pytest.mark.parametrize(
+    "pod,args,expected", [c[1:] for c in PRE_FILTER_CASES], ids=[c[0] for c in PRE_FILTER_CASES]
+)
+def test_pre_filter(pod: PodBuilder, args: dict[str, Any] | None, expected: tuple[Any, ...]) -> None:
+    assert run_pre_filter(pod, args) == expected
+
+
+# --- Score --------------------------------------------------------------------------------------
+
+
+NODES = {
+    "a": make_node().label("zone", "a").label("disk", "ssd"),
+    "b": make_node().label("zone", "a"),
+    "c": make_node().label("disk", "ssd"),
+    "d": make_node(),
+}
+
+
+def run_score(pod: PodBuilder, args: dict[str, Any] | None = None) -> tuple[Code, dict[str, int], dict[str, int]]:
+    h = make_handle([b.name(n).obj() for n, b in NODES.items()])
+    pl = na.new(args, h)
+    p = pod.obj()
+    st = CycleState()
+    infos = [h.snapshot.get(n) for n in NODES]
+    pre = pl.pre_score(st, p, infos)
+    if pre.is_skip():
+        return pre.code, {}, {}
+    assert pre.is_success()
+    scores = []
+    for ni in infos:
+        s, status = pl.score(st, p, ni)
+        assert status.is_success()
+        scores.append(NodeScore(ni.name, s))
+    raw = {s.name: s.score for s in scores}
+    assert pl.normalize_score(st, p, scores).is_success()
+    return pre.code, raw, {s.name: s.score for s in scores}
+
+
+ZONE = term(expr("zone", "In", "a"))
+SSD = term(expr("disk", "In", "ssd"))
+
+SCORE_CASES: list[tuple[str, PodBuilder, dict[str, Any] | None, tuple[Any, ...]]] = [
+    ("no-preferences", pod(), None, (Code.SKIP, {}, {})),
+    ("required-only", with_affinity(required(ZONE)), None, (Code.SKIP, {}, {})),
+    (
+        "weights-summed",
+        with_affinity(preferred((5, ZONE), (3, SSD))),
+        None,
+        # 100*5/8 = 62 and 100*3/8 = 37 with Go integer division
+        (Code.SUCCESS, {"a": 8, "b": 5, "c": 3, "d": 0}, {"a": 100, "b": 62, "c": 37, "d": 0}),
+    ),
+    (
+        "single-term",
+        with_affinity(preferred((7, ZONE))),
+        None,
+        (Code.SUCCESS, {"a": 7, "b": 7, "c": 0, "d": 0}, {"a": 100, "b": 100, "c": 0, "d": 0}),
+    ),
+    (
+        "nothing-matches",
+        with_affinity(preferred((7, term(expr("zone", "In", "z"))))),
+        None,
+        (Code.SUCCESS, {"a": 0, "b": 0, "c": 0, "d": 0}, {"a": 0, "b": 0, "c": 0, "d": 0}),
+    ),
+    (
+        "match-fields",
+        with_affinity(preferred((10, term(fields=(name_in("c"),))), (30, ZONE))),
+        None,
+        (Code.SUCCESS, {"a": 30, "b": 30, "c": 10, "d": 0}, {"a": 100, "b": 100, "c": 33, "d": 0}),
+    ),
+    (
+        "expressions-anded",
+        with_affinity(preferred((9, term(expr("zone", "In", "a"), expr("disk", "Exists"))), (1, SSD))),
+        None,
+        (Code.SUCCESS, {"a": 10, "b": 0, "c": 1, "d": 0}, {"a": 100, "b": 0, "c": 10, "d": 0}),
+    ),
+    (
+        "added-preferred-only",
+        pod(),
+        {"addedAffinity": preferred((4, SSD))},
+        (Code.SUCCESS, {"a": 4, "b": 0, "c": 4, "d": 0}, {"a": 100, "b": 0, "c": 100, "d": 0}),
+    ),
+    (
+        "added-preferred-plus-pod",
+        with_affinity(preferred((6, ZONE))),
+        {"addedAffinity": preferred((4, SSD))},
+        (Code.SUCCESS, {"a": 10, "b": 6, "c": 4, "d": 0}, {"a": 100, "b": 60, "c": 40, "d": 0}),
+    ),
+    (
+        "added-required-only-skips",
+        pod(),
+        {"addedAffinity": required(ZONE)},
+        (Code.SKIP, {}, {}),
+    ),
+    # addedAffinity preferred terms that parse to nothing still count as configured
+    (
+        "added-preferred-empty-terms",
+        pod(),
+        {"addedAffinity": preferred((4, term()))},
+        (Code.SUCCESS, {"a": 0, "b": 0, "c": 0, "d": 0}, {"a": 0, "b": 0, "c": 0, "d": 0}),
+    ),
+]
+
+
+@pytest.mark.parametrize("pod,args,expected", [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES])
+def test_score(pod: PodBuilder, args: dict[str, Any] | None, expected: tuple[Any, ...]) -> None:
+    assert run_score(pod, args) == expected
+
+
+def test_pre_score_without_nodes() -> None:
+    h = make_handle([])
+    st = CycleState()
+    status = na.new(None, h).pre_score(st, with_affinity(preferred((1, ZONE))).obj(), [])
+    assert status.code is Code.SUCCESS
+
+
+def test_score_without_pre_score_state() -> None:
+    """Score rebuilds the preferred terms when PreScore did not run."""
+    h = make_handle([NODES["a"].name("a").obj()])
+    pl = na.new(None, h)
+    score, status = pl.score(CycleState(), with_affinity(preferred((5, ZONE))).obj(), h.snapshot.get("a"))
+    assert (score, status.code) == (5, Code.SUCCESS)
+
+
+# --- args ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ({"addedAffinity": []}, "must be an object"),
+        ({"bogus": 1}, 'unknown field "bogus"'),
+        ({"addedAffinity": required(term(expr("zone", "Near", "a")))}, "operator"),
+        ({"addedAffinity": required(term(fields=(expr("metadata.name", "Exists"),)))}, "NotIn"),
+    ],
+    ids=["not-an-object", "unknown-field", "bad-operator", "bad-field-operator"],
+)
+def test_bad_args(args: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        na.new(args, make_handle([]))

@@ -1,0 +1,29 @@
+"""NodeName: a pod that names its node fits only there."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import PodBuilder, make_handle, make_node, make_pod
+from kwhatif.framework.interface import Code, CycleState
+from kwhatif.plugins import node_name as nn
+
+REJECTED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) didn't match the requested node name",))
+OK = (Code.SUCCESS, ())
+
+
+@pytest.mark.parametrize(
+    "pod,expected",
+    [
+        (make_pod().name("p").node("n1"), OK),
+        (make_pod().name("p").node("n2"), REJECTED),
+        (make_pod().name("p").node("n1-other"), REJECTED),
+        (make_pod().name("p"), OK),
+    ],
+    ids=["match", "mismatch", "prefix-is-not-a-match", "no-node-name"],
+)
+def test_filter(pod: PodBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
+    h = make_handle([make_node().name("n1").obj()])
+    st = nn.new(None, h).filter(CycleState(), pod.obj(), h.snapshot.get("n1"))
+    assert (st.code, st.reasons) == expected
+    assert nn.ERR_REASON == "node(s) didn't match the requested node name"
