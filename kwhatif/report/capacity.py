@@ -90,6 +90,8 @@ class CapacityReport:
     def render_junit(self, fmt: Any) -> str:
         import xml.etree.ElementTree as ET
 
+        from kwhatif.report.junit import junit_document
+
         failed = self.minimum is not None and self.fits < self.minimum
         suite = ET.Element("testsuite", {"name": "kwhatif.capacity", "tests": "1", "failures": "1" if failed else "0", "errors": "0"})
         case = ET.SubElement(suite, "testcase", {"classname": self.namespace, "name": f"{self.name} capacity"})
@@ -99,10 +101,7 @@ class CapacityReport:
         else:
             out = ET.SubElement(case, "system-out")
             out.text = f"{self.fits} fit"
-        root = ET.Element("testsuites", {"name": "kwhatif", "tests": "1"})
-        root.append(suite)
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return junit_document(suite)
 
 
 def capacity_report(res: Any, profile: str, num_nodes: int, minimum: int | None) -> CapacityReport:

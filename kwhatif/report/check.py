@@ -123,6 +123,8 @@ class CheckReport:
     def render_junit(self, fmt: Any) -> str:
         import xml.etree.ElementTree as ET
 
+        from kwhatif.report.junit import junit_document
+
         suite = ET.Element("testsuite", {
             "name": f"kwhatif.check.{self.schedule.profile}", "tests": str(len(self.workloads)),
             "failures": str(sum(1 for w in self.workloads if not w.fits)), "errors": "0",
@@ -135,10 +137,7 @@ class CheckReport:
             else:
                 f = ET.SubElement(case, "failure", {"message": f"{w.not_placed} of {w.desired} pods do not fit: {w.dominant_reason or ''}", "type": "Unschedulable"})
                 f.text = w.message or ""
-        root = ET.Element("testsuites", {"name": "kwhatif", "tests": str(len(self.workloads))})
-        root.append(suite)
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return junit_document(suite)
 
     def render_github(self, fmt: Any) -> str:
         """GitHub Actions workflow commands: an error annotation on the manifest line of every

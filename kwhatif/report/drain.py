@@ -112,6 +112,8 @@ class DrainReport:
     def render_junit(self, fmt: Any) -> str:
         import xml.etree.ElementTree as ET
 
+        from kwhatif.report.junit import junit_document
+
         failures = [e for e in self.evicted if e.pdb_blocked or (e.node is None and not e.lost)]
         suite = ET.Element("testsuite", {"name": "kwhatif.drain", "tests": str(len(self.evicted)), "failures": str(len(failures)), "errors": "0"})
         for e in self.evicted:
@@ -120,10 +122,7 @@ class DrainReport:
                 ET.SubElement(case, "failure", {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"})
             elif e.node is None and not e.lost:
                 ET.SubElement(case, "failure", {"message": e.message or "", "type": "Unschedulable"})
-        root = ET.Element("testsuites", {"name": "kwhatif", "tests": str(len(self.evicted))})
-        root.append(suite)
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return junit_document(suite)
 
 
 def drain_report(result: Any, profile: str) -> DrainReport:

@@ -19,6 +19,14 @@ def _detail(r: PodResult) -> str:
     return "\n".join(lines)
 
 
+def junit_document(suite: ET.Element) -> str:
+    """A JUnit XML document of one test suite."""
+    root = ET.Element("testsuites", {"name": "kwhatif", "tests": suite.get("tests", "0")})
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
 class JUnitFormatter(Formatter):
     def format(self, report: Any) -> str:
         if not isinstance(report, ScheduleReport):
@@ -41,10 +49,7 @@ class JUnitFormatter(Formatter):
         )
         for r in results:
             self.case(suite, r)
-        root = ET.Element("testsuites", {"name": "kwhatif", "tests": str(len(results))})
-        root.append(suite)
-        ET.indent(root)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        return junit_document(suite)
 
     @staticmethod
     def case(suite: ET.Element, r: PodResult, classname: str | None = None) -> None:
