@@ -114,6 +114,8 @@ class PreferredSchedulingTerm:
 class NodeAffinity:
     required: NodeSelector | None = None
     preferred: tuple[PreferredSchedulingTerm, ...] = ()
+    # preferredDuringScheduling... was given, even if all its terms were empty and dropped
+    preferred_set: bool = False
 
 
 @dataclass(frozen=True, slots=True)

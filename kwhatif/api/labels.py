@@ -8,8 +8,20 @@ A ``None`` LabelSelector selects nothing; an empty one selects everything.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Mapping
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_int64(text: str) -> int | None:
+    """strconv.ParseInt(text, 10, 64): digits with an optional sign, nothing else, in range."""
+    if not _INT.fullmatch(text):
+        return None
+    n = int(text)
+    return n if -(1 << 63) <= n < (1 << 63) else None
 
 
 class Op(enum.StrEnum):
@@ -44,11 +56,8 @@ class Requirement:
         v = labels.get(self.key)
         if v is None:
             return False
-        try:
-            n = int(v, 10)
-        except ValueError:
-            return False
-        if not -(1 << 63) <= n < (1 << 63):
+        n = parse_int64(v)
+        if n is None:
             return False
         return n > self.bound if op is Op.GT else n < self.bound
 

@@ -41,7 +41,7 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
 )
-from kwhatif.api.labels import NOTHING, Op, Requirement, Selector
+from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
     ContainerRequests,
     Resource,
@@ -167,14 +167,14 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, 
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
                 raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
-            try:
-                bound = int(values[0], 10)
-            except ValueError:
+            parsed = parse_int64(values[0])
+            if parsed is None:
                 # The API server stores it, but the scheduler's label parser rejects the term, so
                 # the pod could never match it: say so instead of reporting a silent misfit.
                 raise f.invalid(
                     f"{p}.values[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"
-                ) from None
+                )
+            bound = parsed
             reqs.append(Requirement(key, Op(op), frozenset(values), bound))
         else:
             raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
@@ -226,6 +226,7 @@ def node_affinity(d: Dict, path: str, lenient: bool = False) -> NodeAffinity:
         if req is not None
         else None,
         preferred=tuple(preferred),
+        preferred_set=d.get("preferredDuringSchedulingIgnoredDuringExecution") is not None,
     )
 
 

@@ -66,13 +66,10 @@ def score_preferred(terms: tuple[PreferredSchedulingTerm, ...], labels: Mapping[
 
 
 def pod_preferred_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None:
-    """The pod's preferred terms; None when it has none to score.
-
-    Upstream only skips when the field is absent; the parsed pod keeps no trace of a list whose
-    terms were all dropped (empty preferences), so such a list is treated as absent here.
-    """
+    """The pod's preferred terms; None when the field is absent (upstream skips only then: a list
+    whose terms were all dropped still scores every node 0)."""
     aff = pod.affinity.node_affinity if pod.affinity else None
-    return aff.preferred if aff is not None and aff.preferred else None
+    return aff.preferred if aff is not None and aff.preferred_set else None
 
 
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):

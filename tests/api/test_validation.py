@@ -107,3 +107,20 @@ def test_missing_name():
     with pytest.raises(FieldError) as ei:
         b.obj()
     assert ei.value.field == "metadata.name"
+
+
+@pytest.mark.parametrize(
+    "label,matches",
+    [("7", True), ("5", False), ("+9", True), ("1_0", False), (" 9", False), ("9.0", False), ("99999999999999999999", False)],
+    ids=["greater", "equal", "signed", "underscore", "space", "decimal", "overflow"],
+)
+def test_gt_parses_labels_as_go_does(label, matches):
+    from kwhatif.api.labels import Op, Requirement
+
+    assert Requirement("gen", Op.GT, frozenset({"5"}), 5).matches({"gen": label}) is matches
+
+
+def test_empty_preferred_list_still_scores():
+    pod = make_pod().name("p").affinity({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {}}]}}).obj()
+    assert pod.affinity is not None and pod.affinity.node_affinity is not None
+    assert pod.affinity.node_affinity.preferred == () and pod.affinity.node_affinity.preferred_set
