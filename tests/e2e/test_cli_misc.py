@@ -69,3 +69,12 @@ def test_debug_shows_tracebacks_only_when_asked(run, tmp_path):
     assert r.code == 2 and "Traceback" not in r.err
     r = run("--debug", "schedule", "samples/pods/tie.yaml", "--cluster", str(tmp_path / "missing.yaml"))
     assert "Traceback" in r.err
+
+
+def test_python_dash_m(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "kwhatif", "schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "-o", "json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["results"][0]["status"] == "Scheduled"
