@@ -67,6 +67,7 @@ class Attempt:
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
+    fast_path: bool = False  # placed on its nominated node without looking further
     num_nodes: int = 0
 
     @property
@@ -128,6 +129,11 @@ class Scheduler:
             fw = Framework(prof, handle)
             handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
+        # Pending pods of the cluster that a preemption nominated keep their place on that node:
+        # upstream's queue nominates them when it takes them in.
+        for p in cluster.pending_pods:
+            if p.nominated_node_name and p.nominated_node_name in self.snapshot:
+                self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
 
     # --- queue ----------------------------------------------------------------------------------
@@ -172,6 +178,9 @@ class Scheduler:
             self.framework_for(p)
         attempts: list[Attempt] = []
         pending = self.queue_order(pods)
+        for p in pending:
+            if p.nominated_node_name and p.nominated_node_name in self.snapshot:
+                self.nominator.add(p, p.nominated_node_name)
         failed_at: dict[str, tuple[int, int]] = {}
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
@@ -189,7 +198,8 @@ class Scheduler:
             # The next round re-activates the pods still pending as fresh objects, as the reference
             # runs of kube-scheduler did: no nomination carries over (the evicted victims stay
             # gone), so a preemptor gets a full evaluation and lands on the best node it now fits.
-            self.nominator.clear()
+            for p in left:
+                self.nominator.delete(p)
             left = [dataclasses.replace(p, nominated_node_name="") if p.nominated_node_name else p for p in left]
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
@@ -212,6 +222,11 @@ class Scheduler:
             att.message = gate.message()
             att.pre_filter = PreFilterRecord(None, gate, [gate], frozenset())
             return att
+        if pod.deleting:
+            # skipPodSchedule: a pod being deleted is not scheduled.
+            att.result = ERROR
+            att.message = "the pod is being deleted (metadata.deletionTimestamp is set): the scheduler skips it"
+            return att
         if self.snapshot.num_nodes == 0:
             att.result = UNSCHEDULABLE
             att.message = "no nodes available to schedule pods"
@@ -221,6 +236,8 @@ class Scheduler:
         if att.result == ERROR:
             return att
         feasible = att.feasible
+        if att.fast_path and pod.nominated_node_name not in feasible:
+            feasible = feasible + [pod.nominated_node_name]
         if not feasible:
             # Hints read the snapshot this cycle saw, before preemption changes it.
             att.hints = hints(att, self.snapshot, fw)
@@ -265,6 +282,18 @@ class Scheduler:
                 statuses[ni.name] = fr.first
                 if fr.first.code is Code.ERROR and error is None:
                     error = fr.first
+        # evaluateNominatedNode: a pod nominated by an earlier preemption is tried on that node
+        # first, PreFilterResult or not; if it fits there, upstream looks no further (and never
+        # sees what the other nodes would have said).
+        nominated = pod.nominated_node_name
+        if nominated and nominated in att.filters:
+            nominated_result = att.filters[nominated]
+            if nominated_result.feasible:
+                att.fast_path = True
+                att.evaluated_nodes = att.feasible_nodes = 1
+                return {}
+            assert nominated_result.first is not None
+            statuses[nominated] = nominated_result.first
         if error is not None:
             att.result = ERROR
             att.message = error.message()
@@ -275,25 +304,20 @@ class Scheduler:
         pct = fw.percentage_of_nodes_to_score
         if pct is None:
             pct = self.config.percentage_of_nodes_to_score
-        to_find = num_feasible_nodes_to_find(pct, len(all_nodes))
+        candidates = len(included) if included is not None else len(all_nodes)
+        to_find = num_feasible_nodes_to_find(pct, candidates)
         if len(feasible) > to_find:
             att.notes.append(
                 f"upstream stops filtering after {to_find} feasible nodes (percentageOfNodesToScore); "
                 f"kwhatif evaluated all {len(all_nodes)} nodes"
             )
-        # The nominated-node fast path: a pod that preempted is tried on its node first and, if it
-        # fits there, upstream looks no further.
-        nominated = pod.nominated_node_name
-        if nominated and nominated in att.filters and att.filters[nominated].feasible and (
-            included is None or nominated in included
-        ):
-            att.evaluated_nodes = att.feasible_nodes = 1
         return statuses
 
     def _handle_fit_error(
         self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, statuses: dict[str, Status]
     ) -> None:
         att.result = UNSCHEDULABLE
+        att.evaluated_nodes = att.feasible_nodes = 0  # a FitError carries no ScheduleResult
         pre_msg = att.pre_filter.status.message() if att.at_pre_filter and att.pre_filter else ""
         post_msg = ""
         result = None
@@ -332,7 +356,16 @@ class Scheduler:
     ) -> str | None:
         wanted = set(feasible)
         nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in wanted]
-        att.upstream_scored = len(nodes) > 1
+        if not fw.has_score_plugins():
+            # prioritizeNodes gives every node the same score without running PreScore; upstream
+            # then takes the first feasible node in its rotating order.
+            att.best = sorted(feasible)
+            if att.fast_path:
+                return pod.nominated_node_name
+            if len(nodes) > 1:
+                att.notes.append("no score plugins: upstream takes the first feasible node it finds")
+            return att.best[0]
+        att.upstream_scored = len(nodes) > 1 and not att.fast_path
         st = fw.run_pre_score(state, pod, nodes)
         att.skipped_score_plugins = state.skip_score_plugins
         if st.is_success():
@@ -345,24 +378,17 @@ class Scheduler:
                 att.result = ERROR
                 att.message = st.message()
                 return None
-            att.notes.append(f"scoring failed ({st.message()}); upstream skips scoring with one feasible node")
+            att.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
         if att.scores:
             best = max(ns.total for ns in att.scores.values())
             att.best_score = best
             att.best = sorted(n for n, ns in att.scores.items() if ns.total == best)
-        elif not fw.has_score_plugins():
-            att.best = sorted(feasible)
         else:
             att.best = sorted(feasible)
-        nominated = pod.nominated_node_name
-        if att.evaluated_nodes == 1 and att.feasible_nodes == 1 and nominated in feasible:
-            return nominated
+        if att.fast_path:
+            return pod.nominated_node_name
         if len(nodes) == 1:
             return nodes[0].name
-        if not fw.has_score_plugins():
-            # Upstream stops at the first feasible node in its rotating order.
-            att.notes.append("no score plugins: upstream takes the first feasible node it finds")
-            return att.best[0]
         return att.best[0]
 
     def _assume_and_bind(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, host: str) -> None:
@@ -376,7 +402,9 @@ class Scheduler:
             att.node = None
             if st.is_rejected():
                 att.result = UNSCHEDULABLE
-                att.message = fit_error_message(1, "", {host: st}, "")
+                # Reserve and Permit rejections are reported as a FitError over the one node;
+                # PreBind and Bind ones as their own message.
+                att.message = fit_error_message(1, "", {host: st}, "") if point in ("Reserve", "Permit") else st.message()
             else:
                 att.result = ERROR
                 att.message = st.message()

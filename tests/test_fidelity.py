@@ -48,7 +48,7 @@ def _compare(case: Path) -> list[str]:
                 problems.append(f"{node}: {key} expected {want[key]}, got {have.get(key)}")
         if "total" in want and want["total"] != have.get("total"):
             problems.append(f"{node}: total expected {want['total']}, got {have.get('total')}")
-    for key in ("feasible", "best", "bestScore", "result", "message"):
+    for key in ("feasible", "best", "bestScore", "result", "message", "evaluatedNodes", "feasibleNodes"):
         if exp.get(key) != got[key]:
             problems.append(f"{key}: expected {exp.get(key)!r}, got {got[key]!r}")
     if exp.get("nominatedNodeName", "") != got["nominatedNodeName"]:

@@ -61,14 +61,27 @@ class Admission:
         elif not pod.preemption_policy:
             pc = self.priority_classes.get(pod.priority_class_name) if pod.priority_class_name else None
             changes["preemption_policy"] = (pc.preemption_policy if pc else None) or DEFAULT_PREEMPTION_POLICY
-        if pod.runtime_class_name and pod.overhead is None:
-            rc = self.runtime_classes.get(pod.runtime_class_name)
-            if rc is None:
-                if strict:
-                    raise FieldError(
-                        f'RuntimeClass "{pod.runtime_class_name}" not found', field="spec.runtimeClassName"
-                    )
-            elif rc.overhead is not None:
+        rc = self.runtime_classes.get(pod.runtime_class_name) if pod.runtime_class_name else None
+        if pod.runtime_class_name and rc is None and strict:
+            raise FieldError(f'RuntimeClass "{pod.runtime_class_name}" not found', field="spec.runtimeClassName")
+        if rc is not None and (rc.node_selector or rc.tolerations):
+            # The RuntimeClass admission plugin merges the class's scheduling into the pod.
+            selector = dict(pod.node_selector)
+            for key, value in rc.node_selector.items():
+                have = selector.get(key)
+                if have is not None and have != value:
+                    if strict:
+                        raise FieldError(
+                            f"conflict: runtimeClass.scheduling.nodeSelector[{key}] = {value}; "
+                            f"pod.spec.nodeSelector[{key}] = {have}",
+                            field="spec.nodeSelector",
+                        )
+                    continue
+                selector[key] = value
+            changes["node_selector"] = selector
+            changes["tolerations"] = pod.tolerations + tuple(t for t in rc.tolerations if t not in pod.tolerations)
+        if rc is not None and pod.overhead is None:
+            if rc.overhead is not None:
                 # Requests depend on the overhead: rebuild to derive them again.
                 kw = {
                     fld.name: getattr(pod, fld.name)

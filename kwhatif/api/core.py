@@ -303,6 +303,9 @@ class PriorityClass:
 class RuntimeClass:
     name: str
     overhead: ResourceList | None
+    # scheduling.nodeSelector and scheduling.tolerations, merged into the pods that use the class
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple["Toleration", ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

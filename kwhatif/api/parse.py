@@ -705,7 +705,15 @@ def runtime_class(d: Dict) -> RuntimeClass:
     name = name_of(d)
     ov = f.mapping(d, "overhead", "")
     pod_fixed = ov.get("podFixed")
-    return RuntimeClass(name, f.resource_list(ov, "podFixed", "overhead") if pod_fixed is not None else None)
+    sched = f.mapping(d, "scheduling", "")
+    return RuntimeClass(
+        name,
+        f.resource_list(ov, "podFixed", "overhead") if pod_fixed is not None else None,
+        node_selector=f.str_map(sched, "nodeSelector", "scheduling"),
+        tolerations=tuple(
+            toleration(t, f"scheduling.tolerations[{i}]") for i, t in enumerate(f.obj_seq(sched, "tolerations", "scheduling"))
+        ),
+    )
 
 
 def service(d: Dict) -> Service:

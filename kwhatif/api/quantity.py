@@ -23,6 +23,8 @@ _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "
 # Kubernetes keeps quantities within int64 scaled by at most 10^18 either way; anything with a
 # larger exponent is nonsense for a scheduler and would make exact arithmetic explode.
 _MAX_EXPONENT = 40
+_NANO = 10**9
+_MAX_INT64 = (1 << 63) - 1
 
 
 class QuantityError(ValueError):
@@ -43,8 +45,15 @@ def _parse_str(text: str) -> Fraction:
         value *= Fraction(10) ** exp
     elif suffix in _BINARY:
         value *= 1 << _BINARY[suffix]
+        # ParseQuantity caps binary-suffixed amounts at MaxInt64
+        value = min(value, Fraction(_MAX_INT64))
     else:
         value *= Fraction(10) ** _DECIMAL[suffix or ""]
+    # ParseQuantity keeps nano precision, rounding any finer amount up (away from zero): a
+    # request for a sliver of a resource gets a nano of it, and sums are taken at that precision.
+    nanos = value * _NANO
+    if nanos.denominator != 1:
+        value = Fraction(math.ceil(nanos), _NANO)
     return -value if sign == "-" else value
 
 

@@ -44,6 +44,14 @@ from kwhatif.plugins import registry
 
 _INT64_MAX = (1 << 63) - 1
 
+# The order in which NewFramework walks the extension points (getExtensionPoints): it decides
+# which error a broken profile reports first.
+_BUILD_ORDER = (
+    "preFilter", "filter", "postFilter", "reserve", "preScore", "score",
+    "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort",
+)
+_POINT_TYPES = dict(EXTENSION_POINTS)
+
 
 def _wrap_int64(v: int) -> int:
     v &= (1 << 64) - 1
@@ -137,7 +145,8 @@ class Framework:
                     f'initializing plugin "{name}": {e.message}', obj=f'profile "{self.profile_name}"', field=e.field
                 ) from None
         multi = prof.plugins.get("multiPoint")
-        for point, ptype in EXTENSION_POINTS:
+        for point in _BUILD_ORDER:
+            ptype = _POINT_TYPES[point]
             pset = prof.plugins.get(point)
             seen: set[str] = set()
             lst: list[Plugin] = []
@@ -185,7 +194,8 @@ class Framework:
     def _expand_multi_point(self) -> None:
         prof = self.profile
         multi = prof.plugins["multiPoint"]
-        for point, ptype in EXTENSION_POINTS:
+        for point in _BUILD_ORDER:
+            ptype = _POINT_TYPES[point]
             ps = prof.plugins.get(point)
             enabled = [r.name for r in ps.enabled] if ps else []
             disabled = set(ps.disabled) if ps else set()

@@ -113,6 +113,7 @@ class ClusterState:
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
     terminal_pods: int = 0
+    orphaned_pods: int = 0  # bound to a node that is not there (live clusters only)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)
@@ -257,13 +258,18 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
     for pod, where in pods:
         pod = admission.admit(pod, strict=False)
         if pod.node_name:
-            if check_node_refs and pod.node_name not in nodes:
-                raise InputError(
-                    f'node "{pod.node_name}" is not in the cluster dump',
-                    source=where.source,
-                    obj=f"Pod {pod.key}",
-                    field="spec.nodeName",
-                )
+            if pod.node_name not in nodes:
+                if check_node_refs:
+                    raise InputError(
+                        f'node "{pod.node_name}" is not in the cluster dump',
+                        source=where.source,
+                        obj=f"Pod {pod.key}",
+                        field="spec.nodeName",
+                    )
+                # A live cluster can list a pod whose node was just deleted: the scheduler's
+                # cache keeps it off every node it sees.
+                state.orphaned_pods += 1
+                continue
             state.pods.append(pod)
         else:
             state.pending_pods.append(pod)

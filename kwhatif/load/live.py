@@ -138,7 +138,9 @@ def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterSta
     docs, notes = fetch_documents(client)
     for n in notes:
         print(f"kwhatif: note: {n}", file=sys.stderr)
-    state = build_cluster(docs)
+    state = build_cluster(docs, check_node_refs=False)
+    if state.orphaned_pods:
+        print(f"kwhatif: note: {state.orphaned_pods} pod(s) are bound to nodes that no longer exist; they are left out", file=sys.stderr)
     if not state.nodes:
         raise ClusterError("the cluster has no nodes")
     return state

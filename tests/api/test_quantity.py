@@ -56,3 +56,15 @@ def test_exact_sum():
 def test_invalid(raw):
     with pytest.raises(QuantityError):
         parse_quantity(raw)
+
+
+def test_nano_precision_rounds_up():
+    # ParseQuantity rounds finer amounts up to the nano: two slivers that sum to 1m exactly
+    # without it make 1000001n with it, so MilliValue is 2.
+    a = parse_quantity("0.0004999999999")
+    b = parse_quantity("0.0005000000001")
+    assert a == Fraction(500000, 10**9) and b == Fraction(500001, 10**9)
+    assert milli_value(a + b) == 2
+    assert parse_quantity("1n") == Fraction(1, 10**9)
+    assert parse_quantity("-1.5n") == Fraction(-2, 10**9)
+    assert parse_quantity("100Ei") == Fraction((1 << 63) - 1)

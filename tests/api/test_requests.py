@@ -51,3 +51,16 @@ def test_runtime_class_overhead_is_admitted():
 def test_extended_and_hugepages_are_scalar():
     pod = make_pod().name("p").req(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"}).limits(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"}).obj()
     assert pod.requests.scalar == {"example.com/gpu": 2, "hugepages-2Mi": 4 * Mi}
+
+
+def test_runtime_class_scheduling_is_merged():
+    from kwhatif.api.core import Toleration
+    from kwhatif.errors import FieldError
+
+    rc = RuntimeClass("gvisor", None, {"sandbox": "gvisor"}, (Toleration("sandbox", "Exists", "", "NoSchedule"),))
+    adm = Admission({}, {"gvisor": rc})
+    pod = adm.admit(make_pod().name("p").node_selector(zone="a").set("spec.runtimeClassName", "gvisor").obj(), strict=True)
+    assert dict(pod.node_selector) == {"zone": "a", "sandbox": "gvisor"}
+    assert pod.tolerations == (Toleration("sandbox", "Exists", "", "NoSchedule"),)
+    with pytest.raises(FieldError, match=r"conflict: runtimeClass.scheduling.nodeSelector\[sandbox\] = gvisor; pod.spec.nodeSelector\[sandbox\] = kata"):
+        adm.admit(make_pod().name("p").node_selector(sandbox="kata").set("spec.runtimeClassName", "gvisor").obj(), strict=True)
