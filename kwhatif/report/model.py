@@ -201,7 +201,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     nodes = []
     for name, fr in att.filters.items():
         sc = att.scores.get(name)
-        feasible = fr.feasible and name not in att.excluded and not att.at_pre_filter
+        # a nominated node taken by the fast path counts even outside the PreFilterResult
+        fast = att.fast_path and name == att.pod.nominated_node_name
+        feasible = fr.feasible and (name not in att.excluded or fast) and not att.at_pre_filter
         nodes.append(
             NodeEntry(
                 name=name,
@@ -211,7 +213,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
                 if sc
                 else (),
                 total=sc.total if sc else None,
-                excluded=name in att.excluded,
+                excluded=name in att.excluded and not fast,
                 at_pre_filter=att.at_pre_filter,
                 with_nominated=fr.with_nominated,
             )
