@@ -70,3 +70,19 @@ def is_valid_label_value(value: str) -> list[str]:
     if not re.fullmatch(_LABEL_VALUE_FMT, value):
         errs.append(regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
+
+
+_DNS1123_LABEL_ERR = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """validation.IsDNS1123Label (namespace names)."""
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 characters")
+    if not re.fullmatch(_DNS1123_LABEL_FMT, value):
+        errs.append(regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs

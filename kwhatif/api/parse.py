@@ -41,10 +41,12 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
 )
+from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
     ContainerRequests,
     Resource,
+    is_extended,
     is_hugepages,
     is_native,
     non_zero_requests,
@@ -408,23 +410,41 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 # --- containers and volumes --------------------------------------------------------------------
 
 
+_STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
 def _validate_resource_name(name: str, path: str) -> None:
-    if not name or (not is_native(name) and "/" not in name) or name.count("/") > 1:
+    """validateContainerResourceName: a qualified name; a native one (no prefix, or kubernetes.io/)
+    must be a standard container resource (cpu, memory, ephemeral-storage, hugepages-*)."""
+    errs = is_qualified_name(name)
+    if errs:
+        raise f.invalid(path, name, errs[0])
+    if is_native(name) and not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
         raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+
+
+def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> None:
+    if amount < 0:
+        raise f.invalid(path, str(raw), "must be greater than or equal to 0")
+    # ValidateResourceQuantityValue: extended resources are counted in whole units
+    if is_extended(name) and amount.denominator != 1:
+        raise f.invalid(path, str(raw), "must be an integer")
 
 
 def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
     name = f.string(d, "name", path)
     if not name:
         raise f.required(f"{path}.name")
+    image = f.string(d, "image", path)
+    if not image.strip():
+        raise f.required(f"{path}.image")
     res = f.mapping(d, "resources", path)
     rpath = f"{path}.resources"
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
         _validate_resource_name(rname, f"{rpath}.requests[{rname}]")
-        if amount < 0:
-            raise f.invalid(f"{rpath}.requests[{rname}]", str(res["requests"][rname]), "must be greater than or equal to 0")
+        _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
         lim = limits.get(rname)
         if lim is not None:
             raw = res["requests"][rname]
@@ -437,8 +457,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                 )
     for rname, amount in limits.items():
         _validate_resource_name(rname, f"{rpath}.limits[{rname}]")
-        if amount < 0:
-            raise f.invalid(f"{rpath}.limits[{rname}]", str(res["limits"][rname]), "must be greater than or equal to 0")
+        _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
             requests[rname] = amount
@@ -467,7 +486,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
             raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
     return Container(
         name=name,
-        image=f.string(d, "image", path),
+        image=image,
         requests=requests,
         limits=limits,
         ports=tuple(ports),
@@ -544,6 +563,11 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
     """A Pod after the API server's v1 defaulting (priority is resolved later by admission)."""
     meta = f.mapping(d, "metadata", "")
     name = name_of(d)
+    for msg in is_dns1123_subdomain(name):
+        raise f.invalid("metadata.name", name, msg)
+    namespace = namespace_of(d, default_namespace)
+    for msg in is_dns1123_label(namespace):
+        raise f.invalid("metadata.namespace", namespace, msg)
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
     host_network = f.boolean(spec, "hostNetwork", "spec")
@@ -581,7 +605,7 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
     return build_pod(
-        namespace=namespace_of(d, default_namespace),
+        namespace=namespace,
         name=name,
         uid=f.string(meta, "uid", "metadata"),
         labels=f.str_map(meta, "labels", "metadata"),

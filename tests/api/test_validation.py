@@ -124,3 +124,27 @@ def test_empty_preferred_list_still_scores():
     pod = make_pod().name("p").affinity({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {}}]}}).obj()
     assert pod.affinity is not None and pod.affinity.node_affinity is not None
     assert pod.affinity.node_affinity.preferred == () and pod.affinity.node_affinity.preferred_set
+
+
+@pytest.mark.parametrize(
+    "builder,field,message",
+    [
+        (make_pod().name("Bad_Name"), "metadata.name", "a lowercase RFC 1123 subdomain must consist of"),
+        (make_pod().name("p").namespace("NS!"), "metadata.namespace", "a lowercase RFC 1123 label must consist of"),
+        (make_pod().name("p").req(**{"foo": "1"}), "spec.containers[0].resources.requests[foo]", "must be a standard resource type or fully qualified"),
+        (make_pod().name("p").req(**{"foo bar": "1"}), "spec.containers[0].resources.requests[foo bar]", "name part must consist of alphanumeric characters"),
+        (make_pod().name("p").set("spec.containers", [{"name": "c"}]), "spec.containers[0].image", "Required value"),
+        (
+            make_pod().name("p").req(**{"example.com/gpu": "500m"}).limits(**{"example.com/gpu": "500m"}),
+            "spec.containers[0].resources.requests[example.com/gpu]",
+            'Invalid value: "500m": must be an integer',
+        ),
+        (make_pod().name("p").req(cpu="-1"), "spec.containers[0].resources.requests[cpu]", "must be greater than or equal to 0"),
+    ],
+    ids=["pod-name", "namespace", "unqualified-resource", "bad-resource-name", "no-image", "fractional-extended", "negative"],
+)
+def test_more_api_rejections(builder, field, message):
+    with pytest.raises(FieldError) as ei:
+        builder.obj()
+    assert ei.value.field == field
+    assert message in ei.value.message
