@@ -22,6 +22,12 @@ _DNS1123_SUBDOMAIN_ERR = (
 )
 
 
+_QNAME_RE = re.compile(_QNAME_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+
+
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
     shown = "".join(f"{' or ' if i else ''}'{e}', " for i, e in enumerate(examples))
     return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
@@ -31,7 +37,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     errs = []
     if len(value) > 253:
         errs.append("must be no more than 253 characters")
-    if not re.fullmatch(_DNS1123_SUBDOMAIN_FMT, value):
+    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
 
@@ -58,7 +64,7 @@ def is_qualified_name(value: str) -> list[str]:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
         errs.append("name part must be no more than 63 characters")
-    if not re.fullmatch(_QNAME_FMT, name):
+    if not _QNAME_RE.fullmatch(name):
         errs.append("name part " + regex_error(_QNAME_ERR, _QNAME_FMT, "MyName", "my.name", "123-abc"))
     return errs
 
@@ -67,7 +73,7 @@ def is_valid_label_value(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
-    if not re.fullmatch(_LABEL_VALUE_FMT, value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
 
@@ -83,6 +89,6 @@ def is_dns1123_label(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
-    if not re.fullmatch(_DNS1123_LABEL_FMT, value):
+    if not _DNS1123_LABEL_RE.fullmatch(value):
         errs.append(regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errs
