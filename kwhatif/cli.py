@@ -288,7 +288,11 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     docs = [d for m in manifests for d in read_path(m, _limits(co))]
     precise_sources(docs)
     result, sched = run_check(
-        state, docs, lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption)), surge=surge, profile=co.profile
+        state,
+        docs,
+        lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True)),
+        surge=surge,
+        profile=co.profile,
     )
     profile = co.profile or cfg.profiles[0].scheduler_name
     sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, profile)
@@ -328,7 +332,7 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     template = pods[0]
     if co.profile:
         template = dataclasses.replace(template, scheduler_name=co.profile)
-    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption))
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False))
     sched.framework_for(template)
     res = measure(sched, template, max_copies)
     report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum)
@@ -358,7 +362,7 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     if missing:
         raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="NODE")
     cfg = load_scheduler_config(co)
-    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption))
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True))
     result = run_drain(sched, state, list(nodes))
     report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name)
     emit(report, output, render_options(color))

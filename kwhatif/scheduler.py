@@ -32,6 +32,7 @@ GATED = "Gated"
 
 NO_NODE_AVAILABLE_MSG = "0/{n} nodes are available"
 MIN_FEASIBLE_NODES_TO_FIND = 100
+COMPACT_KEEP_FAILURES = 20  # attempts that keep every node's record in a compact run
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 
@@ -68,6 +69,22 @@ class Attempt:
     hints: list[str] = field(default_factory=list)
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     fast_path: bool = False  # placed on its nominated node without looking further
+    reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
+    compacted: bool = False
+
+    def compact(self) -> None:
+        """Drop the per-node records, keeping the verdict, the chosen node's scores and the
+        counts of the reasons nodes gave (what a many-pod report needs)."""
+        counts: dict[str, int] = {}
+        for name, fr in self.filters.items():
+            if name in self.excluded or fr.first is None:
+                continue
+            for r in fr.first.reasons:
+                counts[r] = counts.get(r, 0) + 1
+        self.reason_counts = counts
+        self.filters = {}
+        self.scores = {self.node: self.scores[self.node]} if self.node in self.scores else {}
+        self.compacted = True
     num_nodes: int = 0
 
     @property
@@ -182,6 +199,7 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         failed_at: dict[str, tuple[int, int]] = {}
+        kept_failures = 0
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
             for pod in pending:
@@ -190,6 +208,11 @@ class Scheduler:
                     continue
                 att = self.schedule_one(pod, rnd)
                 attempts.append(att)
+                if self.options.compact:
+                    if att.result == SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
+                        att.compact()
+                    else:
+                        kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
                     failed_at[key] = self._generation()
                     left.append(pod)
@@ -266,14 +289,20 @@ class Scheduler:
                 att.filters[ni.name] = FilterResult(ni.name, [st], st)
             return {ni.name: st for ni in all_nodes}
         included: set[str] | None = None
+        to_filter = all_nodes
         if pre.result is not None and not pre.result.all_nodes():
             assert pre.result.node_names is not None
             included = {n for n in pre.result.node_names if n in self.snapshot}
-            att.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
+            if self.options.filter_excluded:
+                att.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
+            else:
+                # Only what upstream filters: the subset, and the nominated node (tried first).
+                wanted = included | ({pod.nominated_node_name} & self.snapshot.names)
+                to_filter = [ni for ni in (self.snapshot.get(n) for n in sorted(wanted)) if ni is not None]
         statuses: dict[str, Status] = {}
         error: Status | None = None
         all_plugins = self.options.explain_all_filters
-        for ni in all_nodes:
+        for ni in to_filter:
             fr = fw.run_filter_with_nominated_pods(state, pod, ni, all_plugins=all_plugins)
             att.filters[ni.name] = fr
             if included is not None and ni.name not in included:
@@ -354,8 +383,9 @@ class Scheduler:
     def _prioritize_and_select(
         self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, feasible: list[str]
     ) -> str | None:
-        wanted = set(feasible)
-        nodes: list[NodeInfo] = [ni for ni in self.snapshot.node_infos if ni.name in wanted]
+        nodes: list[NodeInfo] = sorted(
+            (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
+        )
         if not fw.has_score_plugins():
             # prioritizeNodes gives every node the same score without running PreScore; upstream
             # then takes the first feasible node in its rotating order.
@@ -366,6 +396,10 @@ class Scheduler:
                 att.notes.append("no score plugins: upstream takes the first feasible node it finds")
             return att.best[0]
         att.upstream_scored = len(nodes) > 1 and not att.fast_path
+        if not att.upstream_scored and self.options.compact:
+            # Upstream does not score a lone feasible node; a many-pod run does not show it.
+            att.best = sorted(feasible)
+            return pod.nominated_node_name if att.fast_path else att.best[0]
         st = fw.run_pre_score(state, pod, nodes)
         att.skipped_score_plugins = state.skip_score_plugins
         if st.is_success():

@@ -160,10 +160,11 @@ class NodeInfo:
     non_zero_requested: Resource = field(default_factory=Resource)
     image_states: dict[str, ImageStateSummary] = field(default_factory=dict)
     pvc_ref_counts: dict[str, int] = field(default_factory=dict)
+    # the node's name, read on every plugin call: a plain attribute, not a property
+    name: str = field(init=False, default="")
 
-    @property
-    def name(self) -> str:
-        return self.node.name
+    def __post_init__(self) -> None:
+        self.name = self.node.name
 
     @property
     def allocatable(self) -> Resource:

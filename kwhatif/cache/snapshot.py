@@ -20,6 +20,7 @@ class Snapshot:
     def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
         self.node_infos: list[NodeInfo] = [NodeInfo(n) for n in sorted(nodes, key=lambda n: n.name)]
         self._by_name: dict[str, NodeInfo] = {ni.name: ni for ni in self.node_infos}
+        self.names: frozenset[str] = frozenset(self._by_name)
         self._where: dict[str, str] = {}
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None

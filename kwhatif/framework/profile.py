@@ -128,4 +128,9 @@ class Options:
 
     preemption: bool = True
     explain_all_filters: bool = True  # evaluate every filter plugin on every node
+    # Also filter the nodes a PreFilterResult leaves out, to show what they would have said.
+    filter_excluded: bool = True
+    # Keep per-node records only for the first pods that do not fit (many-pod runs: check,
+    # capacity, drain); the others keep their verdict, message and reason counts.
+    compact: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -176,6 +176,8 @@ def dominant_reason(results: list[PodResult]) -> str | None:
             f = n.upstream_failure
             if f is not None:
                 counts.update(f.reasons)
+        if not r.nodes:
+            counts.update(r.reason_counts)
         for f in r.pre_filter:
             counts.update(f.reasons)
     if not counts:

@@ -124,6 +124,7 @@ class PodResult:
     notes: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
     source: str = ""
+    reason_counts: Mapping[str, int] = field(default_factory=dict)  # when the node records were dropped
 
     @property
     def fits(self) -> bool:
@@ -258,6 +259,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         notes=tuple(att.notes),
         hints=tuple(att.hints),
         source=att.pod.source,
+        reason_counts=dict(att.reason_counts),
     )
 
 
