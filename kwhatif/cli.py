@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
@@ -294,6 +295,9 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
         surge=surge,
         profile=co.profile,
     )
+    if result.skipped:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
+        click.echo(f"kwhatif: note: skipped objects in the manifests kwhatif does not read: {kinds}", err=True)
     profile = co.profile or cfg.profiles[0].scheduler_name
     sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, profile)
     report = check_report(result, sched_report)
@@ -384,7 +388,10 @@ def completion(shell: str) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    # --debug is accepted anywhere on the line, not only before the command.
     debug = "--debug" in args
+    if debug:
+        args = [a for a in args if a != "--debug"]
     try:
         rv = cli.main(args=args, prog_name="kwhatif", standalone_mode=False)
         code = int(rv) if isinstance(rv, int) else 0
@@ -398,7 +405,7 @@ def main(argv: list[str] | None = None) -> None:
         code = ExitCode.BAD_INPUT
     except KwhatifError as e:
         if debug:
-            raise
+            traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
     except KeyboardInterrupt:
@@ -413,12 +420,18 @@ def main(argv: list[str] | None = None) -> None:
         code = 0
     except MemoryError:
         if debug:
-            raise
-        click.echo("kwhatif: error: out of memory while reading the input", err=True)
+            traceback.print_exc()
+        click.echo("kwhatif: error: out of memory", err=True)
+        code = ExitCode.BAD_INPUT
+    except OSError as e:
+        # writing the report failed (a full disk, a closed pipe handled above)
+        if debug:
+            traceback.print_exc()
+        click.echo(f"kwhatif: error: {e.strerror or e}", err=True)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
         if debug:
-            raise
+            traceback.print_exc()
         msg = str(e).splitlines()[0] if str(e) else ""
         click.echo(f"kwhatif: internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)", err=True)
         code = ExitCode.INTERNAL

@@ -89,8 +89,11 @@ def drain(sched: Scheduler, state: ClusterState, nodes: list[str]) -> DrainResul
     replacements: dict[str, DrainedPod] = {}
     pods: list[Pod] = []
     for d in evicted:
-        # The controller's replacement: the same template, not bound yet. A bare pod is not
-        # recreated; where a copy would land is still shown.
+        if d.lost:
+            # A bare pod is deleted and nothing recreates it (kubectl drain wants --force for it):
+            # it takes no room anywhere.
+            continue
+        # The controller's replacement: the same template, not bound yet.
         repl = dataclasses.replace(d.pod, node_name="", nominated_node_name="", deleting=False, phase="Pending")
         replacements[repl.key] = d
         pods.append(repl)

@@ -100,8 +100,7 @@ def _resource_hint(att: "Attempt", snapshot: "Snapshot", fw: "Framework", nodes:
         return []
     best: tuple[float, str, list[str]] | None = None
     full: list[str] = []
-    too_small: list[str] = []
-    short_of: set[str] = set()
+    too_small: dict[tuple[str, ...], list[str]] = {}
     for name in nodes:
         ni = snapshot.get(name)
         if ni is None:
@@ -112,10 +111,12 @@ def _resource_hint(att: "Attempt", snapshot: "Snapshot", fw: "Framework", nodes:
         if any(r.resource == "pods" for r in lacking):
             full.append(name)
             continue
-        if any(r.requested > r.capacity for r in lacking):
-            too_small.append(name)  # would not fit even if it were empty
-            short_of.update(r.resource for r in lacking if r.requested > r.capacity)
+        never = tuple(sorted(r.resource for r in lacking if r.requested > r.capacity))
+        if never:
+            too_small.setdefault(never, []).append(name)  # would not fit even if it were empty
             continue
+        if any(r.used > r.capacity for r in lacking):
+            continue  # over-committed already: lowering this pod's requests would not help
         parts = []
         score = 0.0
         for r in lacking:
@@ -133,9 +134,10 @@ def _resource_hint(att: "Attempt", snapshot: "Snapshot", fw: "Framework", nodes:
         )
     if full:
         out.append(f"{len(full)} node(s) ({_names(full)}) are at their pod limit (status.allocatable.pods)")
-    if too_small and best is None:
-        out.append(
-            f"{len(too_small)} node(s) ({_names(too_small)}) have less {' and '.join(sorted(short_of))} "
-            "than the pod requests, even when empty"
-        )
+    if best is None:
+        for resources, names in sorted(too_small.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            out.append(
+                f"{len(names)} node(s) ({_names(names)}) have less {' and '.join(resources)} in all "
+                "than the pod requests"
+            )
     return out

@@ -18,7 +18,7 @@ from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
-from kwhatif.errors import InputError
+from kwhatif.errors import ConfigError, InputError
 from kwhatif.explain import hints
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
@@ -144,7 +144,10 @@ class Scheduler:
             # Each profile's plugins see their own framework through the handle (preemption
             # re-runs that profile's filters); the snapshot and the nominator are shared.
             handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, options=options)
-            fw = Framework(prof, handle)
+            try:
+                fw = Framework(prof, handle)
+            except ConfigError as e:
+                raise e.with_context(source=config.source or None) from None
             handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
         # The snapshot lives as long as the run: keep the cyclic collector from rescanning its

@@ -41,7 +41,7 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
 )
-from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
+from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
     ContainerRequests,
@@ -66,6 +66,29 @@ _NOT_POSITIVE = "must be greater than zero"
 
 
 # --- metadata ----------------------------------------------------------------------------------
+
+
+# names.SimpleNameGenerator's alphabet (no vowels, no confusable digits)
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_generated: dict[str, int] = {}
+
+
+def generate_name(d: Dict) -> None:
+    """Give an object with only metadata.generateName a name, as the API server does: the
+    prefix and five characters (deterministic here: the n-th object with that prefix)."""
+    meta = d.get("metadata")
+    if not isinstance(meta, dict) or meta.get("name"):
+        return
+    prefix = meta.get("generateName")
+    if not isinstance(prefix, str) or not prefix:
+        return
+    n = _generated.get(prefix, 0)
+    _generated[prefix] = n + 1
+    suffix = ""
+    for _ in range(5):
+        n, r = divmod(n, len(_NAME_ALPHABET))
+        suffix = _NAME_ALPHABET[r] + suffix
+    meta["name"] = prefix[: 63 - 5] + suffix
 
 
 def name_of(d: Dict) -> str:
@@ -559,8 +582,12 @@ def volume(d: Dict, path: str) -> Volume:
 # --- Pod ---------------------------------------------------------------------------------------
 
 
-def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
-    """A Pod after the API server's v1 defaulting (priority is resolved later by admission)."""
+def pod(d: Dict, default_namespace: str = "default", source: str = "", *, validate: bool = True) -> Pod:
+    """A Pod after the API server's v1 defaulting (priority is resolved later by admission).
+
+    ``validate``: also check what the API server checks of a new pod's labels and names. Pods
+    read from a cluster were checked when they were created; a large dump skips that work.
+    """
     meta = f.mapping(d, "metadata", "")
     name = name_of(d)
     for msg in is_dns1123_subdomain(name):
@@ -568,6 +595,11 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
     namespace = namespace_of(d, default_namespace)
     for msg in is_dns1123_label(namespace):
         raise f.invalid("metadata.namespace", namespace, msg)
+    labels = f.str_map(meta, "labels", "metadata")
+    node_selector = f.str_map(spec_of(d), "nodeSelector", "spec")
+    if validate:
+        _validate_labels(labels, "metadata.labels")
+        _validate_labels(node_selector, "spec.nodeSelector")
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
     host_network = f.boolean(spec, "hostNetwork", "spec")
@@ -581,6 +613,16 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         container(c, f"spec.initContainers[{i}]", host_network, True)
         for i, c in enumerate(f.obj_seq(spec, "initContainers", "spec"))
     )
+    seen_ports: set[tuple[int, str, str]] = set()
+    for i, c in enumerate(containers):
+        for j, p in enumerate(c.ports):
+            if p.host_port:
+                port_key = (p.host_port, p.protocol, p.host_ip)
+                if port_key in seen_ports:
+                    raise FieldError(
+                        f'Duplicate value: "{p.host_port}/{p.protocol}"', field=f"spec.containers[{i}].ports[{j}].hostPort"
+                    )
+                seen_ports.add(port_key)
     names = set()
     for i, c in enumerate(containers + init_containers):
         if c.name in names:
@@ -590,6 +632,8 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
     overhead_raw = spec.get("overhead")
     overhead = f.resource_list(spec, "overhead", "spec") if overhead_raw is not None else None
     priority = f.integer(spec, "priority", "spec")
+    if priority is not None and not -(1 << 31) <= priority < (1 << 31):
+        raise f.invalid("spec.priority", priority, "must be a 32-bit integer")
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
     disruption_target = any(
@@ -601,6 +645,8 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         if not gname:
             raise f.required(f"spec.schedulingGates[{i}].name")
         gates.append(gname)
+    if gates and f.string(spec, "nodeName", "spec"):
+        raise f.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
@@ -608,7 +654,7 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         namespace=namespace,
         name=name,
         uid=f.string(meta, "uid", "metadata"),
-        labels=f.str_map(meta, "labels", "metadata"),
+        labels=labels,
         annotations={k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS},
         owner_references=owner_references(meta),
         creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
@@ -621,7 +667,7 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         containers=containers,
         init_containers=init_containers,
         overhead=overhead,
-        node_selector=f.str_map(spec, "nodeSelector", "spec"),
+        node_selector=node_selector,
         affinity=affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity"),
         tolerations=tuple(
             toleration(t, f"spec.tolerations[{i}]") for i, t in enumerate(f.obj_seq(spec, "tolerations", "spec"))
@@ -629,7 +675,7 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         topology_spread_constraints=topology_spread_constraints(
             f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
         ),
-        volumes=tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec"))),
+        volumes=_unique_volumes(tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))),
         scheduling_gates=tuple(gates),
         host_network=host_network,
         runtime_class_name=f.string(spec, "runtimeClassName", "spec"),
@@ -640,6 +686,28 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "") -> Pod:
         source=source,
         priority_resolved=priority is not None,
     )
+
+
+def spec_of(d: Dict) -> Dict:
+    return f.mapping(d, "spec", "")
+
+
+def _validate_labels(labels: Mapping[str, str], path: str) -> None:
+    """ValidateLabels: keys are qualified names, values valid label values."""
+    for k, v in labels.items():
+        for msg in is_qualified_name(k):
+            raise f.invalid(path, k, msg)
+        for msg in is_valid_label_value(v):
+            raise f.invalid(f"{path}[{k}]", v, msg)
+
+
+def _unique_volumes(volumes: tuple[Volume, ...]) -> tuple[Volume, ...]:
+    seen: set[str] = set()
+    for i, v in enumerate(volumes):
+        if v.name in seen:
+            raise FieldError(f'Duplicate value: "{v.name}"', field=f"spec.volumes[{i}].name")
+        seen.add(v.name)
+    return volumes
 
 
 def build_pod(**kw: Any) -> Pod:

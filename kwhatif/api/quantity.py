@@ -14,7 +14,7 @@ from fractions import Fraction
 # <sign><digits>[.<digits>]<suffix>, where suffix is a binary SI suffix, a decimal SI suffix or a
 # decimal exponent (quantity.go parseQuantityString).
 _QUANTITY_RE = re.compile(
-    r"^([+-]?)(\d+\.?\d*|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?\d+))?$"
+    r"([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?[0-9]+))?"
 )
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
@@ -33,7 +33,7 @@ class QuantityError(ValueError):
 
 @functools.lru_cache(maxsize=8192)
 def _parse_str(text: str) -> Fraction:
-    m = _QUANTITY_RE.match(text)
+    m = _QUANTITY_RE.fullmatch(text)
     if m is None:
         raise QuantityError(f"invalid quantity {text!r}")
     sign, number, suffix, exponent = m.groups()
@@ -69,7 +69,7 @@ def parse_quantity(raw: object) -> Fraction:
         # A YAML/JSON float is written in decimal: take its shortest decimal form, not its binary value.
         return _parse_str(repr(raw))
     if isinstance(raw, str):
-        return _parse_str(raw.strip())
+        return _parse_str(raw)
     raise QuantityError(f"invalid quantity {raw!r}: expected a string or a number")
 
 

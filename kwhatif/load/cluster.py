@@ -175,6 +175,7 @@ def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
 
 
 def _identity(doc: Document, kind: str) -> tuple[str, str, str]:
+    parse.generate_name(doc.body)
     name = _guard(doc, parse.name_of)
     namespaced = READ_KINDS[kind][1]
     ns = _guard(doc, parse.namespace_of) if namespaced else ""
@@ -214,7 +215,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src))
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False))
             if pod.terminal:
                 state.terminal_pods += 1
             else:

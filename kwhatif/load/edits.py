@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 from kwhatif.api import parse
@@ -28,13 +29,16 @@ def remove_nodes(state: ClusterState, names: tuple[str, ...] | list[str]) -> lis
 
 
 def _split_spec(spec: str) -> tuple[str, int]:
+    """FILE[:COUNT]. A suffix after the last ':' is a count when FILE exists without it."""
     path, sep, count = spec.rpartition(":")
-    if sep and count.isdigit() and path:
-        n = int(count)
-        if n < 1:
-            raise InputError(f"count must be at least 1 in {spec!r}", field="--add-node")
-        return path, n
-    return spec, 1
+    if not sep or not path or os.path.exists(spec):
+        return spec, 1
+    if not count.lstrip("-").isdigit():
+        raise InputError(f"bad count {count!r} in {spec!r}: expected FILE[:COUNT]", field="--add-node")
+    n = int(count)
+    if n < 1:
+        raise InputError(f"count must be at least 1 in {spec!r}", field="--add-node")
+    return path, n
 
 
 def add_nodes(state: ClusterState, specs: tuple[str, ...] | list[str], limits: Limits = Limits()) -> list[str]:

@@ -45,6 +45,14 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 
+def _size(n: int) -> str:
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            v = n / div
+            return f"{v:.0f} {unit}" if v >= 10 or v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} bytes"
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
@@ -86,13 +94,15 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
     so its decoded form never has to fit in memory at once. Errors about the path itself (missing,
     too large, not UTF-8) are raised here, before iteration."""
     if path == "-":
+        if stdin is None and sys.stdin is None:
+            raise InputError("standard input is closed", source="<stdin>")
         stream = stdin if stdin is not None else sys.stdin.buffer
         limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
         data = stream.read(limit + 1)
         if isinstance(data, str):
             data = data.encode()
         if len(data) > limit:
-            raise InputError(f"input is larger than {limit // MiB} MiB (--max-input-size)", source="<stdin>")
+            raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source="<stdin>")
         return parse_text(_decode(data, "<stdin>"), "<stdin>")
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
@@ -108,12 +118,17 @@ def _read_text(path: str, limits: Limits) -> str:
             limit = limits.max_json_bytes if is_json else limits.max_yaml_bytes
             if size > limit:
                 fmt = "JSON" if is_json else "YAML"
+                advice = "raise it with --max-input-size" + ("" if is_json else ", or save the dump with -o json")
                 raise InputError(
-                    f"file is {size // MiB} MiB, above the {limit // MiB} MiB limit for {fmt} input "
-                    "(raise it with --max-input-size, or save the dump with -o json)",
+                    f"file is {_size(size)}, above the {_size(limit)} limit for {fmt} input ({advice})",
                     source=path,
                 )
-            data = head + fh.read()
+            # Devices and pipes report no size: never read more than the limit allows.
+            data = head + fh.read(limit + 1 - len(head))
+            if len(data) > limit:
+                raise InputError(
+                    f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path
+                )
     except FileNotFoundError:
         raise InputError("no such file or directory", source=path) from None
     except IsADirectoryError:

@@ -26,6 +26,7 @@ def pods_from_documents(
         if kind != "Pod":
             rest.append(doc)
             continue
+        parse.generate_name(doc.body)
         try:
             pod = admission.admit(parse.pod(doc.body, "default", doc.source), strict=True)
         except FieldError as e:

@@ -285,11 +285,17 @@ def _stamp(ctx: _Ctx, base: Pod, i: int, name: str, *, ordinal: int | None = Non
     )
 
 
+_INT32_MAX = (1 << 31) - 1
+ERR_INT32 = "must fit in a 32-bit integer"
+
+
 def _replicas(spec: Dict) -> int:
     n = f.integer(spec, "replicas", "spec", 1)
     assert n is not None
     if n < 0:
         raise f.invalid("spec.replicas", n, ERR_NEGATIVE)
+    if n > _INT32_MAX:
+        raise f.invalid("spec.replicas", n, ERR_INT32)
     return n
 
 
@@ -474,7 +480,7 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
     _require_restart_always(tspec, "spec")
     claim_names = {name for name, _, _ in claim_templates}
     other_volumes = tuple(v for v in base.volumes if v.name not in claim_names)
-    default_class = _default_storage_class(ctx.state) if claim_templates else None
+    default_class = default_storage_class(ctx.state) if claim_templates else None
     match_labels = f.str_map(f.mapping(spec, "selector", "spec"), "matchLabels", "spec.selector")
     pods: list[Pod] = []
     pvcs: list[PersistentVolumeClaim] = []
@@ -561,7 +567,7 @@ def _new_claim(
     return pvc
 
 
-def _default_storage_class(state: ClusterState) -> str | None:
+def default_storage_class(state: ClusterState) -> str | None:
     """storageutil.GetDefaultClass: the newest class marked default, then the first by name."""
     best: tuple[float, str] | None = None
     for sc in state.storage_classes.values():
@@ -726,6 +732,8 @@ def _job_pods(ctx: _Ctx, spec: Dict, path: str, job_name: str, job_uid: str) -> 
     for fld, value in (("parallelism", parallelism), ("completions", completions)):
         if value is not None and value < 0:
             raise f.invalid(f"{path}.{fld}", value, ERR_NEGATIVE)
+        if value is not None and value > _INT32_MAX:
+            raise f.invalid(f"{path}.{fld}", value, ERR_INT32)
     mode = f.string(spec, "completionMode", path) or "NonIndexed"
     if mode not in ("NonIndexed", "Indexed"):
         raise f.unsupported(f"{path}.completionMode", mode, ("NonIndexed", "Indexed"))

@@ -29,6 +29,11 @@ class WorkloadEntry:
     results: tuple[PodResult, ...]
 
     @property
+    def evicts(self) -> list[str]:
+        """Running pods its pods would preempt."""
+        return [f"{v.namespace}/{v.name}" for r in self.results if r.preemption for v in r.preemption.victims]
+
+    @property
     def fits(self) -> bool:
         return self.not_placed == 0
 
@@ -67,6 +72,7 @@ class CheckReport:
                     "dominantReason": w.dominant_reason,
                     "message": w.message,
                     "replaced": w.replaced,
+                    "evicts": w.evicts,
                     "notes": list(w.notes),
                 }
                 for w in self.workloads
@@ -79,6 +85,7 @@ class CheckReport:
                 "pods": sched["summary"]["pods"],
                 "placed": sched["summary"]["scheduled"],
                 "notPlaced": sched["summary"]["pods"] - sched["summary"]["scheduled"],
+                "preempted": sched["summary"]["preempted"],
             },
         }
 
@@ -98,7 +105,10 @@ class CheckReport:
                 if first is not None:
                     block.extend(f"  hint: {h}" for h in first.hints)
                 out.append("\n".join(block))
-        notes = [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in self.workloads for n in w.notes]
+        notes = [
+            f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}" for w in self.workloads if w.evicts
+        ]
+        notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in self.workloads for n in w.notes]
         if notes:
             out.append("\n".join(notes))
         fits = sum(1 for w in self.workloads if w.fits)
@@ -113,6 +123,8 @@ class CheckReport:
         for w in self.workloads:
             icon = "✅" if w.fits else "❌"
             why = (w.dominant_reason or "").replace("|", "\\|")
+            if w.evicts:
+                why = (why + "; " if why else "") + "evicts " + ", ".join(f"`{p}`" for p in w.evicts)
             lines.append(f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired} | {w.placed} | {w.not_placed} | {why} |")
         lines.append("")
         for w in self.workloads:
@@ -174,7 +186,7 @@ def dominant_reason(results: list[PodResult]) -> str | None:
             continue
         for n in r.nodes:
             f = n.upstream_failure
-            if f is not None:
+            if f is not None and not n.excluded:
                 counts.update(f.reasons)
         if not r.nodes:
             counts.update(r.reason_counts)

@@ -87,10 +87,12 @@ class DrainReport:
                 outcome = {"skip-daemonset": "stays (DaemonSet pod)", "skip-mirror": "stays (static pod)"}[e.action]
             elif e.pdb_blocked:
                 outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}"
+            elif e.lost:
+                outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
             elif e.node:
-                outcome = f"-> {e.node}" + (" (bare pod: nothing recreates it)" if e.lost else "")
+                outcome = f"-> {e.node}"
             else:
-                outcome = "DOES NOT FIT: " + (e.message or "") + (" (bare pod: nothing recreates it)" if e.lost else "")
+                outcome = "DOES NOT FIT: " + (e.message or "")
             flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" and not e.pdb_blocked else ""
             rows.append([f"{e.namespace}/{e.name}", e.from_node, owner, outcome, flags])
         s = self.summary()

@@ -55,8 +55,12 @@ class JUnitFormatter(Formatter):
     def case(suite: ET.Element, r: PodResult, classname: str | None = None) -> None:
         case = ET.SubElement(suite, "testcase", {"classname": classname or r.pod.namespace, "name": r.pod.name})
         if r.status is PodStatus.SCHEDULED:
+            from kwhatif.report.table import preemption_text
+
             out = ET.SubElement(case, "system-out")
             out.text = f"scheduled on {r.node}" + (f" (score {r.best_score})" if r.best_score is not None else "")
+            if r.preemption:
+                out.text += "; " + preemption_text(r)
         elif r.status is PodStatus.ERROR:
             err = ET.SubElement(case, "error", {"message": r.message or "", "type": "SchedulingError"})
             err.text = _detail(r)

@@ -38,6 +38,10 @@ class MarkdownFormatter(Formatter):
         for r in report.final_results():
             if r.status is not PodStatus.SCHEDULED:
                 lines += self.details(r)
+            elif r.preemption:
+                from kwhatif.report.table import preemption_text
+
+                lines += [f"- `{r.pod}` {_cell(preemption_text(r))}", ""]
         return "\n".join(lines).rstrip() + "\n"
 
     def table(self, results: list[PodResult]) -> list[str]:

@@ -92,6 +92,8 @@ class TableFormatter(Formatter):
                     f"\n  tie: {', '.join(r.tie)} share the best score; upstream picks one at random, "
                     "kwhatif takes the first by name"
                 )
+            if r.preemption:
+                line += f"\n  preemption: {preemption_text(r)}"
             return line
         if r.status is PodStatus.GATED:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
@@ -99,11 +101,7 @@ class TableFormatter(Formatter):
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
         if r.preemption:
-            victims = ", ".join(
-                f"{v.namespace}/{v.name} (priority {v.priority}{', violates its PodDisruptionBudget' if v.pdb_violation else ''})"
-                for v in r.preemption.victims
-            )
-            line += f"\n  preemption: nominated {r.preemption.nominated_node}, would evict {victims}"
+            line += f"\n  preemption: {preemption_text(r)}"
         return line
 
     def format_result(self, r: PodResult, num_nodes: int) -> str:
@@ -179,6 +177,16 @@ class TableFormatter(Formatter):
 
 class WideTableFormatter(TableFormatter):
     wide = True
+
+
+def preemption_text(r: PodResult) -> str:
+    """'evicts ns/a (priority 0), ns/b (priority 0, violates its PodDisruptionBudget) on node-1'"""
+    assert r.preemption is not None
+    victims = ", ".join(
+        f"{v.namespace}/{v.name} (priority {v.priority}{', violates its PodDisruptionBudget' if v.pdb_violation else ''})"
+        for v in r.preemption.victims
+    )
+    return f"evicts {victims} on {r.preemption.nominated_node}"
 
 
 def _failure_text(n: NodeEntry, width: int | None = None) -> str:

@@ -68,3 +68,9 @@ def test_nano_precision_rounds_up():
     assert parse_quantity("1n") == Fraction(1, 10**9)
     assert parse_quantity("-1.5n") == Fraction(-2, 10**9)
     assert parse_quantity("100Ei") == Fraction((1 << 63) - 1)
+
+
+@pytest.mark.parametrize("raw", [" 1", "1 ", "\u0661", "1\n"])
+def test_no_space_or_unicode_digits(raw):
+    with pytest.raises(QuantityError):
+        parse_quantity(raw)
