@@ -210,6 +210,9 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     if "-" in pods and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the pods or --cluster, not both")
     state = load_cluster_state(co)
+    unknown = [n for n in nodes if n not in state.nodes]
+    if unknown:
+        raise InputError(f"no node named {', '.join(repr(n) for n in unknown)} in the cluster", field="--node")
     cfg = load_scheduler_config(co)
     manifests: dict[str, dict[str, Any]] = {}
     incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
@@ -238,7 +241,8 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
         click.confirm(f"Bind up to {len(incoming)} pod(s) in the live cluster?", abort=True, err=True)
     attempts = sched.run(incoming, skip_unchanged=True)
     profile = co.profile or (incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name)
-    report = schedule_report(attempts, sched.snapshot.num_nodes, profile)
+    notes = ["preemption is off with --apply: kwhatif never evicts pods"] if apply_ and co.preemption else []
+    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes)
     emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
     if apply_:
         return int(apply_exit_code(report, binder))

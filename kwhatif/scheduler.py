@@ -207,13 +207,18 @@ class Scheduler:
                 self.nominator.add(p, p.nominated_node_name)
         failed_at: dict[str, tuple[int, int]] = {}
         kept_failures = 0
+        last_failure: tuple[Pod, tuple[int, int], Attempt] | None = None
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
             for pod in pending:
                 key = pod_id(pod)
                 if skip_unchanged and rnd > 1 and failed_at.get(key) == self._generation():
                     continue
-                att = self.schedule_one(pod, rnd)
+                att = self._same_as_last_failure(pod, rnd, last_failure)
+                if att is None:
+                    att = self.schedule_one(pod, rnd)
+                    if att.result == UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
+                        last_failure = (_shape(pod), self._generation(), att)
                 attempts.append(att)
                 if self.options.compact:
                     if att.result == SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
@@ -235,6 +240,19 @@ class Scheduler:
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
         return attempts
+
+    def _same_as_last_failure(
+        self, pod: Pod, rnd: int, last: tuple[Pod, tuple[int, int], Attempt] | None
+    ) -> Attempt | None:
+        """A pod identical to the one that just failed, on a cluster that has not changed since,
+        fails the same way: reuse that answer instead of filtering every node again (replicas of
+        a workload that does not fit)."""
+        if last is None or not _reusable(pod):
+            return None
+        shape, generation, att = last
+        if generation != self._generation() or _shape(pod) != shape:
+            return None
+        return dataclasses.replace(att, pod=pod, round=rnd, notes=list(att.notes))
 
     def _generation(self) -> tuple[int, int]:
         """Changes to what a cycle sees: placements and removals, and nominations."""
@@ -472,6 +490,16 @@ class Scheduler:
         att.result = SCHEDULED
         att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
         self.nominator.delete(pod)
+
+
+def _shape(pod: Pod) -> Pod:
+    """What decides a pod's placement, without what tells replicas apart."""
+    return dataclasses.replace(pod, name="", uid="", creation_timestamp=0.0, source="")
+
+
+def _reusable(pod: Pod) -> bool:
+    # An ephemeral volume's claim is named after the pod: replicas differ there.
+    return not any(v.kind == "ephemeral" for v in pod.volumes)
 
 
 def make_scheduler(

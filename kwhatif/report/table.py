@@ -54,16 +54,16 @@ class TableFormatter(Formatter):
 
     def summary_line(self, report: ScheduleReport) -> str:
         s = report.summary
-        bits = [f"{s.scheduled}/{s.pods} pods scheduled"]
+        bits = [f"{s.scheduled}/{_n(s.pods, 'pod')} scheduled"]
         if s.unschedulable:
             bits.append(self._c(f"{s.unschedulable} unschedulable", "red"))
         if s.gated:
             bits.append(f"{s.gated} gated")
         if s.errors:
-            bits.append(self._c(f"{s.errors} errors", "red"))
+            bits.append(self._c(_n(s.errors, "error"), "red"))
         if s.preempted:
-            bits.append(f"{s.preempted} pods preempted")
-        return ", ".join(bits) + f" (profile {report.profile}, {report.num_nodes} nodes)"
+            bits.append(f"{_n(s.preempted, 'pod')} preempted")
+        return ", ".join(bits) + f" (profile {report.profile}, {_n(report.num_nodes, 'node')})"
 
     # --- one pod ----------------------------------------------------------------------------------
 
@@ -177,6 +177,10 @@ class TableFormatter(Formatter):
 
 class WideTableFormatter(TableFormatter):
     wide = True
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def preemption_text(r: PodResult) -> str:
