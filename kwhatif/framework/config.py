@@ -1312,17 +1312,10 @@ def _build_profile(d: _ProfileDraft) -> Profile:
 
 def load_configuration(path: str) -> SchedulerConfiguration:
     """Read a KubeSchedulerConfiguration file (YAML or JSON)."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError("no such file or directory", source=path) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory", source=path) from None
-    except PermissionError:
-        raise ConfigError("permission denied", source=path) from None
-    except OSError as e:
-        raise ConfigError(f"cannot read: {e.strerror or e}", source=path) from None
+    from kwhatif.load.files import os_errors
+
+    with os_errors(path, ConfigError), open(path, "rb") as fh:
+        data = fh.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(f"file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB: not a {KIND}", source=path)
     try:

@@ -8,6 +8,7 @@ it came from. Nothing here interprets an object beyond its apiVersion and kind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -109,8 +110,23 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
     return parse_text(_read_text(path, limits), path)
 
 
-def _read_text(path: str, limits: Limits) -> str:
+@contextlib.contextmanager
+def os_errors(path: str, error: type[InputError] = InputError) -> Iterator[None]:
+    """Turn the ways a path cannot be read into one-line errors naming it."""
     try:
+        yield
+    except FileNotFoundError:
+        raise error("no such file or directory", source=path) from None
+    except IsADirectoryError:
+        raise error("is a directory", source=path) from None
+    except PermissionError:
+        raise error("permission denied", source=path) from None
+    except OSError as e:
+        raise error(f"cannot read: {e.strerror or e}", source=path) from None
+
+
+def _read_text(path: str, limits: Limits) -> str:
+    with os_errors(path):
         size = os.path.getsize(path)
         with open(path, "rb") as fh:
             head = fh.read(64)
@@ -129,14 +145,6 @@ def _read_text(path: str, limits: Limits) -> str:
                 raise InputError(
                     f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path
                 )
-    except FileNotFoundError:
-        raise InputError("no such file or directory", source=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory", source=path) from None
-    except PermissionError:
-        raise InputError("permission denied", source=path) from None
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
     return _decode(data, path)
 
 
