@@ -42,7 +42,6 @@ class CheckedWorkload:
 class CheckResult:
     workloads: list[CheckedWorkload]
     attempts: list[Attempt]
-    merged_objects: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # kinds in the manifests kwhatif does not read
 
 
@@ -50,32 +49,17 @@ class CheckResult:
 MAX_PODS = 100_000
 
 
-def merge_objects(state: ClusterState, docs: list[Document]) -> int:
+def merge_objects(state: ClusterState, docs: list[Document]) -> None:
     """Objects of the manifests other than Pods and workloads join (or replace) the cluster's."""
     extra = build_cluster(docs, check_node_refs=False)
-    n = 0
-    for name, ns in extra.namespaces.items():
-        state.namespaces[name] = ns
-        n += 1
-    for name, pc in extra.priority_classes.items():
-        state.priority_classes[name] = pc
-        n += 1
-    for name, rc in extra.runtime_classes.items():
-        state.runtime_classes[name] = rc
-        n += 1
-    for svc in extra.services:
-        state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
-        n += 1
-    for pdb in extra.pdbs:
-        state.pdbs = [p for p in state.pdbs if (p.namespace, p.name) != (pdb.namespace, pdb.name)] + [pdb]
-        n += 1
-    for maps in ("pvs", "pvcs", "storage_classes", "csi_drivers"):
-        src = getattr(extra, maps)
-        getattr(state, maps).update(src)
-        n += len(src)
     if extra.nodes:
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
-    return n
+    for maps in ("namespaces", "priority_classes", "runtime_classes", "pvs", "pvcs", "storage_classes", "csi_drivers"):
+        getattr(state, maps).update(getattr(extra, maps))
+    for svc in extra.services:
+        state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
+    for pdb in extra.pdbs:
+        state.pdbs = [p for p in state.pdbs if (p.namespace, p.name) != (pdb.namespace, pdb.name)] + [pdb]
 
 
 def check(
@@ -103,7 +87,8 @@ def check(
             pod_docs.append(d)
         else:
             other_docs.append(d)
-    merged = merge_objects(state, other_docs) if other_docs else 0
+    if other_docs:
+        merge_objects(state, other_docs)
     manifest_state = build_cluster(workload_docs, check_node_refs=False)
     checked: list[CheckedWorkload] = []
     index = 0
@@ -152,7 +137,7 @@ def check(
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
     attempts = sched.run(all_pods, skip_unchanged=True)
-    return CheckResult(checked, attempts, merged, skipped), sched
+    return CheckResult(checked, attempts, skipped), sched
 
 
 def _check_size(w: Workload, planned: int) -> None:

@@ -76,6 +76,3 @@ class ClusterError(KwhatifError):
 
     exit_code = ExitCode.CLUSTER
 
-
-class PartialApplyError(KwhatifError):
-    exit_code = ExitCode.PARTIAL_APPLY

@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import gc
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
@@ -55,23 +55,19 @@ class Attempt:
     at_pre_filter: bool = False
     scores: dict[str, NodeScores] = field(default_factory=dict)  # feasible nodes
     weights: dict[str, int] = field(default_factory=dict)
-    score_error: Status | None = None
     upstream_scored: bool = False
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     post_filter_status: Status | None = None
-    post_filter_message: str = ""
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
     preemption_details: Mapping[str, object] = field(default_factory=dict)
     binding: Binding | None = None
-    failed_point: str = ""  # extension point that failed after a host was chosen
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     fast_path: bool = False  # placed on its nominated node without looking further
     reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
-    compacted: bool = False
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
@@ -85,7 +81,6 @@ class Attempt:
         self.reason_counts = counts
         self.filters = {}
         self.scores = {self.node: self.scores[self.node]} if self.node in self.scores else {}
-        self.compacted = True
     num_nodes: int = 0
 
     @property
@@ -379,7 +374,6 @@ class Scheduler:
             result, st = fw.run_post_filter(state, pod, statuses)
             att.post_filter_status = st
             post_msg = st.message()
-            att.post_filter_message = post_msg
             if st.code is Code.ERROR:
                 att.notes.append(f"PostFilter failed: {post_msg}")
         if result is None:
@@ -432,7 +426,6 @@ class Scheduler:
             if st.is_success():
                 att.scores = {ns.name: ns for ns in results}
         if not st.is_success():
-            att.score_error = st
             if att.upstream_scored:
                 att.result = ERROR
                 att.message = st.message()
@@ -457,7 +450,6 @@ class Scheduler:
         def fail(point: str, st: Status) -> None:
             fw.run_unreserve(state, assumed, host)
             self.snapshot.forget(assumed)
-            att.failed_point = point
             att.node = None
             if st.is_rejected():
                 att.result = UNSCHEDULABLE
@@ -500,15 +492,3 @@ def _shape(pod: Pod) -> Pod:
 def _reusable(pod: Pod) -> bool:
     # An ephemeral volume's claim is named after the pod: replicas differ there.
     return not any(v.kind == "ephemeral" for v in pod.volumes)
-
-
-def make_scheduler(
-    cluster: ClusterState,
-    config: SchedulerConfiguration,
-    *,
-    options: Options = Options(),
-    binder: Binder | None = None,
-    extra_pods: Iterable[Pod] = (),
-) -> Scheduler:
-    snap = Snapshot(cluster.nodes.values(), list(cluster.pods) + list(extra_pods))
-    return Scheduler(cluster, config, snapshot=snap, binder=binder, options=options)

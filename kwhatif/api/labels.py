@@ -103,7 +103,6 @@ class Selector:
         return ",".join(parts)
 
 
-EVERYTHING = Selector()
 NOTHING = Selector(nothing=True)
 
 
@@ -112,9 +111,3 @@ def selector_from_set(labels: Mapping[str, str]) -> Selector:
     return Selector(
         tuple(Requirement(k, Op.IN, frozenset((v,))) for k, v in sorted(labels.items()))
     )
-
-
-def with_requirements(sel: Selector, extra: tuple[Requirement, ...]) -> Selector:
-    if sel.nothing or not extra:
-        return sel
-    return Selector(sel.requirements + extra)

@@ -840,7 +840,3 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         disrupted_pods=frozenset(str(k) for k in disrupted),
         has_status=status is not None,
     )
-
-
-def resource_list_total(rl: Mapping[str, Fraction]) -> Resource:
-    return Resource.from_list(rl)

@@ -115,14 +115,6 @@ class Resource:
         for k, v in other.scalar.items():
             self.scalar[k] = self.scalar.get(k, 0) + sign * v
 
-    def is_zero(self) -> bool:
-        return (
-            self.milli_cpu == 0
-            and self.memory == 0
-            and self.ephemeral_storage == 0
-            and all(v == 0 for v in self.scalar.values())
-        )
-
     def as_dict(self) -> dict[str, int]:
         d = {CPU: self.milli_cpu, MEMORY: self.memory}
         if self.ephemeral_storage:

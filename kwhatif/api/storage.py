@@ -21,6 +21,10 @@ BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"
 SELECTED_NODE_ANNOTATION = "volume.kubernetes.io/selected-node"
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
+DEFAULT_STORAGE_CLASS_ANNOTATIONS = (
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+)
 # SetDefaults_AzureDiskVolumeSource: an azureDisk without kind is a shared blob disk.
 AZURE_SHARED_DISK_KIND = "Shared"
 
@@ -232,10 +236,7 @@ def storage_class(d: Dict) -> StorageClass:
     params = d.get("parameters") or {}
     meta = f.mapping(d, "metadata", "")
     annotations = f.str_map(meta, "annotations", "metadata")
-    default = any(
-        annotations.get(k) == "true"
-        for k in ("storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class")
-    )
+    default = any(annotations.get(k) == "true" for k in DEFAULT_STORAGE_CLASS_ANNOTATIONS)
     return StorageClass(
         name=name_of(d),
         provisioner=f.string(d, "provisioner", ""),

@@ -265,9 +265,3 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("postBind", PostBindPlugin),
 )
 
-
-def plugin_type_name(cls: type[Plugin]) -> str:
-    return cls.__name__
-
-
-PluginFactory = Any  # Callable[[Mapping[str, Any] | None, Handle], Plugin]

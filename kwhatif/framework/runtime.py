@@ -16,6 +16,7 @@ from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import (
     EXTENSION_POINTS,
     MAX_NODE_SCORE,
+    MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
     SUCCESS,
     BindPlugin,
@@ -41,8 +42,6 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.framework.profile import Profile
 from kwhatif.plugins import registry
-
-_INT64_MAX = (1 << 63) - 1
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
 # which error a broken profile reports first.
@@ -184,7 +183,7 @@ class Framework:
                 w = 1
             self.score_weights[ref.name] = w
             # weight*MaxNodeScore > MaxTotalScore-totalPriority, in int64 arithmetic
-            if _wrap_int64(w * MAX_NODE_SCORE) > _wrap_int64(_INT64_MAX - total):
+            if _wrap_int64(w * MAX_NODE_SCORE) > _wrap_int64(MAX_TOTAL_SCORE - total):
                 raise self._err("total score of Score plugins could overflow")
             total = _wrap_int64(total + w * MAX_NODE_SCORE)
         for pl in self.points["score"]:
@@ -226,9 +225,6 @@ class Framework:
 
     def names(self, point: str) -> list[str]:
         return [p.name for p in self.points[point]]
-
-    def has_filter_plugins(self) -> bool:
-        return bool(self.points["filter"])
 
     def has_score_plugins(self) -> bool:
         return bool(self.points["score"])

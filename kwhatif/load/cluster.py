@@ -202,7 +202,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
     the pods once every PriorityClass and RuntimeClass is known."""
     state = ClusterState()
     seen: dict[tuple[str, str, str], str] = {}
-    pods: list[tuple[Pod, Document]] = []
+    pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
     for doc in docs:
         kind = classify(doc)
         if kind is None:
@@ -219,8 +219,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
             if pod.terminal:
                 state.terminal_pods += 1
             else:
-                # Keep only what errors need to name the object, not its decoded body.
-                pods.append((pod, Document({}, doc.source, doc.kind, doc.api_version)))
+                pods.append((pod, doc.source))
             continue
         if kind == "Node":
             node: Node = _guard(doc, lambda b: parse.node(b, src))
@@ -263,7 +262,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
                 if check_node_refs:
                     raise InputError(
                         f'node "{pod.node_name}" is not in the cluster dump',
-                        source=where.source,
+                        source=where,
                         obj=f"Pod {pod.key}",
                         field="spec.nodeName",
                     )

@@ -83,13 +83,6 @@ class Document:
         return f"{self.kind} {ns if isinstance(ns, str) and ns else 'default'}/{name}"
 
 
-def read_paths(paths: list[str], limits: Limits = Limits(), stdin: Any = None) -> list[Document]:
-    docs: list[Document] = []
-    for path in paths:
-        docs.extend(read_path(path, limits, stdin))
-    return docs
-
-
 def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterator[Document]:
     """The documents of one path, produced lazily: a large JSON dump is converted item by item,
     so its decoded form never has to fit in memory at once. Errors about the path itself (missing,
@@ -168,10 +161,6 @@ def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
     for f in files:
         yield from parse_text(_read_text(f, limits), f)
-
-
-def parse_bytes(data: bytes, source: str, limits: Limits = Limits()) -> Iterator[Document]:
-    return parse_text(_decode(data, source), source)
 
 
 def parse_text(text: str, source: str) -> Iterator[Document]:

@@ -53,8 +53,6 @@ LEGACY_JOB_NAME_LABEL = "job-name"
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
 JOB_COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index"
-DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
-BETA_DEFAULT_STORAGE_CLASS_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
 
 # Validation details of the controller objects (pkg/apis/apps/validation, pkg/apis/batch/validation,
 # pkg/apis/core/validation).

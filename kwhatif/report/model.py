@@ -116,7 +116,6 @@ class PodResult:
     preemption: Preemption | None
     binding: BindingEntry | None
     weights: Mapping[str, int]
-    skipped_filter_plugins: tuple[str, ...] = ()
     skipped_score_plugins: tuple[str, ...] = ()
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
@@ -189,7 +188,6 @@ def _filter_entries(statuses: Iterable[Any]) -> tuple[FilterEntry, ...]:
 def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
     pre = att.pre_filter
     pre_entries: tuple[FilterEntry, ...] = ()
-    skipped_filters: tuple[str, ...] = ()
     if pre is not None:
         pre_entries = tuple(
             FilterEntry(st.plugin, st.code.label, tuple(st.reasons))
@@ -198,7 +196,6 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
         if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
             pre_entries += (FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons)),)
-        skipped_filters = tuple(sorted(pre.skipped))
     nodes = []
     for name, fr in att.filters.items():
         sc = att.scores.get(name)
@@ -251,7 +248,6 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         preemption=preemption,
         binding=binding,
         weights=dict(att.weights),
-        skipped_filter_plugins=skipped_filters,
         skipped_score_plugins=skipped_scores,
         evaluated_nodes=att.evaluated_nodes,
         feasible_nodes=att.feasible_nodes,
