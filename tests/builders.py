@@ -275,3 +275,26 @@ def make_handle(
     if not state.pods:
         state.pods = pods
     return Handle(Snapshot(nodes, pods), state)
+
+
+def make_cluster(objs: Iterable[dict[str, Any]]) -> ClusterState:
+    """A ClusterState of manifests (storage objects, namespaces, ...), read as the loader reads them."""
+    from kwhatif.load.cluster import READ_KINDS, build_cluster
+    from kwhatif.load.files import Document
+
+    def version(o: dict[str, Any]) -> str:
+        return str(o.get("apiVersion") or min(READ_KINDS[o["kind"]][0]))
+
+    return build_cluster((Document(o, "test", o["kind"], version(o)) for o in objs), check_node_refs=False)
+
+
+def pre_filter_then_filter(plugin: Any, pod: Pod, node_info: Any) -> tuple[Any, tuple[str, ...]]:
+    """The PreFilter status (code, reasons) when it is not Success, else the node's Filter status."""
+    from kwhatif.framework.interface import CycleState
+
+    st = CycleState()
+    _, pre = plugin.pre_filter(st, pod)
+    if not pre.is_success():
+        return pre.code, pre.reasons
+    s = plugin.filter(st, pod, node_info)
+    return s.code, s.reasons

@@ -8,11 +8,9 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
-from kwhatif.api import storage
+from builders import make_cluster, make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.framework.handle import Handle
-from kwhatif.framework.interface import Code, CycleState
-from kwhatif.load.cluster import ClusterState
+from kwhatif.framework.interface import Code
 from kwhatif.plugins import node_volume_limits as nvl
 from kwhatif.plugins import node_volume_limits_in_tree as intree
 
@@ -75,28 +73,9 @@ def csi_node(name: str, annotations: dict[str, str] | None = None, **counts: int
     }
 
 
-def cluster_of(objs: Sequence[dict[str, Any]]) -> ClusterState:
-    cluster = ClusterState()
-    for o in objs:
-        kind = o["kind"]
-        if kind == "PersistentVolumeClaim":
-            c = storage.persistent_volume_claim(o)
-            cluster.pvcs[c.key] = c
-        elif kind == "PersistentVolume":
-            v = storage.persistent_volume(o)
-            cluster.pvs[v.name] = v
-        elif kind == "StorageClass":
-            s = storage.storage_class(o)
-            cluster.storage_classes[s.name] = s
-        elif kind == "CSINode":
-            n = storage.csi_node(o)
-            cluster.csi_nodes[n.name] = n
-    return cluster
-
-
 def handle_for(existing: Sequence[Any], objs: Sequence[dict[str, Any]], node: Any = None) -> Handle:
     n = (node or make_node().name("n1")).obj()
-    return make_handle([n], [e.obj() for e in existing], cluster_of(objs))
+    return make_handle([n], [e.obj() for e in existing], make_cluster(objs))
 
 
 def gce(pd: str, name: str = "disk") -> dict[str, Any]:
@@ -109,16 +88,7 @@ def on_n1(name: str) -> Any:
 
 def run(plugin_new: Any, pod: Any, existing: Sequence[Any], objs: Sequence[dict[str, Any]], node: Any = None) -> Any:
     h = handle_for(existing, objs, node)
-    pl = plugin_new(None, h)
-    st = CycleState()
-    p = pod.obj()
-    _, pre = pl.pre_filter(st, p)
-    if not pre.is_success():
-        return pre.code, pre.reasons
-    ni = h.snapshot.get("n1")
-    assert ni is not None
-    s = pl.filter(st, p, ni)
-    return s.code, s.reasons
+    return pre_filter_then_filter(plugin_new(None, h), pod.obj(), h.snapshot.get("n1"))
 
 
 BASE = [sc("csi", DRIVER), csi_node("n1", csi_example_com=2), csi_pv("pv-1"), csi_pv("pv-2"), csi_pv("pv-3")]

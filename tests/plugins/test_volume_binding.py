@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.api import storage
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -110,26 +110,7 @@ CLASSES = [
 
 
 def cluster_of(objs: Sequence[dict[str, Any]]) -> ClusterState:
-    cluster = ClusterState()
-    for o in list(CLASSES) + list(objs):
-        kind = o["kind"]
-        if kind == "PersistentVolumeClaim":
-            c = storage.persistent_volume_claim(o)
-            cluster.pvcs[c.key] = c
-        elif kind == "PersistentVolume":
-            v = storage.persistent_volume(o)
-            cluster.pvs[v.name] = v
-        elif kind == "StorageClass":
-            s = storage.storage_class(o)
-            cluster.storage_classes[s.name] = s
-        elif kind == "CSIDriver":
-            cluster.csi_drivers[o["metadata"]["name"]] = storage.csi_driver(o)
-        elif kind == "CSIStorageCapacity":
-            cluster.csi_capacities.append(storage.csi_storage_capacity(o))
-        elif kind == "CSINode":
-            n = storage.csi_node(o)
-            cluster.csi_nodes[n.name] = n
-    return cluster
+    return make_cluster(list(CLASSES) + list(objs))
 
 
 NODES = [

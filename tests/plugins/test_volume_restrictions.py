@@ -7,12 +7,10 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
-from kwhatif.api import storage
+from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_restrictions as vr
 
 DISK = (Code.UNSCHEDULABLE, (vr.ERR_REASON_DISK_CONFLICT,))
@@ -49,12 +47,8 @@ def rbd(monitors: list[str], image: str, ro: bool = False, pool: str | None = No
 
 
 def handle_for(existing: list[Any], claims: Sequence[dict[str, Any]] = ()) -> Handle:
-    cluster = ClusterState()
-    for c in claims:
-        p = storage.persistent_volume_claim(c)
-        cluster.pvcs[p.key] = p
     nodes = [make_node().name("n1").obj(), make_node().name("n2").obj()]
-    return make_handle(nodes, [e.obj() for e in existing], cluster)
+    return make_handle(nodes, [e.obj() for e in existing], make_cluster(claims))
 
 
 def run(pod: Any, existing: list[Any], claims: Sequence[dict[str, Any]] = ()) -> Any:

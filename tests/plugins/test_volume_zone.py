@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.api import storage
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.load.cluster import ClusterState
@@ -51,16 +51,7 @@ BOUND = {"volumeName": "pv-1", "storageClassName": "wffc"}
 def run(pod: Any, cluster: ClusterState, node_labels: dict[str, str]) -> Any:
     node = make_node().name("n1").labels(**node_labels).obj()
     h = make_handle([node], [], cluster)
-    pl = vz.new(None, h)
-    st = CycleState()
-    p = pod.obj()
-    _, pre = pl.pre_filter(st, p)
-    if not pre.is_success():
-        return pre.code, pre.reasons
-    ni = h.snapshot.get("n1")
-    assert ni is not None
-    s = pl.filter(st, p, ni)
-    return s.code, s.reasons
+    return pre_filter_then_filter(vz.new(None, h), pod.obj(), h.snapshot.get("n1"))
 
 
 def data_pod() -> Any:
