@@ -56,6 +56,22 @@ class VolumeError(Exception):
     """Anything else that keeps the plugin from counting: an Error status."""
 
 
+def lookup_claim(cluster: Any, pod: Pod, name: str, ephemeral: bool, new_pod: bool) -> PersistentVolumeClaim | None:
+    """The claim a pod volume refers to; None for an existing pod whose claim is gone (it may
+    not be attached at all, so it is not counted). Raises for the new pod's missing claim and for
+    an ephemeral claim the pod does not own."""
+    pvc: PersistentVolumeClaim | None = cluster.pvcs.get(f"{pod.namespace}/{name}")
+    if pvc is None:
+        if new_pod:
+            raise ClaimNotFound(claim_lookup_error(pod, name))
+        return None
+    if ephemeral:
+        err = ephemeral_owner_error(pod, pvc)
+        if err is not None:
+            raise VolumeError(err)
+    return pvc
+
+
 def csi_attach_limit_key(driver: str) -> str:
     """volumeutil.GetCSIAttachLimitKey: long driver names are shortened with a hash."""
     if len(CSI_ATTACH_LIMIT_PREFIX) + len(driver) >= RESOURCE_NAME_LENGTH_LIMIT:
@@ -166,17 +182,9 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
                 self._inline_volume(vol, csi_node, result)
                 continue
             name, ephemeral = claim
-            pvc = cluster.pvcs.get(f"{pod.namespace}/{name}")
+            pvc = lookup_claim(cluster, pod, name, ephemeral, new_pod)
             if pvc is None:
-                if new_pod:
-                    # the new pod cannot run without its claim
-                    raise ClaimNotFound(claim_lookup_error(pod, name))
-                # an existing pod's missing claim may not be attached at all: not counted
                 continue
-            if ephemeral:
-                err = ephemeral_owner_error(pod, pvc)
-                if err is not None:
-                    raise VolumeError(err)
             driver, handle = self._csi_driver_info(csi_node, pvc)
             if not driver or not handle:
                 continue

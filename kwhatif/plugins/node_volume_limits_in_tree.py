@@ -28,10 +28,11 @@ from kwhatif.framework.interface import (
 from kwhatif.plugins.node_volume_limits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     UNBOUND_VOLUME_ID_PREFIX,
-    claim_lookup_error,
+    ClaimNotFound,
+    VolumeError,
     claim_name_of,
-    ephemeral_owner_error,
     is_csi_migration_on,
+    lookup_claim,
     node_volume_limits,
 )
 
@@ -55,14 +56,6 @@ CINDER_VOLUME_LIMIT_KEY = "attachable-volumes-cinder"
 
 LABEL_INSTANCE_TYPE_STABLE = "node.kubernetes.io/instance-type"
 LABEL_INSTANCE_TYPE = "beta.kubernetes.io/instance-type"
-
-
-class _ClaimNotFound(Exception):
-    pass
-
-
-class _VolumeError(Exception):
-    pass
 
 
 def _instance_type(node: Node) -> str:
@@ -128,9 +121,9 @@ class NonCSILimits(PreFilterPlugin, FilterPlugin):
         new_volumes: set[str] = set()
         try:
             self._filter_volumes(pod, True, new_volumes)
-        except _ClaimNotFound as e:
+        except ClaimNotFound as e:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, str(e))
-        except _VolumeError as e:
+        except VolumeError as e:
             return Status.error(str(e))
         if not new_volumes:
             return SUCCESS
@@ -142,7 +135,7 @@ class NonCSILimits(PreFilterPlugin, FilterPlugin):
         for pi in node_info.pods:
             try:
                 self._filter_volumes(pi.pod, False, existing)
-            except (_ClaimNotFound, _VolumeError) as e:
+            except (ClaimNotFound, VolumeError) as e:
                 return Status.error(str(e))
         new_volumes -= existing
         max_limit = self.volume_filter.default_max(node)
@@ -166,15 +159,9 @@ class NonCSILimits(PreFilterPlugin, FilterPlugin):
             name, ephemeral = claim
             # Until the real volume is known, the claim stands for it.
             pv_id = f"{UNBOUND_VOLUME_ID_PREFIX}-{pod.namespace}/{name}"
-            pvc = cluster.pvcs.get(f"{pod.namespace}/{name}")
+            pvc = lookup_claim(cluster, pod, name, ephemeral, new_pod)
             if pvc is None:
-                if new_pod:
-                    raise _ClaimNotFound(claim_lookup_error(pod, name))
                 continue
-            if ephemeral:
-                err = ephemeral_owner_error(pod, pvc)
-                if err is not None:
-                    raise _VolumeError(err)
             if not pvc.volume_name:
                 # Unbound (or forcibly unbound): it still counts when its class is this plugin's.
                 if self._match_provisioner(pvc):
