@@ -34,6 +34,7 @@ import yaml
 
 from kwhatif.api.resources import is_extended
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
+from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
 from kwhatif.framework.profile import (
@@ -51,9 +52,6 @@ KIND = "KubeSchedulerConfiguration"
 
 # Config files are small; this only keeps a wrong path (a disk image, a log) from being parsed.
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
-# Values a document may expand to through YAML aliases, at least this many (see _Decoder._tick).
-_ALIAS_EXPANSION_FLOOR = 1_000_000
-_ALIAS_EXPANSION_FACTOR = 20
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -745,7 +743,8 @@ def _decode_document(doc: _Document) -> dict[str, Any]:
         raise ConfigError(f"Object 'Kind' is missing: the file holds no {KIND}")
     if not isinstance(body, dict):
         raise ConfigError(f"couldn't get version/kind: the document is {_article(_json_kind(body))}, not an object")
-    decoder = _Decoder(max(_ALIAS_EXPANSION_FLOOR, _ALIAS_EXPANSION_FACTOR * doc.size))
+    # the bound the loader puts on alias expansion of cluster files (see _Decoder._tick)
+    decoder = _Decoder(max(ALIAS_EXPANSION_FLOOR, ALIAS_EXPANSION_FACTOR * doc.size))
     api_version, kind = _type_meta(body, "")
     if not kind:
         raise ConfigError("Object 'Kind' is missing", field="kind")
@@ -1312,8 +1311,6 @@ def _build_profile(d: _ProfileDraft) -> Profile:
 
 def load_configuration(path: str) -> SchedulerConfiguration:
     """Read a KubeSchedulerConfiguration file (YAML or JSON)."""
-    from kwhatif.load.files import os_errors
-
     with os_errors(path, ConfigError), open(path, "rb") as fh:
         data = fh.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:

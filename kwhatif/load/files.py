@@ -31,8 +31,8 @@ MiB = 1024 * 1024
 DEFAULT_MAX_YAML_BYTES = 128 * MiB
 DEFAULT_MAX_JSON_BYTES = 2048 * MiB
 # An alias-expanded document may be this many times larger than its text, at least this large.
-_ALIAS_EXPANSION_FACTOR = 20
-_ALIAS_EXPANSION_FLOOR = 1_000_000
+ALIAS_EXPANSION_FACTOR = 20
+ALIAS_EXPANSION_FLOOR = 1_000_000
 
 _LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
 _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
@@ -322,7 +322,7 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
 
 def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:
     """Reject documents whose aliases expand far beyond their text (a "billion laughs")."""
-    limit = max(_ALIAS_EXPANSION_FLOOR, _ALIAS_EXPANSION_FACTOR * text_len)
+    limit = max(ALIAS_EXPANSION_FLOOR, ALIAS_EXPANSION_FACTOR * text_len)
     sizes: dict[int, int] = {}
     in_progress: set[int] = set()
 
