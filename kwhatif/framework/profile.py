@@ -6,7 +6,7 @@ pkg/scheduler/apis/config/v1); runtime.Framework expands them into ordered plugi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -133,4 +133,3 @@ class Options:
     # Keep per-node records only for the first pods that do not fit (many-pod runs: check,
     # capacity, drain); the others keep their verdict, message and reason counts.
     compact: bool = False
-    extra: Mapping[str, Any] = field(default_factory=dict)

@@ -150,7 +150,6 @@ class ScheduleReport:
     num_nodes: int
     notes: tuple[str, ...] = ()
     kind: str = "ScheduleReport"
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def summary(self) -> Summary:
