@@ -279,8 +279,6 @@ class Scheduler:
         if att.result == ERROR:
             return att
         feasible = att.feasible
-        if att.fast_path and pod.nominated_node_name not in feasible:
-            feasible = feasible + [pod.nominated_node_name]
         if not feasible:
             # Hints read the snapshot this cycle saw, before preemption changes it.
             att.hints = hints(att, self.snapshot, fw)
@@ -339,6 +337,7 @@ class Scheduler:
             nominated_result = att.filters[nominated]
             if nominated_result.feasible:
                 att.fast_path = True
+                att.excluded = att.excluded - {nominated}  # it was filtered, PreFilterResult or not
                 att.evaluated_nodes = att.feasible_nodes = 1
                 return {}
             assert nominated_result.first is not None

@@ -198,9 +198,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     nodes = []
     for name, fr in att.filters.items():
         sc = att.scores.get(name)
-        # a nominated node taken by the fast path counts even outside the PreFilterResult
-        fast = att.fast_path and name == att.pod.nominated_node_name
-        feasible = fr.feasible and (name not in att.excluded or fast) and not att.at_pre_filter
+        feasible = fr.feasible and name not in att.excluded and not att.at_pre_filter
         nodes.append(
             NodeEntry(
                 name=name,
@@ -210,7 +208,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
                 if sc
                 else (),
                 total=sc.total if sc else None,
-                excluded=name in att.excluded and not fast,
+                excluded=name in att.excluded,
                 at_pre_filter=att.at_pre_filter,
                 with_nominated=fr.with_nominated,
             )
