@@ -428,6 +428,7 @@ class Scheduler:
             if att.upstream_scored:
                 att.result = ERROR
                 att.message = st.message()
+                att.evaluated_nodes = att.feasible_nodes = 0  # schedulePod returns no ScheduleResult
                 return None
             att.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
         if att.scores:
