@@ -209,6 +209,9 @@ class Scheduler:
                 key = pod_id(pod)
                 if skip_unchanged and rnd > 1 and failed_at.get(key) == self._generation():
                     continue
+                # What this attempt sees; one that changed it (a preemption evicting its victims)
+                # is not "unchanged" for the retry.
+                seen = self._generation()
                 att = self._same_as_last_failure(pod, rnd, last_failure)
                 if att is None:
                     att = self.schedule_one(pod, rnd)
@@ -221,20 +224,27 @@ class Scheduler:
                     else:
                         kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
-                    failed_at[key] = self._generation()
+                    failed_at[key] = seen
                     left.append(pod)
             if not left:
                 break
-            # The next round re-activates the pods still pending as fresh objects, as the reference
-            # runs of kube-scheduler did: no nomination carries over (the evicted victims stay
-            # gone), so a preemptor gets a full evaluation and lands on the best node it now fits.
-            for p in left:
-                self.nominator.delete(p)
-            left = [dataclasses.replace(p, nominated_node_name="") if p.nominated_node_name else p for p in left]
+            # The next round re-activates the pods still pending, as a live cluster does once the
+            # victims are gone: a preemptor's status.nominatedNodeName has reached the queue, whose
+            # nominator keeps it, so its retry tries that node first (evaluateNominatedNode) and
+            # the lower-or-equal priority pods of the round see it there. A nomination cleared
+            # since (by a higher-priority preemptor on the same node) is gone from the status too.
+            left = [self._with_nomination(p) for p in left]
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
         return attempts
+
+    def _with_nomination(self, pod: Pod) -> Pod:
+        """The pod as its next attempt sees it: status.nominatedNodeName as the nominator holds it."""
+        node = self.nominator.node_of.get(pod_id(pod), "")
+        if node == pod.nominated_node_name:
+            return pod
+        return dataclasses.replace(pod, nominated_node_name=node)
 
     def _same_as_last_failure(
         self, pod: Pod, rnd: int, last: tuple[Pod, tuple[int, int], Attempt] | None
@@ -428,6 +438,7 @@ class Scheduler:
             if att.upstream_scored:
                 att.result = ERROR
                 att.message = st.message()
+                att.evaluated_nodes = att.feasible_nodes = 0  # schedulePod returns no ScheduleResult
                 return None
             att.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
         if att.scores:

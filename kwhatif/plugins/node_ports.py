@@ -7,6 +7,7 @@ from typing import Any
 from kwhatif.api.core import ContainerPort, Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -46,7 +47,10 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        want = state.read(PRE_FILTER_STATE_KEY)
+        want = state.get(PRE_FILTER_STATE_KEY)
+        if want is None:
+            # getPreFilterState (node_ports.go)
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
         if not fits_ports(want, node_info):
             return Status.of(Code.UNSCHEDULABLE, ERR_REASON)
         return SUCCESS

@@ -12,6 +12,7 @@ from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -271,7 +272,10 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        req = state.read(PRE_FILTER_STATE_KEY)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if req is None:
+            # getPreFilterState (fit.go)
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
         lacking = fits_request(req, node_info, self.args.ignored_resources, self.args.ignored_resource_groups)
         if lacking:
             return Status(Code.UNSCHEDULABLE, tuple(r.reason for r in lacking))

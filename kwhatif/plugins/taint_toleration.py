@@ -7,6 +7,7 @@ from typing import Any
 from kwhatif.api.core import Pod, Toleration
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -49,7 +50,12 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        tolerations: tuple[Toleration, ...] = state.read(PRE_SCORE_STATE_KEY)
+        tolerations = state.get(PRE_SCORE_STATE_KEY)
+        if tolerations is None:
+            # getPreScoreState (taint_toleration.go)
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+        if not isinstance(tolerations, tuple):
+            return 0, Status.error(f"{tolerations!r} convert to tainttoleration.preScoreState error")
         count = 0
         for taint in node_info.node.taints:
             if taint.effect != "PreferNoSchedule":

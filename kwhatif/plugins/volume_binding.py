@@ -30,6 +30,7 @@ from kwhatif.api.storage import (
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -440,7 +441,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = self._state(state)
         if s is None or s.claims is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         node = node_info.node
         try:
             pod_volumes, reasons = self.find_pod_volumes(pod, s.claims, node)
@@ -584,7 +585,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         pod_volumes = s.pod_volumes_by_node.get(node_name)
         if pod_volumes is None:
             s.all_bound = True  # the pod has no claims
@@ -639,7 +640,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         if s.all_bound:
             return SUCCESS
         pod_volumes = s.pod_volumes_by_node.get(node_name)

@@ -30,8 +30,8 @@ class WorkloadEntry:
 
     @property
     def evicts(self) -> list[str]:
-        """Running pods its pods would preempt."""
-        return [f"{v.namespace}/{v.name}" for r in self.results if r.preemption for v in r.preemption.victims]
+        """Running pods its pods would preempt, on any of their attempts."""
+        return [f"{v.namespace}/{v.name}" for r in self.results for v in r.victims]
 
     @property
     def fits(self) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
-from kwhatif.report.model import API_VERSION, PodResult, pod_result
+from kwhatif.report.model import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,8 @@ class DrainReport:
                     "pdbBlocked": e.pdb_blocked,
                     "node": e.node,
                     "message": e.message,
+                    # the replacement's scheduling attempts, as in a ScheduleReport's results
+                    "attempts": [attempt_dict(a) for a in e.result.all_attempts] if e.result else [],
                 }
                 for e in self.entries
             ],
@@ -91,6 +93,9 @@ class DrainReport:
                 outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
             elif e.node:
                 outcome = f"-> {e.node}"
+                if e.result is not None and e.result.victims:
+                    victims = ", ".join(f"{v.namespace}/{v.name}" for v in e.result.victims)
+                    outcome += f" (attempt {e.result.attempt}, after preempting {victims})"
             else:
                 outcome = "DOES NOT FIT: " + (e.message or "")
             flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" and not e.pdb_blocked else ""
@@ -130,7 +135,8 @@ class DrainReport:
 def drain_report(result: Any, profile: str) -> DrainReport:
     entries = []
     for d in result.pods:
-        res = pod_result(d.attempt) if d.attempt is not None else None
+        attempts = d.attempts or ([d.attempt] if d.attempt is not None else [])
+        res = pod_outcome([pod_result(a) for a in attempts]) if attempts else None
         message = res.message if res is not None and res.node is None else None
         entries.append(
             DrainEntry(

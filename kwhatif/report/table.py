@@ -3,7 +3,9 @@
 Per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
 "0/N nodes are available" message, the node table (feasible nodes first by total score, then
 infeasible ones with every failing filter and its reasons; the failure upstream reports is marked
-with "*"), and hints. Large clusters get their infeasible nodes grouped by reason.
+with "*"), and hints. Large clusters get their infeasible nodes grouped by reason. A pod attempted
+more than once shows each attempt in order, as a cluster's events would: the FitError and the
+preemption of its first attempt, then the retry.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class TableFormatter(Formatter):
                 out: str = render(self)
                 return out
             raise TypeError(f"no table rendering for {type(report).__name__}")
-        parts = [self.format_result(r, report.num_nodes) for r in report.results]
+        parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -79,9 +81,11 @@ class TableFormatter(Formatter):
             break_long_words=False,
         )
 
-    def header(self, r: PodResult) -> str:
+    def header(self, r: PodResult, of: int = 1) -> str:
         pod = f"{r.pod}"
-        if r.attempt > 1:
+        if of > 1:
+            pod += f" (attempt {r.attempt} of {of})"
+        elif r.attempt > 1:
             pod += f" (attempt {r.attempt})"
         if r.status is PodStatus.SCHEDULED:
             line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
@@ -94,18 +98,29 @@ class TableFormatter(Formatter):
                 )
             if r.preemption:
                 line += f"\n  preemption: {preemption_text(r)}"
+            if r.nominated_node:
+                line += f"\n  {nominated_text(r)}"
             return line
         if r.status is PodStatus.GATED:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
         if r.status is PodStatus.ERROR:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
+        if r.nominated_node:
+            line += f"\n  {nominated_text(r)}"
         if r.preemption:
             line += f"\n  preemption: {preemption_text(r)}"
         return line
 
-    def format_result(self, r: PodResult, num_nodes: int) -> str:
-        lines = [self.header(r)]
+    def format_pod(self, r: PodResult, num_nodes: int) -> str:
+        """A pod's attempts, each in full; a pod tried once is its result."""
+        attempts = r.all_attempts
+        if len(attempts) == 1:
+            return self.format_result(r, num_nodes)
+        return "\n\n".join(self.format_result(a, num_nodes, of=len(attempts)) for a in attempts)
+
+    def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
+        lines = [self.header(r, of)]
         if r.status is PodStatus.GATED:
             return "\n".join(lines)
         if r.pre_filter and any(n.at_pre_filter for n in r.nodes):
@@ -191,6 +206,16 @@ def preemption_text(r: PodResult) -> str:
         for v in r.preemption.victims
     )
     return f"evicts {victims} on {r.preemption.nominated_node}"
+
+
+def nominated_text(r: PodResult) -> str:
+    """What an attempt made of the node its status named (status.nominatedNodeName)."""
+    if r.fast_path:
+        return (
+            f"nominated node {r.nominated_node} was tried first and the pod fits there "
+            "(upstream looks no further; kwhatif shows every node)"
+        )
+    return f"nominated node {r.nominated_node} was tried first and the pod no longer fits there"
 
 
 def _failure_text(n: NodeEntry, width: int | None = None) -> str:
