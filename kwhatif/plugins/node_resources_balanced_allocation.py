@@ -12,6 +12,7 @@ from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
+    SKIP,
     SUCCESS,
     CycleState,
     PreScorePlugin,
@@ -56,17 +57,25 @@ def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> in
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, resources: tuple[ResourceSpec, ...]) -> None:
+    def __init__(self, resources: tuple[ResourceSpec, ...], skip_best_effort: bool = False) -> None:
         self.resources = resources
+        # 1.33+ (#130260): a pod requesting none of the resources is not scored (PreScore Skip),
+        # so best-effort pods do not pile onto one node.
+        self.skip_best_effort = skip_best_effort
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
-        state.write(PRE_SCORE_STATE_KEY, pod_request_list(pod, self.resources, True))
+        reqs = pod_request_list(pod, self.resources, True)
+        if self.skip_best_effort and not any(reqs):
+            return SKIP
+        state.write(PRE_SCORE_STATE_KEY, reqs)
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         reqs = state.get(PRE_SCORE_STATE_KEY)
         if reqs is None:
             reqs = pod_request_list(pod, self.resources, True)
+            if self.skip_best_effort and not any(reqs):
+                return 0, SUCCESS
         return resource_allocation_score(node_info, self.resources, reqs, True, balanced_resource_scorer), SUCCESS
 
 
@@ -84,4 +93,4 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesBalancedAll
         seen.add(r.name)
         if r.weight != 1:
             raise ConfigError(f"Invalid value: {r.weight}: must be 1", field=f"resources[{i}].weight")
-    return NodeResourcesBalancedAllocation(resources)
+    return NodeResourcesBalancedAllocation(resources, handle.version.behaviour.balanced_allocation_skips_best_effort)
