@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from kwhatif.errors import ExitCode
 from kwhatif.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Attempt
+from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
 
@@ -150,6 +151,7 @@ class ScheduleReport:
     num_nodes: int
     notes: tuple[str, ...] = ()
     kind: str = "ScheduleReport"
+    scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
 
     @property
     def summary(self) -> Summary:
@@ -273,7 +275,13 @@ def merge_attempts(results: list[PodResult]) -> list[PodResult]:
 
 
 def schedule_report(
-    attempts: list[Attempt], num_nodes: int, profile: str, notes: Iterable[str] = (), *, merge: bool = True
+    attempts: list[Attempt],
+    num_nodes: int,
+    profile: str,
+    notes: Iterable[str] = (),
+    *,
+    merge: bool = True,
+    scheduler_version: ChosenVersion | None = None,
 ) -> ScheduleReport:
     results = [pod_result(a) for a in attempts]
     return ScheduleReport(
@@ -281,7 +289,18 @@ def schedule_report(
         results=tuple(merge_attempts(results) if merge else results),
         num_nodes=num_nodes,
         notes=tuple(notes),
+        scheduler_version=scheduler_version,
     )
+
+
+def version_fields(chosen: ChosenVersion | None) -> dict[str, Any]:
+    """schedulerVersion and schedulerVersionSource, for every report that has them."""
+    return chosen.report_fields() if chosen is not None else {}
+
+
+def version_suffix(chosen: ChosenVersion | None) -> str:
+    """The summary lines' mention of the release: ``, kube-scheduler 1.30.6 (from the dump)``."""
+    return f", {chosen.describe()}" if chosen is not None else ""
 
 
 # --- the documented dict form -------------------------------------------------------------------
@@ -347,6 +366,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": rep.kind,
         "profile": rep.profile,
+        **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],
         "summary": {
             "pods": s.pods,
