@@ -169,6 +169,16 @@ class Behaviour:
     fit_unresolvable_above_allocatable: bool = False
     # NodePorts counts the host ports of restartable init (sidecar) containers.
     node_ports_count_sidecars: bool = False
+    # NodeVolumeLimits: limits also from the node's attachable-volumes-csi-* allocatable (until 1.31),
+    # and the node's VolumeAttachments count as attached volumes (1.32+).
+    volume_limits_from_node_allocatable: bool = True
+    volume_limits_count_volume_attachments: bool = False
+    # NodeVolumeLimits rejects a node whose CSINode lacks a driver of the pod's new volumes, while
+    # VolumeLimitScaling is on (1.35+); from 1.36 only for CSIDrivers with preventPodSchedulingIfMissing.
+    volume_limits_check_csi_driver: bool = False
+    csi_driver_check_needs_opt_in: bool = False
+    # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
+    node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
     # PreFilter state (an earlier PreFilter rejected the pod) it fails with "not found".
     dynamic_resources_post_filter_reads_state_first: bool = False
@@ -227,6 +237,13 @@ CHANGES: tuple[Change, ...] = (
         "the in-tree volume-limit plugins are removed from the registry",
         {"volume_limits_in_tree_registered": False},
         f"{_VENDOR} v1.32.5 pkg/scheduler/framework/plugins/registry.go",
+    ),
+    Change(
+        ("1.32.0",), (),
+        "NodeVolumeLimits takes limits from CSINode only and counts the node's VolumeAttachments "
+        "(issue #126502)",
+        {"volume_limits_from_node_allocatable": False, "volume_limits_count_volume_attachments": True},
+        f"{_VENDOR} v1.32.5 nodevolumelimits/csi.go (absent from v1.31.8)",
     ),
     Change(
         ("1.32.0",), (126022,),
@@ -292,6 +309,13 @@ CHANGES: tuple[Change, ...] = (
         f"{_VENDOR} v1.34.7 and v1.35.7 tainttoleration/taint_toleration.go; CHANGELOG-1.34 (1.34.2)",
     ),
     Change(
+        ("1.35.0",), (135012,),
+        "NodeVolumeLimits rejects nodes lacking the CSI driver of the pod's volumes (gate VolumeLimitScaling, "
+        "off by default until 1.37)",
+        {"volume_limits_check_csi_driver": True},
+        f"{_VENDOR} v1.35.7 nodevolumelimits/csi.go",
+    ),
+    Change(
         ("1.35.0",), (),
         "DynamicResources scores nodes (default weight 2); bindingTimeout in DynamicResourcesArgs; "
         "queueSort mismatch message reworded",
@@ -301,6 +325,18 @@ CHANGES: tuple[Change, ...] = (
             "queue_sort_mismatch_detail": "must be the same for all profiles",
         },
         f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go, validation/validation.go",
+    ),
+    Change(
+        ("1.36.0",), (136042,),
+        "NodeDeclaredFeatures (beta, on) joins the default profile; its reason no longer lists the features",
+        {"node_declared_features_reason": "node(s) didn't match Pod's required features"},
+        "CHANGELOG-1.36 (v1.36.0); upstream nodedeclaredfeatures plugin tests (1.35 and 1.37)",
+    ),
+    Change(
+        ("1.36.0",), (137343,),
+        "the CSI-driver presence check applies only to CSIDrivers with preventPodSchedulingIfMissing",
+        {"csi_driver_check_needs_opt_in": True},
+        "CHANGELOG-1.36 (v1.36.0); k8s.io/api v0.36.0 CSIDriverSpec",
     ),
 )
 

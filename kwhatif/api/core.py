@@ -250,6 +250,8 @@ class Pod:
     status_pod_allocated: ResourceList | None = None
     # what the API server of the selected release dropped or changed when the pod was admitted
     admission_notes: tuple[str, ...] = ()
+    # node features the pod needs (nodedeclaredfeatures inference of component-helpers v0.36)
+    required_node_features: tuple[str, ...] = ()
     # where it came from, for messages: "file" or "file:line"
     source: str = ""
     # False until admission resolved spec.priority from priorityClassName or the global default
@@ -309,6 +311,7 @@ class Node:
     allocatable_list: Mapping[str, Fraction] = field(default_factory=dict)
     source: str = ""
     kubelet_version: str = ""  # status.nodeInfo.kubeletVersion
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
 
 
 @dataclass(frozen=True, slots=True)

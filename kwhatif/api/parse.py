@@ -712,7 +712,27 @@ def pod(
         status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
         if status.get("allocatedResources") is not None
         else None,
+        required_node_features=_required_node_features(spec, host_network),
     )
+
+
+def _required_node_features(spec: Dict, host_network: bool) -> tuple[str, ...]:
+    """The features a new pod needs its node to declare (nodedeclaredfeatures' registry): a
+    container or init container with a restartPolicyRules action RestartAllContainers, and host
+    networking inside a user namespace (hostUsers: false)."""
+    out = []
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            rules = c.get("restartPolicyRules") if isinstance(c, dict) else None
+            if isinstance(rules, list) and any(isinstance(r, dict) and r.get("action") == "RestartAllContainers" for r in rules):
+                out.append("RestartAllContainersOnContainerExits")
+                break
+        else:
+            continue
+        break
+    if host_network and spec.get("hostUsers") is False:
+        out.append("UserNamespacesHostNetworkSupport")
+    return tuple(sorted(set(out)))
 
 
 def _pod_level_resources(spec: Dict) -> tuple[dict[str, Fraction] | None, dict[str, Fraction] | None]:
@@ -867,6 +887,7 @@ def node(d: Dict, source: str = "") -> Node:
         allocatable_list=alloc_list,
         source=source,
         kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
+        declared_features=f.str_list(status, "declaredFeatures", "status"),
     )
 
 

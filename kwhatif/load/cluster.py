@@ -22,6 +22,7 @@ from kwhatif.api.core import (
 )
 from kwhatif.api.storage import (
     CSIDriver,
+    VolumeAttachment,
     CSINode,
     CSIStorageCapacity,
     PersistentVolume,
@@ -46,6 +47,7 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "StorageClass": (frozenset({"storage.k8s.io/v1"}), False),
     "CSINode": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIDriver": (frozenset({"storage.k8s.io/v1"}), False),
+    "VolumeAttachment": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIStorageCapacity": (frozenset({"storage.k8s.io/v1", "storage.k8s.io/v1beta1"}), True),
     "RuntimeClass": (frozenset({"node.k8s.io/v1"}), False),
     "ReplicaSet": (frozenset({"apps/v1"}), True),
@@ -126,6 +128,7 @@ class ClusterState:
     storage_classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
@@ -213,6 +216,7 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "StorageClass": storage.storage_class,
     "CSINode": storage.csi_node,
     "CSIDriver": storage.csi_driver,
+    "VolumeAttachment": storage.volume_attachment,
     "CSIStorageCapacity": storage.csi_storage_capacity,
 }
 
@@ -274,6 +278,8 @@ def build_cluster(
             state.csi_nodes[obj.name] = obj
         elif kind == "CSIDriver":
             state.csi_drivers[obj.name] = obj
+        elif kind == "VolumeAttachment":
+            state.volume_attachments.append(obj)
         elif kind == "CSIStorageCapacity":
             state.csi_capacities.append(obj)
     state.nodes = dict(sorted(state.nodes.items()))

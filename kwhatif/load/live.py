@@ -27,6 +27,7 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/storage.k8s.io/v1/storageclasses", False),
     ("/apis/storage.k8s.io/v1/csinodes", False),
     ("/apis/storage.k8s.io/v1/csidrivers", False),
+    ("/apis/storage.k8s.io/v1/volumeattachments", False),
     ("/apis/storage.k8s.io/v1/csistoragecapacities", False),
     ("/apis/node.k8s.io/v1/runtimeclasses", False),
     ("/apis/apps/v1/replicasets", False),
