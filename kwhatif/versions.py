@@ -177,6 +177,13 @@ class Behaviour:
     # VolumeLimitScaling is on (1.35+); from 1.36 only for CSIDrivers with preventPodSchedulingIfMissing.
     volume_limits_check_csi_driver: bool = False
     csi_driver_check_needs_opt_in: bool = False
+    # ImageLocality also sums image volumes' images (1.36), and counts them in its maximum (1.37).
+    image_locality_counts_image_volumes: bool = False
+    image_locality_threshold_counts_image_volumes: bool = False
+    # NodeResourcesBalancedAllocation scores the change of balance: 50 + (50 + with - without) / 2.
+    balanced_allocation_with_and_without_pod: bool = False
+    # DefaultPreemption's message when it found a node (1.37); None: no message.
+    preemption_success_message: str | None = None
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
@@ -337,6 +344,30 @@ CHANGES: tuple[Change, ...] = (
         "the CSI-driver presence check applies only to CSIDrivers with preventPodSchedulingIfMissing",
         {"csi_driver_check_needs_opt_in": True},
         "CHANGELOG-1.36 (v1.36.0); k8s.io/api v0.36.0 CSIDriverSpec",
+    ),
+    Change(
+        ("1.36.0",), (135573,),
+        "NodeResourcesBalancedAllocation scores the balance with and without the pod",
+        {"balanced_allocation_with_and_without_pod": True},
+        "CHANGELOG-1.36 (v1.36.0); PR #135573 description (formula; rounding not read from source)",
+    ),
+    Change(
+        ("1.36.0",), (130231,),
+        "ImageLocality counts the images of image volumes",
+        {"image_locality_counts_image_volumes": True},
+        "CHANGELOG-1.36 (v1.36.0)",
+    ),
+    Change(
+        ("1.37.0",), (138951,),
+        "ImageLocality's maximum counts image volumes",
+        {"image_locality_threshold_counts_image_volumes": True},
+        "CHANGELOG-1.37 (v1.37.0-alpha.1)",
+    ),
+    Change(
+        ("1.37.0",), (140180,),
+        "a pod that preempts carries DefaultPreemption's message in its FitError",
+        {"preemption_success_message": "found a potential placement for pod on node {node}, preempting {count} victims"},
+        "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
     ),
 )
 

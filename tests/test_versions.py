@@ -775,3 +775,63 @@ def test_cluster_pods_are_derived_as_the_release_derives_them() -> None:
     Scheduler(state, default_configuration(get("1.32")))
     assert state.version.release == Release(32, 13)
     assert state.pods[0].non0_mem == 400 * Mi
+
+
+# --- 1.36 and 1.37 -------------------------------------------------------------------------------
+
+
+def test_balanced_allocation_scores_the_change_of_balance() -> None:
+    """#135573 (1.36.0): 50 + (50 + balance with the pod - balance without it) / 2."""
+    n = make_node().name("n1")
+    n.d["status"]["allocatable"] = {"cpu": "4", "memory": "10000", "pods": "110"}
+    m = make_node().name("n2")
+    m.d["status"]["allocatable"] = {"cpu": "4", "memory": "10000", "pods": "110"}
+    pod = _requesting(make_pod().name("p"), {"cpu": "1", "memory": "2000"})
+
+    def raw(version: str) -> int:
+        att = run(version, [n, m], pod)
+        return {s.plugin: s.raw for s in att.scores["n1"].scores}["NodeResourcesBalancedAllocation"]
+
+    assert raw("1.35") == 97  # fractions (0.25, 0.2): (1 - 0.025) * 100
+    assert raw("1.36") == 73  # 50 + (50 + 97 - 100) // 2
+
+
+def test_image_locality_counts_image_volumes() -> None:
+    """#130231 (1.36.0) and #138951 (1.37.0)."""
+    nodes = [make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest"),
+             make_node().name("n2").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest")]
+    pod = make_pod().name("p").image("a").volume({"name": "v", "image": {"reference": "b"}})
+
+    def raw(version: str) -> int:
+        return {s.plugin: s.raw for s in run(version, nodes, pod).scores["n1"].scores}["ImageLocality"]
+
+    assert (raw("1.35"), raw("1.36"), raw("1.37")) == (0, 48, 24)
+
+
+def test_preemption_message_when_it_succeeds() -> None:
+    """#140180 (1.37): the FitError of a pod that preempts carries DefaultPreemption's message."""
+    nodes = [node("m01", cpu="4"), node("m02", cpu="4")]
+    existing = [make_pod().name("big").node("m01").priority(1000).req(cpu="4"),
+                make_pod().name("low").node("m02").priority(1).req(cpu="2")]
+    pod = make_pod().name("p").priority(100000).req(cpu="3")
+    assert run("1.36", nodes, pod, existing).message == "0/2 nodes are available: 2 Insufficient cpu."
+    assert run("1.37", nodes, pod, existing).message == (
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node m02, "
+        "preempting 1 victims"
+    )
+
+
+def test_node_declared_features() -> None:
+    """#136042 (1.36.0, beta and on): a pod that restarts all containers on a container's exit needs
+    nodes declaring RestartAllContainersOnContainerExits."""
+    a = node("a")
+    b = node("b")
+    b.d["status"]["declaredFeatures"] = ["RestartAllContainersOnContainerExits"]
+    pod = make_pod().name("p")
+    pod.d["spec"]["containers"][0]["restartPolicyRules"] = [
+        {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}
+    ]
+    assert run("1.35", [a, b], pod).feasible == ["a", "b"]
+    att = run("1.36", [a, b], pod)
+    assert att.feasible == ["b"]
+    assert first(att, "a") == ("NodeDeclaredFeatures", "UnschedulableAndUnresolvable", ("node(s) didn't match Pod's required features",))

@@ -198,6 +198,7 @@ class Volume:
     # azureDisk: diskURI and kind (defaulted to Shared), which CSI migration translates
     disk_uri: str = ""
     disk_kind: str = ""
+    image_reference: str = ""  # image volume: image.reference
 
 
 @dataclass(frozen=True, slots=True)

@@ -565,6 +565,8 @@ def volume(d: Dict, path: str) -> Volume:
             # SetDefaults_AzureDiskVolumeSource: no kind means a shared blob disk
             disk_kind=(f.string(src, "kind", sp) or "Shared") if azure else "",
         )
+    if kind == "image":
+        return Volume(name, kind, image_reference=f.string(src, "reference", sp))
     if kind == "iscsi":
         return Volume(
             name,

@@ -87,6 +87,7 @@ class DefaultPreemption(PostFilterPlugin):
         self.args = args
         self.handle = handle
         self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
+        self.success_message: str | None = handle.version.behaviour.preemption_success_message
 
     @property
     def framework(self) -> "Framework":
@@ -130,13 +131,18 @@ class DefaultPreemption(PostFilterPlugin):
         best, selected_by = self.select_candidate(candidates)
         if best is None or not best.node:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CANDIDATE)
+        found = (
+            Status.of(Code.SUCCESS, self.success_message.format(node=best.node, count=len(best.victims)))
+            if self.success_message
+            else SUCCESS
+        )
         return (
             PostFilterResult(
                 nominated_node_name=best.node,
                 victims=best.victims,
                 details=_summary(candidates, best, selected_by),
             ),
-            SUCCESS,
+            found,
         )
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
