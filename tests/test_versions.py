@@ -835,3 +835,14 @@ def test_node_declared_features() -> None:
     att = run("1.36", [a, b], pod)
     assert att.feasible == ["b"]
     assert first(att, "a") == ("NodeDeclaredFeatures", "UnschedulableAndUnresolvable", ("node(s) didn't match Pod's required features",))
+
+
+@pytest.mark.parametrize("minor", versions.SUPPORTED_MINORS)
+def test_empty_configuration_is_the_default_profile(minor: int) -> None:
+    """Every release: a configuration without profiles gets that release's default profile, and
+    the framework builds it (every default plugin is registered)."""
+    v = get(f"1.{minor}")
+    cfg = parse_configuration(HEADER, "s", v)
+    assert cfg.profiles == default_configuration(v).profiles
+    assert cfg.version is v or cfg.version.release == v.release
+    Framework(cfg.profiles[0], make_handle_for(f"1.{minor}"))

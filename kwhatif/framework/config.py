@@ -897,6 +897,11 @@ def default_plugin_args(
         if not version.behaviour.dynamic_resources_args:
             return None
         return _profile.dynamic_resources_default_args(version, dict(given or {}))
+    if name == VOLUME_BINDING and version.gate("StorageCapacityScoring"):
+        # SetDefaults_VolumeBindingArgs: with the gate on, a missing shape prefers emptier nodes.
+        out = _default_volume_binding(dict(given or {}))
+        out.setdefault("shape", [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}])
+        return out
     fn = _ARGS_DEFAULTS.get(name)
     return fn(dict(given or {})) if fn is not None else None
 
@@ -1160,7 +1165,7 @@ def _validate_volume_binding(path: str, a: Mapping[str, Any], errs: list[ConfigE
                 "invalid BindTimeoutSeconds, should not be a negative value",
             )
         )
-    if "shape" in a:
+    if "shape" in a and not version.gate("StorageCapacityScoring"):
         errs.append(
             _invalid(
                 f"{path}.shape",

@@ -97,6 +97,9 @@ def default_args(version: SchedulerVersion | None = None) -> dict[str, dict[str,
     }
     if version.behaviour.dynamic_resources_args:
         args["DynamicResources"] = dynamic_resources_default_args(version, {})
+    if version.gate("StorageCapacityScoring"):
+        # SetDefaults_VolumeBindingArgs: prefer nodes with more free capacity
+        args["VolumeBinding"]["shape"] = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
     return args
 
 

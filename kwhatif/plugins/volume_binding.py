@@ -674,9 +674,13 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> VolumeBinding:
             f"Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value",
             field="bindTimeoutSeconds",
         )
-    if a.get("shape") is not None:
+    version = handle.version
+    if a.get("shape") is not None and not version.gate("StorageCapacityScoring"):
+        gate = "VolumeCapacityPriority" if version.has_gate("VolumeCapacityPriority") else "StorageCapacityScoring"
         raise ConfigError(
-            "Invalid value: unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority",
+            f"Invalid value: unexpected field `shape`, remove it or turn on the feature gate {gate}",
             field="shape",
         )
+    # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity; kwhatif does not
+    # model that score yet (README, Scheduler versions).
     return VolumeBinding(handle, timeout)
