@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.profile import SchedulerConfiguration
     from kwhatif.load.cluster import ClusterState
     from kwhatif.report.formatter import RenderOptions
+    from kwhatif.versions import ChosenVersion
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,6 +50,7 @@ class ClusterOptions:
     without_node: tuple[str, ...]
     add_node: tuple[str, ...]
     preemption: bool
+    scheduler_version: str | None = None
 
 
 def cluster_options(fn: F) -> F:
@@ -67,6 +69,10 @@ def cluster_options(fn: F) -> F:
         click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
                      help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),
         click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
+        click.option("--scheduler-version", metavar="VERSION",
+                     help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+                          "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
+                          "kube-scheduler (or kube-apiserver) image, else 1.35."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -86,6 +92,11 @@ def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
 
 def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
     size = kw.pop("max_input_size", None)
+    version = kw.pop("scheduler_version", None)
+    if version is not None:
+        from kwhatif.load.scheduler_version import parse_flag
+
+        parse_flag(version)  # a bad value fails before any input is read
     return ClusterOptions(
         cluster=tuple(kw.pop("cluster", ())),
         kubeconfig=kw.pop("kubeconfig", None),
@@ -96,6 +107,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         without_node=tuple(kw.pop("without_node", ())),
         add_node=tuple(kw.pop("add_node", ())),
         preemption=not kw.pop("no_preemption", False),
+        scheduler_version=version,
     )
 
 
@@ -129,15 +141,29 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
     return state
 
 
-def load_scheduler_config(co: ClusterOptions) -> "SchedulerConfiguration":
+def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion":
+    """The kube-scheduler release to answer as (flag, live /version, dump image, default); the
+    cluster's pods are derived again as that release derives them."""
+    import dataclasses
+
+    from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
+
+    chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    state.use_version(chosen.version)
+    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
+    return dataclasses.replace(chosen, notes=notes)
+
+
+def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "SchedulerConfiguration":
+    """The configuration of --config, or the release's default one."""
     from kwhatif.framework.profile import default_configuration
 
     if co.config:
         from kwhatif.framework.config import load_configuration
 
-        cfg = load_configuration(co.config)
+        cfg = load_configuration(co.config, version)
     else:
-        cfg = default_configuration()
+        cfg = default_configuration(version)
     if co.profile and cfg.profile(co.profile) is None:
         names = ", ".join(p.scheduler_name for p in cfg.profiles)
         raise InputError(f"no profile named {co.profile!r} (profiles: {names})", field="--profile")
@@ -176,9 +202,12 @@ def emit(report: Any, output: str, ropts: "RenderOptions") -> None:
 def cli(debug: bool) -> None:
     """What would kube-scheduler do with this pod, on this cluster, and why?
 
-    kwhatif replays the upstream scheduling framework (default profile of kube-scheduler v1.30,
-    or your KubeSchedulerConfiguration) over a snapshot of a cluster, without touching it, and
-    explains every filter rejection and every score.
+    kwhatif replays the upstream scheduling framework (the default profile of the cluster's own
+    kube-scheduler release, 1.30 to 1.37, or your KubeSchedulerConfiguration) over a snapshot of a
+    cluster, without touching it, and explains every filter rejection and every score.
+
+    The release is --scheduler-version if given, else the live cluster's version, else the image
+    tag of the dump's kube-scheduler (or kube-apiserver) static pod, else 1.35.
     """
 
 
@@ -210,10 +239,11 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     if "-" in pods and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the pods or --cluster, not both")
     state = load_cluster_state(co)
+    chosen = choose_version(co, state)
     unknown = [n for n in nodes if n not in state.nodes]
     if unknown:
         raise InputError(f"no node named {', '.join(repr(n) for n in unknown)} in the cluster", field="--node")
-    cfg = load_scheduler_config(co)
+    cfg = load_scheduler_config(co, chosen.version)
     manifests: dict[str, dict[str, Any]] = {}
     incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
     if rest:
@@ -242,7 +272,8 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     attempts = sched.run(incoming, skip_unchanged=True)
     profile = co.profile or (incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name)
     notes = ["preemption is off with --apply: kwhatif never evicts pods"] if apply_ and co.preemption else []
-    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes)
+    notes += chosen.notes
+    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen)
     emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
     if apply_:
         return int(apply_exit_code(report, binder))
@@ -289,7 +320,8 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     if "-" in manifests and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
     state = load_cluster_state(co)
-    cfg = load_scheduler_config(co)
+    chosen = choose_version(co, state)
+    cfg = load_scheduler_config(co, chosen.version)
     docs = [d for m in manifests for d in read_path(m, _limits(co))]
     precise_sources(docs)
     result, sched = run_check(
@@ -303,7 +335,9 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         click.echo(f"kwhatif: note: skipped objects in the manifests kwhatif does not read: {kinds}", err=True)
     profile = co.profile or cfg.profiles[0].scheduler_name
-    sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, profile)
+    sched_report = schedule_report(
+        result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
+    )
     report = check_report(result, sched_report)
     emit(report, output, render_options(color))
     return int(report.return_code)
@@ -333,7 +367,8 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
 
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
-    cfg = load_scheduler_config(co)
+    chosen = choose_version(co, state)
+    cfg = load_scheduler_config(co, chosen.version)
     pods, rest = load_pods([pod], state, _limits(co))
     if len(pods) != 1 or rest:
         raise InputError(f"expected exactly one Pod, found {len(pods)} Pod(s) and {len(rest)} other object(s)", source=pod)
@@ -343,7 +378,7 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False))
     sched.framework_for(template)
     res = measure(sched, template, max_copies)
-    report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum)
+    report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)
 
@@ -366,13 +401,14 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
 
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
+    chosen = choose_version(co, state)
     missing = [n for n in nodes if n not in state.nodes]
     if missing:
         raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="NODE")
-    cfg = load_scheduler_config(co)
+    cfg = load_scheduler_config(co, chosen.version)
     sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True))
     result = run_drain(sched, state, list(nodes))
-    report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name)
+    report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)
 

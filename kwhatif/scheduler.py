@@ -131,6 +131,10 @@ class Scheduler:
         self.cluster = cluster
         self.config = config
         self.options = options
+        self.version = config.version
+        if cluster.version.release != config.version.release:
+            # The cluster's pods count (requests, host ports) as the release being reproduced counts them.
+            cluster.use_version(config.version)
         self.snapshot = snapshot if snapshot is not None else Snapshot(cluster.nodes.values(), cluster.pods)
         self.binder: Binder = binder or RecordingBinder()
         self.nominator = Nominator()
@@ -138,7 +142,9 @@ class Scheduler:
         for prof in config.profiles:
             # Each profile's plugins see their own framework through the handle (preemption
             # re-runs that profile's filters); the snapshot and the nominator are shared.
-            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, options=options)
+            handle = Handle(
+                self.snapshot, cluster, self.nominator, binder=self.binder, options=options, version=config.version
+            )
             try:
                 fw = Framework(prof, handle)
             except ConfigError as e:
@@ -268,6 +274,7 @@ class Scheduler:
     def schedule_one(self, pod: Pod, rnd: int = 1) -> Attempt:
         fw = self.framework_for(pod)
         att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+        att.notes.extend(pod.admission_notes)
         att.weights = {pl.name: fw.score_weights[pl.name] for pl in fw.points["score"]}
         gate = fw.run_pre_enqueue(pod)
         if not gate.is_success():
@@ -369,6 +376,8 @@ class Scheduler:
                 f"upstream stops filtering after {to_find} feasible nodes (percentageOfNodesToScore); "
                 f"kwhatif evaluated all {len(all_nodes)} nodes"
             )
+        if included is not None and self.version.behaviour.fit_error_counts_excluded_nodes:
+            _add_excluded_statuses(statuses, all_nodes, included, pre.plugins_with_nodes)
         return statuses
 
     def _handle_fit_error(
@@ -492,6 +501,19 @@ class Scheduler:
         att.result = SCHEDULED
         att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
         self.nominator.delete(pod)
+
+
+def _add_excluded_statuses(
+    statuses: dict[str, Status], all_nodes: list[NodeInfo], included: set[str], plugins: list[str]
+) -> None:
+    """From 1.32 the nodes a PreFilterResult left out carry this status (the FitError histogram
+    counts them; preemption finds nothing to do there)."""
+    st = Status(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(set(plugins)))}]",)
+    )
+    for ni in all_nodes:
+        if ni.name not in included:
+            statuses.setdefault(ni.name, st)
 
 
 def _shape(pod: Pod) -> Pod:

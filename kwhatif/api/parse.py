@@ -45,14 +45,19 @@ from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualifi
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
     ContainerRequests,
+    ContainerStatusResources,
+    PodRules,
     Resource,
+    derive_requests,
     is_extended,
     is_hugepages,
     is_native,
-    non_zero_requests,
-    pod_requests,
 )
 from kwhatif.errors import FieldError
+from kwhatif.versions import default_version
+
+# What pods are derived under when no release is named: kwhatif's default release.
+DEFAULT_POD_RULES = PodRules.of(default_version())
 
 Dict = Mapping[str, Any]
 
@@ -560,6 +565,8 @@ def volume(d: Dict, path: str) -> Volume:
             # SetDefaults_AzureDiskVolumeSource: no kind means a shared blob disk
             disk_kind=(f.string(src, "kind", sp) or "Shared") if azure else "",
         )
+    if kind == "image":
+        return Volume(name, kind, image_reference=f.string(src, "reference", sp))
     if kind == "iscsi":
         return Volume(
             name,
@@ -582,7 +589,14 @@ def volume(d: Dict, path: str) -> Volume:
 # --- Pod ---------------------------------------------------------------------------------------
 
 
-def pod(d: Dict, default_namespace: str = "default", source: str = "", *, validate: bool = True) -> Pod:
+def pod(
+    d: Dict,
+    default_namespace: str = "default",
+    source: str = "",
+    *,
+    validate: bool = True,
+    rules: PodRules = DEFAULT_POD_RULES,
+) -> Pod:
     """A Pod after the API server's v1 defaulting (priority is resolved later by admission).
 
     ``validate``: also check what the API server checks of a new pod's labels and names. Pods
@@ -650,7 +664,10 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
+    pod_requests_, pod_limits = _pod_level_resources(spec)
+    status_resources = f.opt_mapping(status, "resources", "status")
     return build_pod(
+        rules,
         namespace=namespace,
         name=name,
         uid=f.string(meta, "uid", "metadata"),
@@ -685,7 +702,67 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
         disruption_target=disruption_target,
         source=source,
         priority_resolved=priority is not None,
+        pod_requests=pod_requests_,
+        pod_limits=pod_limits,
+        container_statuses=_container_statuses(status),
+        resize_infeasible=any(
+            c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
+        ),
+        status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
+        if status_resources and status_resources.get("requests") is not None
+        else None,
+        status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
+        if status.get("allocatedResources") is not None
+        else None,
+        required_node_features=_required_node_features(spec, host_network),
     )
+
+
+def _required_node_features(spec: Dict, host_network: bool) -> tuple[str, ...]:
+    """The features a new pod needs its node to declare (nodedeclaredfeatures' registry): a
+    container or init container with a restartPolicyRules action RestartAllContainers, and host
+    networking inside a user namespace (hostUsers: false)."""
+    out = []
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            rules = c.get("restartPolicyRules") if isinstance(c, dict) else None
+            if isinstance(rules, list) and any(isinstance(r, dict) and r.get("action") == "RestartAllContainers" for r in rules):
+                out.append("RestartAllContainersOnContainerExits")
+                break
+        else:
+            continue
+        break
+    if host_network and spec.get("hostUsers") is False:
+        out.append("UserNamespacesHostNetworkSupport")
+    return tuple(sorted(set(out)))
+
+
+def _pod_level_resources(spec: Dict) -> tuple[dict[str, Fraction] | None, dict[str, Fraction] | None]:
+    """spec.resources as written (admission drops, defaults and checks it as the release does)."""
+    res = f.opt_mapping(spec, "resources", "spec")
+    if res is None:
+        return None, None
+    requests = f.resource_list(res, "requests", "spec.resources") if res.get("requests") is not None else None
+    limits = f.resource_list(res, "limits", "spec.resources") if res.get("limits") is not None else None
+    for kind, rl in (("requests", requests), ("limits", limits)):
+        for rname in rl or ():
+            _validate_resource_name(rname, f"spec.resources.{kind}[{rname}]")
+    return requests, limits
+
+
+def _container_statuses(status: Dict) -> dict[str, ContainerStatusResources]:
+    """What resized containers report: status.allocatedResources and status.resources.requests."""
+    out: dict[str, ContainerStatusResources] = {}
+    for key in ("initContainerStatuses", "containerStatuses"):
+        for i, cs in enumerate(f.obj_seq(status, key, "status")):
+            p = f"status.{key}[{i}]"
+            res = f.opt_mapping(cs, "resources", p)
+            allocated = f.resource_list(cs, "allocatedResources", p) if cs.get("allocatedResources") is not None else None
+            actuated = f.resource_list(res, "requests", f"{p}.resources") if res is not None else None
+            if allocated is None and actuated is None:
+                continue
+            out[f.string(cs, "name", p)] = ContainerStatusResources(allocated, actuated)
+    return out
 
 
 def spec_of(d: Dict) -> Dict:
@@ -710,31 +787,75 @@ def _unique_volumes(volumes: tuple[Volume, ...]) -> tuple[Volume, ...]:
     return volumes
 
 
-def build_pod(**kw: Any) -> Pod:
-    """Construct a Pod and derive its requests (framework.calculateResource)."""
+_DERIVED_FIELDS = ("requests", "non0_cpu", "non0_mem", "request_list", "host_port_list")
+
+
+def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
+    """Construct a Pod and derive what the release's rules derive from it: its requests
+    (framework.calculateResource) and its host ports (GetHostPorts)."""
     containers: tuple[Container, ...] = kw["containers"]
     init_containers: tuple[Container, ...] = kw["init_containers"]
     overhead = kw["overhead"]
+    statuses = kw.get("container_statuses") or {}
+    pod_level = kw.get("pod_requests")
+    status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
     key = (
-        tuple(tuple(c.requests.items()) for c in containers),
-        tuple((tuple(c.requests.items()), c.restart_policy) for c in init_containers),
+        rules,
+        tuple((c.name, tuple(c.requests.items())) for c in containers),
+        tuple((c.name, tuple(c.requests.items()), c.restart_policy) for c in init_containers),
         tuple(overhead.items()) if overhead is not None else None,
+        tuple(pod_level.items()) if pod_level is not None else None,
+        tuple((n, _items(cs.allocated), _items(cs.actuated)) for n, cs in sorted(statuses.items())),
+        kw.get("resize_infeasible", False),
+        tuple(_items(x) for x in status_pod),
     )
     derived = _REQUESTS_CACHE.get(key)
     if derived is None:
-        inits = [ContainerRequests(c.requests, c.restart_policy == "Always") for c in init_containers]
-        app = [c.requests for c in containers]
-        request_list = pod_requests(app, inits, overhead)
-        non0_cpu, non0_mem = non_zero_requests(app, inits, overhead)
+        inits = [ContainerRequests(c.requests, c.restart_policy == "Always", c.name) for c in init_containers]
+        app = [ContainerRequests(c.requests, False, c.name) for c in containers]
+        request_list, non0_cpu, non0_mem = derive_requests(
+            app,
+            inits,
+            overhead,
+            rules,
+            pod_level=pod_level,
+            statuses=statuses,
+            resize_infeasible=kw.get("resize_infeasible", False),
+            pod_level_status=status_pod,
+        )
         derived = (Resource.from_list(request_list), non0_cpu, non0_mem, request_list)
         if len(_REQUESTS_CACHE) < 4096:
             _REQUESTS_CACHE[key] = derived
     requests, non0_cpu, non0_mem, request_list = derived
-    return Pod(**kw, requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, request_list=request_list)
+    ports = [p for c in containers for p in c.ports if p.host_port > 0]
+    if rules.sidecar_host_ports:
+        ports = [p for c in init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0] + ports
+    kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
+    return Pod(
+        **kw,
+        requests=requests,
+        non0_cpu=non0_cpu,
+        non0_mem=non0_mem,
+        request_list=request_list,
+        host_port_list=tuple(ports),
+    )
 
 
-# Replicas share their request shapes: derived requests are computed once per shape. The cached
-# Resource and request map are shared between pods and never mutated.
+def rebuild_pod(pod: Pod, rules: PodRules, **changes: Any) -> Pod:
+    """The pod with ``changes`` applied and everything derived again under ``rules``."""
+    import dataclasses
+
+    kw = {fld.name: getattr(pod, fld.name) for fld in dataclasses.fields(pod) if fld.name not in _DERIVED_FIELDS}
+    kw.update(changes)
+    return build_pod(rules, **kw)
+
+
+def _items(rl: Mapping[str, Fraction] | None) -> tuple[tuple[str, Fraction], ...] | None:
+    return tuple(sorted(rl.items())) if rl is not None else None
+
+
+# Replicas share their request shapes: derived requests are computed once per shape and release.
+# The cached Resource and request map are shared between pods and never mutated.
 _REQUESTS_CACHE: dict[Any, tuple[Resource, int, int, dict[str, Fraction]]] = {}
 
 
@@ -767,6 +888,8 @@ def node(d: Dict, source: str = "") -> Node:
         images=tuple(images),
         allocatable_list=alloc_list,
         source=source,
+        kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
+        declared_features=f.str_list(status, "declaredFeatures", "status"),
     )
 
 

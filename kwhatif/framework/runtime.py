@@ -134,7 +134,7 @@ class Framework:
         for ps in prof.plugins.values():
             needed.update(r.name for r in ps.enabled)
         for name in sorted(needed):
-            fac = registry.factory(name)
+            fac = registry.factory(name) if self.handle.version.plugin_registered(name) else None
             if fac is None:
                 continue  # reported below as "does not exist", where upstream reports it
             try:

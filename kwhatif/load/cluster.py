@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from kwhatif.api import parse, storage
 from kwhatif.api.admission import Admission
+from kwhatif.api.resources import PodRules
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -21,6 +22,7 @@ from kwhatif.api.core import (
 )
 from kwhatif.api.storage import (
     CSIDriver,
+    VolumeAttachment,
     CSINode,
     CSIStorageCapacity,
     PersistentVolume,
@@ -29,6 +31,7 @@ from kwhatif.api.storage import (
 )
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.files import Document
+from kwhatif.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
 READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
@@ -44,6 +47,7 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "StorageClass": (frozenset({"storage.k8s.io/v1"}), False),
     "CSINode": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIDriver": (frozenset({"storage.k8s.io/v1"}), False),
+    "VolumeAttachment": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIStorageCapacity": (frozenset({"storage.k8s.io/v1", "storage.k8s.io/v1beta1"}), True),
     "RuntimeClass": (frozenset({"node.k8s.io/v1"}), False),
     "ReplicaSet": (frozenset({"apps/v1"}), True),
@@ -124,13 +128,32 @@ class ClusterState:
     storage_classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
+    # The kube-scheduler release the pods were derived for (requests, host ports) and whose API
+    # server admits new pods; use_version() switches it.
+    version: SchedulerVersion = field(default_factory=default_version)
+    server_version: str = ""  # gitVersion from a live cluster's /version
 
     @property
     def admission(self) -> Admission:
-        return Admission(self.priority_classes, self.runtime_classes)
+        return Admission(self.priority_classes, self.runtime_classes, self.version, PodRules.of(self.version))
+
+    def use_version(self, version: SchedulerVersion) -> None:
+        """Derive the pods again as ``version`` does (only pods whose derivation differs between
+        releases: sidecars, pod-level requests, resize status)."""
+        old, new = PodRules.of(self.version), PodRules.of(version)
+        self.version = version
+        if old == new:
+            return
+
+        def again(pods: list[Pod]) -> list[Pod]:
+            return [parse.rebuild_pod(p, new) if p.derivation_sensitive else p for p in pods]
+
+        self.pods = again(self.pods)
+        self.pending_pods = again(self.pending_pods)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         ns = self.namespaces.get(name)
@@ -193,14 +216,19 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "StorageClass": storage.storage_class,
     "CSINode": storage.csi_node,
     "CSIDriver": storage.csi_driver,
+    "VolumeAttachment": storage.volume_attachment,
     "CSIStorageCapacity": storage.csi_storage_capacity,
 }
 
 
-def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> ClusterState:
+def build_cluster(
+    docs: Iterable[Document], *, check_node_refs: bool = True, version: SchedulerVersion | None = None
+) -> ClusterState:
     """Convert documents as they come (a large dump is never held decoded in full), then admit
-    the pods once every PriorityClass and RuntimeClass is known."""
-    state = ClusterState()
+    the pods once every PriorityClass and RuntimeClass is known. Pods are derived as ``version``
+    (default: kwhatif's default release) derives them."""
+    state = ClusterState(version=version or default_version())
+    rules = PodRules.of(state.version)
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
     for doc in docs:
@@ -215,7 +243,7 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False))
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
             if pod.terminal:
                 state.terminal_pods += 1
             else:
@@ -250,6 +278,8 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
             state.csi_nodes[obj.name] = obj
         elif kind == "CSIDriver":
             state.csi_drivers[obj.name] = obj
+        elif kind == "VolumeAttachment":
+            state.volume_attachments.append(obj)
         elif kind == "CSIStorageCapacity":
             state.csi_capacities.append(obj)
     state.nodes = dict(sorted(state.nodes.items()))

@@ -27,6 +27,7 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/storage.k8s.io/v1/storageclasses", False),
     ("/apis/storage.k8s.io/v1/csinodes", False),
     ("/apis/storage.k8s.io/v1/csidrivers", False),
+    ("/apis/storage.k8s.io/v1/volumeattachments", False),
     ("/apis/storage.k8s.io/v1/csistoragecapacities", False),
     ("/apis/node.k8s.io/v1/runtimeclasses", False),
     ("/apis/apps/v1/replicasets", False),
@@ -139,11 +140,28 @@ def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterSta
     for n in notes:
         print(f"kwhatif: note: {n}", file=sys.stderr)
     state = build_cluster(docs, check_node_refs=False)
+    state.server_version = server_git_version(client)
     if state.orphaned_pods:
         print(f"kwhatif: note: {state.orphaned_pods} pod(s) are bound to nodes that no longer exist; they are left out", file=sys.stderr)
     if not state.nodes:
         raise ClusterError("the cluster has no nodes")
     return state
+
+
+def server_git_version(client: Any) -> str:
+    """The API server's gitVersion (GET /version), or "" when it cannot be read: the release the
+    control plane runs, which kwhatif answers as unless told otherwise."""
+    try:
+        status, body = _get(client, "/version", [])
+    except ClusterError:
+        return ""
+    if status != 200:
+        return ""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    return str(data.get("gitVersion") or "") if isinstance(data, dict) else ""
 
 
 def make_api_binder(

@@ -28,7 +28,7 @@ def pods_from_documents(
             continue
         parse.generate_name(doc.body)
         try:
-            pod = admission.admit(parse.pod(doc.body, "default", doc.source), strict=True)
+            pod = admission.admit(parse.pod(doc.body, "default", doc.source, rules=admission.rules), strict=True)
         except FieldError as e:
             raise e.with_context(source=doc.source, obj=doc.describe()) from None
         if pod.key in seen:

@@ -265,8 +265,9 @@ def _template_pod(
             },
             "spec": dict(spec),
         }
-        pod = parse.pod(manifest, ctx.namespace, ctx.w.source)
-        return ctx.state.admission.admit(pod, strict=True)
+        admission = ctx.state.admission
+        pod = parse.pod(manifest, ctx.namespace, ctx.w.source, rules=admission.rules)
+        return admission.admit(pod, strict=True)
     except FieldError as e:
         raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
 

@@ -70,7 +70,9 @@ class Candidate:
     """A node where the pod fits once ``victims`` are gone (extenderv1.Victims plus the node)."""
 
     node: str
-    victims: tuple[Pod, ...]  # violating victims first, each group most important first
+    # violating victims first, each group most important first; from 1.32.0 (1.30.7, 1.31.3) sorted
+    # by importance again when the node had both kinds
+    victims: tuple[Pod, ...]
     num_pdb_violations: int
     pdb_violating: frozenset[str] = field(default_factory=frozenset)  # keys of victims that break a PDB
 
@@ -84,6 +86,8 @@ class DefaultPreemption(PostFilterPlugin):
     def __init__(self, args: DefaultPreemptionArgs, handle: "Handle") -> None:
         self.args = args
         self.handle = handle
+        self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
+        self.success_message: str | None = handle.version.behaviour.preemption_success_message
 
     @property
     def framework(self) -> "Framework":
@@ -127,13 +131,18 @@ class DefaultPreemption(PostFilterPlugin):
         best, selected_by = self.select_candidate(candidates)
         if best is None or not best.node:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CANDIDATE)
+        found = (
+            Status.of(Code.SUCCESS, self.success_message.format(node=best.node, count=len(best.victims)))
+            if self.success_message
+            else SUCCESS
+        )
         return (
             PostFilterResult(
                 nominated_node_name=best.node,
                 victims=best.victims,
                 details=_summary(candidates, best, selected_by),
             ),
-            SUCCESS,
+            found,
         )
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
@@ -283,6 +292,9 @@ class DefaultPreemption(PostFilterPlugin):
             _, st = reprieve(pi)
             if not st.is_success():
                 return [], 0, [], _as_error(st)
+        if self.resort_victims and violating and non_violating:
+            # Keep victims most important first: the candidate choice reads victims[0] (#128307).
+            go_sort_slice(victims, more_important_pod)
         return victims, len(pdb_violating), pdb_violating, SUCCESS
 
     # --- SelectCandidate ------------------------------------------------------------------------

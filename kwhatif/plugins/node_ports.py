@@ -24,7 +24,8 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
 def container_ports(pod: Pod) -> list[ContainerPort]:
-    """getContainerPorts: host ports of app containers (init containers are not considered)."""
+    """GetHostPorts: host ports of app containers, and from 1.34 (1.33.6) of restartable init
+    containers too (derived with the pod under the release's rules)."""
     return pod.host_ports()
 
 

@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
-from kwhatif.report.model import API_VERSION, PodResult, PodStatus, ScheduleReport, report_dict, result_dict
+from kwhatif.report.model import (
+    API_VERSION,
+    PodResult,
+    PodStatus,
+    ScheduleReport,
+    report_dict,
+    result_dict,
+    version_fields,
+    version_suffix,
+)
 
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
@@ -60,6 +69,7 @@ class CheckReport:
             "apiVersion": API_VERSION,
             "kind": self.kind,
             "profile": self.schedule.profile,
+            **version_fields(self.schedule.scheduler_version),
             "workloads": [
                 {
                     "kind": w.kind,
@@ -87,6 +97,7 @@ class CheckReport:
                 "notPlaced": sched["summary"]["pods"] - sched["summary"]["scheduled"],
                 "preempted": sched["summary"]["preempted"],
             },
+            "notes": list(self.schedule.notes),
         }
 
     def render_table(self, fmt: Any) -> str:
@@ -109,16 +120,21 @@ class CheckReport:
             f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}" for w in self.workloads if w.evicts
         ]
         notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in self.workloads for n in w.notes]
+        notes += [f"note: {n}" for n in self.schedule.notes]
         if notes:
             out.append("\n".join(notes))
         fits = sum(1 for w in self.workloads if w.fits)
-        out.append(f"{fits}/{len(self.workloads)} workloads fit (profile {self.schedule.profile}, {self.schedule.num_nodes} nodes)")
+        out.append(
+            f"{fits}/{len(self.workloads)} workloads fit (profile {self.schedule.profile}, {self.schedule.num_nodes} nodes"
+            f"{version_suffix(self.schedule.scheduler_version)})"
+        )
         return "\n\n".join(out) + "\n"
 
     def render_markdown(self, fmt: Any) -> str:
         fits = sum(1 for w in self.workloads if w.fits)
         lines = [f"### kwhatif check: {fits}/{len(self.workloads)} workloads fit", "",
-                 f"Profile `{self.schedule.profile}`, {self.schedule.num_nodes} nodes.", "",
+                 f"Profile `{self.schedule.profile}`, {self.schedule.num_nodes} nodes"
+                 f"{version_suffix(self.schedule.scheduler_version)}.", "",
                  "| Workload | Desired | Placed | Not placed | Why not |", "|---|---|---|---|---|"]
         for w in self.workloads:
             icon = "✅" if w.fits else "❌"

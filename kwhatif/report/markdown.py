@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import PodResult, PodStatus, ScheduleReport, version_suffix
 
 _ICON = {
     PodStatus.SCHEDULED: "✅ fits",
@@ -31,7 +31,7 @@ class MarkdownFormatter(Formatter):
         lines = [
             f"### kwhatif: {s.scheduled}/{s.pods} pods fit",
             "",
-            f"Profile `{report.profile}`, {report.num_nodes} nodes.",
+            f"Profile `{report.profile}`, {report.num_nodes} nodes{version_suffix(report.scheduler_version)}.",
             "",
         ]
         lines += self.table(report.final_results())

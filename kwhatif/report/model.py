@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kwhatif.errors import ExitCode
 from kwhatif.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Attempt
+from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
 
@@ -165,6 +166,7 @@ class ScheduleReport:
     num_nodes: int
     notes: tuple[str, ...] = ()
     kind: str = "ScheduleReport"
+    scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
 
     @property
     def summary(self) -> Summary:
@@ -307,14 +309,30 @@ def pod_outcomes(attempts: Iterable[Attempt]) -> list[PodResult]:
 
 
 def schedule_report(
-    attempts: list[Attempt], num_nodes: int, profile: str, notes: Iterable[str] = ()
+    attempts: list[Attempt],
+    num_nodes: int,
+    profile: str,
+    notes: Iterable[str] = (),
+    *,
+    scheduler_version: ChosenVersion | None = None,
 ) -> ScheduleReport:
     return ScheduleReport(
         profile=profile,
         results=tuple(pod_outcomes(attempts)),
         num_nodes=num_nodes,
         notes=tuple(notes),
+        scheduler_version=scheduler_version,
     )
+
+
+def version_fields(chosen: ChosenVersion | None) -> dict[str, Any]:
+    """schedulerVersion and schedulerVersionSource, for every report that has them."""
+    return chosen.report_fields() if chosen is not None else {}
+
+
+def version_suffix(chosen: ChosenVersion | None) -> str:
+    """The summary lines' mention of the release: ``, kube-scheduler 1.30.6 (from the dump)``."""
+    return f", {chosen.describe()}" if chosen is not None else ""
 
 
 # --- the documented dict form -------------------------------------------------------------------
@@ -406,6 +424,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": rep.kind,
         "profile": rep.profile,
+        **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],
         "summary": {
             "pods": s.pods,

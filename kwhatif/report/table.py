@@ -16,7 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport, version_suffix
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -27,6 +27,7 @@ SHORT = {
     "NodeResourcesFit": "Fit",
     "NodeResourcesBalancedAllocation": "Balanced",
     "ImageLocality": "Image",
+    "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
 }
 
@@ -65,7 +66,9 @@ class TableFormatter(Formatter):
             bits.append(self._c(_n(s.errors, "error"), "red"))
         if s.preempted:
             bits.append(f"{_n(s.preempted, 'pod')} preempted")
-        return ", ".join(bits) + f" (profile {report.profile}, {_n(report.num_nodes, 'node')})"
+        return ", ".join(bits) + (
+            f" (profile {report.profile}, {_n(report.num_nodes, 'node')}{version_suffix(report.scheduler_version)})"
+        )
 
     # --- one pod ----------------------------------------------------------------------------------
 

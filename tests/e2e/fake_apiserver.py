@@ -47,6 +47,7 @@ class FakeAPIServer:
         self.requests: list[tuple[str, str]] = []
         self.bindings: list[dict[str, Any]] = []
         self.created: list[dict[str, Any]] = []
+        self.git_version: str | None = None  # GET /version answers it when set, else 404
         self.lock = threading.Lock()
         server = self
 
@@ -76,6 +77,9 @@ class FakeAPIServer:
                     return
                 if url.path in server.forbidden:
                     self.send(403, status(403, "Forbidden", f"cannot list resource at {url.path}"))
+                    return
+                if url.path == "/version" and server.git_version is not None:
+                    self.send(200, {"major": "1", "minor": "", "gitVersion": server.git_version, "platform": "linux/amd64"})
                     return
                 spec = LIST_PATHS.get(url.path)
                 if spec is None:

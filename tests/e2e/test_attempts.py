@@ -25,7 +25,7 @@ def test_table_shows_the_first_attempt_then_the_retry(run):
     assert "  preemption: evicts data/postgres-0 (priority 0) on memory-c-1" in blocks[first]
     assert "  memory-c-1   no      *NodeResourcesFit: Insufficient memory" in blocks[first]
     assert "nominated node memory-c-1 was tried first and the pod fits there" in blocks[final]
-    assert r.out.rstrip().endswith("1/1 pod scheduled, 1 pod preempted (profile default-scheduler, 11 nodes)")
+    assert r.out.rstrip().endswith("1/1 pod scheduled, 1 pod preempted (profile default-scheduler, 11 nodes, kube-scheduler 1.30.6 from the dump)")
 
 
 def test_json_lists_both_attempts(run):

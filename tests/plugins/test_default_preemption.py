@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
@@ -62,8 +62,8 @@ def scheduler(
 ) -> Scheduler:
     node_objs = [n.obj() for n in nodes]
     pod_objs = [p.obj() for p in pods]
-    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs))
-    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100)
+    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs), version=PINNED)
+    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100, version=PINNED)
     return Scheduler(cluster, config, options=options)
 
 

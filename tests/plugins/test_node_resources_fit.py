@@ -119,4 +119,4 @@ def test_rtcr_without_shape_is_rejected():
     from kwhatif.errors import ConfigError
 
     with pytest.raises(ConfigError, match="requestedToCapacityRatio"):
-        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, None)
+        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, make_handle([]))

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
+from builders import PINNED
 from kwhatif.framework.profile import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
@@ -32,9 +33,10 @@ SCENARIOS = {
 
 def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
     state = load_cluster([str(SAMPLES / cluster)])
+    state.use_version(PINNED)  # the snapshots are kube-scheduler 1.30.6's answers
     pods, _ = load_pods([str(SAMPLES / p) for p in pod_files], state)
     pods = prepare_incoming(pods, state)
-    sched = Scheduler(state, default_configuration())
+    sched = Scheduler(state, default_configuration(PINNED))
     atts = sched.run(pods, skip_unchanged=True)
     return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler")
 
@@ -63,8 +65,9 @@ def test_large_cluster_groups_infeasible_nodes(snapshot, tmp_path):
         "  - name: c\n    image: x\n    resources: {requests: {cpu: '20', memory: 8Gi}}\n"
     )
     state = load_cluster([str(dump)])
+    state.use_version(PINNED)
     pods, _ = load_pods([str(pod)], state)
-    sched = Scheduler(state, default_configuration())
+    sched = Scheduler(state, default_configuration(PINNED))
     rep = schedule_report(sched.run(pods, skip_unchanged=True), sched.snapshot.num_nodes, "default-scheduler")
     grouped = get_formatter("table").format(rep)
     assert "grouped by reason" in grouped
