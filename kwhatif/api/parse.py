@@ -44,6 +44,7 @@ from kwhatif.api.core import (
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
+    REQUESTS_PREFIX,
     ContainerRequests,
     Resource,
     is_extended,
@@ -433,17 +434,38 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 # --- containers and volumes --------------------------------------------------------------------
 
 
+# pkg/apis/core/helper: standardContainerResources and standardResources (IsStandardResourceName).
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+        "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+        "services.nodeports", "services.loadbalancers",
+    }
+)
 
 
 def _validate_resource_name(name: str, path: str) -> None:
-    """validateContainerResourceName: a qualified name; a native one (no prefix, or kubernetes.io/)
-    must be a standard container resource (cpu, memory, ephemeral-storage, hugepages-*)."""
+    """validateContainerResourceName: a qualified name; an unprefixed one must be a standard
+    container resource (cpu, memory, ephemeral-storage, hugepages-*); a prefixed one is either
+    native (it contains kubernetes.io/, which needs nothing more) or an extended resource."""
     errs = is_qualified_name(name)
     if errs:
         raise f.invalid(path, name, errs[0])
-    if is_native(name) and not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
-        raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+    if "/" not in name:
+        if not (name in _STANDARD_RESOURCES or is_hugepages(name) or name.startswith("requests.hugepages-")):
+            raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+        if not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
+            raise f.invalid(path, name, "must be a standard resource for containers")
+    elif not is_native(name) and not is_extended_resource_name(name):
+        raise f.invalid(path, name, "doesn't follow extended resource name standard")
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """helper.IsExtendedResourceName, with its check that the quota name requests.<name> is a
+    qualified name."""
+    return is_extended(name) and not is_qualified_name(REQUESTS_PREFIX + name)
 
 
 def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> None:
