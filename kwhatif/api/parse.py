@@ -162,10 +162,18 @@ def label_selector(d: Dict | None, path: str) -> Selector:
     return Selector(tuple(reqs))
 
 
-def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, lenient: bool = False) -> Selector:
+def _node_selector_requirements(
+    items: list[Dict], path: str, for_fields: bool, lenient: bool = False, err_path: str = ""
+) -> tuple[Selector, list[str]]:
+    """The requirements as the API server validates them (errors raised with ``path``), and the
+    errors the scheduler's parsing (labels.NewRequirement) finds in what the API server accepts,
+    as Go field errors under ``err_path``. ``lenient`` (the scheduler's own configuration) raises
+    those too, as its validation does."""
     reqs: list[Requirement] = []
+    errors: list[str] = []
     for i, expr in enumerate(items):
         p = f"{path}[{i}]"
+        ep = f"{err_path}[{i}]"
         key = f.string(expr, "key", p)
         op = f.string(expr, "operator", p)
         values = f.str_list(expr, "values", p)
@@ -180,43 +188,61 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, 
             continue
         if not key:
             raise f.invalid(f"{p}.key", key, "name part must be non-empty")
+        for msg in is_qualified_name(key):
+            raise f.invalid(f"{p}.key", key, msg)
+        value_errors: list[tuple[str, str, str]] = []  # (path under values, value, detail)
+        bound = 0
         if op in ("In", "NotIn"):
             if not values:
                 raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
-            reqs.append(Requirement(key, Op(op), frozenset(values)))
         elif op in ("Exists", "DoesNotExist"):
             if values:
                 raise f.forbidden(
                     f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
                 )
-            reqs.append(Requirement(key, Op(op)))
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
                 raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
             parsed = parse_int64(values[0])
             if parsed is None:
-                # The API server stores it, but the scheduler's label parser rejects the term, so
-                # the pod could never match it: say so instead of reporting a silent misfit.
-                raise f.invalid(
-                    f"{p}.values[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"
-                )
-            bound = parsed
-            reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+                value_errors.append(("[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"))
+            else:
+                bound = parsed
         else:
             raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
-    return Selector(tuple(reqs))
+        for k, v in enumerate(values):
+            label_errors = is_valid_label_value(v)
+            if label_errors:
+                # validateLabelValue names the value by its index and the key
+                value_errors.append((f"[{k}][{key}]", v, "; ".join(label_errors)))
+        for where, v, detail in value_errors:
+            if lenient:
+                raise f.invalid(f"{p}.values{where}", v, detail)
+            errors.append(f"{ep}.values{where}: {f.invalid('', v, detail).message}")
+        reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+    return Selector(tuple(reqs)), errors
 
 
-def node_selector_term(d: Dict, path: str, lenient: bool = False) -> NodeSelectorTerm | None:
-    """None for an empty term (it matches nothing and upstream drops it)."""
+def node_selector_term(d: Dict, path: str, lenient: bool = False, err_path: str = "") -> NodeSelectorTerm | None:
+    """None for an empty term (it matches nothing and upstream drops it). ``err_path`` is where
+    the scheduler's parsing errors say the term is."""
     exprs = f.obj_seq(d, "matchExpressions", path)
     flds = f.obj_seq(d, "matchFields", path)
     if not exprs and not flds:
         return None
-    return NodeSelectorTerm(
-        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False, lenient) if exprs else None,
-        fields=_node_selector_requirements(flds, f"{path}.matchFields", True, lenient) if flds else None,
-    )
+    expressions = fields = None
+    errors: list[str] = []
+    if exprs:
+        expressions, errs = _node_selector_requirements(
+            exprs, f"{path}.matchExpressions", False, lenient, f"{err_path}.matchExpressions".lstrip(".")
+        )
+        errors += errs
+    if flds:
+        fields, errs = _node_selector_requirements(
+            flds, f"{path}.matchFields", True, lenient, f"{err_path}.matchFields".lstrip(".")
+        )
+        errors += errs
+    return NodeSelectorTerm(expressions=expressions, fields=fields, parse_errors=tuple(errors))
 
 
 def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
@@ -226,7 +252,7 @@ def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
     terms = []
     empty = False
     for i, t in enumerate(terms_raw):
-        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient)
+        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient, f"nodeSelectorTerms[{i}]")
         if term is not None:
             terms.append(term)
         else:
@@ -244,7 +270,7 @@ def node_affinity(d: Dict, path: str, lenient: bool = False) -> NodeAffinity:
         weight = f.integer(pt, "weight", p, 0) or 0
         if (weight < 1 or weight > 100) and not lenient:
             raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
-        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient)
+        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient, f"[{i}]")
         if term is not None and weight != 0:
             preferred.append(PreferredSchedulingTerm(weight, term))
     return NodeAffinity(
