@@ -247,6 +247,8 @@ class Pod:
     source: str = ""
     # False until admission resolved spec.priority from priorityClassName or the global default
     priority_resolved: bool = True
+    # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
+    active_deadline_seconds: int | None = None
 
     @property
     def key(self) -> str:

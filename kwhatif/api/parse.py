@@ -472,7 +472,7 @@ _STANDARD_RESOURCES = frozenset(
 )
 
 
-def _validate_resource_name(name: str, path: str) -> None:
+def validate_container_resource_name(name: str, path: str) -> None:
     """validateContainerResourceName: a qualified name; an unprefixed one must be a standard
     container resource (cpu, memory, ephemeral-storage, hugepages-*); a prefixed one is either
     native (it contains kubernetes.io/, which needs nothing more) or an extended resource."""
@@ -514,7 +514,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
-        _validate_resource_name(rname, f"{rpath}.requests[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
         _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
         lim = limits.get(rname)
         if lim is not None:
@@ -527,7 +527,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                     f"{rpath}.requests", str(raw), f"must be less than or equal to {rname} limit of {raw_lim}"
                 )
     for rname, amount in limits.items():
-        _validate_resource_name(rname, f"{rpath}.limits[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
         _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
@@ -733,6 +733,7 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
         disruption_target=disruption_target,
         source=source,
         priority_resolved=priority is not None,
+        active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
     )
 
 

@@ -8,8 +8,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from kwhatif.api import parse, storage
+from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
+from kwhatif.api.autoscaling import HorizontalPodAutoscaler
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resourcequota import ResourceQuota
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -52,13 +55,16 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "DaemonSet": (frozenset({"apps/v1"}), True),
     "Job": (frozenset({"batch/v1"}), True),
     "CronJob": (frozenset({"batch/v1"}), True),
+    "LimitRange": (frozenset({"v1"}), True),
+    "ResourceQuota": (frozenset({"v1"}), True),
+    "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Endpoints", "Event", "LimitRange", "ResourceQuota", "ServiceAccount",
+        "ConfigMap", "Secret", "Endpoints", "Event", "ServiceAccount",
         "PodTemplate", "ComponentStatus", "Binding",
     }
 )
@@ -126,11 +132,20 @@ class ClusterState:
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # admission and controllers around the scheduler, by "namespace/name"
+    limit_ranges: dict[str, LimitRange] = field(default_factory=dict)
+    resource_quotas: dict[str, ResourceQuota] = field(default_factory=dict)
+    hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
 
     @property
     def admission(self) -> Admission:
         return Admission(self.priority_classes, self.runtime_classes)
+
+    def limit_ranges_in(self, namespace: str) -> list[LimitRange]:
+        """The namespace's LimitRanges, by name (the order the admission plugin sees is the
+        lister's, which upstream does not fix)."""
+        return sorted((lr for lr in self.limit_ranges.values() if lr.namespace == namespace), key=lambda lr: lr.name)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         ns = self.namespaces.get(name)
@@ -194,6 +209,9 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "CSINode": storage.csi_node,
     "CSIDriver": storage.csi_driver,
     "CSIStorageCapacity": storage.csi_storage_capacity,
+    "LimitRange": limitranger.limit_range,
+    "ResourceQuota": resourcequota.resource_quota,
+    "HorizontalPodAutoscaler": autoscaling.horizontal_pod_autoscaler,
 }
 
 
@@ -252,6 +270,12 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
             state.csi_drivers[obj.name] = obj
         elif kind == "CSIStorageCapacity":
             state.csi_capacities.append(obj)
+        elif kind == "LimitRange":
+            state.limit_ranges[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "ResourceQuota":
+            state.resource_quotas[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "HorizontalPodAutoscaler":
+            state.hpas[obj.key] = obj
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes
