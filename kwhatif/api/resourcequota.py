@@ -249,6 +249,16 @@ class QuotaLedger:
             ledger.used[(rq.namespace, rq.name)] = used
         return ledger
 
+    def release(self, pod: Pod) -> None:
+        """A running pod leaves (its workload's update replaces it): its usage is freed."""
+        for rq in self.quotas:
+            if rq.namespace != pod.namespace or not all(matches_scope(s, pod) for s in rq.scopes):
+                continue
+            used = self.used[(rq.namespace, rq.name)]
+            for k, v in pod_usage(pod).items():
+                if k in used:
+                    used[k] -= v
+
     def admit(self, pod: Pod) -> str | None:
         """CheckRequest for the creation of ``pod``: None when admitted (its usage is then
         charged), else the reason, as the API server words it inside its Forbidden error."""

@@ -180,6 +180,51 @@ def classify(doc: Document) -> str | None:
     return None  # another built-in kind, or a custom resource
 
 
+def apply_namespace(docs: list[Document], namespace: str) -> None:
+    """`kubectl apply -n NAMESPACE`: namespaced objects that name no namespace get it; one that
+    names another is an error, in kubectl's words. Cluster-scoped objects are left alone; a custom
+    resource is taken as namespaced unless a CustomResourceDefinition of the manifests says it is
+    cluster-scoped."""
+    from kwhatif.load.files import CLUSTER_SCOPED_KINDS
+
+    crd_scopes: dict[tuple[str, str], str] = {}
+    for d in docs:
+        if d.kind == "CustomResourceDefinition":
+            spec = d.body.get("spec")
+            if isinstance(spec, dict):
+                names = spec.get("names")
+                kind = names.get("kind") if isinstance(names, dict) else None
+                crd_scopes[(str(spec.get("group") or ""), str(kind or ""))] = str(spec.get("scope") or "Namespaced")
+    for d in docs:
+        spec = READ_KINDS.get(d.kind)
+        group = d.api_version.split("/", 1)[0] if "/" in d.api_version else ""
+        custom = is_custom_resource(d)
+        if custom:
+            if crd_scopes.get((group, d.kind), "Namespaced") != "Namespaced":
+                continue
+        elif (spec is not None and not spec[1]) or (spec is None and d.kind in CLUSTER_SCOPED_KINDS):
+            continue
+        meta = d.body.get("metadata")
+        if not isinstance(meta, dict):
+            continue
+        have = meta.get("namespace")
+        if not have:
+            meta["namespace"] = namespace
+        elif have != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{have}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={have}' to perform this operation.",
+                source=d.source,
+                obj=d.describe(),
+            )
+
+
+def is_custom_resource(doc: Document) -> bool:
+    """The document's API group is none of the built-in ones: a custom resource."""
+    version = doc.api_version
+    return "/" in version and version.split("/", 1)[0] not in _BUILTIN_GROUP_VERSIONS
+
+
 def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
     try:
         return fn(doc.body)
