@@ -249,7 +249,10 @@ def check(
         checked.append(_not_checked(d))
     result_notes: list[str] = []
     if not checked:
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
+        held: dict[str, int] = {}
+        for d in docs:
+            held[d.kind] = held.get(d.kind, 0) + 1
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(held.items()))
         result_notes.append(
             "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
         )
@@ -472,8 +475,8 @@ def _not_checked(doc: Document) -> CheckedWorkload:
     group = doc.api_version.split("/", 1)[0]
     cw = CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=Verdict.NOT_CHECKED)
     cw.notes.append(
-        f"{doc.kind} ({group}) is a custom resource: the operator that watches it creates its pods, which kwhatif "
-        "cannot expand; check the pods it makes with `kwhatif schedule` or the operator's own workloads"
+        f"{doc.kind} ({group}) is a custom resource: the operator that watches it creates its pods, and kwhatif "
+        "cannot tell which, so they are not checked"
     )
     return cw
 

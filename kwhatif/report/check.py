@@ -87,14 +87,18 @@ class CheckReport:
         return ExitCode.OK
 
     def summary_line(self) -> str:
-        checked = [w for w in self.workloads if w.verdict is not Verdict.NOT_CHECKED]
-        fits = sum(1 for w in checked if w.fits)
-        line = f"{fits}/{len(checked)} workloads fit"
-        warnings = [w for w in self.workloads if w.warning]
-        if warnings:
-            kinds = sorted({str(w.verdict) for w in warnings})
-            counts = ", ".join(f"{sum(1 for w in warnings if w.verdict == k)} {k}" for k in kinds)
-            line += f", {counts}" + (" (--strict: they fail)" if self.strict else "")
+        if not self.workloads:
+            return "no workloads to check"
+        checked = [w for w in self.workloads if not w.warning]
+        line = f"{sum(1 for w in checked if w.fits)}/{len(checked)} workloads fit"
+        no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
+        not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)
+        if no_nodes:
+            line += f", {no_nodes} with no eligible nodes"
+        if not_checked:
+            line += f", {not_checked} not checked"
+        if self.strict and (no_nodes or not_checked):
+            line += " (--strict: they fail)"
         return line
 
     def to_dict(self) -> dict[str, Any]:
