@@ -96,12 +96,12 @@ def hints(att: "Attempt", snapshot: "Snapshot", fw: "Framework") -> list[str]:
     if pod.node_name and any(
         st.plugin == "NodeName" and not st.is_success() for fr in att.filters.values() for st in fr.statuses
     ):
-        where = (
+        pinned = (
             f"pins the pod to node {pod.node_name}" if snapshot.get(pod.node_name) is not None
             else f"names node {pod.node_name}, which is not in the cluster"
         )
         out.append(
-            f"spec.nodeName {where} (a pod exported from a cluster keeps the node it ran on): drop spec.nodeName, "
+            f"spec.nodeName {pinned} (a pod exported from a cluster keeps the node it ran on): drop spec.nodeName, "
             "or run with --ignore-node-name, to schedule it anew"
         )
     return out

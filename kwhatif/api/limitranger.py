@@ -185,7 +185,7 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
 
 
 def _containers(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    out = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for key, prefix in (("containers", "container"), ("initContainers", "init container")):
         items = spec.get(key)
         if isinstance(items, list):
