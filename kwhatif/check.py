@@ -90,10 +90,11 @@ _SCHEDULING_FIELDS = (
 _POD_LIKE_FIELDS = frozenset({"replicas", "image", "containers", "template", "podTemplate", "resources", "nodeSelector"})
 
 
-def merge_objects(state: ClusterState, docs: list[Document]) -> list[str]:
+def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -> list[str]:
     """Objects of the manifests other than Pods and workloads join (or replace) the cluster's.
-    A claim or volume that already exists keeps its bound state (apply never changes it).
-    Returns the keys of the claims the manifests create."""
+    A claim or volume that already exists keeps its bound state (apply never changes it); a
+    claim the namespace's LimitRanges refuse is not created (said in ``notes``). Returns the keys
+    of the claims the manifests create."""
     extra = build_cluster(docs, check_node_refs=False)
     if extra.nodes:
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
@@ -110,8 +111,9 @@ def merge_objects(state: ClusterState, docs: list[Document]) -> list[str]:
     available_new_volumes(state, new_pvs)
     new_claims = []
     default_class = _default_class(state)
+    refused = _refused_claims(state, [d for d in docs if d.kind == "PersistentVolumeClaim"], notes)
     for key, pvc in extra.pvcs.items():
-        if key in state.pvcs:
+        if key in state.pvcs or key in refused:
             continue
         if pvc.storage_class_name is None and default_class is not None:
             # the DefaultStorageClass admission plugin
@@ -156,7 +158,8 @@ def check(
             pod_docs.append(d)
         else:
             other_docs.append(d)
-    new_claims = merge_objects(state, other_docs) if other_docs else []
+    result_notes: list[str] = []
+    new_claims = merge_objects(state, other_docs, result_notes) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False)
     quota = QuotaLedger.of(state.resource_quotas.values(), chain(state.pods, state.pending_pods))
     checked: list[CheckedWorkload] = []
@@ -222,6 +225,10 @@ def check(
                 "DaemonSet: no node matches its nodeSelector, required node affinity and tolerations: it runs no pod"
             )
         else:
+            claim_refusal = _claim_template_refusal(state, w)
+            if claim_refusal is not None:
+                cw.refused, cw.refusal, cw.refused_by = len(exp.pods), claim_refusal, Verdict.REFUSED_BY_LIMIT_RANGE
+                exp = dataclasses.replace(exp, pods=(), pvcs=())
             cw.pods = _admit_by_quota(quota, cw, list(exp.pods), generated=w.kind != "StatefulSet")
             planned += len(cw.pods)
             if not cw.refused:
@@ -231,10 +238,13 @@ def check(
                         new_claims.append(pvc.key)
         checked.append(cw)
     refusals: dict[str, str] = {}
-    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals)
+    admitted: dict[str, str] = {}
+    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted)
     bare = prepare_incoming(bare, state, replace_existing=not surge)
     for pod, doc in zip(bare, pod_docs):
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
+        if pod.key in admitted:
+            cw.notes.append(admitted[pod.key])
         if pod.key in refusals:
             cw.refused, cw.refusal, cw.refused_by = 1, refusals[pod.key], Verdict.REFUSED_BY_LIMIT_RANGE
         else:
@@ -247,7 +257,6 @@ def check(
         checked.append(cw)
     for d in custom_docs:
         checked.append(_not_checked(d))
-    result_notes: list[str] = []
     if not checked:
         held: dict[str, int] = {}
         for d in docs:
@@ -276,6 +285,44 @@ def check(
 
 
 # --- admission and controllers -------------------------------------------------------------------
+
+
+def _refused_claims(state: ClusterState, docs: list[Document], notes: list[str]) -> set[str]:
+    """Claims of the manifests the LimitRanger admission plugin refuses (min/max storage)."""
+    refused = set()
+    for d in docs:
+        meta = d.body.get("metadata")
+        ns = meta.get("namespace") if isinstance(meta, dict) and meta.get("namespace") else "default"
+        name = meta.get("name") if isinstance(meta, dict) else ""
+        err = limitranger.validate_claim(d.body, state.limit_ranges_in(str(ns)))
+        if err is not None:
+            refused.add(f"{ns}/{name}")
+            notes.append(
+                f"PersistentVolumeClaim {ns}/{name} is not created: {limitranger.forbidden('persistentvolumeclaims', str(name), err)}"
+            )
+    return refused
+
+
+def _claim_template_refusal(state: ClusterState, w: Workload) -> str | None:
+    """A StatefulSet creates each pod's claims first: a claim template the namespace's
+    LimitRanges refuse leaves every pod uncreated (the controller retries the claim)."""
+    if w.kind != "StatefulSet":
+        return None
+    ranges = state.limit_ranges_in(w.namespace or "default")
+    spec = w.body.get("spec")
+    templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
+    if not ranges or not isinstance(templates, list):
+        return None
+    for tpl in templates:
+        if not isinstance(tpl, dict):
+            continue
+        err = limitranger.validate_claim(tpl, ranges)
+        if err is not None:
+            meta = tpl.get("metadata")
+            tname = meta.get("name", "") if isinstance(meta, dict) else ""
+            claim = f"{tname}-{w.name}-0"
+            return limitranger.forbidden("persistentvolumeclaims", claim, err)
+    return None
 
 
 def _admit_by_quota(quota: QuotaLedger, cw: CheckedWorkload, pods: list[Pod], *, generated: bool) -> list[Pod]:

@@ -19,13 +19,14 @@ def pods_from_documents(
     cluster: ClusterState,
     manifests: dict[str, dict[str, Any]] | None = None,
     refusals: dict[str, str] | None = None,
+    admitted: dict[str, str] | None = None,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
     ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply).
 
     The namespace's LimitRanges apply (LimitRanger admission). A pod they make the API server
     refuse is an error, or, with ``refusals``, recorded there by "namespace/name" with the API
-    server's message."""
+    server's message. ``admitted``, when given, receives what the plugin set, by pod."""
     admission = cluster.admission
     pods: list[Pod] = []
     rest: list[Document] = []
@@ -41,7 +42,10 @@ def pods_from_documents(
             refusal = None
             ranges = cluster.limit_ranges_in(pod.namespace)
             if ranges:
-                pod, refusal = _limit_ranged(pod, doc, ranges)
+                pod, refusal, changed = _limit_ranged(pod, doc, ranges)
+                if changed and admitted is not None:
+                    names = ", ".join(lr.name for lr in ranges)
+                    admitted[pod.key] = f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed)
             if refusal is not None:
                 if refusals is None:
                     raise InputError(refusal, source=doc.source, obj=doc.describe())
@@ -58,15 +62,16 @@ def pods_from_documents(
     return pods, rest
 
 
-def _limit_ranged(pod: Pod, doc: Document, ranges: list[LimitRange]) -> tuple[Pod, str | None]:
-    """The pod after the LimitRanger admission plugin, and the API server's refusal if any."""
-    mutated, _ = limitranger.mutate_pod(doc.body, ranges)
+def _limit_ranged(pod: Pod, doc: Document, ranges: list[LimitRange]) -> tuple[Pod, str | None, list[str]]:
+    """The pod after the LimitRanger admission plugin, the API server's refusal if any, and
+    what the plugin set."""
+    mutated, changed = limitranger.mutate_pod(doc.body, ranges)
     try:
         pod = parse.pod(mutated, "default", doc.source)
     except FieldError as e:
-        return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}'
+        return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}', changed
     err = limitranger.validate_pod(mutated, ranges)
-    return pod, limitranger.forbidden("pods", pod.name, err) if err is not None else None
+    return pod, limitranger.forbidden("pods", pod.name, err) if err is not None else None, changed
 
 
 def drop_node_names(docs: list[Document]) -> int:
