@@ -326,3 +326,43 @@ def test_pods_only_dump_links_running_pods_to_their_deployment(run):
         "the cluster state has no Deployment kube-system/kube-dns nor its ReplicaSets: 1 running pod(s) were matched to "
         "it by their owner ReplicaSet's name (kube-dns-<hash>) and labels"
     )
+
+
+def test_live_cluster_limit_ranges_quotas_and_hpas_are_read(run, tmp_path):
+    # a live cluster's LimitRanges, ResourceQuotas and HPAs are listed like the other objects
+    import yaml
+
+    from builders import make_node
+    from tests.e2e.fake_apiserver import FakeAPIServer
+
+    docs = f"{RW}/k8s-docs"
+
+    def load(path: str, ns: str) -> dict:
+        obj = yaml.safe_load(open(path).read())
+        obj["metadata"]["namespace"] = ns
+        return obj
+
+    objects = [
+        make_node().name("n1").capacity(cpu="2", memory="4Gi", pods="110").dict(),
+        load(f"{docs}/quota-pod.yaml", "quota-pod-example"),
+        load(f"{docs}/cpu-constraints.yaml", "constraints-cpu-example"),
+    ]
+    with FakeAPIServer(objects) as api:
+        kubeconfig = api.kubeconfig(str(tmp_path / "kubeconfig"))
+        r = run("check", f"{docs}/quota-pod-deployment.yaml", "-n", "quota-pod-example", "--kubeconfig", kubeconfig, "-o", "json")
+        assert r.code == 1, r.err
+        (w,) = json.loads(r.out)["workloads"]
+        assert (w["placed"], w["refused"], w["verdict"]) == (2, 1, "refused by quota")
+        r = run("check", f"{docs}/cpu-constraints-pod-2.yaml", "-n", "constraints-cpu-example", "--kubeconfig", kubeconfig, "-o", "json")
+        (w,) = json.loads(r.out)["workloads"]
+        assert w["verdict"] == "refused by LimitRange"
+        assert ("GET", "/apis/autoscaling/v2/horizontalpodautoscalers") in api.requests
+
+
+def test_schedule_namespace_flag(run):
+    r = run("schedule", OPENSHIFT_POD, "--cluster", f"{RW}/openshift", "-n", "monitoring")
+    assert r.code == 2
+    assert (
+        'the namespace from the provided object "openshift-monitoring" does not match the namespace "monitoring". '
+        "You must pass '--namespace=openshift-monitoring' to perform this operation." in r.err
+    )
