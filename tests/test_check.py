@@ -151,3 +151,18 @@ def test_autoscaled(replicas: int | None, hpa_obj: dict[str, Any], hpa_max: bool
     w = _autoscaled(workload(body), state, hpa_max, notes)
     got = w.body["spec"].get("replicas", 1)
     assert got == want
+
+
+def test_limit_range_default_limit_below_the_request_makes_the_pod_invalid():
+    # LimitRanger sets the default limit; validation then finds the request above it and the API
+    # server refuses every pod the controller creates
+    lr = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "default"},
+          "spec": {"limits": [{"type": "Container", "default": {"cpu": "1"}}]}}
+    result = run_check(NODES, [lr, sts("2")])
+    (cw,) = result.workloads
+    assert (cw.refused, cw.pods, str(cw.refused_by)) == (2, [], "refused by LimitRange")
+    assert cw.refusal == (
+        'Pod "db-0" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to '
+        "cpu limit of 1"
+    )
+    assert result.attempts == []
