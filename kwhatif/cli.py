@@ -90,6 +90,42 @@ def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
     return deco
 
 
+def namespace_option(fn: F) -> F:
+    return click.option(
+        "-n", "--namespace", metavar="NS",
+        help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
+             "another one is an error).",
+    )(fn)
+
+
+def ignore_node_name_option(fn: F) -> F:
+    return click.option(
+        "--ignore-node-name", is_flag=True,
+        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew.",
+    )(fn)
+
+
+def read_documents(
+    paths: Iterable[str], co: ClusterOptions, namespace: str | None, ignore_node_name: bool, *, precise: bool = False
+) -> list[Any]:
+    """The documents of the manifests given to a command, with -n and --ignore-node-name applied;
+    ``precise``: each names the line it starts on (for annotations)."""
+    from kwhatif.load.cluster import apply_namespace
+    from kwhatif.load.files import precise_sources, read_path
+    from kwhatif.load.pods import drop_node_names
+
+    docs = [d for p in paths for d in read_path(p, _limits(co))]
+    if precise:
+        precise_sources(docs)
+    if namespace:
+        apply_namespace(docs, namespace)
+    if ignore_node_name:
+        n = drop_node_names(docs)
+        if n:
+            click.echo(f"kwhatif: note: --ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew", err=True)
+    return docs
+
+
 def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
     size = kw.pop("max_input_size", None)
     version = kw.pop("scheduler_version", None)
@@ -220,8 +256,10 @@ def cli(debug: bool) -> None:
               help="all: list every infeasible node instead of grouping them by reason.")
 @click.option("--apply", "apply_", is_flag=True, help="Bind the scheduled pods for real (needs --kubeconfig/--context).")
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
+@namespace_option
+@ignore_node_name_option
 def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, ...], explain: str,
-             apply_: bool, yes: bool, **kw: Any) -> int:
+             apply_: bool, yes: bool, namespace: str | None, ignore_node_name: bool, **kw: Any) -> int:
     """Schedule pods, one after another, and explain every decision.
 
     POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
@@ -229,7 +267,7 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     some pods and failed others.
     """
     from kwhatif.framework.profile import Options
-    from kwhatif.load.pods import load_pods, prepare_incoming
+    from kwhatif.load.pods import pods_from_documents, prepare_incoming
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
 
@@ -245,9 +283,13 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
         raise InputError(f"no node named {', '.join(repr(n) for n in unknown)} in the cluster", field="--node")
     cfg = load_scheduler_config(co, chosen.version)
     manifests: dict[str, dict[str, Any]] = {}
-    incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
+    docs = read_documents(pods, co, namespace, ignore_node_name)
+    incoming, rest = pods_from_documents(docs, state, manifests=manifests)
     if rest:
-        doc = rest[0]
+        from kwhatif.load.cluster import WORKLOAD_KINDS, classify
+
+        # name the workload the user meant to check, not the Namespace or ConfigMap before it
+        doc = next((d for d in rest if classify(d) in WORKLOAD_KINDS), rest[0])
         raise InputError(
             f"kwhatif schedule takes Pods; use `kwhatif check` for {doc.kind} objects",
             source=doc.source,
@@ -300,18 +342,25 @@ def apply_exit_code(report: Any, binder: Any) -> ExitCode:
 @output_options(("table", "json", "yaml", "markdown", "junit", "github"))
 @click.option("--surge", is_flag=True,
               help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).")
-def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw: Any) -> int:
+@click.option("--hpa-max", is_flag=True,
+              help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.")
+@namespace_option
+@ignore_node_name_option
+def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_max: bool, strict: bool,
+          namespace: str | None, ignore_node_name: bool, **kw: Any) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
 
     Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
     bare Pods become the pods their controllers would create; other objects in the manifests
-    (PriorityClasses, Services, PVCs, ...) join the cluster first. A workload that already runs is
-    updated: its current pods leave first, unless --surge. Exit status 0 when everything fits, 1
-    otherwise.
+    (PriorityClasses, Services, PVCs, LimitRanges, HorizontalPodAutoscalers, ...) join the cluster
+    first. A workload that already runs is updated: its current pods leave first, unless --surge.
+    Exit status 0 when everything fits, 1 when something does not fit or is refused (LimitRange,
+    ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.check import check as run_check
     from kwhatif.framework.profile import Options
-    from kwhatif.load.files import precise_sources, read_path
     from kwhatif.report.check import check_report
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
@@ -322,14 +371,14 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     state = load_cluster_state(co)
     chosen = choose_version(co, state)
     cfg = load_scheduler_config(co, chosen.version)
-    docs = [d for m in manifests for d in read_path(m, _limits(co))]
-    precise_sources(docs)
+    docs = read_documents(manifests, co, namespace, ignore_node_name, precise=True)
     result, sched = run_check(
         state,
         docs,
         lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True)),
         surge=surge,
         profile=co.profile,
+        hpa_max=hpa_max,
     )
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
@@ -338,30 +387,34 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     sched_report = schedule_report(
         result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
     )
-    report = check_report(result, sched_report)
+    report = check_report(result, sched_report, strict=strict)
     emit(report, output, render_options(color))
     return int(report.return_code)
 
 
 @cli.command()
-@click.argument("pod", metavar="POD")
+@click.argument("pod", metavar="POD_OR_WORKLOAD")
 @cluster_options
 @output_options(("table", "json", "yaml", "markdown", "junit"))
 @click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
               help="Stop after this many copies.")
 @click.option("--min", "minimum", type=click.IntRange(0), default=None,
               help="Exit 1 when fewer than this many copies fit (a CI gate).")
-def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, **kw: Any) -> int:
-    """How many more copies of POD fit, where they would go, and what stops the next one.
+@namespace_option
+def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None,
+             **kw: Any) -> int:
+    """How many more copies of a pod fit, where they would go, and what stops the next one.
 
-    Copies are scheduled one after another, each seeing the earlier ones, until one does not fit.
-    A copy that would have to preempt other pods does not count.
+    POD_OR_WORKLOAD is a file with one Pod, or one workload (Deployment, StatefulSet, DaemonSet,
+    Job, ...) whose pod template is used. Copies are scheduled one after another, each seeing
+    the earlier ones, until one does not fit. A copy that would have to preempt other pods does
+    not count.
     """
     import dataclasses
 
     from kwhatif.capacity import measure
     from kwhatif.framework.profile import Options
-    from kwhatif.load.pods import load_pods
+    from kwhatif.load.pods import capacity_template
     from kwhatif.report.capacity import capacity_report
     from kwhatif.scheduler import Scheduler
 
@@ -369,15 +422,15 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     state = load_cluster_state(co)
     chosen = choose_version(co, state)
     cfg = load_scheduler_config(co, chosen.version)
-    pods, rest = load_pods([pod], state, _limits(co))
-    if len(pods) != 1 or rest:
-        raise InputError(f"expected exactly one Pod, found {len(pods)} Pod(s) and {len(rest)} other object(s)", source=pod)
-    template = pods[0]
+    docs = read_documents((pod,), co, namespace, False)
+    template, origin = capacity_template(docs, state, pod)
     if co.profile:
         template = dataclasses.replace(template, scheduler_name=co.profile)
     sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False))
     sched.framework_for(template)
     res = measure(sched, template, max_copies)
+    if origin:
+        res.notes.insert(0, origin)
     report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)

@@ -78,8 +78,14 @@ class NodeSelectorTerm:
 
     expressions: Selector | None  # None: no matchExpressions
     fields: Selector | None  # requirements keyed "metadata.name"; None: no matchFields
+    # What the scheduler's selector parsing (nodeaffinity.newNodeSelectorTerm) rejects although
+    # the API server stores it, such as an In value that is not a valid label value: the term
+    # then never matches. Go field errors, with their path inside the selector.
+    parse_errors: tuple[str, ...] = ()
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        if self.parse_errors:
+            return False
         if self.expressions is not None and not self.expressions.matches(labels):
             return False
         if self.fields is not None and node_name and not self.fields.matches(
@@ -257,6 +263,8 @@ class Pod:
     source: str = ""
     # False until admission resolved spec.priority from priorityClassName or the global default
     priority_resolved: bool = True
+    # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
+    active_deadline_seconds: int | None = None
 
     @property
     def key(self) -> str:

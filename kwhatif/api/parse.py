@@ -44,6 +44,7 @@ from kwhatif.api.core import (
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
+    REQUESTS_PREFIX,
     ContainerRequests,
     ContainerStatusResources,
     PodRules,
@@ -166,10 +167,18 @@ def label_selector(d: Dict | None, path: str) -> Selector:
     return Selector(tuple(reqs))
 
 
-def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, lenient: bool = False) -> Selector:
+def _node_selector_requirements(
+    items: list[Dict], path: str, for_fields: bool, lenient: bool = False, err_path: str = ""
+) -> tuple[Selector, list[str]]:
+    """The requirements as the API server validates them (errors raised with ``path``), and the
+    errors the scheduler's parsing (labels.NewRequirement) finds in what the API server accepts,
+    as Go field errors under ``err_path``. ``lenient`` (the scheduler's own configuration) raises
+    those too, as its validation does."""
     reqs: list[Requirement] = []
+    errors: list[str] = []
     for i, expr in enumerate(items):
         p = f"{path}[{i}]"
+        ep = f"{err_path}[{i}]"
         key = f.string(expr, "key", p)
         op = f.string(expr, "operator", p)
         values = f.str_list(expr, "values", p)
@@ -184,43 +193,61 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, 
             continue
         if not key:
             raise f.invalid(f"{p}.key", key, "name part must be non-empty")
+        for msg in is_qualified_name(key):
+            raise f.invalid(f"{p}.key", key, msg)
+        value_errors: list[tuple[str, str, str]] = []  # (path under values, value, detail)
+        bound = 0
         if op in ("In", "NotIn"):
             if not values:
                 raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
-            reqs.append(Requirement(key, Op(op), frozenset(values)))
         elif op in ("Exists", "DoesNotExist"):
             if values:
                 raise f.forbidden(
                     f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
                 )
-            reqs.append(Requirement(key, Op(op)))
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
                 raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
             parsed = parse_int64(values[0])
             if parsed is None:
-                # The API server stores it, but the scheduler's label parser rejects the term, so
-                # the pod could never match it: say so instead of reporting a silent misfit.
-                raise f.invalid(
-                    f"{p}.values[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"
-                )
-            bound = parsed
-            reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+                value_errors.append(("[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"))
+            else:
+                bound = parsed
         else:
             raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
-    return Selector(tuple(reqs))
+        for k, v in enumerate(values):
+            label_errors = is_valid_label_value(v)
+            if label_errors:
+                # validateLabelValue names the value by its index and the key
+                value_errors.append((f"[{k}][{key}]", v, "; ".join(label_errors)))
+        for where, v, detail in value_errors:
+            if lenient:
+                raise f.invalid(f"{p}.values{where}", v, detail)
+            errors.append(f"{ep}.values{where}: {f.invalid('', v, detail).message}")
+        reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+    return Selector(tuple(reqs)), errors
 
 
-def node_selector_term(d: Dict, path: str, lenient: bool = False) -> NodeSelectorTerm | None:
-    """None for an empty term (it matches nothing and upstream drops it)."""
+def node_selector_term(d: Dict, path: str, lenient: bool = False, err_path: str = "") -> NodeSelectorTerm | None:
+    """None for an empty term (it matches nothing and upstream drops it). ``err_path`` is where
+    the scheduler's parsing errors say the term is."""
     exprs = f.obj_seq(d, "matchExpressions", path)
     flds = f.obj_seq(d, "matchFields", path)
     if not exprs and not flds:
         return None
-    return NodeSelectorTerm(
-        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False, lenient) if exprs else None,
-        fields=_node_selector_requirements(flds, f"{path}.matchFields", True, lenient) if flds else None,
-    )
+    expressions = fields = None
+    errors: list[str] = []
+    if exprs:
+        expressions, errs = _node_selector_requirements(
+            exprs, f"{path}.matchExpressions", False, lenient, f"{err_path}.matchExpressions".lstrip(".")
+        )
+        errors += errs
+    if flds:
+        fields, errs = _node_selector_requirements(
+            flds, f"{path}.matchFields", True, lenient, f"{err_path}.matchFields".lstrip(".")
+        )
+        errors += errs
+    return NodeSelectorTerm(expressions=expressions, fields=fields, parse_errors=tuple(errors))
 
 
 def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
@@ -230,7 +257,7 @@ def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
     terms = []
     empty = False
     for i, t in enumerate(terms_raw):
-        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient)
+        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient, f"nodeSelectorTerms[{i}]")
         if term is not None:
             terms.append(term)
         else:
@@ -248,7 +275,7 @@ def node_affinity(d: Dict, path: str, lenient: bool = False) -> NodeAffinity:
         weight = f.integer(pt, "weight", p, 0) or 0
         if (weight < 1 or weight > 100) and not lenient:
             raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
-        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient)
+        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient, f"[{i}]")
         if term is not None and weight != 0:
             preferred.append(PreferredSchedulingTerm(weight, term))
     return NodeAffinity(
@@ -438,17 +465,38 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 # --- containers and volumes --------------------------------------------------------------------
 
 
+# pkg/apis/core/helper: standardContainerResources and standardResources (IsStandardResourceName).
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+        "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+        "services.nodeports", "services.loadbalancers",
+    }
+)
 
 
-def _validate_resource_name(name: str, path: str) -> None:
-    """validateContainerResourceName: a qualified name; a native one (no prefix, or kubernetes.io/)
-    must be a standard container resource (cpu, memory, ephemeral-storage, hugepages-*)."""
+def validate_container_resource_name(name: str, path: str) -> None:
+    """validateContainerResourceName: a qualified name; an unprefixed one must be a standard
+    container resource (cpu, memory, ephemeral-storage, hugepages-*); a prefixed one is either
+    native (it contains kubernetes.io/, which needs nothing more) or an extended resource."""
     errs = is_qualified_name(name)
     if errs:
         raise f.invalid(path, name, errs[0])
-    if is_native(name) and not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
-        raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+    if "/" not in name:
+        if not (name in _STANDARD_RESOURCES or is_hugepages(name) or name.startswith("requests.hugepages-")):
+            raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+        if not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
+            raise f.invalid(path, name, "must be a standard resource for containers")
+    elif not is_native(name) and not is_extended_resource_name(name):
+        raise f.invalid(path, name, "doesn't follow extended resource name standard")
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """helper.IsExtendedResourceName, with its check that the quota name requests.<name> is a
+    qualified name."""
+    return is_extended(name) and not is_qualified_name(REQUESTS_PREFIX + name)
 
 
 def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> None:
@@ -471,7 +519,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
-        _validate_resource_name(rname, f"{rpath}.requests[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
         _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
         lim = limits.get(rname)
         if lim is not None:
@@ -484,7 +532,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                     f"{rpath}.requests", str(raw), f"must be less than or equal to {rname} limit of {raw_lim}"
                 )
     for rname, amount in limits.items():
-        _validate_resource_name(rname, f"{rpath}.limits[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
         _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
@@ -715,6 +763,7 @@ def pod(
         if status.get("allocatedResources") is not None
         else None,
         required_node_features=_required_node_features(spec, host_network),
+        active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
     )
 
 
@@ -746,7 +795,7 @@ def _pod_level_resources(spec: Dict) -> tuple[dict[str, Fraction] | None, dict[s
     limits = f.resource_list(res, "limits", "spec.resources") if res.get("limits") is not None else None
     for kind, rl in (("requests", requests), ("limits", limits)):
         for rname in rl or ():
-            _validate_resource_name(rname, f"spec.resources.{kind}[{rname}]")
+            validate_container_resource_name(rname, f"spec.resources.{kind}[{rname}]")
     return requests, limits
 
 

@@ -8,9 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from kwhatif.api import parse, storage
+from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
+from kwhatif.api.autoscaling import HorizontalPodAutoscaler
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resourcequota import ResourceQuota
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -56,13 +59,16 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "DaemonSet": (frozenset({"apps/v1"}), True),
     "Job": (frozenset({"batch/v1"}), True),
     "CronJob": (frozenset({"batch/v1"}), True),
+    "LimitRange": (frozenset({"v1"}), True),
+    "ResourceQuota": (frozenset({"v1"}), True),
+    "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Endpoints", "Event", "LimitRange", "ResourceQuota", "ServiceAccount",
+        "ConfigMap", "Secret", "Endpoints", "Event", "ServiceAccount",
         "PodTemplate", "ComponentStatus", "Binding",
     }
 )
@@ -131,6 +137,10 @@ class ClusterState:
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # admission and controllers around the scheduler, by "namespace/name"
+    limit_ranges: dict[str, LimitRange] = field(default_factory=dict)
+    resource_quotas: dict[str, ResourceQuota] = field(default_factory=dict)
+    hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
     # The kube-scheduler release the pods were derived for (requests, host ports) and whose API
     # server admits new pods; use_version() switches it.
@@ -154,6 +164,11 @@ class ClusterState:
 
         self.pods = again(self.pods)
         self.pending_pods = again(self.pending_pods)
+
+    def limit_ranges_in(self, namespace: str) -> list[LimitRange]:
+        """The namespace's LimitRanges, by name (the order the admission plugin sees is the
+        lister's, which upstream does not fix)."""
+        return sorted((lr for lr in self.limit_ranges.values() if lr.namespace == namespace), key=lambda lr: lr.name)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         ns = self.namespaces.get(name)
@@ -188,6 +203,51 @@ def classify(doc: Document) -> str | None:
     return None  # another built-in kind, or a custom resource
 
 
+def apply_namespace(docs: list[Document], namespace: str) -> None:
+    """`kubectl apply -n NAMESPACE`: namespaced objects that name no namespace get it; one that
+    names another is an error, in kubectl's words. Cluster-scoped objects are left alone; a custom
+    resource is taken as namespaced unless a CustomResourceDefinition of the manifests says it is
+    cluster-scoped."""
+    from kwhatif.load.files import CLUSTER_SCOPED_KINDS
+
+    crd_scopes: dict[tuple[str, str], str] = {}
+    for d in docs:
+        if d.kind == "CustomResourceDefinition":
+            spec = d.body.get("spec")
+            if isinstance(spec, dict):
+                names = spec.get("names")
+                kind = names.get("kind") if isinstance(names, dict) else None
+                crd_scopes[(str(spec.get("group") or ""), str(kind or ""))] = str(spec.get("scope") or "Namespaced")
+    for d in docs:
+        spec = READ_KINDS.get(d.kind)
+        group = d.api_version.split("/", 1)[0] if "/" in d.api_version else ""
+        custom = is_custom_resource(d)
+        if custom:
+            if crd_scopes.get((group, d.kind), "Namespaced") != "Namespaced":
+                continue
+        elif (spec is not None and not spec[1]) or (spec is None and d.kind in CLUSTER_SCOPED_KINDS):
+            continue
+        meta = d.body.get("metadata")
+        if not isinstance(meta, dict):
+            continue
+        have = meta.get("namespace")
+        if not have:
+            meta["namespace"] = namespace
+        elif have != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{have}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={have}' to perform this operation.",
+                source=d.source,
+                obj=d.describe(),
+            )
+
+
+def is_custom_resource(doc: Document) -> bool:
+    """The document's API group is none of the built-in ones: a custom resource."""
+    version = doc.api_version
+    return "/" in version and version.split("/", 1)[0] not in _BUILTIN_GROUP_VERSIONS
+
+
 def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
     try:
         return fn(doc.body)
@@ -218,6 +278,9 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "CSIDriver": storage.csi_driver,
     "VolumeAttachment": storage.volume_attachment,
     "CSIStorageCapacity": storage.csi_storage_capacity,
+    "LimitRange": limitranger.limit_range,
+    "ResourceQuota": resourcequota.resource_quota,
+    "HorizontalPodAutoscaler": autoscaling.horizontal_pod_autoscaler,
 }
 
 
@@ -282,6 +345,12 @@ def build_cluster(
             state.volume_attachments.append(obj)
         elif kind == "CSIStorageCapacity":
             state.csi_capacities.append(obj)
+        elif kind == "LimitRange":
+            state.limit_ranges[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "ResourceQuota":
+            state.resource_quotas[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "HorizontalPodAutoscaler":
+            state.hpas[obj.key] = obj
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes

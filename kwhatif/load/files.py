@@ -42,6 +42,13 @@ CLUSTER_SCOPED_KINDS = frozenset(
     {
         "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
         "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+        # the other cluster-scoped kinds of the v1.30 API
+        "ComponentStatus", "VolumeAttachment", "VolumeAttributesClass", "APIService", "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "CertificateSigningRequest", "ClusterTrustBundle",
+        "IngressClass", "IPAddress", "ServiceCIDR", "FlowSchema", "PriorityLevelConfiguration", "StorageVersion",
+        "StorageVersionMigration", "ResourceClass", "TokenReview", "SelfSubjectReview", "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview", "SubjectAccessReview",
     }
 )
 

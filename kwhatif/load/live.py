@@ -22,6 +22,8 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/api/v1/replicationcontrollers", False),
     ("/api/v1/persistentvolumes", False),
     ("/api/v1/persistentvolumeclaims", False),
+    ("/api/v1/limitranges", False),
+    ("/api/v1/resourcequotas", False),
     ("/apis/scheduling.k8s.io/v1/priorityclasses", False),
     ("/apis/policy/v1/poddisruptionbudgets", False),
     ("/apis/storage.k8s.io/v1/storageclasses", False),
@@ -36,6 +38,7 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/apps/v1/daemonsets", False),
     ("/apis/batch/v1/jobs", False),
     ("/apis/batch/v1/cronjobs", False),
+    ("/apis/autoscaling/v2/horizontalpodautoscalers", False),
 )
 PAGE_SIZE = 500
 

@@ -17,6 +17,8 @@ LIST_PATHS = {
     "/api/v1/replicationcontrollers": ("v1", "ReplicationControllerList", "ReplicationController"),
     "/api/v1/persistentvolumes": ("v1", "PersistentVolumeList", "PersistentVolume"),
     "/api/v1/persistentvolumeclaims": ("v1", "PersistentVolumeClaimList", "PersistentVolumeClaim"),
+    "/api/v1/limitranges": ("v1", "LimitRangeList", "LimitRange"),
+    "/api/v1/resourcequotas": ("v1", "ResourceQuotaList", "ResourceQuota"),
     "/apis/scheduling.k8s.io/v1/priorityclasses": ("scheduling.k8s.io/v1", "PriorityClassList", "PriorityClass"),
     "/apis/policy/v1/poddisruptionbudgets": ("policy/v1", "PodDisruptionBudgetList", "PodDisruptionBudget"),
     "/apis/storage.k8s.io/v1/storageclasses": ("storage.k8s.io/v1", "StorageClassList", "StorageClass"),
@@ -30,6 +32,7 @@ LIST_PATHS = {
     "/apis/apps/v1/daemonsets": ("apps/v1", "DaemonSetList", "DaemonSet"),
     "/apis/batch/v1/jobs": ("batch/v1", "JobList", "Job"),
     "/apis/batch/v1/cronjobs": ("batch/v1", "CronJobList", "CronJob"),
+    "/apis/autoscaling/v2/horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscalerList", "HorizontalPodAutoscaler"),
 }
 
 

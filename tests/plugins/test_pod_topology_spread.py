@@ -210,6 +210,22 @@ FILTER_CASES += [
         {"a1": NOT_MATCH, "a2": NOT_MATCH, "b1": NOT_MATCH, "c1": OK},
     ),
     (
+        # the second term's value is not a valid label value: the scheduler's parsing rejects the
+        # term, so zone c (which it would otherwise admit) is no domain and the minimum stays 1
+        "affinity-honor-unparsable-term",
+        make_pod()
+        .name("p")
+        .label("app", "web")
+        .affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["main"]}]},
+            {"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["invalid value: ___@#$%^"]}]},
+        ]}}})
+        .spread(1, ZONE, selector=WEB),
+        POLICY_NODES,
+        POLICY_PODS,
+        {"a1": NOT_MATCH, "a2": NOT_MATCH, "b1": OK, "c1": OK},
+    ),
+    (
         "taints-ignore-by-default",
         make_pod().name("p").label("app", "web").spread(1, ZONE, selector=WEB),
         POLICY_NODES,
