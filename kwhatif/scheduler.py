@@ -222,7 +222,9 @@ class Scheduler:
                         kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
                     failed_at[key] = self._generation()
-                    left.append(pod)
+                    # A binding the cluster refused is reported, never posted again.
+                    if not self.binder.settled(pod):
+                        left.append(pod)
             if not left:
                 break
             # The next round re-activates the pods still pending as fresh objects, as the reference
@@ -476,6 +478,7 @@ class Scheduler:
         st = fw.run_bind(state, assumed, host)
         if not st.is_success():
             fail("Bind", st)
+            att.binding = self.binder.binding_for(pod)  # what the cluster answered, with --apply
             return
         fw.run_post_bind(state, assumed, host)
         att.result = SCHEDULED

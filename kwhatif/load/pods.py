@@ -13,10 +13,17 @@ from kwhatif.load.files import Document, Limits, read_path
 
 
 def pods_from_documents(
-    docs: list[Document], cluster: ClusterState, manifests: dict[str, dict[str, Any]] | None = None
+    docs: list[Document],
+    cluster: ClusterState,
+    manifests: dict[str, dict[str, Any]] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
-    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply)."""
+    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
+    without the name kwhatif generated from generateName). Pods without a namespace go to
+    ``namespace``; with ``enforce_namespace`` (kubectl -n) a pod of another namespace is an error."""
     admission = cluster.admission
     pods: list[Pod] = []
     rest: list[Document] = []
@@ -26,16 +33,29 @@ def pods_from_documents(
         if kind != "Pod":
             rest.append(doc)
             continue
+        meta = doc.body.get("metadata")
+        own_ns = meta.get("namespace") if isinstance(meta, dict) else None
+        if enforce_namespace and isinstance(own_ns, str) and own_ns and own_ns != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{own_ns}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={own_ns}' to perform this operation.",
+                source=doc.source,
+                obj=doc.describe(),
+            )
+        generated = isinstance(meta, dict) and not meta.get("name") and bool(meta.get("generateName"))
+        body = doc.body
+        if generated and manifests is not None and isinstance(meta, dict):
+            body = {**doc.body, "metadata": dict(meta)}
         parse.generate_name(doc.body)
         try:
-            pod = admission.admit(parse.pod(doc.body, "default", doc.source), strict=True)
+            pod = admission.admit(parse.pod(doc.body, namespace, doc.source), strict=True)
         except FieldError as e:
             raise e.with_context(source=doc.source, obj=doc.describe()) from None
         if pod.key in seen:
             raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())
         seen[pod.key] = doc.source
         if manifests is not None:
-            manifests[pod.key] = doc.body
+            manifests[pod.key] = body
         pods.append(pod)
     return pods, rest
 
@@ -46,11 +66,14 @@ def load_pods(
     limits: Limits = Limits(),
     stdin: Any = None,
     manifests: dict[str, dict[str, Any]] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     docs: list[Document] = []
     for p in paths:
         docs.extend(read_path(p, limits, stdin))
-    return pods_from_documents(docs, cluster, manifests)
+    return pods_from_documents(docs, cluster, manifests, namespace=namespace, enforce_namespace=enforce_namespace)
 
 
 def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing: bool = False) -> list[Pod]:
