@@ -476,8 +476,9 @@ def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> i
 
     Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
     objects and RuntimeClasses are read in pages and written as one kubectl-compatible
-    `kind: List` (managedFields left out, as kubectl get does). `--cluster FILE` then gives the
-    answers the live cluster gives, for example in CI. Lists kwhatif may not read are noted and
+    `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
+    which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
+    gives, for example in CI. Lists kwhatif may not read are noted and
     skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
     """
     from kwhatif.load.live import orphan_note, save_snapshot, snapshot_format

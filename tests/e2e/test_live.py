@@ -415,7 +415,8 @@ def test_snapshot_round_trips(api, run, tmp_path, name):
     assert all(i["apiVersion"] and i["kind"] for i in doc["items"])
     assert not any("managedFields" in i["metadata"] for i in doc["items"])
     assert api.posts() == []
-    for args in (["--pending"], ["pod/web", "-o", "wide"], ["--pending", "--scheduler-name", "batch-scheduler"]):
+    checks = [["--pending"], ["pod/web"], ["--pending", "--scheduler-name", "batch-scheduler"]]
+    for args in checks if name.endswith(".json") else checks[:1]:
         live = run("schedule", *args, "--kubeconfig", api.kubeconfig_path, "-o", "json")
         saved = run("schedule", *args, "--cluster", str(path), "-o", "json")
         assert live.code == saved.code == 0, (live.err, saved.err)
@@ -441,3 +442,30 @@ def test_snapshot_leaves_out_pods_of_vanished_nodes(run, tmp_path):
         assert "1 pod(s) are bound to nodes that no longer exist; they are left out" in r.err
         r = run("schedule", "--pending", "--cluster", str(tmp_path / "s.json"))
         assert r.code == 0, r.err
+
+
+def test_snapshot_shows_progress_on_a_terminal(api, tmp_path):
+    import os
+    import pty
+    import subprocess
+
+    from tests.e2e.conftest import ROOT, kwhatif_command
+
+    master, slave = pty.openpty()
+    p = subprocess.run([kwhatif_command(), "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
+                       stdout=subprocess.PIPE, stderr=slave, cwd=str(ROOT), timeout=120)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        err += chunk
+    os.close(master)
+    assert p.returncode == 0, err
+    text = err.decode()
+    assert "\rkwhatif: reading nodes: 2" in text and "\rkwhatif: reading pods: 5" in text
+    assert text.rstrip().endswith("(2 Namespace, 3 Node, 5 Pod)")
