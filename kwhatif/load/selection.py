@@ -22,6 +22,7 @@ from kwhatif.load.cluster import ClusterState
 
 POD_RESOURCE = re.compile(r"^(?:pod|pods|po)/(?P<name>[^/]+)$")
 NAMESPACED = re.compile(r"^(?P<ns>[^/]+)/(?P<name>[^/]+)$")
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 # Added by admission to every pod of a real cluster; a manifest rarely says them.
 DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 SERVICE_ACCOUNT_VOLUME = "kube-api-access-"
@@ -37,10 +38,10 @@ class PodName:
 
 
 def pod_name(arg: str) -> PodName | None:
-    """``pod/NAME`` (also ``pods/``, ``po/``) or ``NAMESPACE/NAME``; None for anything else,
-    and for an existing path (a file or directory of that name wins)."""
-    if arg == "-" or os.path.exists(arg):
-        return None
+    """``pod/NAME`` (also ``pods/``, ``po/``) or ``NAMESPACE/NAME``; None for anything else:
+    an existing path (a file or directory of that name wins) or a manifest's file name."""
+    if arg == "-" or os.path.exists(arg) or arg.lower().endswith(MANIFEST_SUFFIXES):
+        return None  # a missing manifest is reported as a missing file
     m = POD_RESOURCE.match(arg)
     if m and not is_dns1123_subdomain(m.group("name")):
         return PodName(arg, m.group("name"))

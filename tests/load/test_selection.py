@@ -27,6 +27,7 @@ from kwhatif.load.selection import PodName, pod_name, select_pods, spec_differen
         pytest.param("pod/Web", None, id="not-a-pod-name"),
         pytest.param("-", None, id="stdin"),
         pytest.param("web", None, id="bare-name-is-a-path"),
+        pytest.param("pods/missing.yaml", None, id="missing-manifest"),
     ],
 )
 def test_pod_name_arguments(arg, expected):
