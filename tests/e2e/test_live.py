@@ -469,3 +469,24 @@ def test_snapshot_shows_progress_on_a_terminal(api, tmp_path):
     text = err.decode()
     assert "\rkwhatif: reading nodes: 2" in text and "\rkwhatif: reading pods: 5" in text
     assert text.rstrip().endswith("(2 Namespace, 3 Node, 5 Pod)")
+
+
+def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(run, tmp_path):
+    objs: list[dict] = []
+    for d in yaml.safe_load_all(open("samples/cluster.yaml")):
+        if d:
+            objs.extend(d["items"] if d.get("kind") == "List" else [d])
+    with FakeAPIServer(objs, page_size=7) as srv:
+        kc = srv.kubeconfig(str(tmp_path / "kc"))
+        snap = str(tmp_path / "cluster.json")
+        r = run("snapshot", "-o", snap, "--kubeconfig", kc)
+        assert r.code == 0, r.err
+        for args in (
+            ["check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml"],
+            ["drain", "general-a-1"],
+            ["capacity", "samples/pods/web-canary.yaml"],
+        ):
+            live = run(*args, "--kubeconfig", kc, "-o", "json")
+            saved = run(*args, "--cluster", snap, "-o", "json")
+            assert (saved.code, saved.out) == (live.code, live.out), args
+            assert live.out
