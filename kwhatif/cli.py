@@ -199,7 +199,9 @@ def cli(debug: bool) -> None:
 @click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
 @click.option("--explain", type=click.Choice(["grouped", "all"]), default="grouped",
               help="all: list every infeasible node instead of grouping them by reason.")
-@click.option("--apply", "apply_", is_flag=True, help="Bind the scheduled pods for real (needs --kubeconfig/--context).")
+@click.option("--apply", "apply_", is_flag=True,
+              help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
+                   "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.")
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
 def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, namespace: str | None,
              selector: str | None, output: str, color: str, nodes: tuple[str, ...], explain: str,
