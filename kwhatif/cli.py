@@ -248,33 +248,77 @@ def cli(debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("pods", nargs=-1, required=True, metavar="POD_OR_MANIFEST...")
+@click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
+@click.option("--pending", is_flag=True,
+              help="Schedule the cluster's pending pods: unbound, phase Pending, of a scheduler with a profile "
+                   "(or of --scheduler-name / --profile).")
+@click.option("--scheduler-name", metavar="NAME",
+              help="With --pending: take the pending pods whose spec.schedulerName is NAME (another scheduler's).")
+@click.option("-n", "--namespace", metavar="NS",
+              help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
+                   "context's, else default); narrows --pending to it.")
+@click.option("-l", "--selector", metavar="SELECTOR",
+              help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.")
 @cluster_options
 @output_options()
 @click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
 @click.option("--explain", type=click.Choice(["grouped", "all"]), default="grouped",
               help="all: list every infeasible node instead of grouping them by reason.")
-@click.option("--apply", "apply_", is_flag=True, help="Bind the scheduled pods for real (needs --kubeconfig/--context).")
+@click.option("--apply", "apply_", is_flag=True,
+              help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
+                   "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.")
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
-@namespace_option
 @ignore_node_name_option
-def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, ...], explain: str,
-             apply_: bool, yes: bool, namespace: str | None, ignore_node_name: bool, **kw: Any) -> int:
+def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, namespace: str | None,
+             selector: str | None, output: str, color: str, nodes: tuple[str, ...], explain: str,
+             apply_: bool, yes: bool, ignore_node_name: bool, **kw: Any) -> int:
     """Schedule pods, one after another, and explain every decision.
 
     POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
-    Exit status: 0 all pods fit, 1 some do not, 2 bad input, 3 cluster error, 4 --apply bound
-    some pods and failed others.
+    pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
+    A manifest of a pod the cluster already has stands for the cluster's pod.
+    Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
+    3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
+    import dataclasses
+
     from kwhatif.framework.profile import Options
-    from kwhatif.load.pods import pods_from_documents, prepare_incoming
+    from kwhatif.load.pods import pods_from_documents
+    from kwhatif.load.selection import select_pods, split_arguments, unbound_claims
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
 
     co = _cluster_opts(kw)
-    if apply_ and not (co.kubeconfig or co.context):
+    live = bool(co.kubeconfig or co.context)
+    if apply_ and co.cluster:
+        raise click.UsageError(
+            "--apply binds pods in a live cluster, not in a saved state (--cluster): a node that is free "
+            "there may be full now; use --kubeconfig/--context"
+        )
+    if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
-    if "-" in pods and "-" in co.cluster:
+    paths, names = split_arguments(pods)
+    if scheduler_name and not pending:
+        raise click.UsageError("--scheduler-name selects pending pods: add --pending")
+    if not pods and not pending:
+        raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
+    if selector is not None and names:
+        raise click.UsageError("-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod")
+    label_selector = None
+    if selector is not None:
+        from kwhatif.api.labels import parse_selector
+
+        try:
+            label_selector = parse_selector(selector)
+        except ValueError as e:
+            raise click.UsageError(f"-l/--selector {selector!r}: {e}") from None
+    if namespace is not None:
+        from kwhatif.api.names import is_dns1123_label
+
+        errs = is_dns1123_label(namespace)
+        if errs:
+            raise click.UsageError(f"-n/--namespace {namespace!r}: {errs[0]}")
+    if "-" in paths and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the pods or --cluster, not both")
     state = load_cluster_state(co)
     chosen = choose_version(co, state)
@@ -282,9 +326,18 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     if unknown:
         raise InputError(f"no node named {', '.join(repr(n) for n in unknown)} in the cluster", field="--node")
     cfg = load_scheduler_config(co, chosen.version)
+    default_ns = namespace
+    if default_ns is None:
+        default_ns = "default"
+        if live:
+            from kwhatif.load.live import context_namespace
+
+            default_ns = context_namespace(co.kubeconfig, co.context)
     manifests: dict[str, dict[str, Any]] = {}
-    docs = read_documents(pods, co, namespace, ignore_node_name)
-    incoming, rest = pods_from_documents(docs, state, manifests=manifests)
+    docs = read_documents(paths, co, None, ignore_node_name)
+    from_files, rest = pods_from_documents(
+        docs, state, manifests=manifests, namespace=default_ns, enforce_namespace=namespace is not None
+    )
     if rest:
         from kwhatif.load.cluster import WORKLOAD_KINDS, classify
 
@@ -295,39 +348,77 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
             source=doc.source,
             obj=doc.describe(),
         )
-    pending = {p.key for p in state.pending_pods}
-    incoming = prepare_incoming(incoming, state)
-    if co.profile:
-        import dataclasses
-
-        incoming = [dataclasses.replace(p, scheduler_name=co.profile) for p in incoming]
+    profile = co.profile
+    notes: list[str] = []
+    if scheduler_name:
+        wanted = frozenset({scheduler_name})
+        if profile is None and cfg.profile(scheduler_name) is None:
+            profile = cfg.profiles[0].scheduler_name
+            notes.append(f"no profile is named {scheduler_name}: its pods are scheduled with profile {profile}")
+    elif profile:
+        wanted = frozenset({profile})
+    else:
+        wanted = frozenset(p.scheduler_name for p in cfg.profiles)
+    sel = select_pods(
+        state, from_files, names, namespace=default_ns, pending=pending, all_namespaces=namespace is None,
+        selector=label_selector, scheduler_names=wanted,
+    )
+    for note in sel.notes:
+        click.echo(f"kwhatif: note: {note}", err=True)
+    incoming = sel.pods
+    if pending and not incoming:
+        click.echo("kwhatif: note: no pending pods to schedule", err=True)
+    if profile:
+        incoming = [dataclasses.replace(p, scheduler_name=profile) for p in incoming]
     binder = None
     if apply_:
         from kwhatif.load.live import make_api_binder
 
-        binder = make_api_binder(co.kubeconfig, co.context, pending, manifests)
+        binder = make_api_binder(co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(state))
     sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_))
-    if apply_ and not yes:
+    if apply_ and not yes and incoming:
         if not sys.stdin.isatty():
             raise click.UsageError("--apply asks for confirmation on a terminal; add --yes to bind without asking")
-        click.confirm(f"Bind up to {len(incoming)} pod(s) in the live cluster?", abort=True, err=True)
+        existing = sum(1 for p in incoming if p.key in sel.existing)
+        new = len(incoming) - existing
+        what = " and ".join(
+            t for t in (f"bind up to {existing} pending pod(s)" if existing else "",
+                        f"create up to {new} pod(s) bound to their nodes" if new else "") if t
+        )
+        click.confirm(f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True)
     attempts = sched.run(incoming, skip_unchanged=True)
-    profile = co.profile or (incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name)
-    notes = ["preemption is off with --apply: kwhatif never evicts pods"] if apply_ and co.preemption else []
+    for att in attempts:
+        extra = sel.pod_notes.get(att.pod.key)
+        if extra:
+            att.notes[:0] = extra
+    if not profile:
+        profile = incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name
+    if apply_ and co.preemption:
+        notes.append("preemption is off with --apply: kwhatif never evicts pods")
+    if binder is not None:
+        notes.append(binder.summary())
     notes += chosen.notes
     report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen)
     emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
-    if apply_:
+    if binder is not None:
         return int(apply_exit_code(report, binder))
     return int(report.return_code)
 
 
 def apply_exit_code(report: Any, binder: Any) -> ExitCode:
-    """--apply: 4 when some pods were bound and others failed to bind, 3 when every bind failed."""
-    bound = sum(1 for r in report.final_results() if r.binding is not None and r.binding.applied)
-    failed = len(binder.errors)
-    for key, msg in sorted(binder.errors.items()):
-        click.echo(f"kwhatif: error: binding {key} failed: {msg}", err=True)
+    """--apply: 4 when some pods were bound and others failed to bind, 3 when bindings failed and
+    none succeeded; otherwise the report's code (1 when a pod does not fit). Pods skipped because
+    someone else bound or deleted them meanwhile are not failures."""
+    from kwhatif.binder import Outcome
+
+    records = binder.records
+    bound = sum(1 for b in records.values() if b.applied)
+    failed = sorted((k, b) for k, b in records.items() if b.outcome is Outcome.FAILED)
+    for key, b in failed:
+        click.echo(f"kwhatif: error: {key}: {b.describe()}", err=True)
+    for key, b in sorted(records.items()):
+        if b.outcome is Outcome.SKIPPED:
+            click.echo(f"kwhatif: note: {key}: {b.describe()}", err=True)
     if failed and bound:
         return ExitCode.PARTIAL_APPLY
     if failed:
@@ -464,6 +555,58 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)
+
+
+@cli.command()
+@click.option("-o", "--output", "path", metavar="FILE",
+              help="Write to FILE, as JSON (.json) or YAML (.yaml, .yml); default: JSON on standard output.")
+@click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
+@click.option("--context", metavar="NAME", help="kubeconfig context to use.")
+def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> int:
+    """Save what kwhatif reads from a live cluster as one List, for --cluster.
+
+    Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
+    objects and RuntimeClasses are read in pages and written as one kubectl-compatible
+    `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
+    which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
+    gives, for example in CI. Lists kwhatif may not read are noted and
+    skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
+    """
+    from kwhatif.load.live import orphan_note, save_snapshot, snapshot_format
+
+    snapshot_format(path)  # a bad file name fails before the cluster is read
+    progress = _Progress() if sys.stderr.isatty() else None
+    try:
+        stats = save_snapshot(kubeconfig, context, path, progress)
+    finally:
+        if progress is not None:
+            progress.clear()
+    for note in stats.notes:
+        click.echo(f"kwhatif: note: {note}", err=True)
+    if stats.orphaned_pods:
+        click.echo(f"kwhatif: note: {orphan_note(stats.orphaned_pods)}", err=True)
+    if path and path != "-":
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(stats.counts.items()))
+        click.echo(f"kwhatif: saved {stats.total} objects to {path} ({kinds})", err=True)
+    return 0
+
+
+class _Progress:
+    """One line on a terminal's stderr, rewritten as the pages come in."""
+
+    def __init__(self) -> None:
+        self.width = 0
+
+    def __call__(self, resource: str, count: int) -> None:
+        text = f"kwhatif: reading {resource}: {count}"
+        sys.stderr.write("\r" + text.ljust(self.width))
+        sys.stderr.flush()
+        self.width = max(self.width, len(text))
+
+    def clear(self) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
 
 
 @cli.command()

@@ -231,7 +231,9 @@ class Scheduler:
                         kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
                     failed_at[key] = seen
-                    left.append(pod)
+                    # A binding the cluster refused is reported, never posted again.
+                    if not self.binder.settled(pod):
+                        left.append(pod)
             if not left:
                 break
             # The next round re-activates the pods still pending, as a live cluster does once the
@@ -496,6 +498,7 @@ class Scheduler:
         st = fw.run_bind(state, assumed, host)
         if not st.is_success():
             fail("Bind", st)
+            att.binding = self.binder.binding_for(pod)  # what the cluster answered, with --apply
             return
         fw.run_post_bind(state, assumed, host)
         att.result = SCHEDULED

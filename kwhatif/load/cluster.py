@@ -33,7 +33,7 @@ from kwhatif.api.storage import (
     StorageClass,
 )
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.files import Document
+from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
@@ -146,6 +146,7 @@ class ClusterState:
     # server admits new pods; use_version() switches it.
     version: SchedulerVersion = field(default_factory=default_version)
     server_version: str = ""  # gitVersion from a live cluster's /version
+    recorded_server_version: str = ""  # the same, as `kwhatif snapshot` recorded it in its file
 
     @property
     def admission(self) -> Admission:
@@ -295,6 +296,9 @@ def build_cluster(
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
     for doc in docs:
+        if doc.kind == SERVER_VERSION_KIND:
+            state.recorded_server_version = doc.body["gitVersion"]
+            continue
         kind = classify(doc)
         if kind is None:
             state.skipped[doc.kind] += 1

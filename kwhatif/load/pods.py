@@ -21,9 +21,14 @@ def pods_from_documents(
     manifests: dict[str, dict[str, Any]] | None = None,
     refusals: dict[str, str] | None = None,
     admitted: dict[str, str] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
-    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply).
+    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
+    without the name kwhatif generated from generateName). Pods without a namespace go to
+    ``namespace``; with ``enforce_namespace`` (kubectl -n) a pod of another namespace is an error.
 
     The namespace's LimitRanges apply (LimitRanger admission). A pod they make the API server
     refuse is an error, or, with ``refusals``, recorded there by "namespace/name" with the API
@@ -37,13 +42,26 @@ def pods_from_documents(
         if kind != "Pod":
             rest.append(doc)
             continue
+        meta = doc.body.get("metadata")
+        own_ns = meta.get("namespace") if isinstance(meta, dict) else None
+        if enforce_namespace and isinstance(own_ns, str) and own_ns and own_ns != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{own_ns}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={own_ns}' to perform this operation.",
+                source=doc.source,
+                obj=doc.describe(),
+            )
+        generated = isinstance(meta, dict) and not meta.get("name") and bool(meta.get("generateName"))
+        body = doc.body
+        if generated and manifests is not None and isinstance(meta, dict):
+            body = {**doc.body, "metadata": dict(meta)}
         parse.generate_name(doc.body)
         try:
-            pod = parse.pod(doc.body, "default", doc.source, rules=admission.rules)
+            pod = parse.pod(doc.body, namespace, doc.source, rules=admission.rules)
             refusal = None
             ranges = cluster.limit_ranges_in(pod.namespace)
             if ranges:
-                pod, refusal, changed = _limit_ranged(pod, doc, ranges, admission.rules)
+                pod, refusal, changed = _limit_ranged(pod, doc, ranges, admission.rules, namespace)
                 if changed and admitted is not None:
                     names = ", ".join(lr.name for lr in ranges)
                     admitted[pod.key] = f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed)
@@ -58,19 +76,19 @@ def pods_from_documents(
             raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())
         seen[pod.key] = doc.source
         if manifests is not None:
-            manifests[pod.key] = doc.body
+            manifests[pod.key] = body
         pods.append(pod)
     return pods, rest
 
 
 def _limit_ranged(
-    pod: Pod, doc: Document, ranges: list[LimitRange], rules: PodRules
+    pod: Pod, doc: Document, ranges: list[LimitRange], rules: PodRules, namespace: str = "default"
 ) -> tuple[Pod, str | None, list[str]]:
     """The pod after the LimitRanger admission plugin, the API server's refusal if any, and
     what the plugin set."""
     mutated, changed = limitranger.mutate_pod(doc.body, ranges)
     try:
-        pod = parse.pod(mutated, "default", doc.source, rules=rules)
+        pod = parse.pod(mutated, namespace, doc.source, rules=rules)
     except FieldError as e:
         return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}', changed
     err = limitranger.validate_pod(mutated, ranges)
@@ -97,11 +115,14 @@ def load_pods(
     limits: Limits = Limits(),
     stdin: Any = None,
     manifests: dict[str, dict[str, Any]] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     docs: list[Document] = []
     for p in paths:
         docs.extend(read_path(p, limits, stdin))
-    return pods_from_documents(docs, cluster, manifests)
+    return pods_from_documents(docs, cluster, manifests, namespace=namespace, enforce_namespace=enforce_namespace)
 
 
 def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing: bool = False) -> list[Pod]:

@@ -100,6 +100,13 @@ def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVers
             return ChosenVersion(r.version, VersionSource.LIVE, r.notes)
         except ValueError:
             pass
+    if not live and state.recorded_server_version:
+        # the live cluster's /version, recorded by `kwhatif snapshot` when it saved the file
+        try:
+            r = versions.resolve(state.recorded_server_version, lenient=True)
+            return ChosenVersion(r.version, VersionSource.DUMP, r.notes)
+        except ValueError:
+            pass
     if not live:
         found = _from_dump(state)
         if found is not None:

@@ -100,6 +100,12 @@ class BindingEntry:
     applied: bool = False
     error: str = ""
     manifest: Mapping[str, Any] = field(default_factory=dict)  # the v1 Binding (that would be) posted
+    outcome: str = "recorded"  # recorded (dry run) | bound | created | skipped | failed
+    code: int = 0  # HTTP status of the API server's answer (--apply); 0 when none
+    reason: str = ""  # its Status reason (Conflict, NotFound, Forbidden, ...)
+    message: str = ""  # its Status message, or why the pod was skipped
+    created_as: str = ""  # name the API server gave a pod created from generateName
+    text: str = ""  # one line for people
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +249,19 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
     binding = None
     if att.binding is not None:
+        b = att.binding
         binding = BindingEntry(
-            att.binding.node, recorded=True, applied=att.binding.applied, manifest=att.binding.to_manifest()
+            b.node,
+            recorded=True,
+            applied=b.applied,
+            error=b.message if b.outcome == "failed" else "",
+            manifest=b.to_manifest(),
+            outcome=b.outcome.value,
+            code=b.code,
+            reason=b.reason,
+            message=b.message,
+            created_as=b.created_as,
+            text=b.describe(),
         )
     skipped_scores = tuple(sorted(att.skipped_score_plugins))
     status = PodStatus(att.result)
@@ -373,7 +390,20 @@ def preemption_dict(p: Preemption | None) -> dict[str, Any] | None:
 def binding_dict(b: BindingEntry | None) -> dict[str, Any] | None:
     if b is None:
         return None
-    return {"node": b.node, "recorded": b.recorded, "applied": b.applied, "object": dict(b.manifest)}
+    d: dict[str, Any] = {
+        "node": b.node,
+        "recorded": b.recorded,
+        "applied": b.applied,
+        "outcome": b.outcome,
+        "object": dict(b.manifest),
+    }
+    if b.outcome != "recorded":
+        d["code"] = b.code
+        d["reason"] = b.reason
+        d["message"] = b.message
+    if b.created_as:
+        d["createdAs"] = b.created_as
+    return d
 
 
 def attempt_dict(a: PodResult) -> dict[str, Any]:

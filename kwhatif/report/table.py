@@ -143,6 +143,10 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
+        if r.binding is not None and r.binding.outcome not in ("recorded", "failed"):
+            # --apply: what the cluster did (a failed binding is the ERROR line's message)
+            color = "yellow" if r.binding.outcome == "skipped" else "green"
+            lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:

@@ -222,7 +222,7 @@ def test_success_records_the_binding(monkeypatch):
         "apiVersion": "v1",
         "kind": "Binding",
         "metadata": {"namespace": "default", "name": "p", "uid": "u-1"},
-        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+        "target": {"kind": "Node", "name": "n1"},
     }
     assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["p"]
 
