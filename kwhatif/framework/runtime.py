@@ -41,6 +41,7 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import Profile
+from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.plugins import registry
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
@@ -50,11 +51,6 @@ _BUILD_ORDER = (
     "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort",
 )
 _POINT_TYPES = dict(EXTENSION_POINTS)
-
-
-def _wrap_int64(v: int) -> int:
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >= (1 << 63) else v
 
 
 @dataclass(slots=True)
