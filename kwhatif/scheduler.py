@@ -426,13 +426,16 @@ class Scheduler:
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )
         if not fw.has_score_plugins():
-            # prioritizeNodes gives every node the same score without running PreScore; upstream
-            # then takes the first feasible node in its rotating order.
+            # prioritizeNodes gives every feasible node the same score (1) without running PreScore
+            # or Score; selectHost then picks one of them at random.
             att.best = sorted(feasible)
             if att.fast_path:
                 return pod.nominated_node_name
             if len(nodes) > 1:
-                att.notes.append("no score plugins: upstream takes the first feasible node it finds")
+                att.notes.append(
+                    "no score plugins: upstream gives every feasible node the same score and selectHost picks one "
+                    "of them at random; kwhatif takes the first by name and lists them all as the tie"
+                )
             return att.best[0]
         att.upstream_scored = len(nodes) > 1 and not att.fast_path
         if not att.upstream_scored and self.options.compact:

@@ -312,3 +312,15 @@ def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error(monkeypa
     assert fr.first is not None and fr.first.code is Code.ERROR and fr.first.plugin == "AddPodFails"
     # a pod of higher priority than the nominated one does not add it: nothing fails
     assert (att_high.pod.name, att_high.result) == ("high", "Scheduled")
+
+
+def test_without_score_plugins_every_feasible_node_ties(monkeypatch):
+    """prioritizeNodes gives every node score 1 when there is no score plugin; selectHost picks at
+    random among them. kwhatif takes the first by name and lists the tie."""
+    s = scheduler(monkeypatch, {"A": Reject("A", {"n2"})}, {"filter": ["A"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert (att.result, att.node, att.best, att.scores) == ("Scheduled", "n1", ["n1", "n3"], {})
+    assert att.notes == [
+        "no score plugins: upstream gives every feasible node the same score and selectHost picks one of them "
+        "at random; kwhatif takes the first by name and lists them all as the tie"
+    ]
