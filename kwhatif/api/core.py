@@ -265,6 +265,8 @@ class Pod:
     priority_resolved: bool = True
     # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
     active_deadline_seconds: int | None = None
+    # the reason of the DisruptionTarget condition (PreemptionByScheduler when a preemption evicts it)
+    disruption_reason: str = ""
 
     @property
     def key(self) -> str:

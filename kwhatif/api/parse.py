@@ -698,9 +698,11 @@ def pod(
         raise f.invalid("spec.priority", priority, "must be a 32-bit integer")
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
-    disruption_target = any(
-        c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions
-    )
+    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
+    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+    disruption_target = target is not None and target.get("status") == "True"
+    reason = target.get("reason") if target is not None else None
+    disruption_reason = reason if isinstance(reason, str) else ""
     gates = []
     for i, g in enumerate(f.obj_seq(spec, "schedulingGates", "spec")):
         gname = f.string(g, "name", f"spec.schedulingGates[{i}]")
@@ -748,6 +750,7 @@ def pod(
         nominated_node_name=f.string(status, "nominatedNodeName", "status"),
         start_time=f.timestamp(status, "startTime", "status"),
         disruption_target=disruption_target,
+        disruption_reason=disruption_reason,
         source=source,
         priority_resolved=priority is not None,
         pod_requests=pod_requests_,

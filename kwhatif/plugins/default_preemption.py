@@ -46,6 +46,8 @@ MSG_NO_CANDIDATE = "no candidate node for preemption"
 MSG_PREFIX = "preemption: "
 
 PREEMPT_NEVER = "Never"
+# v1.PodReasonPreemptionByScheduler: the DisruptionTarget reason of a pod preemption evicts
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 _INT32_MAX = (1 << 31) - 1
 
 # The criteria of pickOneNodeForPreemption, in order; these names appear in the result details.
@@ -155,8 +157,9 @@ class DefaultPreemption(PostFilterPlugin):
                 return True, ""
             ni = self.handle.snapshot.get(nominated)
             if ni is not None:
+                disruption_conditions = self.handle.version.gate("PodDisruptionConditions")
                 for pi in ni.pods:
-                    if pi.pod.priority < pod.priority and pod_terminating_by_preemption(pi.pod):
+                    if pi.pod.priority < pod.priority and pod_terminating_by_preemption(pi.pod, disruption_conditions):
                         # Earlier victims are still shutting down: wait for them.
                         return False, MSG_TERMINATING_ON_NOMINATED_NODE
         return True, ""
@@ -312,11 +315,14 @@ class DefaultPreemption(PostFilterPlugin):
         return by_node.get(node, candidates[0]), selected_by
 
 
-def pod_terminating_by_preemption(pod: Pod) -> bool:
-    """podTerminatingByPreemption with PodDisruptionConditions on (the v1.30 default): the pod is
-    being deleted and carries DisruptionTarget=True. Upstream also requires the condition's reason to
-    be PreemptionByScheduler, which the parsed Pod does not keep."""
-    return pod.deleting and pod.disruption_target
+def pod_terminating_by_preemption(pod: Pod, enable_pod_disruption_conditions: bool = True) -> bool:
+    """podTerminatingByPreemption: the pod is being deleted and, with PodDisruptionConditions (on
+    from v1.26), its DisruptionTarget condition is True with reason PreemptionByScheduler."""
+    if not pod.deleting:
+        return False
+    if not enable_pod_disruption_conditions:
+        return True
+    return pod.disruption_target and pod.disruption_reason == REASON_PREEMPTION_BY_SCHEDULER
 
 
 def nodes_where_preemption_might_help(

@@ -240,6 +240,48 @@ def test_pod_eligible_to_preempt_others(
     assert pl.pod_eligible_to_preempt_others(pod.obj(), nominated_status) == (eligible, message)
 
 
+def _disruption(status: str, reason: str) -> list[dict[str, str]]:
+    return [{"type": "DisruptionTarget", "status": status, "reason": reason}]
+
+
+@pytest.mark.parametrize(
+    "victim,gate,want",
+    [
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION), True, True,
+                     id="preempted"),
+        pytest.param(bound("v", "n1", 0).set("status.conditions", TERMINATING_BY_PREEMPTION), True, False,
+                     id="not-deleted"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI")),
+                     True, False, id="evicted-by-the-eviction-api"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "DeletionByTaintManager")),
+                     True, False, id="deleted-by-the-taint-manager"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("False", "PreemptionByScheduler")),
+                     True, False, id="condition-false"),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set(
+                "status.conditions",
+                _disruption("True", "EvictionByEvictionAPI") + _disruption("True", "PreemptionByScheduler"),
+            ),
+            True, False, id="first-condition-decides",
+        ),
+        pytest.param(bound("v", "n1", 0).terminating(), True, False, id="no-condition"),
+        pytest.param(bound("v", "n1", 0).terminating(), False, True, id="gate-off-any-deletion"),
+        pytest.param(bound("v", "n1", 0), False, False, id="gate-off-not-deleted"),
+    ],
+)
+def test_pod_terminating_by_preemption(victim: PodBuilder, gate: bool, want: bool) -> None:
+    """podTerminatingByPreemption (default_preemption.go): deletionTimestamp set and, with
+    PodDisruptionConditions, the DisruptionTarget condition True with reason PreemptionByScheduler."""
+    assert dp.pod_terminating_by_preemption(victim.obj(), gate) is want
+
+
+def test_terminating_pod_evicted_for_another_reason_does_not_block_preemption() -> None:
+    existing = bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI"))
+    h = make_handle([node("n1").obj(), node("n2").obj()], [existing.obj()])
+    pl = dp.new(None, h)
+    assert pl.pod_eligible_to_preempt_others(pending("p", 100).nominated("n1").obj(), None) == (True, "")
+
+
 # --- nodesWherePreemptionMightHelp -----------------------------------------------------------------
 
 
