@@ -58,7 +58,6 @@ class Attempt:
     upstream_scored: bool = False
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
-    post_filter_status: Status | None = None
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
     preemption_details: Mapping[str, object] = field(default_factory=dict)
@@ -142,9 +141,7 @@ class Scheduler:
         for prof in config.profiles:
             # Each profile's plugins see their own framework through the handle (preemption
             # re-runs that profile's filters); the snapshot and the nominator are shared.
-            handle = Handle(
-                self.snapshot, cluster, self.nominator, binder=self.binder, options=options, version=config.version
-            )
+            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, version=config.version)
             try:
                 fw = Framework(prof, handle)
             except ConfigError as e:
@@ -392,7 +389,6 @@ class Scheduler:
         result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)
-            att.post_filter_status = st
             post_msg = st.message()
             if st.code is Code.ERROR:
                 att.notes.append(f"PostFilter failed: {post_msg}")

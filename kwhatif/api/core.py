@@ -363,8 +363,4 @@ class PodDisruptionBudget:
     min_available: int | str | None
     max_unavailable: int | str | None
     disruptions_allowed: int
-    current_healthy: int
-    desired_healthy: int
-    expected_pods: int
     disrupted_pods: frozenset[str]
-    has_status: bool

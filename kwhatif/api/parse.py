@@ -990,8 +990,7 @@ def service(d: Dict) -> Service:
 
 def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
     spec = f.mapping(d, "spec", "")
-    status = f.opt_mapping(d, "status", "")
-    st = status or {}
+    st = f.opt_mapping(d, "status", "") or {}
     min_available = f.int_or_string(spec, "minAvailable", "spec")
     max_unavailable = f.int_or_string(spec, "maxUnavailable", "spec")
     if min_available is not None and max_unavailable is not None:
@@ -1009,9 +1008,5 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         min_available=min_available,
         max_unavailable=max_unavailable,
         disruptions_allowed=f.integer(st, "disruptionsAllowed", "status", 0) or 0,
-        current_healthy=f.integer(st, "currentHealthy", "status", 0) or 0,
-        desired_healthy=f.integer(st, "desiredHealthy", "status", 0) or 0,
-        expected_pods=f.integer(st, "expectedPods", "status", 0) or 0,
         disrupted_pods=frozenset(str(k) for k in disrupted),
-        has_status=status is not None,
     )

@@ -122,7 +122,6 @@ class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
-    terminal_pods: int = 0
     orphaned_pods: int = 0  # bound to a node that is not there (live clusters only)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
@@ -311,9 +310,7 @@ def build_cluster(
         src = doc.source
         if kind == "Pod":
             pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
-            if pod.terminal:
-                state.terminal_pods += 1
-            else:
+            if not pod.terminal:
                 pods.append((pod, doc.source))
             continue
         if kind == "Node":
