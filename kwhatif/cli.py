@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 import click
 
 from kwhatif import __version__
-from kwhatif.errors import ExitCode, InputError, KwhatifError
+from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
 
 if TYPE_CHECKING:
     from kwhatif.framework.profile import SchedulerConfiguration
@@ -232,7 +232,18 @@ def emit(report: Any, output: str, ropts: "RenderOptions") -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Group(click.Group):
+    """click turns a KeyboardInterrupt in a command into Abort (and an empty line on stderr);
+    kwhatif reports it as an interruption, exit 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="kwhatif")
 @click.option("--debug", is_flag=True, help="Show the traceback of internal errors.")
 def cli(debug: bool) -> None:
@@ -633,9 +644,16 @@ def main(argv: list[str] | None = None) -> None:
         code = int(rv) if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         code = e.exit_code
-    except click.Abort:
-        click.echo("kwhatif: aborted", err=True)
-        code = ExitCode.BAD_INPUT
+    except click.Abort as e:
+        if isinstance(e.__cause__, KeyboardInterrupt):
+            click.echo("kwhatif: interrupted", err=True)
+            code = ExitCode.INTERRUPTED
+        else:
+            click.echo("kwhatif: aborted", err=True)
+            code = ExitCode.BAD_INPUT
+    except (Interrupted, KeyboardInterrupt):
+        click.echo("kwhatif: interrupted", err=True)
+        code = ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show()
         code = ExitCode.BAD_INPUT
@@ -644,9 +662,6 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
-    except KeyboardInterrupt:
-        click.echo("kwhatif: interrupted", err=True)
-        code = 130
     except BrokenPipeError:
         # stdout closed early (| head): not an error of kwhatif's
         try:
