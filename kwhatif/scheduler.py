@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -148,9 +147,6 @@ class Scheduler:
                 raise e.with_context(source=config.source or None) from None
             handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
-        # The snapshot lives as long as the run: keep the cyclic collector from rescanning its
-        # hundreds of thousands of objects on every collection (it nearly doubles a cycle).
-        gc.freeze()
         # Pending pods of the cluster that a preemption nominated keep their place on that node:
         # upstream's queue nominates them when it takes them in.
         for p in cluster.pending_pods:

@@ -76,25 +76,32 @@ _NOT_POSITIVE = "must be greater than zero"
 
 # names.SimpleNameGenerator's alphabet (no vowels, no confusable digits)
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_generated: dict[str, int] = {}
 
 
-def generate_name(d: Dict) -> None:
-    """Give an object with only metadata.generateName a name, as the API server does: the
-    prefix and five characters (deterministic here: the n-th object with that prefix)."""
-    meta = d.get("metadata")
-    if not isinstance(meta, dict) or meta.get("name"):
-        return
-    prefix = meta.get("generateName")
-    if not isinstance(prefix, str) or not prefix:
-        return
-    n = _generated.get(prefix, 0)
-    _generated[prefix] = n + 1
-    suffix = ""
-    for _ in range(5):
-        n, r = divmod(n, len(_NAME_ALPHABET))
-        suffix = _NAME_ALPHABET[r] + suffix
-    meta["name"] = prefix[: 63 - 5] + suffix
+class NameGenerator:
+    """Names for objects with only metadata.generateName, as the API server gives them: the
+    prefix and five characters. Deterministic here: the n-th object with a prefix in one load
+    (a cluster and the manifests read with it) gets the n-th suffix, whatever was loaded before."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self) -> None:
+        self._next: dict[str, int] = {}
+
+    def __call__(self, d: Dict) -> None:
+        meta = d.get("metadata")
+        if not isinstance(meta, dict) or meta.get("name"):
+            return
+        prefix = meta.get("generateName")
+        if not isinstance(prefix, str) or not prefix:
+            return
+        n = self._next.get(prefix, 0)
+        self._next[prefix] = n + 1
+        suffix = ""
+        for _ in range(5):
+            n, r = divmod(n, len(_NAME_ALPHABET))
+            suffix = _NAME_ALPHABET[r] + suffix
+        meta["name"] = prefix[: 63 - 5] + suffix
 
 
 def name_of(d: Dict) -> str:

@@ -90,7 +90,7 @@ def test_keyboard_interrupt_in_a_command_is_one_line_and_130(monkeypatch, capsys
 
     monkeypatch.setattr(cli, "load_cluster_state", interrupted)
     with pytest.raises(SystemExit) as ei:
-        cli.main(["capacity", "samples/pods/web-canary.yaml", "--cluster", "samples/cluster.yaml"])
+        cli.main(["capacity", str(ROOT / "samples/pods/web-canary.yaml"), "--cluster", str(ROOT / "samples/cluster.yaml")])
     assert ei.value.code == 130
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", "kwhatif: interrupted\n")
