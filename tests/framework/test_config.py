@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from builders import PINNED, make_handle, make_node
+from fidelity import SAMPLE as FIDELITY_SAMPLE
 from kwhatif.errors import ConfigError
 from kwhatif.framework.config import (
     is_qualified_name,
@@ -23,7 +24,7 @@ from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, default_args
 from kwhatif.framework.runtime import Framework
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-SAMPLE = Path("/work/shared/fidelity-sample/config")
+SAMPLE = FIDELITY_SAMPLE / "config"
 
 DEFAULT_SCORE = [
     "TaintToleration",
