@@ -95,7 +95,7 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
     A claim or volume that already exists keeps its bound state (apply never changes it); a
     claim the namespace's LimitRanges refuse is not created (said in ``notes``). Returns the keys
     of the claims the manifests create."""
-    extra = build_cluster(docs, check_node_refs=False)
+    extra = build_cluster(docs, check_node_refs=False, names=state.names)
     if extra.nodes:
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
     for maps in (
@@ -160,7 +160,7 @@ def check(
             other_docs.append(d)
     result_notes: list[str] = []
     new_claims = merge_objects(state, other_docs, result_notes) if other_docs else []
-    manifest_state = build_cluster(workload_docs, check_node_refs=False)
+    manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     quota = QuotaLedger.of(state.resource_quotas.values(), chain(state.pods, state.pending_pods))
     checked: list[CheckedWorkload] = []
     index = 0

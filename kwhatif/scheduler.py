@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -58,7 +57,6 @@ class Attempt:
     upstream_scored: bool = False
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
-    post_filter_status: Status | None = None
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
     preemption_details: Mapping[str, object] = field(default_factory=dict)
@@ -142,18 +140,13 @@ class Scheduler:
         for prof in config.profiles:
             # Each profile's plugins see their own framework through the handle (preemption
             # re-runs that profile's filters); the snapshot and the nominator are shared.
-            handle = Handle(
-                self.snapshot, cluster, self.nominator, binder=self.binder, options=options, version=config.version
-            )
+            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, version=config.version)
             try:
                 fw = Framework(prof, handle)
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
             handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
-        # The snapshot lives as long as the run: keep the cyclic collector from rescanning its
-        # hundreds of thousands of objects on every collection (it nearly doubles a cycle).
-        gc.freeze()
         # Pending pods of the cluster that a preemption nominated keep their place on that node:
         # upstream's queue nominates them when it takes them in.
         for p in cluster.pending_pods:
@@ -392,7 +385,6 @@ class Scheduler:
         result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)
-            att.post_filter_status = st
             post_msg = st.message()
             if st.code is Code.ERROR:
                 att.notes.append(f"PostFilter failed: {post_msg}")
@@ -426,13 +418,16 @@ class Scheduler:
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )
         if not fw.has_score_plugins():
-            # prioritizeNodes gives every node the same score without running PreScore; upstream
-            # then takes the first feasible node in its rotating order.
+            # prioritizeNodes gives every feasible node the same score (1) without running PreScore
+            # or Score; selectHost then picks one of them at random.
             att.best = sorted(feasible)
             if att.fast_path:
                 return pod.nominated_node_name
             if len(nodes) > 1:
-                att.notes.append("no score plugins: upstream takes the first feasible node it finds")
+                att.notes.append(
+                    "no score plugins: upstream gives every feasible node the same score and selectHost picks one "
+                    "of them at random; kwhatif takes the first by name and lists them all as the tie"
+                )
             return att.best[0]
         att.upstream_scored = len(nodes) > 1 and not att.fast_path
         if not att.upstream_scored and self.options.compact:

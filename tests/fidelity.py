@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from kwhatif.api.parse import pod as parse_pod
 from kwhatif.load.cluster import build_cluster
@@ -18,9 +18,22 @@ from kwhatif.versions import get as get_version
 # releases/<version>/ holds the answers of later releases to the same inputs.
 BASE_VERSION = "1.30.6"
 
-SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "fidelity-sample"
+DEFAULT_SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "fidelity-sample"
+SAMPLE = DEFAULT_SAMPLE
 if not SAMPLE.is_dir():
-    SAMPLE = Path(os.environ.get("KWHATIF_FIDELITY_SAMPLE", "/nonexistent"))
+    SAMPLE = Path(os.environ.get("KWHATIF_FIDELITY_SAMPLE", str(DEFAULT_SAMPLE)))
+
+
+def missing_sample_error(sample: Path, environ: Mapping[str, str]) -> str | None:
+    """Outside CI the sample's tests skip when it is not there; in CI (CI set, as CI services set
+    it) a missing sample is an error: its cases are the fidelity check and must not pass unseen."""
+    ci = environ.get("CI", "").strip().lower()
+    if not ci or ci in ("0", "false", "no") or sample.is_dir():
+        return None
+    return (
+        f"the fidelity sample is missing ({sample}): CI runs its cases; put it at ../shared/fidelity-sample "
+        "or name it with KWHATIF_FIDELITY_SAMPLE"
+    )
 
 
 def case_dirs(kind: str) -> list[Path]:

@@ -265,6 +265,8 @@ class Pod:
     priority_resolved: bool = True
     # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
     active_deadline_seconds: int | None = None
+    # the reason of the DisruptionTarget condition (PreemptionByScheduler when a preemption evicts it)
+    disruption_reason: str = ""
 
     @property
     def key(self) -> str:
@@ -361,8 +363,4 @@ class PodDisruptionBudget:
     min_available: int | str | None
     max_unavailable: int | str | None
     disruptions_allowed: int
-    current_healthy: int
-    desired_healthy: int
-    expected_pods: int
     disrupted_pods: frozenset[str]
-    has_status: bool

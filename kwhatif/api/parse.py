@@ -76,25 +76,32 @@ _NOT_POSITIVE = "must be greater than zero"
 
 # names.SimpleNameGenerator's alphabet (no vowels, no confusable digits)
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_generated: dict[str, int] = {}
 
 
-def generate_name(d: Dict) -> None:
-    """Give an object with only metadata.generateName a name, as the API server does: the
-    prefix and five characters (deterministic here: the n-th object with that prefix)."""
-    meta = d.get("metadata")
-    if not isinstance(meta, dict) or meta.get("name"):
-        return
-    prefix = meta.get("generateName")
-    if not isinstance(prefix, str) or not prefix:
-        return
-    n = _generated.get(prefix, 0)
-    _generated[prefix] = n + 1
-    suffix = ""
-    for _ in range(5):
-        n, r = divmod(n, len(_NAME_ALPHABET))
-        suffix = _NAME_ALPHABET[r] + suffix
-    meta["name"] = prefix[: 63 - 5] + suffix
+class NameGenerator:
+    """Names for objects with only metadata.generateName, as the API server gives them: the
+    prefix and five characters. Deterministic here: the n-th object with a prefix in one load
+    (a cluster and the manifests read with it) gets the n-th suffix, whatever was loaded before."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self) -> None:
+        self._next: dict[str, int] = {}
+
+    def __call__(self, d: Dict) -> None:
+        meta = d.get("metadata")
+        if not isinstance(meta, dict) or meta.get("name"):
+            return
+        prefix = meta.get("generateName")
+        if not isinstance(prefix, str) or not prefix:
+            return
+        n = self._next.get(prefix, 0)
+        self._next[prefix] = n + 1
+        suffix = ""
+        for _ in range(5):
+            n, r = divmod(n, len(_NAME_ALPHABET))
+            suffix = _NAME_ALPHABET[r] + suffix
+        meta["name"] = prefix[: 63 - 5] + suffix
 
 
 def name_of(d: Dict) -> str:
@@ -698,9 +705,11 @@ def pod(
         raise f.invalid("spec.priority", priority, "must be a 32-bit integer")
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
-    disruption_target = any(
-        c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions
-    )
+    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
+    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+    disruption_target = target is not None and target.get("status") == "True"
+    reason = target.get("reason") if target is not None else None
+    disruption_reason = reason if isinstance(reason, str) else ""
     gates = []
     for i, g in enumerate(f.obj_seq(spec, "schedulingGates", "spec")):
         gname = f.string(g, "name", f"spec.schedulingGates[{i}]")
@@ -748,6 +757,7 @@ def pod(
         nominated_node_name=f.string(status, "nominatedNodeName", "status"),
         start_time=f.timestamp(status, "startTime", "status"),
         disruption_target=disruption_target,
+        disruption_reason=disruption_reason,
         source=source,
         priority_resolved=priority is not None,
         pod_requests=pod_requests_,
@@ -987,8 +997,7 @@ def service(d: Dict) -> Service:
 
 def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
     spec = f.mapping(d, "spec", "")
-    status = f.opt_mapping(d, "status", "")
-    st = status or {}
+    st = f.opt_mapping(d, "status", "") or {}
     min_available = f.int_or_string(spec, "minAvailable", "spec")
     max_unavailable = f.int_or_string(spec, "maxUnavailable", "spec")
     if min_available is not None and max_unavailable is not None:
@@ -1006,9 +1015,5 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         min_available=min_available,
         max_unavailable=max_unavailable,
         disruptions_allowed=f.integer(st, "disruptionsAllowed", "status", 0) or 0,
-        current_healthy=f.integer(st, "currentHealthy", "status", 0) or 0,
-        desired_healthy=f.integer(st, "desiredHealthy", "status", 0) or 0,
-        expected_pods=f.integer(st, "expectedPods", "status", 0) or 0,
         disrupted_pods=frozenset(str(k) for k in disrupted),
-        has_status=status is not None,
     )

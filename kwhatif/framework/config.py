@@ -38,6 +38,7 @@ from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
+from kwhatif.gocompat import format_go_duration, go_quote as _go_quote, parse_go_duration
 from kwhatif.versions import SchedulerVersion, default_version
 from kwhatif.framework.profile import (
     DEFAULT_SCHEDULER_NAME,
@@ -74,10 +75,6 @@ DYNAMIC_RESOURCES = "DynamicResources"
 
 def _error(path: str, body: str) -> ConfigError:
     return ConfigError(body, field=path or None)
-
-
-def _go_quote(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
 
 
 def _go_str_slice(values: Sequence[str] | None) -> str:
@@ -122,86 +119,6 @@ def _not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErr
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-# --- Go durations (metav1.Duration is a time.Duration string) -----------------------------------
-
-_DURATION_UNITS = {
-    "ns": 1,
-    "us": 1_000,
-    "\u00b5s": 1_000,
-    "\u03bcs": 1_000,
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60_000_000_000,
-    "h": 3_600_000_000_000,
-}
-_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
-
-
-def parse_go_duration(text: str) -> int:
-    """time.ParseDuration, in nanoseconds; ValueError with Go's message."""
-    quoted = f'"{text}"'
-    s = text
-    neg = False
-    if s[:1] in ("-", "+"):
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise ValueError(f"time: invalid duration {quoted}")
-    total = 0
-    while s:
-        m = _DURATION_PART.match(s)
-        assert m is not None  # every group may be empty
-        whole, frac, unit = m.group(1), m.group(2), m.group(3)
-        if not whole and not frac:
-            raise ValueError(f"time: invalid duration {quoted}")
-        if not unit:
-            raise ValueError(f"time: missing unit in duration {quoted}")
-        scale = _DURATION_UNITS.get(unit)
-        if scale is None:
-            raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
-        value = int(whole or "0") * scale
-        if frac:
-            value += int(frac) * scale // 10 ** len(frac)
-        total += value
-        if total > 1 << 63:
-            raise ValueError(f"time: invalid duration {quoted}")
-        s = s[m.end():]
-    if total > _INT64[1] and not neg:
-        raise ValueError(f"time: invalid duration {quoted}")
-    return -total if neg else total
-
-
-def format_go_duration(ns: int) -> str:
-    """time.Duration.String()."""
-    if ns == 0:
-        return "0s"
-    sign = "-" if ns < 0 else ""
-    u = abs(ns)
-
-    def frac(v: int, prec: int) -> str:
-        whole, rest = divmod(v, 10**prec)
-        digits = f"{rest:0{prec}d}".rstrip("0") if prec else ""
-        return f"{whole}.{digits}" if digits else str(whole)
-
-    if u < 1_000_000_000:
-        if u < 1_000:
-            return f"{sign}{u}ns"
-        if u < 1_000_000:
-            return f"{sign}{frac(u, 3)}\u00b5s"
-        return f"{sign}{frac(u, 6)}ms"
-    secs, rest = divmod(u, 1_000_000_000)
-    digits = f"{rest:09d}".rstrip("0")
-    out = f"{secs % 60}" + (f".{digits}" if digits else "") + "s"
-    minutes = secs // 60
-    if minutes:
-        out = f"{minutes % 60}m{out}"
-        if minutes // 60:
-            out = f"{minutes // 60}h{out}"
-    return sign + out
 
 
 # --- the document --------------------------------------------------------------------------------

@@ -64,7 +64,6 @@ class Handle:
     nominator: Nominator = field(default_factory=Nominator)
     framework: "Framework | None" = None
     binder: Any = None  # the run's Binder, used by DefaultBinder
-    options: Any = None  # the run's Options
     # the kube-scheduler release being reproduced: plugins read its gates and behaviour switches
     version: SchedulerVersion = field(default_factory=default_version)
 

@@ -41,6 +41,7 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import Profile
+from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.plugins import registry
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
@@ -50,11 +51,6 @@ _BUILD_ORDER = (
     "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort",
 )
 _POINT_TYPES = dict(EXTENSION_POINTS)
-
-
-def _wrap_int64(v: int) -> int:
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >= (1 << 63) else v
 
 
 @dataclass(slots=True)
@@ -345,8 +341,11 @@ class Framework:
         self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
     ) -> FilterResult:
         """RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
-        priority added to the node, then, if that passed, without them."""
-        added, state_with, info_with = self._add_nominated_pods(state, pod, node_info)
+        priority added to the node, then, if that passed, without them. A PreFilter extension's
+        AddPod error ends there: that Error is the node's status (the cycle fails with it)."""
+        added, state_with, info_with, st = self._add_nominated_pods(state, pod, node_info)
+        if not st.is_success():
+            return FilterResult(node_info.name, [st], st)
         if not added:
             return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
         res = self.run_filter(state_with, pod, info_with, all_plugins=all_plugins)
@@ -355,10 +354,12 @@ class Framework:
             return res
         return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
 
-    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: Any) -> tuple[bool, CycleState, Any]:
+    def _add_nominated_pods(
+        self, state: CycleState, pod: Any, node_info: Any
+    ) -> tuple[bool, CycleState, Any, Status]:
         nominated = self.handle.nominator.pods_for_node(node_info.name)
         if not nominated:
-            return False, state, node_info
+            return False, state, node_info, SUCCESS
         from kwhatif.cache.node_info import pod_id
 
         info_out = None
@@ -371,10 +372,10 @@ class Framework:
                 info_out.add_pod_info(pi)
                 st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
                 if not st.is_success():
-                    raise RuntimeError(st.message())
+                    return False, state, node_info, st
         if info_out is None:
-            return False, state, node_info
-        return True, state_out, info_out
+            return False, state, node_info, SUCCESS
+        return True, state_out, info_out, SUCCESS
 
     # --- PostFilter -----------------------------------------------------------------------------
 

@@ -122,7 +122,6 @@ class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
-    terminal_pods: int = 0
     orphaned_pods: int = 0  # bound to a node that is not there (live clusters only)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
@@ -147,6 +146,8 @@ class ClusterState:
     version: SchedulerVersion = field(default_factory=default_version)
     server_version: str = ""  # gitVersion from a live cluster's /version
     recorded_server_version: str = ""  # the same, as `kwhatif snapshot` recorded it in its file
+    # generateName's names for this cluster and the manifests read with it
+    names: parse.NameGenerator = field(default_factory=parse.NameGenerator)
 
     @property
     def admission(self) -> Admission:
@@ -258,8 +259,8 @@ def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
         raise InputError("object nested too deeply", source=doc.source, obj=doc.describe()) from None
 
 
-def _identity(doc: Document, kind: str) -> tuple[str, str, str]:
-    parse.generate_name(doc.body)
+def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str, str, str]:
+    names(doc.body)
     name = _guard(doc, parse.name_of)
     namespaced = READ_KINDS[kind][1]
     ns = _guard(doc, parse.namespace_of) if namespaced else ""
@@ -286,12 +287,17 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 
 def build_cluster(
-    docs: Iterable[Document], *, check_node_refs: bool = True, version: SchedulerVersion | None = None
+    docs: Iterable[Document],
+    *,
+    check_node_refs: bool = True,
+    version: SchedulerVersion | None = None,
+    names: parse.NameGenerator | None = None,
 ) -> ClusterState:
     """Convert documents as they come (a large dump is never held decoded in full), then admit
     the pods once every PriorityClass and RuntimeClass is known. Pods are derived as ``version``
-    (default: kwhatif's default release) derives them."""
-    state = ClusterState(version=version or default_version())
+    (default: kwhatif's default release) derives them. ``names`` names generateName objects
+    (default: a new generator; the manifests of a cluster pass the cluster's)."""
+    state = ClusterState(version=version or default_version(), names=names or parse.NameGenerator())
     rules = PodRules.of(state.version)
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
@@ -303,7 +309,7 @@ def build_cluster(
         if kind is None:
             state.skipped[doc.kind] += 1
             continue
-        ident = _identity(doc, kind)
+        ident = _identity(doc, kind, state.names)
         prev = seen.get(ident)
         if prev is not None:
             raise InputError(f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe())
@@ -311,9 +317,7 @@ def build_cluster(
         src = doc.source
         if kind == "Pod":
             pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
-            if pod.terminal:
-                state.terminal_pods += 1
-            else:
+            if not pod.terminal:
                 pods.append((pod, doc.source))
             continue
         if kind == "Node":
@@ -382,14 +386,13 @@ def build_cluster(
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Decoding a dump allocates millions of containers and no cycles; the cyclic collector would
-    rescan them over and over (it triples the load time). Pause it, then freeze what was built so
-    later collections skip it."""
+    rescan them over and over (it triples the load time). Pause it while decoding (the command then
+    freezes what was built: cli.long_lived)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if was_enabled:
             gc.enable()
 

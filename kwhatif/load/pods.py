@@ -55,7 +55,7 @@ def pods_from_documents(
         body = doc.body
         if generated and manifests is not None and isinstance(meta, dict):
             body = {**doc.body, "metadata": dict(meta)}
-        parse.generate_name(doc.body)
+        cluster.names(doc.body)
         try:
             pod = parse.pod(doc.body, namespace, doc.source, rules=admission.rules)
             refusal = None
@@ -174,7 +174,7 @@ def capacity_template(docs: list[Document], cluster: ClusterState, path: str) ->
             source=doc.source,
             obj=doc.describe(),
         )
-    (w,) = build_cluster([doc], check_node_refs=False).workloads.values()
+    (w,) = build_cluster([doc], check_node_refs=False, names=cluster.names).workloads.values()
     # one pod of the template, whatever the replicas (a Job's parallelism) say
     body = copy.deepcopy(w.body)
     spec = body.setdefault("spec", {})

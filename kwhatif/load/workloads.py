@@ -36,6 +36,7 @@ from kwhatif.api.core import (
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.api.storage import PersistentVolumeClaim
 from kwhatif.errors import FieldError, InputError
+from kwhatif.gocompat import fnv32a
 from kwhatif.load.cluster import ClusterState, Workload
 
 Dict = Mapping[str, Any]
@@ -216,13 +217,6 @@ def _generated_uid(kind: str, namespace: str, name: str) -> str:
     return f"kwhatif-{kind.lower()}-{namespace}-{name}"
 
 
-def _fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
 def _safe_encode(s: str) -> str:
     """rand.SafeEncodeString: each character mapped into the alphabet (no vowels, no look-alikes)."""
     return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in s)
@@ -236,7 +230,7 @@ def template_hash(template: Dict, collision_count: int | None = None) -> str:
     data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
     if collision_count is not None:
         data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little")
-    return _safe_encode(str(_fnv32a(data)))
+    return _safe_encode(str(fnv32a(data)))
 
 
 def _generated_names(prefix: str, count: int, taken: set[str]) -> list[str]:
@@ -247,7 +241,7 @@ def _generated_names(prefix: str, count: int, taken: set[str]) -> list[str]:
     for i in range(count):
         attempt = 0
         while True:
-            h = _fnv32a(f"{base}/{i}/{attempt}".encode())
+            h = fnv32a(f"{base}/{i}/{attempt}".encode())
             chars = []
             for _ in range(_SUFFIX_LENGTH):
                 h, r = divmod(h, len(_ALPHANUMS))

@@ -8,7 +8,7 @@ from typing import Any
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
 from kwhatif.framework.interface import MAX_NODE_SCORE, SUCCESS, CycleState, ScorePlugin, Status
-from kwhatif.plugins.helper import go_div
+from kwhatif.gocompat import go_div
 
 NAME = "ImageLocality"
 MB = 1024 * 1024

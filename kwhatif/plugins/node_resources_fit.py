@@ -3,7 +3,6 @@ and the LeastAllocated / MostAllocated / RequestedToCapacityRatio scores."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -25,7 +24,8 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import default_args
-from kwhatif.plugins.helper import build_broken_linear_function, check_args, go_div
+from kwhatif.gocompat import go_div, go_round
+from kwhatif.plugins.helper import build_broken_linear_function, check_args
 from kwhatif.plugins.resource_allocation import (
     ResourceSpec,
     Scorer,
@@ -158,14 +158,9 @@ def requested_to_capacity_ratio_scorer(resources: tuple[ResourceSpec, ...], shap
                 weight_sum += w
         if weight_sum == 0:
             return 0
-        return _go_round(node_score / weight_sum)
+        return go_round(float(node_score) / float(weight_sum))
 
     return scorer
-
-
-def _go_round(x: float) -> int:
-    """math.Round: half away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
+from kwhatif.gocompat import go_round
 from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, check_args, find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 
@@ -363,14 +364,6 @@ def topology_normalizing_weight(size: int) -> float:
 def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
     # maxSkew-1 waters down the differences between domains: the tolerance to skew
     return float(cnt) * weight + float(max_skew - 1)
-
-
-def go_round(x: float) -> int:
-    """math.Round: half away from zero (Python's round() rounds half to even)."""
-    if x < 0:
-        return -go_round(-x)
-    fl = math.floor(x)
-    return int(fl) + 1 if x - fl >= 0.5 else int(fl)
 
 
 # --- the plugin --------------------------------------------------------------------------------

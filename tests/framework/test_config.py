@@ -13,19 +13,18 @@ import pytest
 import yaml
 
 from builders import PINNED, make_handle, make_node
+from fidelity import SAMPLE as FIDELITY_SAMPLE
 from kwhatif.errors import ConfigError
 from kwhatif.framework.config import (
-    format_go_duration,
     is_qualified_name,
     load_configuration,
     parse_configuration,
-    parse_go_duration,
 )
 from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, default_args, default_configuration
 from kwhatif.framework.runtime import Framework
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-SAMPLE = Path("/work/shared/fidelity-sample/config")
+SAMPLE = FIDELITY_SAMPLE / "config"
 
 DEFAULT_SCORE = [
     "TaintToleration",
@@ -718,38 +717,6 @@ def test_load_configuration_errors(tmp_path: Path) -> None:
 
 
 # --- helpers ported from Go ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text,ns",
-    [("0", 0), ("15s", 15_000_000_000), ("1h2m3.5s", 3_723_500_000_000), ("-1.5s", -1_500_000_000),
-     ("300ms", 300_000_000), ("2\u00b5s", 2_000), ("+5m", 300_000_000_000), (".5s", 500_000_000)],
-    ids=["zero", "seconds", "mixed", "negative", "millis", "micro", "plus", "leading-dot"],
-)
-def test_go_durations(text: str, ns: int) -> None:
-    assert parse_go_duration(text) == ns
-
-
-@pytest.mark.parametrize(
-    "ns,text",
-    [(0, "0s"), (15_000_000_000, "15s"), (3_723_500_000_000, "1h2m3.5s"), (-1_500_000_000, "-1.5s"),
-     (300_000_000, "300ms"), (1_500, "1.5\u00b5s"), (7, "7ns"), (3_600_000_000_000, "1h0m0s")],
-    ids=["zero", "seconds", "mixed", "negative", "millis", "micro", "nanos", "hour"],
-)
-def test_go_duration_strings(ns: int, text: str) -> None:
-    assert format_go_duration(ns) == text
-
-
-@pytest.mark.parametrize(
-    "text,message",
-    [("", 'time: invalid duration ""'), ("5", 'time: missing unit in duration "5"'),
-     ("5d", 'time: unknown unit "d" in duration "5d"'), ("s", 'time: invalid duration "s"')],
-    ids=["empty", "no-unit", "unknown-unit", "no-number"],
-)
-def test_go_duration_errors(text: str, message: str) -> None:
-    with pytest.raises(ValueError) as info:
-        parse_go_duration(text)
-    assert str(info.value) == message
 
 
 @pytest.mark.parametrize(

@@ -240,6 +240,48 @@ def test_pod_eligible_to_preempt_others(
     assert pl.pod_eligible_to_preempt_others(pod.obj(), nominated_status) == (eligible, message)
 
 
+def _disruption(status: str, reason: str) -> list[dict[str, str]]:
+    return [{"type": "DisruptionTarget", "status": status, "reason": reason}]
+
+
+@pytest.mark.parametrize(
+    "victim,gate,want",
+    [
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION), True, True,
+                     id="preempted"),
+        pytest.param(bound("v", "n1", 0).set("status.conditions", TERMINATING_BY_PREEMPTION), True, False,
+                     id="not-deleted"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI")),
+                     True, False, id="evicted-by-the-eviction-api"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "DeletionByTaintManager")),
+                     True, False, id="deleted-by-the-taint-manager"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("False", "PreemptionByScheduler")),
+                     True, False, id="condition-false"),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set(
+                "status.conditions",
+                _disruption("True", "EvictionByEvictionAPI") + _disruption("True", "PreemptionByScheduler"),
+            ),
+            True, False, id="first-condition-decides",
+        ),
+        pytest.param(bound("v", "n1", 0).terminating(), True, False, id="no-condition"),
+        pytest.param(bound("v", "n1", 0).terminating(), False, True, id="gate-off-any-deletion"),
+        pytest.param(bound("v", "n1", 0), False, False, id="gate-off-not-deleted"),
+    ],
+)
+def test_pod_terminating_by_preemption(victim: PodBuilder, gate: bool, want: bool) -> None:
+    """podTerminatingByPreemption (default_preemption.go): deletionTimestamp set and, with
+    PodDisruptionConditions, the DisruptionTarget condition True with reason PreemptionByScheduler."""
+    assert dp.pod_terminating_by_preemption(victim.obj(), gate) is want
+
+
+def test_terminating_pod_evicted_for_another_reason_does_not_block_preemption() -> None:
+    existing = bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI"))
+    h = make_handle([node("n1").obj(), node("n2").obj()], [existing.obj()])
+    pl = dp.new(None, h)
+    assert pl.pod_eligible_to_preempt_others(pending("p", 100).nominated("n1").obj(), None) == (True, "")
+
+
 # --- nodesWherePreemptionMightHelp -----------------------------------------------------------------
 
 
@@ -353,31 +395,6 @@ def test_sort_like_upstream() -> None:
     assert [p.name for p in pods] == ["d", "b", "a", "e", "c"]
 
 
-@pytest.mark.parametrize("shifts", [dp.XORSHIFT_GO122, dp.XORSHIFT_64], ids=["go1.22", "64-bit"])
-def test_go_sort_slice_sorts(shifts: tuple[int, int, int]) -> None:
-    values = [(i * 7919) % 101 for i in range(200)]
-    dp.go_sort_slice(values, lambda a, b: a < b, shifts)
-    assert values == sorted(values)
-
-
-@pytest.mark.parametrize(
-    "shifts,want",
-    [
-        # Go 1.22's sort.go (kube-scheduler v1.30): x ^= x<<13; x ^= x>>17; x ^= x<<5
-        pytest.param(dp.XORSHIFT_GO122, [5407413, 1375733832791, 371935490374017474], id="go1.22"),
-        # the 64-bit triple of later Go releases, wrapping at 64 bits
-        pytest.param(dp.XORSHIFT_64, [21645395220, 4613115902966175006, 16111443374207111348], id="64-bit"),
-    ],
-)
-def test_break_patterns_xorshift(shifts: tuple[int, int, int], want: list[int]) -> None:
-    # breakPatterns seeds the generator with the length of the range (here 20)
-    got, state = [], 20
-    for _ in range(3):
-        state = dp.xorshift_next(state, shifts)
-        got.append(state)
-    assert got == want
-
-
 @pytest.mark.parametrize(
     "pods,want",
     [
@@ -473,7 +490,6 @@ def test_preemption_success() -> None:
     assert att.result == "Unschedulable"
     # No suffix when preemption succeeded.
     assert att.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert att.post_filter_status is not None and att.post_filter_status.code is Code.SUCCESS
     assert att.nominated_node == "n1"
     # "low" (priority 0) is given back first and does not fit; "lower" then fits.
     assert victims(att) == ["low"]

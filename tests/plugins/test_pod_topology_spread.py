@@ -433,10 +433,6 @@ def test_pre_score_skips_without_nodes() -> None:
     assert pl.pre_score(CycleState(), pod, []).is_skip()
 
 
-def test_go_round_is_half_away_from_zero() -> None:
-    assert [pts.go_round(x) for x in (0.5, 1.5, 2.5, 2.4999, -0.5)] == [1, 2, 3, 2, -1]
-
-
 # --- default constraints ---------------------------------------------------------------------
 
 WEB_SERVICE = Service("default", "web", {"app": "web"})
