@@ -650,6 +650,12 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
+    resource_claims: tuple[Any, ...] = ()
+    claim_statuses: dict[str, str | None] = {}
+    if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
+        from kwhatif.dra.parse import pod_resource_claims  # the DRA package imports this module
+
+        resource_claims, claim_statuses = pod_resource_claims(spec, status)
     return build_pod(
         namespace=namespace,
         name=name,
@@ -685,6 +691,8 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
         disruption_target=disruption_target,
         source=source,
         priority_resolved=priority is not None,
+        resource_claims=resource_claims,
+        resource_claim_statuses=claim_statuses,
     )
 
 

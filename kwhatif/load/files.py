@@ -42,6 +42,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
     {
         "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
         "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+        "DeviceClass", "ResourceSlice", "DeviceTaintRule",
     }
 )
 

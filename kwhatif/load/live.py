@@ -35,6 +35,11 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/apps/v1/daemonsets", False),
     ("/apis/batch/v1/jobs", False),
     ("/apis/batch/v1/cronjobs", False),
+    # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34)
+    ("/apis/resource.k8s.io/v1/deviceclasses", False),
+    ("/apis/resource.k8s.io/v1/resourceslices", False),
+    ("/apis/resource.k8s.io/v1/resourceclaims", False),
+    ("/apis/resource.k8s.io/v1/resourceclaimtemplates", False),
 )
 PAGE_SIZE = 500
 
