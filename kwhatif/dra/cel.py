@@ -199,7 +199,10 @@ def _arith(sign: int) -> Callable[[Any, Any], dict[str, str]]:
 
 
 def _semver_part(i: int) -> Callable[[Any], int]:
-    return lambda x: _semver_key(x)[i]  # type: ignore[no-any-return]
+    def fn(x: Any) -> int:
+        return _semver_key(x)[:3][i]
+
+    return fn
 
 
 def _plain(x: Any) -> Any:
@@ -219,7 +222,7 @@ def _cmp_any(a: Any, b: Any) -> int:
         return _compare(a, b)
     if type(a) is not type(b) and not (isinstance(a, (int, float)) and isinstance(b, (int, float))):
         raise ValueError("no such overload")
-    return (a > b) - (a < b)
+    return int(a > b) - int(a < b)
 
 
 def _list_sum(items: list[Any]) -> Any:
@@ -250,8 +253,8 @@ class Compiler:
     """Compiles and caches selector expressions (upstream's cel.Cache); one per feature set."""
 
     def __init__(self, consumable_capacity: bool = False) -> None:
-        from cel_expr_python import cel
-        from cel_expr_python.ext import ext_bindings, ext_strings
+        from cel_expr_python import cel  # type: ignore[import-untyped]
+        from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
 
         self._cel = cel
         T = cel.Type
@@ -324,7 +327,11 @@ class Compiler:
         try:
             compiled = self._env.compile(expression)
         except Exception as e:  # cel-cpp reports parse and check errors as RuntimeError
-            return Program(expression, "compilation failed: " + _clean(str(e)))
+            if "cannot be the range of a comprehension (must be list, map, or dynamic)" not in str(e):
+                return Program(expression, "compilation failed: " + _clean(str(e)))
+            # cel-cpp's checker refuses a `dyn` map value (an attribute domain) as a macro's
+            # range, which cel-go accepts; such expressions are evaluated unchecked
+            compiled = self._env.compile(expression, disable_check=True)
         rtype = compiled.return_type().name()
         if rtype not in ("BOOL", "DYN"):
             return Program(expression, f"must evaluate to bool or the unknown type, not {_type_name(rtype)}")

@@ -374,10 +374,9 @@ def claim_spec(d: Dict, path: str, api_version: str) -> ResourceClaimSpec:
     for i, c in enumerate(f.obj_seq(devices, "constraints", dp)):
         p = f"{dp}.constraints[{i}]"
         reqs = f.str_list(c, "requests", p)
-        for j, r in enumerate(reqs):
-            base = r.split("/", 1)[0]
-            if base not in names:
-                raise f.invalid(f"{p}.requests[{j}]", r, "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'")
+        for j, ref in enumerate(reqs):
+            if ref.split("/", 1)[0] not in names:
+                raise f.invalid(f"{p}.requests[{j}]", ref, "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'")
         match = c.get("matchAttribute")
         distinct = c.get("distinctAttribute")
         constraints.append(
@@ -426,7 +425,7 @@ def _single_node(sel: Any) -> str:
         return ""
     req = term.fields.requirements[0]
     if req.key == "metadata.name" and req.op.value == "In" and len(req.values) == 1:
-        return next(iter(req.values))
+        return str(next(iter(req.values)))
     return ""
 
 
