@@ -306,7 +306,6 @@ class Compiler:
             functions=[cel.FunctionDecl(name, ovs) for name, ovs in decls.items()],
         )
         self._cache: dict[str, Program] = {}
-        self._activations: dict[tuple[int, frozenset[str]], Any] = {}
 
     def compile(self, expression: str) -> Program:
         prog = self._cache.get(expression)
@@ -343,8 +342,7 @@ class Compiler:
         if program.error is not None:
             raise CelError(program.error)
         missing = program.domains - device.domains
-        key = (id(device), missing)
-        act = self._activations.get(key)
+        act = device.activations.get((id(self), missing))
         if act is None:
             data = device.data
             if missing:
@@ -354,8 +352,7 @@ class Compiler:
                     "capacity": {**data["capacity"], **{d: {} for d in missing}},
                 }
             act = self._env.Activation(data={"device": data})
-            self._activations[key] = act
-            device.keep.append(act)
+            device.activations[(id(self), missing)] = act
         value = program.compiled.eval(act)
         tname = value.type().name()
         if tname == "BOOL":
@@ -369,12 +366,13 @@ class Compiler:
 class DeviceInput:
     """A device as the `device` variable; built once per device and kept by the caller."""
 
-    __slots__ = ("data", "domains", "keep", "__weakref__")
+    __slots__ = ("data", "domains", "activations")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
         self.domains = frozenset(data["attributes"]) | frozenset(data["capacity"])
-        self.keep: list[Any] = []  # activations, so id(self) stays unique while they are cached
+        # per compiler (they live for the whole run) and set of domains added as empty maps
+        self.activations: dict[tuple[int, frozenset[str]], Any] = {}
 
 
 def device_input(
