@@ -54,8 +54,11 @@ def merge_objects(state: ClusterState, docs: list[Document]) -> None:
     extra = build_cluster(docs, check_node_refs=False)
     if extra.nodes:
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
-    for maps in ("namespaces", "priority_classes", "runtime_classes", "pvs", "pvcs", "storage_classes", "csi_drivers"):
+    for maps in ("namespaces", "priority_classes", "runtime_classes", "pvs", "pvcs", "storage_classes", "csi_drivers",
+                 "device_classes", "resource_claims", "resource_claim_templates"):
         getattr(state, maps).update(getattr(extra, maps))
+    names = {s.name for s in extra.resource_slices}
+    state.resource_slices = [s for s in state.resource_slices if s.name not in names] + extra.resource_slices
     for svc in extra.services:
         state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
     for pdb in extra.pdbs:

@@ -144,6 +144,20 @@ def load_scheduler_config(co: ClusterOptions) -> "SchedulerConfiguration":
     return cfg
 
 
+def with_dra(
+    cfg: "SchedulerConfiguration", state: "ClusterState", pods: Any = ()
+) -> tuple["SchedulerConfiguration", dict[str, Any]]:
+    """Dynamic resource allocation: when the run involves it, the profiles get DynamicResources
+    (as the DynamicResourceAllocation gate adds it) and the run the release's DRA features."""
+    from kwhatif.dra import features
+    from kwhatif.plugins import dynamic_resources
+
+    if not dynamic_resources.in_use(state) and not any(p.resource_claims for p in pods):
+        return cfg, {}
+    f = features.DEFAULT
+    return dynamic_resources.enable(cfg, f), {"dra_features": f}
+
+
 def render_options(color: str, **kw: Any) -> "RenderOptions":
     import shutil
 
@@ -216,6 +230,13 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
     cfg = load_scheduler_config(co)
     manifests: dict[str, dict[str, Any]] = {}
     incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
+    # The ResourceClaims and ResourceClaimTemplates that come with the pods join the cluster.
+    claim_docs = [d for d in rest if d.kind in ("ResourceClaim", "ResourceClaimTemplate")]
+    if claim_docs:
+        from kwhatif.check import merge_objects
+
+        merge_objects(state, claim_docs)
+        rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
     if rest:
         doc = rest[0]
         raise InputError(
@@ -234,7 +255,8 @@ def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, .
         from kwhatif.load.live import make_api_binder
 
         binder = make_api_binder(co.kubeconfig, co.context, pending, manifests)
-    sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_))
+    cfg, dra = with_dra(cfg, state, incoming)
+    sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_, **dra))
     if apply_ and not yes:
         if not sys.stdin.isatty():
             raise click.UsageError("--apply asks for confirmation on a terminal; add --yes to bind without asking")
@@ -292,10 +314,14 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     cfg = load_scheduler_config(co)
     docs = [d for m in manifests for d in read_path(m, _limits(co))]
     precise_sources(docs)
+    def scheduler_for(st: "ClusterState") -> Scheduler:
+        c, dra = with_dra(cfg, st)
+        return Scheduler(st, c, options=Options(preemption=co.preemption, filter_excluded=False, compact=True, **dra))
+
     result, sched = run_check(
         state,
         docs,
-        lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True)),
+        scheduler_for,
         surge=surge,
         profile=co.profile,
     )
@@ -340,7 +366,8 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     template = pods[0]
     if co.profile:
         template = dataclasses.replace(template, scheduler_name=co.profile)
-    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False))
+    cfg, dra = with_dra(cfg, state, [template])
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, **dra))
     sched.framework_for(template)
     res = measure(sched, template, max_copies)
     report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum)
@@ -369,8 +396,8 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     missing = [n for n in nodes if n not in state.nodes]
     if missing:
         raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="NODE")
-    cfg = load_scheduler_config(co)
-    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True))
+    cfg, dra = with_dra(load_scheduler_config(co), state)
+    sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True, **dra))
     result = run_drain(sched, state, list(nodes))
     report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name)
     emit(report, output, render_options(color))

@@ -21,9 +21,11 @@ class Features:
     consumable_capacity: bool = False  # DRAConsumableCapacity
     device_binding_and_status: bool = False  # DRADeviceBindingConditions && DRAResourceClaimDeviceStatus
     extended_resource: bool = False  # DRAExtendedResource
+    # not a gate: the release's DynamicResources is also a Score plugin (1.35 and later)
+    scores: bool = False
 
     @classmethod
-    def from_gates(cls, gates: Mapping[str, bool]) -> "Features":
+    def from_gates(cls, gates: Mapping[str, bool], scores: bool = True) -> "Features":
         return cls(
             enabled=gates.get("DynamicResourceAllocation", False),
             admin_access=gates.get("DRAAdminAccess", False),
@@ -34,6 +36,7 @@ class Features:
             device_binding_and_status=gates.get("DRADeviceBindingConditions", False)
             and gates.get("DRAResourceClaimDeviceStatus", False),
             extended_resource=gates.get("DRAExtendedResource", False),
+            scores=scores,
         )
 
 
@@ -60,6 +63,7 @@ DEFAULT = Features.from_gates(_DEFAULT_GATES["1.35"])
 # Every allocator feature on, for tests of the gated code paths.
 ALL = Features(
     enabled=True,
+    scores=True,
     admin_access=True,
     prioritized_list=True,
     partitionable_devices=True,
@@ -74,7 +78,7 @@ def for_release(minor: str) -> Features:
     the last known one use its defaults."""
     gates = _DEFAULT_GATES.get(minor)
     if gates is not None:
-        return Features.from_gates(gates)
+        return Features.from_gates(gates, scores=minor != "1.34")
     try:
         n = int(minor.split(".", 1)[1])
     except (IndexError, ValueError):

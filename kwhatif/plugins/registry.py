@@ -28,6 +28,7 @@ REGISTRY: dict[str, str] = {
     "VolumeZone": "kwhatif.plugins.volume_zone",
     "PodTopologySpread": "kwhatif.plugins.pod_topology_spread",
     "InterPodAffinity": "kwhatif.plugins.inter_pod_affinity",
+    "DynamicResources": "kwhatif.plugins.dynamic_resources",
     "DefaultPreemption": "kwhatif.plugins.default_preemption",
     "NodeResourcesBalancedAllocation": "kwhatif.plugins.node_resources_balanced_allocation",
     "ImageLocality": "kwhatif.plugins.image_locality",

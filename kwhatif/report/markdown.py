@@ -15,6 +15,9 @@ _ICON = {
 }
 
 
+MAX_EXPLAINED = 5  # nodes whose kwhatif explanation (details) is listed per pod
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -66,6 +69,11 @@ class MarkdownFormatter(Formatter):
         lines = [f"<details><summary><code>{r.pod}</code>: why not</summary>", ""]
         for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"- {count} node(s): {_cell(key)}")
+        explained = [(n.name, f) for n in r.nodes for f in n.failures if f.details]
+        for name, f in explained[:MAX_EXPLAINED]:
+            lines.append(f"  - `{name}` {f.plugin}: {_cell('; '.join(f.details))}")
+        if len(explained) > MAX_EXPLAINED:
+            lines.append(f"  - ... and {len(explained) - MAX_EXPLAINED} more node(s)")
         if r.preemption:
             victims = ", ".join(f"`{v.namespace}/{v.name}`" for v in r.preemption.victims)
             lines.append(f"- preemption: nominated `{r.preemption.nominated_node}`, evicting {victims}")

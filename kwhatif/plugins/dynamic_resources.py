@@ -1,0 +1,498 @@
+"""DynamicResources (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, 1.34
+and 1.35): a pod's ResourceClaims must exist and their device classes too (PreFilter); claims
+that are allocated already restrict the pod to their allocation's nodes, and the others must be
+allocatable on the node by the structured allocator (Filter); from 1.35 nodes score by the
+prioritized-list alternatives they allow (Score); Reserve assumes the allocations in the
+plugin's claim cache, so later pods of the same run see those devices taken; Unreserve reverts
+them; PostFilter says which claim upstream would deallocate. Nothing is written to the cluster.
+
+The claim logic (objects, CEL, allocator, explanations) lives in kwhatif/dra/. Claims that a
+pod's ResourceClaimTemplates would give are created here as the resourceclaim controller would
+create them (see dra/claims.py). Extended resources backed by DRA (DRAExtendedResource, off by
+default) and binding conditions are not modelled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from kwhatif.api.core import NodeSelector, Pod
+from kwhatif.cache.node_info import NodeInfo
+from kwhatif.dra import cel
+from kwhatif.dra import claims as dra_claims
+from kwhatif.dra import features as dra_features
+from kwhatif.dra.allocator import AllocationError, Allocator, NodeAllocationError, SliceIndex, claim_ref
+from kwhatif.dra.explain import Diagnosis, diagnose
+from kwhatif.dra.types import (
+    FIRST_AVAILABLE_MAX_SIZE,
+    AllocationResult,
+    ConsumerReference,
+    Device,
+    ResourceClaim,
+)
+from kwhatif.errors import ConfigError
+from kwhatif.framework.interface import (
+    SKIP,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    NodeScore,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreFilterPlugin,
+    PreFilterResult,
+    ReservePlugin,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.plugins.helper import check_args, default_normalize_score
+
+NAME = "DynamicResources"
+STATE_KEY = NAME
+DEFAULT_SCORE_WEIGHT = 2  # applyDynamicResources in 1.35's default_plugins.go
+
+# dynamicresources.go
+ERR_REASON_IN_USE = "resourceclaim in use"
+ERR_REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+ERR_REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+MSG_PLUGIN_DISABLED = "plugin disabled"
+MSG_NO_CLAIMS = "no new claims to deallocate"
+MSG_DEALLOCATED = "deallocation of ResourceClaim completed"
+MSG_STILL_NOT_SCHEDULABLE = "still not schedulable"
+
+
+def _unschedulable(reason: str, *details: str) -> Status:
+    """statusUnschedulable: UnschedulableAndUnresolvable."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (reason,), "", tuple(details))
+
+
+@dataclass(slots=True)
+class _State:
+    """stateData."""
+
+    claims: list[ResourceClaim] = field(default_factory=list)
+    available_on: list[NodeSelector | None] = field(default_factory=list)
+    to_allocate: list[int] = field(default_factory=list)  # indexes into claims
+    allocator: Allocator | None = None
+    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    unavailable: set[int] = field(default_factory=set)
+    diagnoses: dict[str, Diagnosis] = field(default_factory=dict)
+
+    def clone(self) -> "_State":
+        return self  # PreFilter extensions never change it; upstream shares it too
+
+
+class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin):
+    NAME = NAME
+
+    def __init__(self, handle: Any, features: dra_features.Features) -> None:
+        self.handle = handle
+        self.features = features
+        self.enabled = features.enabled
+        # the run's claim cache: claims with the allocations and reservations Reserve assumed
+        self.assumed: dict[str, ResourceClaim] = {}
+        self._reserved: dict[str, list[tuple[str, ResourceClaim | None]]] = {}
+        # claims created from templates, per pod and pod claim name
+        self.generated: dict[tuple[str, str], ResourceClaim] = {}
+        self._slices: SliceIndex | None = None
+        self._inputs: dict[int, tuple[Device, cel.DeviceInput]] = {}
+        # the last diagnosis per pod, for hints
+        self.last_state: dict[str, _State] = {}
+
+    # --- the cluster's DRA objects, as this run sees them ---------------------------------------
+
+    @property
+    def cluster(self) -> Any:
+        return self.handle.cluster
+
+    def slices(self) -> SliceIndex:
+        if self._slices is None:
+            self._slices = SliceIndex(self.cluster.resource_slices)
+        return self._slices
+
+    def claim(self, key: str) -> ResourceClaim | None:
+        c = self.assumed.get(key)
+        if c is not None:
+            return c
+        found: ResourceClaim | None = self.cluster.resource_claims.get(key)
+        return found
+
+    def all_claims(self) -> dict[str, ResourceClaim]:
+        out = dict(self.cluster.resource_claims)
+        out.update(self.assumed)
+        return out
+
+    def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
+        """foreachPodResourceClaim: the pod's claims in spec order; raises ClaimError with
+        upstream's reason (and kwhatif's details)."""
+        out: list[ResourceClaim] = []
+        for pc in pod.resource_claims:
+            if pc.resource_claim_template_name is not None and pc.name not in pod.resource_claim_statuses:
+                claim = self._claim_from_template(pod, pc)
+                out.append(self.claim(claim.key) or claim)
+                continue
+            name, must_check_owner = dra_claims.claim_name(pod, pc)
+            if name is None:
+                continue
+            key = f"{pod.namespace}/{name}"
+            claim_or_none = self.claim(key) or self._generated_by_key(key)
+            if claim_or_none is None:
+                raise _ClaimProblem(f'resourceclaim.resource.k8s.io "{name}" not found', *self._elsewhere(pod, name))
+            claim = claim_or_none
+            if claim.deleting:
+                raise _ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')
+            if must_check_owner and not dra_claims.is_for_pod(pod, claim):
+                raise _ClaimProblem(dra_claims.not_for_pod_error(pod, claim))
+            out.append(claim)
+        return out
+
+    def _claim_from_template(self, pod: Pod, pc: Any) -> ResourceClaim:
+        key = (pod.key, pc.name)
+        claim = self.generated.get(key)
+        if claim is not None:
+            return claim
+        tpl = self.cluster.resource_claim_templates.get(f"{pod.namespace}/{pc.resource_claim_template_name}")
+        if tpl is None:
+            details = [
+                f"the resourceclaim controller cannot create the pod's claim {pc.name!r}: "
+                f'resourceclaimtemplate.resource.k8s.io "{pc.resource_claim_template_name}" not found'
+            ]
+            details += [
+                d.replace("ResourceClaim", "ResourceClaimTemplate")
+                for d in self._elsewhere(pod, pc.resource_claim_template_name or "", templates=True)
+            ]
+            raise _ClaimProblem(f'pod "{pod.namespace}/{pod.name}": {dra_claims.ERR_CLAIM_NOT_FOUND}', *details)
+        claim = dra_claims.claim_from_template(pod, pc, tpl)
+        self.generated[key] = claim
+        return claim
+
+    def _generated_by_key(self, key: str) -> ResourceClaim | None:
+        for c in self.generated.values():
+            if c.key == key:
+                return c
+        return None
+
+    def _elsewhere(self, pod: Pod, name: str, templates: bool = False) -> list[str]:
+        objects = self.cluster.resource_claim_templates if templates else self.cluster.resource_claims
+        spaces = sorted(k.split("/", 1)[0] for k in objects if k.split("/", 1)[1] == name and not k.startswith(f"{pod.namespace}/"))
+        if not spaces:
+            return []
+        return [
+            f"a ResourceClaim named {name!r} exists in namespace {', '.join(spaces)}; "
+            f"a pod can only use those of its own namespace ({pod.namespace})"
+        ]
+
+    # --- PreFilter -------------------------------------------------------------------------------
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        if not self.enabled:
+            return None, SKIP
+        s = _State()
+        state.write(STATE_KEY, s)
+        self.last_state.pop(pod.key, None)
+        try:
+            claims = self.pod_claims(pod)
+        except _ClaimProblem as e:
+            return None, _unschedulable(e.reason, *e.details)
+        if not claims:
+            return None, SKIP
+        s.available_on = [None] * len(claims)
+        for i, claim in enumerate(claims):
+            if claim.allocation is not None:
+                if not dra_claims.can_be_reserved(claim) and not dra_claims.is_reserved_for_pod(pod, claim):
+                    return None, _unschedulable(ERR_REASON_IN_USE)
+                s.available_on[i] = claim.allocation.node_selector
+                continue
+            s.to_allocate.append(i)
+            for req in claim.spec.requests:
+                if req.exactly is not None:
+                    st = self._validate_class(req.exactly.device_class_name, req.name)
+                    if st is not None:
+                        return None, st
+                elif req.first_available:
+                    if not self.features.prioritized_list:
+                        return None, _unschedulable(
+                            f"resource claim {claim_ref(claim)}, request {req.name}: has subrequests, but the DRAPrioritizedList feature is disabled"
+                        )
+                    for sub in req.first_available:
+                        st = self._validate_class(sub.device_class_name, f"{req.name}/{sub.name}")
+                        if st is not None:
+                            return None, st
+                else:
+                    return None, _unschedulable(f"resource claim {claim_ref(claim)}, request {req.name}: unknown request type")
+        if s.to_allocate:
+            s.allocator = Allocator(
+                self.features,
+                dra_claims.allocated_devices(self.all_claims().values()),
+                self.cluster.device_classes,
+                self.slices(),
+                inputs=self._inputs,
+            )
+        s.claims = claims
+        self.last_state[pod.key] = s
+        return None, SUCCESS
+
+    def _validate_class(self, class_name: str, request_name: str) -> Status | None:
+        if not class_name:
+            return Status.error(f"request {request_name}: unsupported request type")
+        if class_name not in self.cluster.device_classes:
+            known = sorted(self.cluster.device_classes)
+            detail = f"device classes in the cluster: {', '.join(known)}" if known else "the cluster has no DeviceClasses"
+            return _unschedulable(f"request {request_name}: device class {class_name} does not exist", detail)
+        return None
+
+    # --- Filter ----------------------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        if not self.enabled:
+            return SUCCESS
+        s = state.read(STATE_KEY)
+        assert isinstance(s, _State)
+        if not s.claims:
+            return SUCCESS
+        node = node_info.node
+        unavailable = [
+            i for i, sel in enumerate(s.available_on) if sel is not None and not sel.matches(node.labels, node.name)
+        ]
+        allocations: list[AllocationResult] = []
+        if s.allocator is not None:
+            to_allocate = [s.claims[i] for i in s.to_allocate]
+            try:
+                result = s.allocator.allocate(node, to_allocate)
+            except NodeAllocationError as e:
+                return _unschedulable(str(e))
+            except AllocationError as e:
+                return Status.error(str(e))
+            if result is None or len(result) != len(to_allocate):
+                diag = diagnose(s.allocator, node, to_allocate, dra_claims.devices_by_claim(self.all_claims()))
+                s.diagnoses[node.name] = diag
+                return _unschedulable(ERR_REASON_CANNOT_ALLOCATE, *diag.lines)
+            allocations = result
+        if unavailable:
+            s.unavailable.update(unavailable)
+            details = [
+                f"claim {claim_ref(s.claims[i])} is allocated to devices that this node cannot reach"
+                + (f" (only {s.claims[i].allocation.node_name})" if s.claims[i].allocation and s.claims[i].allocation.node_name else "")  # type: ignore[union-attr]
+                for i in unavailable
+            ]
+            return _unschedulable(ERR_REASON_NOT_AVAILABLE, *details)
+        if s.allocator is not None:
+            s.node_allocations[node.name] = allocations
+        return Status(Code.SUCCESS, (), "", tuple(self._describe(s, node.name)))
+
+    def _describe(self, s: _State, node_name: str) -> list[str]:
+        """The devices each claim gets (or has) on the node, for reports."""
+        out = []
+        allocations = s.node_allocations.get(node_name, [])
+        for j, i in enumerate(s.to_allocate):
+            if j < len(allocations):
+                out.append(f"claim {claim_ref(s.claims[i])}: {dra_claims.describe_results(allocations[j].results)}")
+        for i, claim in enumerate(s.claims):
+            if claim.allocation is not None:
+                out.append(f"claim {claim_ref(claim)} (allocated): {dra_claims.describe_results(claim.allocation.results)}")
+        return out
+
+    # --- PostFilter ------------------------------------------------------------------------------
+
+    def post_filter(self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
+        if not self.enabled:
+            return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
+        s = state.get(STATE_KEY)
+        if not isinstance(s, _State):
+            return None, Status.error("not found")
+        if not s.claims:
+            return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CLAIMS)
+        uid = dra_claims.pod_uid(pod)
+        for i in sorted(s.unavailable):  # upstream picks one at random
+            claim = s.claims[i]
+            if not claim.reserved_for or (len(claim.reserved_for) == 1 and claim.reserved_for[0].uid == uid):
+                return None, Status(
+                    Code.UNSCHEDULABLE,
+                    (MSG_DEALLOCATED,),
+                    "",
+                    (f"upstream would deallocate ResourceClaim {claim_ref(claim)} so that the pod can be retried; kwhatif changes nothing",),
+                )
+        return None, Status.of(Code.UNSCHEDULABLE, MSG_STILL_NOT_SCHEDULABLE)
+
+    # --- Reserve / Unreserve ---------------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        if not self.enabled:
+            return SUCCESS
+        s = state.read(STATE_KEY)
+        assert isinstance(s, _State)
+        if not s.claims:
+            return SUCCESS
+        ref = ConsumerReference("pods", pod.name, dra_claims.pod_uid(pod))
+        undo: list[tuple[str, ResourceClaim | None]] = []
+        if s.to_allocate:
+            allocations = s.node_allocations.get(node_name)
+            if not allocations:
+                return Status.error("claim allocation not found for node")
+            if len(allocations) != len(s.to_allocate):
+                return Status.error(
+                    f"internal error, have {len(allocations)} allocations, {len(s.to_allocate)} claims to allocate, want {len(s.to_allocate)} claims"
+                )
+            for j, i in enumerate(s.to_allocate):
+                claim = s.claims[i]
+                undo.append((claim.key, self.assumed.get(claim.key)))
+                self.assumed[claim.key] = dataclasses.replace(
+                    claim, allocation=allocations[j], reserved_for=claim.reserved_for + (ref,)
+                )
+        for i, claim in enumerate(s.claims):
+            if i in s.to_allocate or dra_claims.is_reserved_for_pod(pod, claim):
+                continue
+            # Upstream reserves in PreBind; assuming it here lets later pods of the run see it.
+            undo.append((claim.key, self.assumed.get(claim.key)))
+            self.assumed[claim.key] = dataclasses.replace(claim, reserved_for=claim.reserved_for + (ref,))
+        self._reserved[pod.key] = undo
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for key, previous in reversed(self._reserved.pop(pod.key, [])):
+            if previous is None:
+                self.assumed.pop(key, None)
+            else:
+                self.assumed[key] = previous
+
+    # --- hints -----------------------------------------------------------------------------------
+
+    def explain_hints(self, pod: Pod) -> list[str]:
+        """What no node offers: requests no node has a matching device for, or enough free ones."""
+        s = self.last_state.get(pod.key)
+        if s is None or not s.diagnoses:
+            return []
+        best: dict[tuple[str, str], tuple[int, int, int, str]] = {}  # (claim, request) -> matching, usable, needed, class
+        for diag in s.diagnoses.values():
+            for rc in diag.requests:
+                k = (rc.claim, rc.request)
+                prev = best.get(k)
+                cur = (rc.matching, rc.usable, rc.needed, rc.device_class)
+                if prev is None or (cur[1], cur[0]) > (prev[1], prev[0]):
+                    best[k] = cur
+        out = []
+        for (claim, request), (matching, usable, needed, cls) in sorted(best.items()):
+            if matching == 0:
+                out.append(
+                    f"no node has a device of class {cls} that matches claim {claim}, request {request} "
+                    "(check the class's and the request's selectors against the ResourceSlices)"
+                )
+            elif needed and usable < needed:
+                out.append(
+                    f"claim {claim}, request {request} needs {needed} device(s) of class {cls} on one node; "
+                    f"at most {usable} are free on any node"
+                )
+        return out
+
+
+class DynamicResourcesScoring(DynamicResources, ScorePlugin):
+    """1.35: Score prefers nodes where claims get earlier prioritized-list alternatives."""
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        if not self.enabled or not self.features.prioritized_list:
+            return 0, SUCCESS
+        s = state.read(STATE_KEY)
+        assert isinstance(s, _State)
+        if not s.claims:
+            return 0, SUCCESS
+        allocations = s.node_allocations.get(node_info.name)
+        if allocations is None:
+            return 0, SUCCESS
+        score = 0
+        j = 0
+        for claim in s.claims:
+            if claim.allocation is not None:
+                allocation = claim.allocation
+            else:
+                if j >= len(allocations):
+                    return 0, Status.error(
+                        f"number of allocations {len(allocations)} is smaller than number of claims needing allocation"
+                    )
+                allocation = allocations[j]
+                j += 1
+            chosen = {r.request for r in allocation.results if r.request.count("/") == 1}
+            for req in claim.spec.requests:
+                if req.exactly is not None:
+                    continue
+                for i, sub in enumerate(req.first_available):
+                    if f"{req.name}/{sub.name}" in chosen:
+                        score += FIRST_AVAILABLE_MAX_SIZE - i
+        return score, SUCCESS
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        if self.enabled:
+            default_normalize_score(100, False, scores)
+        return SUCCESS
+
+
+class _ClaimProblem(Exception):
+    def __init__(self, reason: str, *details: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.details = details
+
+
+def features_of(handle: Any) -> dra_features.Features:
+    """The run's DRA feature set: Options.dra_features when the run sets it, else the defaults
+    of the latest release kwhatif knows."""
+    f = getattr(getattr(handle, "options", None), "dra_features", None)
+    return f if isinstance(f, dra_features.Features) else dra_features.DEFAULT
+
+
+def new(args: Mapping[str, Any] | None, handle: Any) -> DynamicResources:
+    a = check_args(NAME, args, {"filterTimeout", "bindingTimeout"})
+    timeout = a.get("filterTimeout")
+    if timeout is not None and not isinstance(timeout, str):
+        raise ConfigError("must be a duration string", field="filterTimeout")
+    features = features_of(handle)
+    cls = DynamicResourcesScoring if features.scores else DynamicResources
+    return cls(handle, features)
+
+
+# --- the default profile ----------------------------------------------------------------------------
+
+
+def in_use(state: Any) -> bool:
+    """Whether a run involves DRA: the cluster has resource.k8s.io objects, or a pod or workload
+    asks for ResourceClaims."""
+    if state.device_classes or state.resource_slices or state.resource_claims or state.resource_claim_templates:
+        return True
+    if any(p.resource_claims for p in state.pods) or any(p.resource_claims for p in state.pending_pods):
+        return True
+    return any(_mentions_claims(w.body, 0) for w in state.workloads.values())
+
+
+def _mentions_claims(obj: Any, depth: int) -> bool:
+    if depth > 8 or not isinstance(obj, dict):
+        return False
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and spec.get("resourceClaims"):
+        return True
+    return any(_mentions_claims(v, depth + 1) for k, v in obj.items() if k in ("spec", "template", "jobTemplate"))
+
+
+def enable(cfg: Any, features: dra_features.Features) -> Any:
+    """applyDynamicResources: the DynamicResourceAllocation gate puts DynamicResources into the
+    default plugins, before DefaultPreemption (weight 2 where it scores). A profile that already
+    names the plugin, or disables it or every default plugin, is left as it is."""
+    from kwhatif.framework.profile import PluginRef, PluginSet
+
+    profiles = []
+    for prof in cfg.profiles:
+        named = any(r.name == NAME for ps in prof.plugins.values() for r in ps.enabled)
+        disabled = any(NAME in ps.disabled or "*" in ps.disabled for ps in prof.plugins.values())
+        if named or disabled:
+            profiles.append(prof)
+            continue
+        mp = prof.plugins["multiPoint"]
+        ref = PluginRef(NAME, DEFAULT_SCORE_WEIGHT if features.scores else None)
+        names = [r.name for r in mp.enabled]
+        at = names.index("DefaultPreemption") if "DefaultPreemption" in names else len(names)
+        enabled = mp.enabled[:at] + (ref,) + mp.enabled[at:]
+        plugins = dict(prof.plugins)
+        plugins["multiPoint"] = PluginSet(enabled, mp.disabled)
+        profiles.append(dataclasses.replace(prof, plugins=plugins))
+    return dataclasses.replace(cfg, profiles=tuple(profiles))
