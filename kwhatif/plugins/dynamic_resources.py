@@ -156,9 +156,10 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
             return claim
         tpl = self.cluster.resource_claim_templates.get(f"{pod.namespace}/{pc.resource_claim_template_name}")
         if tpl is None:
+            tname = pc.resource_claim_template_name
             details = [
-                f"the resourceclaim controller cannot create the pod's claim {pc.name!r}: "
-                f'resourceclaimtemplate.resource.k8s.io "{pc.resource_claim_template_name}" not found'
+                f'the resourceclaim controller cannot create the pod\'s claim "{pc.name}": '
+                f'resource claim template "{tname}": resourceclaimtemplate.resource.k8s.io "{tname}" not found'
             ]
             details += [
                 d.replace("ResourceClaim", "ResourceClaimTemplate")
