@@ -8,7 +8,7 @@ The environment is upstream's: a variable `device` with `driver`, `attributes` (
 id -> int | bool | string | semver) and `capacity` (domain -> id -> quantity); looking up a
 domain the device does not have gives an empty map; attributes and capacities without a
 domain belong to the device's driver. `cel.bind`, the strings extension and the Kubernetes
-quantity, semver and list libraries (isSorted, sum, min, max) are available. cel-expr-python has no opaque values, so a
+quantity, semver, regex (find, findAll) and list libraries (isSorted, sum, min, max) are available. cel-expr-python has no opaque values, so a
 quantity or semver is carried as a one-entry map tagged with its kind, holding a canonical form
 (an exact rational, a normalised version); equal quantities are therefore equal maps, as
 Quantity.Equal compares them.
@@ -16,7 +16,7 @@ Quantity.Equal compares them.
 Errors follow upstream's CompilationResult and DeviceMatches: a compile error is
 "compilation failed: ERROR: <input>:1:5: ..." and a runtime error carries cel-go's wording
 where kwhatif knows it ("no such key: x"). Not modelled: the runtime cost limit (1,000,000)
-and the list indexOf/lastIndexOf, regex find, URL, IP/CIDR and format libraries (using them is a compile error here).
+and the list indexOf/lastIndexOf, URL, IP/CIDR and format libraries (using them is a compile error here).
 """
 
 from __future__ import annotations
@@ -246,6 +246,24 @@ def _list_extreme(pick: int) -> Callable[[list[Any]], Any]:
     return fn
 
 
+def _regex(pattern: str) -> "re.Pattern[str]":
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise ValueError(f"invalid regular expression: {e}") from None
+
+
+def _find(s: str, pattern: str) -> str:
+    """The regex library's find: the first match, or ""."""
+    m = _regex(pattern).search(s)
+    return m.group(0) if m else ""
+
+
+def _find_all(s: str, pattern: str, limit: int = -1) -> list[str]:
+    out = [m.group(0) for m in _regex(pattern).finditer(s)]
+    return out if limit < 0 else out[:limit]
+
+
 # --- the environment ---------------------------------------------------------------------------
 
 
@@ -295,6 +313,11 @@ class Compiler:
             "major": [ov("semver_major", T.INT, [opaque], _semver_part(0), True)],
             "minor": [ov("semver_minor", T.INT, [opaque], _semver_part(1), True)],
             "patch": [ov("semver_patch", T.INT, [opaque], _semver_part(2), True)],
+            "find": [ov("string_find_string", T.STRING, [T.STRING, T.STRING], _find, True)],
+            "findAll": [
+                ov("string_find_all_string", T.List(T.STRING), [T.STRING, T.STRING], _find_all, True),
+                ov("string_find_all_string_int", T.List(T.STRING), [T.STRING, T.STRING, T.INT], _find_all, True),
+            ],
             "isSorted": [ov("list_is_sorted", T.BOOL, [dyn_list], _list_sorted, True)],
             "sum": [ov("list_sum", T.DYN, [dyn_list], _list_sum, True)],
             "min": [ov("list_min", T.DYN, [dyn_list], _list_extreme(-1), True)],
@@ -327,7 +350,13 @@ class Compiler:
             compiled = self._env.compile(expression)
         except Exception as e:  # cel-cpp reports parse and check errors as RuntimeError
             if "cannot be the range of a comprehension (must be list, map, or dynamic)" not in str(e):
-                return Program(expression, "compilation failed: " + _clean(str(e)))
+                msg = "compilation failed: " + _clean(str(e))
+                m = re.search(r"(?:undeclared reference to|found no matching overload for) '([A-Za-z_.]+)'", msg)
+                if m and m.group(1).rsplit(".", 1)[-1] in _NOT_PROVIDED:
+                    first, nl, rest = msg.partition("\n")
+                    note = f" (kwhatif's CEL environment lacks the Kubernetes library function {m.group(1)!r})"
+                    msg = first + note + nl + rest
+                return Program(expression, msg)
             # cel-cpp's checker refuses a `dyn` map value (an attribute domain) as a macro's
             # range, which cel-go accepts; such expressions are evaluated unchecked
             compiled = self._env.compile(expression, disable_check=True)
@@ -336,6 +365,14 @@ class Compiler:
             return Program(expression, f"must evaluate to bool or the unknown type, not {_type_name(rtype)}")
         domains = frozenset(m.group(1) or m.group(2) or "" for m in _DOMAIN_LOOKUP.finditer(expression))
         return Program(expression, None, compiled, domains)
+
+    def syntax_error(self, expression: str) -> str | None:
+        """The parse error of an expression (what any CEL implementation refuses), or None."""
+        try:
+            self._env.compile(expression, disable_check=True)
+        except Exception as e:  # cel-cpp reports parse errors as RuntimeError
+            return "compilation failed: " + _clean(str(e))
+        return None
 
     def matches(self, program: Program, driver: str, device: "DeviceInput") -> bool:
         """DeviceMatches: raises CelError for a runtime error."""
@@ -474,10 +511,19 @@ def compiler(consumable_capacity: bool = False) -> Compiler:
 
 
 def validate_expression(expression: str) -> str | None:
-    """The compile error the API server would refuse a selector with, or None."""
+    """Why the API server would refuse a selector, as far as kwhatif can tell without risking
+    a refusal of what it accepts: too long, or not parseable. Type errors surface when the
+    selector is evaluated (a Filter error, as for a stored expression upstream)."""
     if len(expression) > MAX_EXPRESSION_LENGTH:
         return f"must have at most {MAX_EXPRESSION_LENGTH} bytes"
-    return compiler().compile(expression).error
+    return compiler().syntax_error(expression)
+
+
+# Kubernetes CEL library functions kwhatif's environment does not provide.
+_NOT_PROVIDED = frozenset(
+    {"indexOf", "lastIndexOf", "url", "isURL", "ip", "isIP", "cidr", "isCIDR", "format",
+     "reverse", "contains", "containsAll", "intersects", "equivalent"}
+)
 
 
 __all__ = [

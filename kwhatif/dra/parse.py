@@ -251,6 +251,11 @@ def _selectors(d: Dict, path: str) -> tuple[DeviceSelector, ...]:
         expr = f.string(cel, "expression", f"{p}.cel")
         if not expr:
             raise f.required(f"{p}.cel.expression")
+        from kwhatif.dra.cel import validate_expression  # loads the CEL engine: only when needed
+
+        problem = validate_expression(expr)
+        if problem is not None:
+            raise f.invalid(f"{p}.cel.expression", expr, problem.split("\n", 1)[0])
         out.append(DeviceSelector(expr))
     return tuple(out)
 

@@ -220,7 +220,9 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     for f in n.failures:
         mark = "*" if f is first else ""
         detail = f" ({'; '.join(f.details)})" if f.details else ""
-        parts.append(f"{mark}{f.plugin}: {'; '.join(f.reasons)}{detail}")
+        # CEL errors carry a source excerpt on extra lines; a table cell keeps one line
+        reasons = "; ".join(r.replace("\n", " ") for r in f.reasons)
+        parts.append(f"{mark}{f.plugin}: {reasons}{detail}")
     text = " | ".join(parts)
     if n.excluded:
         text = "not in the PreFilter node set" + (f" ({text})" if text else "")

@@ -55,6 +55,8 @@ def gpu() -> cel.DeviceInput:
         pytest.param(f'device.attributes["{DRIVER}"].model.upperAscii() == "A100"', True, id="strings-ext"),
         pytest.param(f'device.attributes["{DRIVER}"].model.matches("^a[0-9]+$")', True, id="matches"),
         pytest.param("[1, 2, 3].isSorted() && [1, 2].sum() == 3 && [3, 1].min() == 1", True, id="lists"),
+        pytest.param(f'device.attributes["{DRIVER}"].model.find("[0-9]+") == "100"', True, id="regex-find"),
+        pytest.param('"a1b22".findAll("[0-9]+") == ["1", "22"] && "a1b22".findAll("[0-9]+", 1) == ["1"]', True, id="regex-find-all"),
         pytest.param(f'device.attributes["{DRIVER}"].exists(k, k == "mig")', True, id="macro"),
     ],
 )
@@ -74,6 +76,7 @@ def test_selector_matches(expr, want):
         pytest.param('1 == "a"', "compilation failed: ERROR: <input>:1:3: found no matching overload for '_==_' applied to '(int, string)'", id="type-check"),
         pytest.param("1 + 2", "must evaluate to bool or the unknown type, not int", id="not-bool"),
         pytest.param('device.allowMultipleAllocations', "undefined field 'allowMultipleAllocations'", id="consumable-capacity-field-gated"),
+        pytest.param('[1].indexOf(1) == 0', "(kwhatif's CEL environment lacks the Kubernetes library function 'indexOf')", id="unsupported-library-function"),
     ],
 )
 def test_compile_errors(expr, error):
