@@ -351,10 +351,10 @@ class Compiler:
         except Exception as e:  # cel-cpp reports parse and check errors as RuntimeError
             if "cannot be the range of a comprehension (must be list, map, or dynamic)" not in str(e):
                 msg = "compilation failed: " + _clean(str(e))
-                m = re.search(r"(?:undeclared reference to|found no matching overload for) '([A-Za-z_.]+)'", msg)
-                if m and m.group(1).rsplit(".", 1)[-1] in _NOT_PROVIDED:
+                ref = re.search(r"(?:undeclared reference to|found no matching overload for) '([A-Za-z_.]+)'", msg)
+                if ref and ref.group(1).rsplit(".", 1)[-1] in _NOT_PROVIDED:
                     first, nl, rest = msg.partition("\n")
-                    note = f" (kwhatif's CEL environment lacks the Kubernetes library function {m.group(1)!r})"
+                    note = f" (kwhatif's CEL environment lacks the Kubernetes library function {ref.group(1)!r})"
                     msg = first + note + nl + rest
                 return Program(expression, msg)
             # cel-cpp's checker refuses a `dyn` map value (an attribute domain) as a macro's
