@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from kwhatif.api import quantity as q
+from kwhatif.errors import InputError
 from kwhatif.dra.types import DeviceAttribute, DeviceCapacity
 
 _Q = "__kwhatif_quantity__"
@@ -271,8 +272,13 @@ class Compiler:
     """Compiles and caches selector expressions (upstream's cel.Cache); one per feature set."""
 
     def __init__(self, consumable_capacity: bool = False) -> None:
-        from cel_expr_python import cel  # type: ignore[import-untyped]
-        from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
+        try:
+            from cel_expr_python import cel  # type: ignore[import-untyped]
+            from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
+        except ImportError as e:
+            raise InputError(
+                f"evaluating DRA device selectors needs the cel-expr-python package ({e}): pip install cel-expr-python"
+            ) from None
 
         self._cel = cel
         T = cel.Type

@@ -42,6 +42,8 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/resource.k8s.io/v1/resourceclaimtemplates", False),
 )
 PAGE_SIZE = 500
+_DRA_PREFIX = "/apis/resource.k8s.io/v1/"
+_DRA_FALLBACKS = ("/apis/resource.k8s.io/v1beta2/", "/apis/resource.k8s.io/v1beta1/")
 
 
 def api_client(kubeconfig: str | None, context: str | None) -> Any:
@@ -106,11 +108,18 @@ def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
     host = getattr(client.configuration, "host", "")
     for path, required in RESOURCES:
         token = ""
+        fallbacks = list(_DRA_FALLBACKS) if path.startswith(_DRA_PREFIX) else []
         while True:
             params = [("limit", str(PAGE_SIZE))]
             if token:
                 params.append(("continue", token))
             status, body = _get(client, path, params)
+            if status == 404 and fallbacks and not token:
+                # resource.k8s.io/v1 is served from 1.34; older clusters serve a beta, or no DRA
+                path = fallbacks.pop(0) + path.rsplit("/", 1)[1]
+                continue
+            if status == 404 and path.startswith("/apis/resource.k8s.io/") and not token:
+                break  # the cluster does not serve DRA: there is nothing to read
             if status != 200:
                 msg = _status_message(body) or f"HTTP {status}"
                 if required:

@@ -30,6 +30,15 @@ LIST_PATHS = {
     "/apis/apps/v1/daemonsets": ("apps/v1", "DaemonSetList", "DaemonSet"),
     "/apis/batch/v1/jobs": ("batch/v1", "JobList", "Job"),
     "/apis/batch/v1/cronjobs": ("batch/v1", "CronJobList", "CronJob"),
+    "/apis/resource.k8s.io/v1/deviceclasses": ("resource.k8s.io/v1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1/resourceslices": ("resource.k8s.io/v1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1/resourceclaims": ("resource.k8s.io/v1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates": ("resource.k8s.io/v1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
+    # what a 1.32/1.33 cluster serves (objects in the v1beta1 shape)
+    "/apis/resource.k8s.io/v1beta1/deviceclasses": ("resource.k8s.io/v1beta1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1beta1/resourceslices": ("resource.k8s.io/v1beta1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaims": ("resource.k8s.io/v1beta1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates": ("resource.k8s.io/v1beta1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
 }
 
 
@@ -43,6 +52,7 @@ class FakeAPIServer:
         self.page_size = page_size
         self.token = token
         self.forbidden: set[str] = set()
+        self.not_served: set[str] = set()  # paths answered 404, as for an API version not served
         self.fail_bindings: dict[str, int] = {}  # "ns/name" -> HTTP status to answer
         self.requests: list[tuple[str, str]] = []
         self.bindings: list[dict[str, Any]] = []
@@ -78,7 +88,7 @@ class FakeAPIServer:
                     self.send(403, status(403, "Forbidden", f"cannot list resource at {url.path}"))
                     return
                 spec = LIST_PATHS.get(url.path)
-                if spec is None:
+                if spec is None or url.path in server.not_served:
                     self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                     return
                 api_version, list_kind, kind = spec
