@@ -177,3 +177,27 @@ def test_live_cluster_without_dra_is_quiet(run, tmp_path):
         r = run("schedule", pod, "--kubeconfig", kubeconfig)
     assert r.code == 0, r.err
     assert "resource.k8s.io" not in r.err
+
+
+def test_every_format_explains_the_devices(run, tmp_path):
+    import jsonschema
+
+    from tests.e2e.conftest import ROOT
+
+    pod = _write(tmp_path, "pod.yaml", _template("t", expression='device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"'),
+                 {**_notebook(resourceClaimTemplateName="t"), "metadata": {"name": "nb", "namespace": "ml"}})
+    r = run("schedule", pod, "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0
+    jsonschema.validate(json.loads(r.out), json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text()))
+    claim = generate_claim_name("nb", "gpu", "ml")
+    r = run("schedule", pod, "--cluster", CLUSTER, "-o", "yaml")
+    assert f"claim ml/{claim}: gpu -> gpu-0 [gpu.nvidia.com/l4-c-1]" in r.out
+    # five nodes have no L4: markdown and junit carry the explanation of the ones that fail
+    five = _template("t", expression='device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"')
+    five["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = 5
+    big = _write(tmp_path, "big.yaml", five, _notebook(resourceClaimTemplateName="t"))
+    md = run("schedule", big, "--cluster", CLUSTER, "-o", "markdown")
+    assert md.code == 1
+    assert "DynamicResources: claim ml/" in md.out and "needs 5 device(s)" in md.out
+    ju = run("schedule", big, "--cluster", CLUSTER, "-o", "junit")
+    assert "cannot allocate all claims (claim ml/" in ju.out
