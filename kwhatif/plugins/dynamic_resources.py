@@ -101,6 +101,8 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
         self._inputs: dict[int, tuple[Device, cel.DeviceInput]] = {}
         # the last diagnosis per pod, for hints
         self.last_state: dict[str, _State] = {}
+        self._present: tuple[int, frozenset[str]] | None = None
+        self._current = ""  # the uid of the pod in the scheduling cycle (it exists)
 
     # --- the cluster's DRA objects, as this run sees them ---------------------------------------
 
@@ -114,16 +116,33 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
         return self._slices
 
     def claim(self, key: str) -> ResourceClaim | None:
-        c = self.assumed.get(key)
-        if c is not None:
-            return c
-        found: ResourceClaim | None = self.cluster.resource_claims.get(key)
-        return found
+        c = self.assumed.get(key) or self.cluster.resource_claims.get(key)
+        return self._released(c) if c is not None else None
 
     def all_claims(self) -> dict[str, ResourceClaim]:
         out = dict(self.cluster.resource_claims)
         out.update(self.assumed)
-        return out
+        return {k: self._released(c) for k, c in out.items()}
+
+    def _present_pods(self) -> frozenset[str]:
+        """The uids of the pods that exist now: bound ones in the snapshot (which evictions,
+        preemption and updated workloads change during a run) and pending ones."""
+        gen = self.handle.snapshot.generation
+        if self._present is None or self._present[0] != gen:
+            uids = {dra_claims.pod_uid(pi.pod) for pi in self.handle.snapshot.pods()}
+            uids.update(dra_claims.pod_uid(p) for p in self.cluster.pending_pods)
+            self._present = (gen, frozenset(uids))
+        return self._present[1]
+
+    def _released(self, claim: ResourceClaim) -> ResourceClaim:
+        """A claim whose consumers are all gone is deallocated by the resourceclaim controller
+        (a claim made from a template is deleted with its pod): its devices are free again."""
+        if claim.allocation is None or not claim.reserved_for:
+            return claim
+        present = self._present_pods()
+        if any(r.uid in present or r.uid == self._current for r in claim.reserved_for):
+            return claim
+        return dataclasses.replace(claim, allocation=None, reserved_for=())
 
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """foreachPodResourceClaim: the pod's claims in spec order; raises ClaimError with
@@ -194,6 +213,7 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
         s = _State()
         state.write(STATE_KEY, s)
         self.last_state.pop(pod.key, None)
+        self._current = dra_claims.pod_uid(pod)
         try:
             claims = self.pod_claims(pod)
         except _ClaimProblem as e:

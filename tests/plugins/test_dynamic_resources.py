@@ -260,6 +260,7 @@ def test_plugin(case: Case) -> None:
         assert (post.code, post.message()) == case.postfilter
     if case.reserved is not None:
         target = nodes[0].name
+        pod = handle.snapshot.assume(pod, target)  # as the scheduler does before Reserve
         assert plugin.reserve(state, pod, target).code is Code.SUCCESS
         held = sorted(
             r.device_id
@@ -280,6 +281,7 @@ def test_reserve_makes_the_next_pod_see_the_device_taken() -> None:
     plugin.pre_filter(st1, first)
     ni = handle.snapshot.get(NODE)
     assert plugin.filter(st1, first, ni).code is Code.SUCCESS
+    first = handle.snapshot.assume(first, NODE)
     assert plugin.reserve(st1, first, NODE).code is Code.SUCCESS
     second = make_pod().name("p2").namespace(NS).uid("u2").set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "second"}]).obj()
     st2 = CycleState()
@@ -290,6 +292,7 @@ def test_reserve_makes_the_next_pod_see_the_device_taken() -> None:
         "claim default/second, request req-1: needs 1 device(s); 1 match, 1 already allocated to default/my-pod-my-resource (1)",
     )
     plugin.unreserve(st1, first, NODE)
+    handle.snapshot.forget(first)
     st3 = CycleState()
     plugin.pre_filter(st3, second)
     assert plugin.filter(st3, second, ni).code is Code.SUCCESS
@@ -313,6 +316,7 @@ def test_claims_from_templates_are_per_pod() -> None:
             break
         claim_name = generate_claim_name(name, "gpus", NS)
         assert st.details == (f"claim default/{claim_name}: gpu -> {'a' if name == 'train-0' else 'b'} [some-driver/worker]",)
+        pod = handle.snapshot.assume(pod, NODE)
         assert plugin.reserve(state, pod, NODE).code is Code.SUCCESS
         c = plugin.assumed[f"{NS}/{claim_name}"]
         assert c.owner_references[0].name == name and c.owner_references[0].uid == f"uid-{name}" and c.owner_references[0].controller
@@ -378,6 +382,24 @@ def test_score_prefers_earlier_alternatives() -> None:
     assert [s.score for s in scores] == [8, 7]
     plugin.normalize_score(state, pod, scores)
     assert [s.score for s in scores] == [100, 87]
+
+
+def test_claims_of_pods_that_are_gone_are_deallocated() -> None:
+    """Evictions (drain, preemption, an updated workload) delete pods; the resourceclaim
+    controller then deallocates the claims they alone reserved, so their devices are free."""
+    holder = make_pod().name("holder").namespace(NS).uid("uid-holder").node(NODE).obj()
+    held = reserved_for(allocated(claim("held", owner=False)), uid="uid-holder", name="holder")
+    case = Case(pod_with_claim_name(), [PENDING, held, device_class(), node_slice(NODE)])
+    plugin, handle, nodes = setup(case)
+    handle.snapshot.add_pod(holder)
+    pod = case.pod.obj()
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    assert plugin.filter(state, pod, handle.snapshot.get(NODE)).reasons == ("cannot allocate all claims",)
+    handle.snapshot.remove_pod(holder)
+    state = CycleState()
+    plugin.pre_filter(state, pod)
+    assert plugin.filter(state, pod, handle.snapshot.get(NODE)).code is Code.SUCCESS
 
 
 def test_release_1_34_does_not_score() -> None:
