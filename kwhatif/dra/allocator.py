@@ -338,6 +338,7 @@ class Allocator:
         slices: SliceIndex,
         compiler: cel.Compiler | None = None,
         inputs: dict[int, tuple[Device, cel.DeviceInput]] | None = None,
+        results: dict[tuple[str, int, str], bool] | None = None,
     ) -> None:
         self.features = features
         self.allocated = allocated
@@ -346,6 +347,9 @@ class Allocator:
         self.compiler = compiler or cel.compiler(features.consumable_capacity)
         # CEL activations per device, shared across allocators by the caller
         self.inputs: dict[int, tuple[Device, cel.DeviceInput]] = inputs if inputs is not None else {}
+        # (expression, device, driver) -> whether it matches; a device's answer never changes, so
+        # the caller may share this across allocators (the devices must outlive it: see inputs)
+        self.results: dict[tuple[str, int, str], bool] = results if results is not None else {}
         self._available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.allocate_one_calls = 0
 
@@ -370,6 +374,12 @@ class Allocator:
         """selectorsMatch; owner is "class NAME" or "claim NS/NAME" for error messages."""
         for i, sel in enumerate(selectors):
             assert sel.expression is not None  # checked when the request data was built
+            key = (sel.expression, id(device), driver)
+            known = self.results.get(key)
+            if known is not None:
+                if not known:
+                    return False
+                continue
             prog = self.compiler.compile(sel.expression)
             if prog.error is not None:
                 raise AllocationError(f"{owner}: selector #{i}: CEL compile error: {prog.error}")
@@ -378,6 +388,7 @@ class Allocator:
                 ok = self.compiler.matches(prog, driver, inp)
             except cel.CelError as e:
                 raise AllocationError(f"{owner}: selector #{i}: CEL runtime error: {e}") from None
+            self.results[key] = ok
             if not ok:
                 return False
         return True

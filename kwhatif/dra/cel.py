@@ -21,6 +21,7 @@ and the list indexOf/lastIndexOf, URL, IP/CIDR and format libraries (using them 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -59,9 +60,14 @@ def _fraction_text(v: Fraction) -> str:
 
 def _quantity_value(x: Any) -> Fraction:
     if isinstance(x, dict) and _Q in x:
-        n, d = str(x[_Q]).split("/")
-        return Fraction(int(n), int(d))
+        return _fraction(str(x[_Q]))
     raise ValueError("no such overload")
+
+
+@functools.lru_cache(maxsize=4096)
+def _fraction(text: str) -> Fraction:
+    n, d = text.split("/")
+    return Fraction(int(n), int(d))
 
 
 def _is_quantity(x: Any) -> bool:

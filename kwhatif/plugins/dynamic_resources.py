@@ -99,6 +99,7 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
         self.generated: dict[tuple[str, str], ResourceClaim] = {}
         self._slices: SliceIndex | None = None
         self._inputs: dict[int, tuple[Device, cel.DeviceInput]] = {}
+        self._results: dict[tuple[str, int, str], bool] = {}  # selector answers per device
         # the last diagnosis per pod, for hints
         self.last_state: dict[str, _State] = {}
         self._present: tuple[int, frozenset[str]] | None = None
@@ -251,6 +252,7 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
                 self.cluster.device_classes,
                 self.slices(),
                 inputs=self._inputs,
+                results=self._results,
             )
         s.claims = claims
         self.last_state[pod.key] = s
