@@ -11,16 +11,39 @@ their competition for the same devices are.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Sequence
 
 from kwhatif.api.core import Node
-from kwhatif.dra.allocator import AllocationError, Allocator, _taint_prevents, claim_ref, gather_pools, node_matches
+from kwhatif.dra.allocator import (
+    AllocationError,
+    Allocator,
+    Pool,
+    _taint_prevents,
+    claim_ref,
+    gather_pools,
+    node_matches,
+)
 from kwhatif.dra.types import (
     ALLOCATION_MODE_ALL,
+    Device,
     DeviceSubRequest,
     ExactDeviceRequest,
     ResourceClaim,
 )
+
+
+_UNUSABLE = "tainted or out of shared counters"
+
+
+def _counters_fit(alloc: Allocator, pool: Pool, device: Device) -> bool:
+    """Whether the pool's counters still cover the device alone."""
+    avail = alloc.available_counters(pool)
+    for c in device.consumes_counters:
+        counters = avail.get(c.counter_set, {})
+        if any(counters.get(name, Fraction(0)) < v for name, v in c.counters.items()):
+            return False
+    return True
 
 
 @dataclass(slots=True)
@@ -55,10 +78,10 @@ class RequestCount:
             held = ", ".join(f"{c} ({n})" for c, n in sorted(self.holders.items())) or "other claims"
             detail = f"{self.matching} match, {self.matching - self.free} already allocated to {held}"
             if self.usable < self.free:
-                detail += f", {self.free - self.usable} tainted or unusable"
+                detail += f", {self.free - self.usable} {_UNUSABLE}"
             return f"{head}: needs {need}; {detail}"
         if self.usable < self.free:
-            return f"{head}: needs {need}; {self.free} free matching device(s), {self.free - self.usable} of them tainted or unusable"
+            return f"{head}: needs {need}; {self.free} free matching device(s), {self.free - self.usable} of them {_UNUSABLE}"
         return f"{head}: needs {need}; only {self.matching} device(s) match"
 
 
@@ -119,15 +142,16 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                             rc.free += 1
                             if features.device_taints and _taint_prevents(d, spec.tolerations):
                                 continue
-                            if d.consumes_counters and not features.partitionable_devices:
+                            if d.consumes_counters and (not features.partitionable_devices or not _counters_fit(alloc, pool, d)):
                                 continue
                             rc.usable += 1
-    failing = [rc for rc in counts if not rc.ok]
     by_request: dict[tuple[str, str], list[RequestCount]] = {}
     for rc in counts:
         by_request.setdefault((rc.claim, rc.request.split("/", 1)[0]), []).append(rc)
+    unmet = False
     for (claim_name, request), alternatives in by_request.items():
         if all(not rc.ok for rc in alternatives):
+            unmet = True
             if len(alternatives) == 1:
                 lines.append(alternatives[0].text())
             else:
@@ -135,7 +159,7 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                     f"claim {claim_name}, request {request}: none of its {len(alternatives)} alternatives (firstAvailable) can be met: "
                     + "; ".join(rc.text().split(": ", 1)[1] + f" ({rc.request})" for rc in alternatives)
                 )
-    if not failing or not any(all(not rc.ok for rc in alts) for alts in by_request.values()):
+    if not unmet:
         constrained = [c for c in claims if c.spec.constraints]
         if constrained:
             attrs = sorted({a for c in constrained for a in (x.match_attribute for x in c.spec.constraints) if a})
