@@ -42,6 +42,7 @@ from kwhatif.framework.interface import (
     NodeScore,
     PostFilterPlugin,
     PostFilterResult,
+    PreEnqueuePlugin,
     PreFilterPlugin,
     PreFilterResult,
     ReservePlugin,
@@ -85,7 +86,7 @@ class _State:
         return self  # PreFilter extensions never change it; upstream shares it too
 
 
-class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin):
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin):
     NAME = NAME
 
     def __init__(self, handle: Any, features: dra_features.Features) -> None:
@@ -205,6 +206,18 @@ class DynamicResources(PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReserveP
             f"a ResourceClaim named {name!r} exists in namespace {', '.join(spaces)}; "
             f"a pod can only use those of its own namespace ({pod.namespace})"
         ]
+
+    # --- PreEnqueue ------------------------------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        """A pod whose claims are not all there is not attempted (it waits for a claim event)."""
+        if not self.enabled:
+            return SUCCESS
+        try:
+            self.pod_claims(pod)
+        except _ClaimProblem as e:
+            return _unschedulable(e.reason, *e.details)
+        return SUCCESS
 
     # --- PreFilter -------------------------------------------------------------------------------
 

@@ -111,6 +111,9 @@ class TableFormatter(Formatter):
     def format_result(self, r: PodResult, num_nodes: int) -> str:
         lines = [self.header(r)]
         if r.status is PodStatus.GATED:
+            for f in r.pre_filter:
+                for d in f.details:
+                    lines.append(self._wrap(d, "  ", "    "))
             return "\n".join(lines)
         if r.pre_filter and any(n.at_pre_filter for n in r.nodes):
             for f in r.pre_filter:

@@ -101,6 +101,7 @@ class Case:
     objs: list[dict[str, Any]] = field(default_factory=list)
     nodes: tuple[str, ...] = (NODE,)
     features: F.Features = ON
+    preenqueue: tuple[Code, str] | None = None  # expected non-success PreEnqueue status (PreFilter says the same)
     prefilter: tuple[Code, str] | None = None  # expected non-success PreFilter status
     filter: dict[str, tuple[Code, str]] = field(default_factory=dict)  # per node, non-success
     postfilter: tuple[Code, str] | None = None
@@ -113,17 +114,17 @@ CASES = [
     pytest.param(Case(pod_with_claim_template(True), [ALLOCATED, claim("not-my-claim", owner=False)], reserved=[(DRIVER, NODE, "instance-1")]), id="claim-template"),
     pytest.param(
         Case(pod_with_claim_template(False).set("status.phase", "Pending").set("metadata.annotations", {"x": "y"}),
-             [ALLOCATED], prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'pod "default/my-pod": ResourceClaim not created yet')),
+             [ALLOCATED], preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'pod "default/my-pod": ResourceClaim not created yet')),
         id="missing-claim",
     ),
     pytest.param(
         Case(pod_with_claim_template(True), [allocated(claim(deletionTimestamp="2026-01-01T00:00:00Z"))],
-             prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'resourceclaim "my-pod-my-resource" is being deleted')),
+             preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'resourceclaim "my-pod-my-resource" is being deleted')),
         id="deleted-claim",
     ),
     pytest.param(
         Case(pod_with_claim_template(True), [allocated(claim(owner=False, ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID + "123", "controller": True}]))],
-             prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)")),
+             preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)")),
         id="wrong-claim",
     ),
     pytest.param(
@@ -232,6 +233,13 @@ def setup(case: Case) -> tuple[Any, Any, list[Any]]:
 def test_plugin(case: Case) -> None:
     plugin, handle, nodes = setup(case)
     pod = case.pod.obj()
+    enq = plugin.pre_enqueue(pod)
+    if case.preenqueue is not None:
+        assert (enq.code, enq.message()) == case.preenqueue
+        _, pre = plugin.pre_filter(CycleState(), pod)
+        assert (pre.code, pre.message()) == case.preenqueue
+        return
+    assert enq.code is Code.SUCCESS, enq
     state = CycleState()
     _, pre = plugin.pre_filter(state, pod)
     if case.prefilter is not None:
