@@ -10,9 +10,10 @@ claim's matchAttribute constraints as it goes; a prioritized list (firstAvailabl
 subrequests in order. Upstream's pools come from a Go map (random order); kwhatif orders them
 by driver and pool name, so its choice among equally good devices is deterministic.
 
-The code paths follow the feature set (dra.features.Features), as upstream's stable and
-incubating allocators do. Consumable capacity (several claims sharing one device,
-DRAConsumableCapacity) is not modelled: such devices are allocated whole.
+The code paths follow the feature set (dra.features.Features), as upstream's stable, incubating
+and experimental allocators do: with consumable capacity (DRAConsumableCapacity) a device that
+allows multiple allocations is shared, each allocation taking the capacity its request asks for
+as the device's request policy rounds it, and distinctAttribute constraints apply.
 
 Errors: `AllocationError` is upstream's fatal error (a broken selector or class: the pod's
 scheduling attempt fails with an Error status); `NodeAllocationError` is
@@ -40,6 +41,7 @@ from kwhatif.dra.types import (
     CounterSet,
     Device,
     DeviceAttribute,
+    DeviceCapacity,
     DeviceClass,
     DeviceRequestAllocationResult,
     DeviceSelector,
@@ -267,6 +269,8 @@ class _Result:
     id: DeviceID
     slice: ResourceSlice
     device: Device
+    share_id: str | None = None
+    consumed: Mapping[str, Fraction] | None = None
 
 
 class _MatchAttribute:
@@ -310,6 +314,43 @@ class _MatchAttribute:
             self.num -= 1
 
 
+class _DistinctAttribute(_MatchAttribute):
+    """distinctAttributeConstraint: the named requests' devices all differ in the attribute
+    (with consumable capacity, so that shares of one device are not picked twice)."""
+
+    def __init__(self, requests: Sequence[str], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.values: dict[str, DeviceAttribute] = {}
+
+    def add(self, request: _Request, device: Device, device_id: DeviceID) -> bool:
+        if not self._applies(request):
+            return True
+        attr = lookup_attribute(device, device_id, self.attribute)
+        if attr is None:
+            return False
+        if self.num == 0:
+            self.values[request.parent or request.name] = attr
+            self.num = 1
+            return True
+        for other in self.values.values():
+            for field_ in ("string_value", "int_value", "bool_value", "version_value"):
+                mine = getattr(attr, field_)
+                if mine is not None:
+                    if getattr(other, field_) is not None and getattr(other, field_) == mine:
+                        return False
+                    break
+            else:
+                return False  # a value of an unknown type
+        self.values[request.parent or request.name] = attr
+        self.num += 1
+        return True
+
+    def remove(self, request: _Request) -> None:
+        if self._applies(request):
+            self.values.pop(request.parent or request.name, None)
+            self.num -= 1
+
+
 def lookup_attribute(device: Device, device_id: DeviceID, name: str) -> DeviceAttribute | None:
     attr = device.attributes.get(name)
     if attr is not None:
@@ -339,6 +380,7 @@ class Allocator:
         compiler: cel.Compiler | None = None,
         inputs: dict[int, tuple[Device, cel.DeviceInput]] | None = None,
         results: dict[tuple[str, int, str], bool] | None = None,
+        allocated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None,
     ) -> None:
         self.features = features
         self.allocated = allocated
@@ -350,6 +392,9 @@ class Allocator:
         # (expression, device, driver) -> whether it matches; a device's answer never changes, so
         # the caller may share this across allocators (the devices must outlive it: see inputs)
         self.results: dict[tuple[str, int, str], bool] = results if results is not None else {}
+        # consumable capacity: what shared allocations of each device consume already
+        self.allocated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] = allocated_capacity or {}
+        self._shares = 0
         self._available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.allocate_one_calls = 0
 
@@ -393,6 +438,11 @@ class Allocator:
                 return False
         return True
 
+    def new_share_id(self) -> str:
+        """GenerateShareID is a random UID upstream; kwhatif counts."""
+        self._shares += 1
+        return f"kwhatif-share-{self._shares:05d}"
+
     def available_counters(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
         """The pool's counters minus what devices allocated before this pod consume."""
         cached = self._available_counters.get(pool.pool)
@@ -429,6 +479,10 @@ class _Run:
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[_Result]] = [[] for _ in claims]
+        # upstream's "experimental" allocator runs when these features are on
+        self.experimental = self.features.consumable_capacity or self.features.device_binding_and_status
+        # consumable capacity being allocated in this attempt, per device
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
 
     # -- setup --------------------------------------------------------------------------------
 
@@ -437,6 +491,16 @@ class _Run:
         for ci, claim in enumerate(self.claims):
             min_devices = 0
             for ri, req in enumerate(claim.spec.requests):
+                if self.experimental and not self.features.consumable_capacity:
+                    if req.exactly is not None and req.exactly.capacity_requests is not None:
+                        raise AllocationError(
+                            f"claim {claim_ref(claim)}, request {req.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled"
+                        )
+                    for sub in req.first_available:
+                        if sub.capacity_requests is not None:
+                            raise AllocationError(
+                                f"claim {claim_ref(claim)}, subrequest {sub.name}: has capacity requests, but the DRAConsumableCapacity feature is disabled"
+                            )
                 if req.first_available:
                     if not self.features.prioritized_list:
                         raise AllocationError(
@@ -461,9 +525,10 @@ class _Run:
             for i, c in enumerate(claim.spec.constraints):
                 if c.match_attribute is not None:
                     constraints.append(_MatchAttribute(c.requests, c.match_attribute))
+                elif c.distinct_attribute is not None and self.experimental:
+                    constraints.append(_DistinctAttribute(c.requests, c.distinct_attribute))
                 else:
-                    # distinctAttribute belongs to consumable capacity; upstream's stable and
-                    # incubating allocators do not know it either
+                    # upstream's stable and incubating allocators know only matchAttribute
                     raise AllocationError(
                         f"claim {claim_ref(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)"
                     )
@@ -516,7 +581,10 @@ class _Run:
                 for s in pool.slices:
                     for d in s.devices:
                         if self._selectable(key, data, s, d):
-                            data.all_devices.append(_Candidate((s.driver, s.pool, d.name), d, s, pool))
+                            did = (s.driver, s.pool, d.name)
+                            if self.features.consumable_capacity and not self._capacity_fits(request, did, d):
+                                continue
+                            data.all_devices.append(_Candidate(did, d, s, pool))
             data.num_devices = len(data.all_devices)
         else:
             raise AllocationError(
@@ -588,6 +656,8 @@ class _Run:
                         continue
                     if not self._selectable((ci, ri, si), data, s, d):
                         continue
+                    if self.features.consumable_capacity and not self._capacity_fits(request, did, d):
+                        continue
                     undo = self._allocate_device(ci, ri, si, _Candidate(did, d, s, pool), must=False)
                     if undo is None:
                         continue
@@ -625,19 +695,22 @@ class _Run:
     def _allocate_device(self, ci: int, ri: int, si: int, cand: _Candidate, must: bool) -> Callable[[], None] | None:
         claim = self.claims[ci]
         request = self.request_data[(ci, ri, si)].request
+        shared = self.features.consumable_capacity and bool(cand.device.allow_multiple_allocations)
         if request.admin_access:
-            if ci in self.allocating.get(cand.id, ()):
+            if not shared and ci in self.allocating.get(cand.id, ()):
                 return None
         elif self._in_use(cand.id):
             return None
         counters = cand.device.consumes_counters
         if counters and not self.features.partitionable_devices:
             return None
-        if counters and not self._take_counters(cand):
+        # a shared device whose capacity is in use already took its counters
+        skip_counters = shared and (cand.id in self.a.allocated_capacity or cand.id in self.allocating_capacity)
+        if counters and not skip_counters and not self._take_counters(cand):
             return None
+        # Upstream keeps the counters it took when a taint or a constraint then refuses the
+        # device (they stay consumed for the rest of this Allocate call); so does kwhatif.
         if self.features.device_taints and _taint_prevents(cand.device, request.tolerations):
-            if counters:
-                self._release_counters(cand)
             return None
         added: list[_MatchAttribute] = []
         for c in self.constraints[ci]:
@@ -648,23 +721,58 @@ class _Run:
                     )
                 for prev in added:
                     prev.remove(request)
-                if counters:
-                    self._release_counters(cand)
                 return None
             added.append(c)
-        self.allocating.setdefault(cand.id, set()).add(ci)
+        if not shared:
+            self.allocating.setdefault(cand.id, set()).add(ci)
+        share_id: str | None = None
+        consumed: dict[str, Fraction] | None = None
+        if self.features.consumable_capacity:
+            if not self._capacity_fits(request, cand.id, cand.device):
+                return None
+            if shared:
+                consumed = consumed_capacity(request.spec.capacity_requests, cand.device.capacity)
+                share_id = self.a.new_share_id()
+                using = self.allocating_capacity.setdefault(cand.id, {})
+                for name, v in consumed.items():
+                    using[name] = using.get(name, Fraction(0)) + v
         before = len(self.result[ci])
-        self.result[ci].append(_Result(request, cand.id, cand.slice, cand.device))
+        self.result[ci].append(_Result(request, cand.id, cand.slice, cand.device, share_id, consumed or None))
 
         def undo() -> None:
             for c in self.constraints[ci]:
                 c.remove(request)
-            self.allocating[cand.id].discard(ci)
-            if counters:
-                self._release_counters(cand)
+            if shared:
+                if consumed:
+                    using = self.allocating_capacity.get(cand.id, {})
+                    for name, v in consumed.items():
+                        using[name] = using.get(name, Fraction(0)) - v
+            else:
+                self.allocating[cand.id].discard(ci)
+                if counters:
+                    self._release_counters(cand)
             del self.result[ci][before:]
 
         return undo
+
+    def _capacity_fits(self, request: _Request, did: DeviceID, device: Device) -> bool:
+        """CmpRequestOverCapacity: the request's capacity (as the device's policy rounds it)
+        fits in what the device has left; False too when it asks for a capacity the device
+        does not have."""
+        wanted = request.spec.capacity_requests
+        if wanted and any(name not in device.capacity for name in wanted):
+            return False
+        used = self.a.allocated_capacity.get(did, {})
+        using = self.allocating_capacity.get(did, {})
+        for name, cap in device.capacity.items():
+            req = wanted.get(name) if wanted else None
+            value = _consumed(req, cap)
+            if _violates_policy(value, cap):
+                return False
+            total = value + used.get(name, Fraction(0)) + using.get(name, Fraction(0))
+            if total > cap.value:
+                return False
+        return True
 
     def _take_counters(self, cand: _Candidate) -> bool:
         avail = self.a.available_counters(cand.pool)
@@ -698,11 +806,67 @@ class _Run:
                 pool=r.id[1],
                 device=r.id[2],
                 admin_access=True if r.request.admin_access else None,
+                share_id=r.share_id,
+                consumed_capacity=dict(r.consumed or {}),
             )
             for r in self.result[ci]
         )
-        selector, node_name = _node_selector(self.result[ci])
+        selector, node_name = _node_selector(self.result[ci], self.node.name)
         return AllocationResult(results, selector, node_name)
+
+
+def _value(q: Fraction) -> int:
+    """Quantity.Value(): rounded up to an integer."""
+    return math.ceil(q)
+
+
+def _consumed(requested: Fraction | None, cap: DeviceCapacity) -> Fraction:
+    """calculateConsumedCapacity: the request rounded up as the device's policy says; the
+    policy's default (else the whole capacity) when nothing is requested."""
+    policy = cap.request_policy
+    if requested is None:
+        if policy is not None and policy.default is not None:
+            return policy.default
+        return cap.value
+    if policy is None:
+        return requested
+    if policy.has_valid_range and policy.valid_range_min is not None:
+        low = policy.valid_range_min
+        if requested < low:
+            return low
+        if policy.valid_range_step is None:
+            return requested
+        step, base = _value(policy.valid_range_step), _value(low)
+        added = _value(requested) - base
+        n = added // step + (1 if added % step else 0)
+        return Fraction(base + step * n)
+    if policy.valid_values:
+        for v in policy.valid_values:
+            if requested <= v:
+                return v
+    return requested
+
+
+def _violates_policy(value: Fraction, cap: DeviceCapacity) -> bool:
+    policy = cap.request_policy
+    if policy is None:
+        return False
+    if policy.default is not None and value == policy.default:
+        return False
+    if policy.has_valid_range:
+        if policy.valid_range_max is not None and value > policy.valid_range_max:
+            return True
+        if policy.valid_range_step is not None and policy.valid_range_min is not None:
+            return (_value(value) - _value(policy.valid_range_min)) % _value(policy.valid_range_step) != 0
+        return False
+    if policy.valid_values:
+        return value not in policy.valid_values
+    return False
+
+
+def consumed_capacity(requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity]) -> dict[str, Fraction]:
+    """GetConsumedCapacityFromRequest: what a shared allocation takes of each capacity."""
+    return {name: _consumed((requests or {}).get(name), cap) for name, cap in capacity.items()}
 
 
 def _taint_prevents(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:
@@ -713,7 +877,7 @@ def _taint_prevents(device: Device, tolerations: Sequence[DeviceToleration]) -> 
     return False
 
 
-def _node_selector(results: Sequence[_Result]) -> tuple[NodeSelector | None, str]:
+def _node_selector(results: Sequence[_Result], target: str) -> tuple[NodeSelector | None, str]:
     """createNodeSelector: where the allocated devices are available."""
     fields: list[Requirement] = []
     exprs: list[Requirement] = []
@@ -722,9 +886,11 @@ def _node_selector(results: Sequence[_Result]) -> tuple[NodeSelector | None, str
             node_name, sel = r.device.node_name, r.device.node_selector
         else:
             node_name, sel = r.slice.node_name, r.slice.node_selector
-        if node_name:
-            req = Requirement("metadata.name", Op.IN, frozenset((node_name,)))
-            return NodeSelector((NodeSelectorTerm(None, Selector((req,))),)), node_name
+        if node_name or r.device.binds_to_node:
+            # the experimental allocator pins to the node it allocates for (the same node for a
+            # node-local slice; the one chosen for a device that binds to a node)
+            req = Requirement("metadata.name", Op.IN, frozenset((target,)))
+            return NodeSelector((NodeSelectorTerm(None, Selector((req,))),)), target
         if sel is not None and len(sel.terms) == 1:
             term = sel.terms[0]
             for src, dst in ((term.fields, fields), (term.expressions, exprs)):

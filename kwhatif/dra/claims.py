@@ -11,6 +11,7 @@ kwhatif derives them from the pod and claim names, so a run is reproducible.
 from __future__ import annotations
 
 import hashlib
+from fractions import Fraction
 from typing import Iterable, Mapping
 
 from kwhatif.api.core import OwnerReference, Pod
@@ -99,17 +100,27 @@ def can_be_reserved(claim: ResourceClaim) -> bool:
     return True
 
 
-def allocated_devices(claims: Iterable[ResourceClaim]) -> set[tuple[str, str, str]]:
-    """Devices in use: those of every allocated claim, except results with admin access
-    (allocateddevices.go foreachAllocatedDevice)."""
-    out: set[tuple[str, str, str]] = set()
+def allocated_devices(
+    claims: Iterable[ResourceClaim], consumable_capacity: bool = False
+) -> tuple[set[tuple[str, str, str]], dict[tuple[str, str, str], dict[str, Fraction]]]:
+    """Devices in use (allocateddevices.go foreachAllocatedDevice): those of every allocated
+    claim except results with admin access; with consumable capacity, a result with a share ID
+    takes only its consumed capacity of the device, added up per device."""
+    dedicated: set[tuple[str, str, str]] = set()
+    shared: dict[tuple[str, str, str], dict[str, Fraction]] = {}
     for c in claims:
         if c.allocation is None:
             continue
         for r in c.allocation.results:
-            if not r.admin_access:
-                out.add(r.device_id)
-    return out
+            if r.admin_access:
+                continue
+            if consumable_capacity and r.share_id is not None:
+                used = shared.setdefault(r.device_id, {})
+                for name, v in r.consumed_capacity.items():
+                    used[name] = used.get(name, Fraction(0)) + v
+                continue
+            dedicated.add(r.device_id)
+    return dedicated, shared
 
 
 def devices_by_claim(claims: Mapping[str, ResourceClaim]) -> dict[tuple[str, str, str], str]:
@@ -131,7 +142,12 @@ def describe_results(results: Iterable[DeviceRequestAllocationResult]) -> str:
     parts = []
     for request, rs in by_request.items():
         pools = sorted({(r.driver, r.pool) for r in rs})
-        devices = ", ".join(r.device + (" (admin access)" if r.admin_access else "") for r in rs)
+        devices = ", ".join(
+            r.device
+            + (" (admin access)" if r.admin_access else "")
+            + (f" (shared: {', '.join(f'{k} {v}' for k, v in sorted(r.consumed_capacity.items()))})" if r.share_id else "")
+            for r in rs
+        )
         where = "; ".join(f"{d}/{p}" for d, p in pools)
         parts.append(f"{request} -> {devices} [{where}]")
     return ", ".join(parts)

@@ -54,11 +54,25 @@ _DEFAULT_GATES: dict[str, dict[str, bool]] = {
         "DRAPrioritizedList": True,
         "DRAResourceClaimDeviceStatus": True,
     },
+    # 1.36: partitionable devices, device taints, consumable capacity, binding conditions and
+    # extended resources become beta (on)
+    "1.36": {
+        "DynamicResourceAllocation": True,
+        "DRAAdminAccess": True,
+        "DRAPrioritizedList": True,
+        "DRAResourceClaimDeviceStatus": True,
+        "DRAPartitionableDevices": True,
+        "DRADeviceTaints": True,
+        "DRAConsumableCapacity": True,
+        "DRADeviceBindingConditions": True,
+        "DRAExtendedResource": True,
+    },
 }
+_DEFAULT_GATES["1.37"] = dict(_DEFAULT_GATES["1.36"])
 # Before 1.34 DynamicResourceAllocation is off by default: a pod with claims is not schedulable
 # by the default profile (the plugin is not in it).
 DISABLED = Features(enabled=False)
-# 1.35's defaults: the latest release whose gates kwhatif has checked.
+# 1.35's defaults: kwhatif's default release.
 DEFAULT = Features.from_gates(_DEFAULT_GATES["1.35"])
 # Every allocator feature on, for tests of the gated code paths.
 ALL = Features(
@@ -76,6 +90,7 @@ ALL = Features(
 def for_release(minor: str) -> Features:
     """The default feature set of a release "1.NN"; DRA is off before 1.34, and releases after
     the last known one use its defaults."""
+    latest = max(_DEFAULT_GATES, key=lambda v: int(v.split(".")[1]))
     gates = _DEFAULT_GATES.get(minor)
     if gates is not None:
         return Features.from_gates(gates, scores=minor != "1.34")
@@ -83,4 +98,4 @@ def for_release(minor: str) -> Features:
         n = int(minor.split(".", 1)[1])
     except (IndexError, ValueError):
         return DEFAULT
-    return DISABLED if n < 34 else DEFAULT
+    return DISABLED if n < 34 else Features.from_gates(_DEFAULT_GATES[latest])

@@ -187,6 +187,7 @@ def device(d: Dict, path: str, api_version: str) -> Device:
         all_nodes=f.boolean(body, "allNodes", body_path),
         taints=tuple(_taint(t, f"{body_path}.taints[{i}]") for i, t in enumerate(f.obj_seq(body, "taints", body_path))),
         binding_conditions=f.str_list(body, "bindingConditions", body_path),
+        binds_to_node=f.boolean(body, "bindsToNode", body_path),
         allow_multiple_allocations=(
             f.boolean(body, "allowMultipleAllocations", body_path) if body.get("allowMultipleAllocations") is not None else None
         ),
@@ -286,10 +287,10 @@ def _count_and_mode(d: Dict, path: str) -> tuple[str, int]:
     return mode, count or 0
 
 
-def _capacity_requests(d: Dict, path: str) -> dict[str, Fraction]:
+def _capacity_requests(d: Dict, path: str) -> dict[str, Fraction] | None:
     cap = f.opt_mapping(d, "capacity", path)
     if cap is None:
-        return {}
+        return None
     return _quantity_map(cap, "requests", f"{path}.capacity")
 
 

@@ -101,6 +101,7 @@ class Device:
     taints: tuple[DeviceTaint, ...] = ()
     binding_conditions: tuple[str, ...] = ()
     allow_multiple_allocations: bool | None = None
+    binds_to_node: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +141,7 @@ class ExactDeviceRequest:
     count: int = 1
     admin_access: bool | None = None
     tolerations: tuple[DeviceToleration, ...] = ()
-    capacity_requests: Mapping[str, Fraction] = field(default_factory=dict)
+    capacity_requests: Mapping[str, Fraction] | None = None  # None: no `capacity`
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +152,7 @@ class DeviceSubRequest:
     allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
     count: int = 1
     tolerations: tuple[DeviceToleration, ...] = ()
-    capacity_requests: Mapping[str, Fraction] = field(default_factory=dict)
+    capacity_requests: Mapping[str, Fraction] | None = None  # None: no `capacity`
 
     # the request-accessor interface the allocator shares with ExactDeviceRequest
     @property

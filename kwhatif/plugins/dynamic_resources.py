@@ -259,13 +259,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 else:
                     return None, _unschedulable(f"resource claim {claim_ref(claim)}, request {req.name}: unknown request type")
         if s.to_allocate:
+            dedicated, shared = dra_claims.allocated_devices(self.all_claims().values(), self.features.consumable_capacity)
             s.allocator = Allocator(
                 self.features,
-                dra_claims.allocated_devices(self.all_claims().values()),
+                dedicated,
                 self.cluster.device_classes,
                 self.slices(),
                 inputs=self._inputs,
                 results=self._results,
+                allocated_capacity=shared,
             )
         s.claims = claims
         self.last_state[pod.key] = s
