@@ -416,3 +416,30 @@ def test_release_1_34_does_not_score() -> None:
     assert not isinstance(plugin, dr.DynamicResourcesScoring)
     assert F.for_release("1.33") == F.DISABLED
     assert F.for_release("1.35").scores and F.for_release("1.35").prioritized_list and F.for_release("1.35").admin_access
+
+
+def test_shared_device_capacity_across_pods() -> None:
+    """1.36 defaults (consumable capacity on): pods share a device that allows multiple
+    allocations, each Reserve taking its capacity; the third does not fit."""
+    dev = {"name": "nic", "allowMultipleAllocations": True, "capacity": {"bandwidth": {"value": "10G"}}}
+    objs = [device_class(), node_slice(NODE, dev)] + [
+        claim(f"c{i}", request(capacity={"requests": {"bandwidth": "4G"}}), owner=False) for i in range(3)
+    ]
+    case = Case(make_pod(), objs, features=F.for_release("1.36"))
+    plugin, handle, _ = setup(case)
+    ni = handle.snapshot.get(NODE)
+    got = []
+    for i in range(3):
+        pod = make_pod().name(f"p{i}").namespace(NS).uid(f"u{i}").set("spec.resourceClaims", [{"name": "r", "resourceClaimName": f"c{i}"}]).obj()
+        state = CycleState()
+        plugin.pre_filter(state, pod)
+        st = plugin.filter(state, pod, ni)
+        got.append((st.code, st.details[:1] if st.code is Code.SUCCESS else st.reasons))
+        if st.code is Code.SUCCESS:
+            pod = handle.snapshot.assume(pod, NODE)
+            plugin.reserve(state, pod, NODE)
+    assert got == [
+        (Code.SUCCESS, ("claim default/c0: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
+        (Code.SUCCESS, ("claim default/c1: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
+        (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",)),
+    ]
