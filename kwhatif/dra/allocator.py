@@ -759,20 +759,9 @@ class _Run:
         """CmpRequestOverCapacity: the request's capacity (as the device's policy rounds it)
         fits in what the device has left; False too when it asks for a capacity the device
         does not have."""
-        wanted = request.spec.capacity_requests
-        if wanted and any(name not in device.capacity for name in wanted):
-            return False
-        used = self.a.allocated_capacity.get(did, {})
-        using = self.allocating_capacity.get(did, {})
-        for name, cap in device.capacity.items():
-            req = wanted.get(name) if wanted else None
-            value = _consumed(req, cap)
-            if _violates_policy(value, cap):
-                return False
-            total = value + used.get(name, Fraction(0)) + using.get(name, Fraction(0))
-            if total > cap.value:
-                return False
-        return True
+        return capacity_fits(
+            request.spec.capacity_requests, device, self.a.allocated_capacity.get(did, {}), self.allocating_capacity.get(did, {})
+        )
 
     def _take_counters(self, cand: _Candidate) -> bool:
         avail = self.a.available_counters(cand.pool)
@@ -862,6 +851,27 @@ def _violates_policy(value: Fraction, cap: DeviceCapacity) -> bool:
     if policy.valid_values:
         return value not in policy.valid_values
     return False
+
+
+def capacity_fits(
+    wanted: Mapping[str, Fraction] | None,
+    device: Device,
+    used: Mapping[str, Fraction],
+    using: Mapping[str, Fraction] | None = None,
+) -> bool:
+    """CmpRequestOverCapacity: the requested capacity, rounded by the device's policy, fits next
+    to what allocations use (`used`) and this attempt takes (`using`); False for a request of a
+    capacity the device does not have."""
+    if wanted and any(name not in device.capacity for name in wanted):
+        return False
+    for name, cap in device.capacity.items():
+        value = _consumed(wanted.get(name) if wanted else None, cap)
+        if _violates_policy(value, cap):
+            return False
+        total = value + used.get(name, Fraction(0)) + (using or {}).get(name, Fraction(0))
+        if total > cap.value:
+            return False
+    return True
 
 
 def consumed_capacity(requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity]) -> dict[str, Fraction]:

@@ -20,6 +20,7 @@ from kwhatif.dra.allocator import (
     Allocator,
     Pool,
     _taint_prevents,
+    capacity_fits,
     claim_ref,
     gather_pools,
     node_matches,
@@ -60,6 +61,7 @@ class RequestCount:
     free: int = 0
     usable: int = 0  # free and not blocked by taints or disabled counters
     holders: dict[str, int] = field(default_factory=dict)  # claim -> devices it holds among matching
+    no_capacity: int = 0  # shared devices without the capacity the request needs left
 
     @property
     def ok(self) -> bool:
@@ -75,8 +77,14 @@ class RequestCount:
         if self.matching == 0:
             return f"{head}: none of the node's {self.in_class} device(s) of class {self.device_class} matches the request's selectors"
         if self.free < self.matching and (self.usable < self.needed or self.needed == 0):
-            held = ", ".join(f"{c} ({n})" for c, n in sorted(self.holders.items())) or "other claims"
-            detail = f"{self.matching} match, {self.matching - self.free} already allocated to {held}"
+            parts = []
+            taken = self.matching - self.free - self.no_capacity
+            if taken:
+                held = ", ".join(f"{c} ({n})" for c, n in sorted(self.holders.items())) or "other claims"
+                parts.append(f"{taken} already allocated to {held}")
+            if self.no_capacity:
+                parts.append(f"{self.no_capacity} without the capacity it asks for left")
+            detail = f"{self.matching} match, " + ", ".join(parts)
             if self.usable < self.free:
                 detail += f", {self.free - self.usable} {_UNUSABLE}"
             return f"{head}: needs {need}; {detail}"
@@ -138,6 +146,11 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                             if did in alloc.allocated and not spec.admin_access:
                                 holder = holders.get(did, "another claim")
                                 rc.holders[holder] = rc.holders.get(holder, 0) + 1
+                                continue
+                            if features.consumable_capacity and not capacity_fits(
+                                spec.capacity_requests, d, alloc.allocated_capacity.get(did, {})
+                            ):
+                                rc.no_capacity += 1
                                 continue
                             rc.free += 1
                             if features.device_taints and _taint_prevents(d, spec.tolerations):

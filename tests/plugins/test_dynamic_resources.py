@@ -434,12 +434,13 @@ def test_shared_device_capacity_across_pods() -> None:
         state = CycleState()
         plugin.pre_filter(state, pod)
         st = plugin.filter(state, pod, ni)
-        got.append((st.code, st.details[:1] if st.code is Code.SUCCESS else st.reasons))
+        got.append((st.code, st.details[:1] if st.code is Code.SUCCESS else st.reasons + st.details))
         if st.code is Code.SUCCESS:
             pod = handle.snapshot.assume(pod, NODE)
             plugin.reserve(state, pod, NODE)
     assert got == [
         (Code.SUCCESS, ("claim default/c0: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
         (Code.SUCCESS, ("claim default/c1: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
-        (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",)),
+        (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",
+                                               "claim default/c2, request req-1: needs 1 device(s); 1 match, 1 without the capacity it asks for left")),
     ]
