@@ -45,11 +45,9 @@ def cluster(nodes: int) -> list[dict[str, Any]]:
 
 def main() -> None:
     from kwhatif.api import parse
-    from kwhatif.dra import features
     from kwhatif.framework.profile import Options, default_configuration
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.files import Document
-    from kwhatif.plugins import dynamic_resources
     from kwhatif.scheduler import Scheduler
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -67,9 +65,7 @@ def main() -> None:
                     "spec": {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}],
                              "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}
             pods.append(parse.pod(body))
-        f = features.DEFAULT
-        cfg = dynamic_resources.enable(default_configuration(), f)
-        sched = Scheduler(state, cfg, options=Options(dra_features=f))
+        sched = Scheduler(state, default_configuration(), options=Options())
         t0 = time.perf_counter()
         attempts = sched.run(pods)
         took = time.perf_counter() - t0

@@ -16,6 +16,10 @@ from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
 from kwhatif.errors import InputError
 
 
+def _list_order(pod: Pod) -> tuple[str, str]:
+    return (pod.namespace, pod.name)
+
+
 class Snapshot:
     def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
         self.node_infos: list[NodeInfo] = [NodeInfo(n) for n in sorted(nodes, key=lambda n: n.name)]
@@ -26,7 +30,15 @@ class Snapshot:
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
         self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
         self._build_image_states()
-        for pod in pods:
+        # Each node's pods in API-server LIST order (namespace, then name), whatever order the
+        # files, dump or live pages gave them in: a starting kube-scheduler fills its cache from
+        # the informer's LIST, and that order is the order preemption walks a node's pods, sorts
+        # them (an unstable sort: equal pods keep an order that depends on it) and gives them
+        # back, so it decides which of several equal pods are evicted. Pods placed later during a
+        # run are appended, as upstream's cache appends them. (The fake clientset of the reference
+        # runs sorts the same way; etcd compares whole "namespace/name" keys, which differs only
+        # for a namespace that is a prefix of another followed by "-" or ".".)
+        for pod in sorted(pods, key=_list_order):
             self.add_pod(pod)
 
     def _build_image_states(self) -> None:

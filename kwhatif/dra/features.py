@@ -2,13 +2,15 @@
 
 Upstream's scheduler turns its feature gates into `structured.Features` (AllocatorFeatures in
 plugins/dynamicresources); kwhatif passes one frozen Features value, built from the selected
-release's gate defaults (see `for_release`) or from explicit gates.
+release's gate defaults (kwhatif/versions.py, see `for_version`) or from explicit gates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping
+
+from kwhatif import versions
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,40 +42,21 @@ class Features:
         )
 
 
-# Default gates per minor release (pkg/features/kube_features.go of each release).
-_DEFAULT_GATES: dict[str, dict[str, bool]] = {
-    "1.34": {
-        "DynamicResourceAllocation": True,
-        "DRAAdminAccess": True,
-        "DRAPrioritizedList": True,
-        "DRAResourceClaimDeviceStatus": True,
-    },
-    "1.35": {
-        "DynamicResourceAllocation": True,
-        "DRAAdminAccess": True,
-        "DRAPrioritizedList": True,
-        "DRAResourceClaimDeviceStatus": True,
-    },
-    # 1.36: partitionable devices, device taints, consumable capacity, binding conditions and
-    # extended resources become beta (on)
-    "1.36": {
-        "DynamicResourceAllocation": True,
-        "DRAAdminAccess": True,
-        "DRAPrioritizedList": True,
-        "DRAResourceClaimDeviceStatus": True,
-        "DRAPartitionableDevices": True,
-        "DRADeviceTaints": True,
-        "DRAConsumableCapacity": True,
-        "DRADeviceBindingConditions": True,
-        "DRAExtendedResource": True,
-    },
-}
-_DEFAULT_GATES["1.37"] = dict(_DEFAULT_GATES["1.36"])
-# Before 1.34 DynamicResourceAllocation is off by default: a pod with claims is not schedulable
-# by the default profile (the plugin is not in it).
+def for_version(version: versions.SchedulerVersion) -> Features:
+    """The feature set of a release: its gate defaults, and whether its DynamicResources scores."""
+    return Features.from_gates(version.gates, scores=version.behaviour.dynamic_resources_score_weight is not None)
+
+
+def for_release(text: str) -> Features:
+    """The feature set of a release named by its version string ("1.34", "1.36.1")."""
+    return for_version(versions.get(text))
+
+
+# Before 1.34 DynamicResourceAllocation is off by default: the default profile has no
+# DynamicResources, and the API server drops a new pod's spec.resourceClaims.
 DISABLED = Features(enabled=False)
-# 1.35's defaults: kwhatif's default release.
-DEFAULT = Features.from_gates(_DEFAULT_GATES["1.35"])
+# The defaults of the release kwhatif answers as when nothing says which.
+DEFAULT = for_version(versions.default_version())
 # Every allocator feature on, for tests of the gated code paths.
 ALL = Features(
     enabled=True,
@@ -85,17 +68,3 @@ ALL = Features(
     consumable_capacity=True,
     device_binding_and_status=True,
 )
-
-
-def for_release(minor: str) -> Features:
-    """The default feature set of a release "1.NN"; DRA is off before 1.34, and releases after
-    the last known one use its defaults."""
-    latest = max(_DEFAULT_GATES, key=lambda v: int(v.split(".")[1]))
-    gates = _DEFAULT_GATES.get(minor)
-    if gates is not None:
-        return Features.from_gates(gates, scores=minor != "1.34")
-    try:
-        n = int(minor.split(".", 1)[1])
-    except (IndexError, ValueError):
-        return DEFAULT
-    return DISABLED if n < 34 else Features.from_gates(_DEFAULT_GATES[latest])

@@ -87,6 +87,12 @@ SUCCESS = Status()
 SKIP = Status(Code.SKIP)
 
 
+# framework.ErrNotFound (pkg/scheduler/framework/cycle_state.go): what CycleState.Read returns for
+# a key nobody wrote, for example when a profile disables a plugin's PreFilter or PreScore but
+# keeps its Filter or Score. Each plugin wraps it in its own words.
+ERR_NOT_FOUND = "not found"
+
+
 class CycleState:
     """Per-cycle plugin data. Values stored must offer ``clone()`` when they are mutated by
     PreFilter extensions (AddPod/RemovePod), as upstream's StateData does."""
@@ -101,11 +107,9 @@ class CycleState:
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value
 
-    def read(self, key: str) -> Any:
-        """Raises KeyError like upstream's ErrNotFound; plugins turn it into an Error status."""
-        return self._data[key]
-
     def get(self, key: str) -> Any:
+        """The value stored under key, or None where upstream's Read returns ErrNotFound: each
+        plugin words that error itself, as upstream's plugins do (see ERR_NOT_FOUND)."""
         return self._data.get(key)
 
     def delete(self, key: str) -> None:

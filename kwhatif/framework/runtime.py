@@ -134,7 +134,7 @@ class Framework:
         for ps in prof.plugins.values():
             needed.update(r.name for r in ps.enabled)
         for name in sorted(needed):
-            fac = registry.factory(name)
+            fac = registry.factory(name) if self.handle.version.plugin_registered(name) else None
             if fac is None:
                 continue  # reported below as "does not exist", where upstream reports it
             try:
@@ -261,10 +261,7 @@ class Framework:
             return PreFilterRecord(res, st, statuses, frozenset(skipped), plugins_with_nodes)
 
         for pl in self.pre_filter_plugins:
-            try:
-                r, st = pl.pre_filter(state, pod)
-            except KeyError as e:  # a missing CycleState entry, as upstream's ErrNotFound
-                r, st = None, Status.error(f"reading {e} from cycleState: not found")
+            r, st = pl.pre_filter(state, pod)
             st = st.with_plugin(pl.name)
             statuses.append(st)
             if st.is_skip():
@@ -329,10 +326,7 @@ class Framework:
             if name in skip:
                 statuses.append(Status(Code.SKIP, (), name))
                 continue
-            try:
-                st = pl.filter(state, pod, node_info)
-            except KeyError as e:
-                st = Status.error(f"reading {e} from cycleState: not found")
+            st = pl.filter(state, pod, node_info)
             if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
                     st = Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
@@ -429,10 +423,7 @@ class Framework:
         for pl in plugins:
             lst: list[NodeScore] = []
             for ni in nodes:
-                try:
-                    s, st = pl.score(state, pod, ni)
-                except KeyError as e:
-                    s, st = 0, Status.error(f"reading {e} from cycleState: not found")
+                s, st = pl.score(state, pod, ni)
                 if not st.is_success():
                     return [], Status(
                         Code.ERROR, (f"running Score plugins: plugin \"{pl.name}\" failed with: {st.message()}",), pl.name

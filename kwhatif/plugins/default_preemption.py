@@ -70,7 +70,9 @@ class Candidate:
     """A node where the pod fits once ``victims`` are gone (extenderv1.Victims plus the node)."""
 
     node: str
-    victims: tuple[Pod, ...]  # violating victims first, each group most important first
+    # violating victims first, each group most important first; from 1.32.0 (1.30.7, 1.31.3) sorted
+    # by importance again when the node had both kinds
+    victims: tuple[Pod, ...]
     num_pdb_violations: int
     pdb_violating: frozenset[str] = field(default_factory=frozenset)  # keys of victims that break a PDB
 
@@ -84,6 +86,8 @@ class DefaultPreemption(PostFilterPlugin):
     def __init__(self, args: DefaultPreemptionArgs, handle: "Handle") -> None:
         self.args = args
         self.handle = handle
+        self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
+        self.success_message: str | None = handle.version.behaviour.preemption_success_message
 
     @property
     def framework(self) -> "Framework":
@@ -127,13 +131,18 @@ class DefaultPreemption(PostFilterPlugin):
         best, selected_by = self.select_candidate(candidates)
         if best is None or not best.node:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CANDIDATE)
+        found = (
+            Status.of(Code.SUCCESS, self.success_message.format(node=best.node, count=len(best.victims)))
+            if self.success_message
+            else SUCCESS
+        )
         return (
             PostFilterResult(
                 nominated_node_name=best.node,
                 victims=best.victims,
                 details=_summary(candidates, best, selected_by),
             ),
-            SUCCESS,
+            found,
         )
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
@@ -283,6 +292,9 @@ class DefaultPreemption(PostFilterPlugin):
             _, st = reprieve(pi)
             if not st.is_success():
                 return [], 0, [], _as_error(st)
+        if self.resort_victims and violating and non_violating:
+            # Keep victims most important first: the candidate choice reads victims[0] (#128307).
+            go_sort_slice(victims, more_important_pod)
         return victims, len(pdb_violating), pdb_violating, SUCCESS
 
     # --- SelectCandidate ------------------------------------------------------------------------
@@ -457,26 +469,47 @@ def earliest_pod_start_time(victims: Sequence[Pod]) -> float:
 # --- Go's sort.Slice ----------------------------------------------------------------------------
 
 
-def go_sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
+# The shifts of the xorshift that sort's breakPatterns draws its swaps from. Go 1.22, which
+# kube-scheduler v1.30 is built with, uses 13, 17, 5 (sort.go; still so in go1.23, see
+# golang/go#70144); later Go releases use the 64-bit triple 13, 7, 17. It only matters for a
+# node with more than 12 potential victims whose partitions come out unbalanced.
+XORSHIFT_GO122 = (13, 17, 5)
+XORSHIFT_64 = (13, 7, 17)
+
+
+def go_sort_slice(
+    items: list[T], less: Callable[[T, T], bool], xorshift: tuple[int, int, int] = XORSHIFT_GO122
+) -> None:
     """Sort in place exactly as Go's sort.Slice (pattern-defeating quicksort, Go 1.22) does.
 
     Upstream orders victims with an unstable sort and a comparison that is not a strict weak order
     for pods without a start time, so which of two equal pods comes first is decided by the
-    algorithm itself. Reproducing it step by step keeps kwhatif's victims identical to upstream's."""
-    _GoSorter(items, less).pdqsort(0, len(items), len(items).bit_length())
+    algorithm itself, given the order of the input (a node's pods in cache order). Reproducing it
+    step by step keeps kwhatif's victims identical to upstream's."""
+    _GoSorter(items, less, xorshift).pdqsort(0, len(items), len(items).bit_length())
 
 
 _UNKNOWN_HINT, _INCREASING_HINT, _DECREASING_HINT = 0, 1, 2
 _MASK64 = (1 << 64) - 1
 
 
-class _GoSorter(Generic[T]):
-    __slots__ = ("data", "_less", "swaps")
+def xorshift_next(state: int, shifts: tuple[int, int, int] = XORSHIFT_GO122) -> int:
+    """sort's xorshift.Next on a uint64: left, right, left."""
+    a, b, c = shifts
+    state ^= (state << a) & _MASK64
+    state ^= state >> b
+    state ^= (state << c) & _MASK64
+    return state
 
-    def __init__(self, data: list[T], less: Callable[[T, T], bool]) -> None:
+
+class _GoSorter(Generic[T]):
+    __slots__ = ("data", "_less", "swaps", "_xorshift")
+
+    def __init__(self, data: list[T], less: Callable[[T, T], bool], xorshift: tuple[int, int, int]) -> None:
         self.data = data
         self._less = less
         self.swaps = 0  # choosePivot's swap counter
+        self._xorshift = xorshift
 
     def less(self, i: int, j: int) -> bool:
         return self._less(self.data[i], self.data[j])
@@ -617,9 +650,7 @@ class _GoSorter(Generic[T]):
         modulus = 1 << length.bit_length()
         start = a + (length // 4) * 2 - 1
         for idx in range(start, start + 3):
-            random ^= (random << 13) & _MASK64
-            random ^= random >> 7
-            random ^= (random << 17) & _MASK64
+            random = xorshift_next(random, self._xorshift)
             other = random & (modulus - 1)
             if other >= length:
                 other -= length

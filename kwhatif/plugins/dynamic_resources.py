@@ -1,15 +1,25 @@
 """DynamicResources (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, 1.34
-and 1.35): a pod's ResourceClaims must exist and their device classes too (PreFilter); claims
+and later): a pod's ResourceClaims must exist and their device classes too (PreFilter); claims
 that are allocated already restrict the pod to their allocation's nodes, and the others must be
 allocatable on the node by the structured allocator (Filter); from 1.35 nodes score by the
-prioritized-list alternatives they allow (Score); Reserve assumes the allocations in the
-plugin's claim cache, so later pods of the same run see those devices taken; Unreserve reverts
-them; PostFilter says which claim upstream would deallocate. Nothing is written to the cluster.
+prioritized-list alternatives they allow (Score, default weight 2); Reserve assumes the
+allocations in the plugin's claim cache, so later pods of the same run see those devices taken;
+Unreserve reverts them; PostFilter says which claim upstream would deallocate. Nothing is written
+to the cluster.
+
+The plugin and its feature set follow the selected release (kwhatif/versions.py): from 1.34
+(DynamicResourceAllocation on) it is in the default profile, just before DefaultPreemption, and
+it shows in every answer: its PreFilter skips a pod that has no ResourceClaims, its PostFilter
+then rejects with "no new claims to deallocate" (which the FitError message carries before
+DefaultPreemption's "preemption: ..."), and from 1.35 it scores such a pod 0. When a PreFilter
+plugin ahead of it rejects the pod, its PreFilter never runs, so its PostFilter cannot read its
+state and fails with "not found". With the gate off (1.30 … 1.33) a profile may still enable it:
+it skips PreFilter and its PostFilter says "plugin disabled".
 
 The claim logic (objects, CEL, allocator, explanations) lives in kwhatif/dra/. Claims that a
 pod's ResourceClaimTemplates would give are created here as the resourceclaim controller would
-create them (see dra/claims.py). Extended resources backed by DRA (DRAExtendedResource, off by
-default) and binding conditions are not modelled.
+create them (see dra/claims.py). Extended resources backed by DRA (DRAExtendedResource) and
+binding conditions are not modelled.
 """
 
 from __future__ import annotations
@@ -32,8 +42,8 @@ from kwhatif.dra.types import (
     Device,
     ResourceClaim,
 )
-from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -53,12 +63,12 @@ from kwhatif.plugins.helper import check_args, default_normalize_score
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
-DEFAULT_SCORE_WEIGHT = 2  # applyDynamicResources in 1.35's default_plugins.go
 
 # dynamicresources.go
 ERR_REASON_IN_USE = "resourceclaim in use"
 ERR_REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 ERR_REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+ERR_STATE_NOT_FOUND = ERR_NOT_FOUND  # when PreFilter did not run
 MSG_PLUGIN_DISABLED = "plugin disabled"
 MSG_NO_CLAIMS = "no new claims to deallocate"
 MSG_DEALLOCATED = "deallocation of ResourceClaim completed"
@@ -287,8 +297,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.read(STATE_KEY)
-        assert isinstance(s, _State)
+        s = state.get(STATE_KEY)
+        if not isinstance(s, _State):
+            return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
         node = node_info.node
@@ -340,7 +351,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
         s = state.get(STATE_KEY)
         if not isinstance(s, _State):
-            return None, Status.error("not found")
+            return None, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CLAIMS)
         uid = dra_claims.pod_uid(pod)
@@ -360,8 +371,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.read(STATE_KEY)
-        assert isinstance(s, _State)
+        s = state.get(STATE_KEY)
+        if not isinstance(s, _State):
+            return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
         ref = ConsumerReference("pods", pod.name, dra_claims.pod_uid(pod))
@@ -430,11 +442,12 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin):
     """1.35: Score prefers nodes where claims get earlier prioritized-list alternatives."""
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        if not self.enabled or not self.features.prioritized_list:
+        if not self.enabled:
             return 0, SUCCESS
-        s = state.read(STATE_KEY)
-        assert isinstance(s, _State)
-        if not s.claims:
+        s = state.get(STATE_KEY)
+        if not isinstance(s, _State):
+            return 0, Status.error(ERR_STATE_NOT_FOUND)
+        if not s.claims or not self.features.prioritized_list:
             return 0, SUCCESS
         allocations = s.node_allocations.get(node_info.name)
         if allocations is None:
@@ -474,63 +487,18 @@ class _ClaimProblem(Exception):
 
 
 def features_of(handle: Any) -> dra_features.Features:
-    """The run's DRA feature set: Options.dra_features when the run sets it, else the defaults
-    of the latest release kwhatif knows."""
+    """The run's DRA feature set: the selected release's (handle.version), unless the run sets
+    Options.dra_features (tests of gated code paths)."""
     f = getattr(getattr(handle, "options", None), "dra_features", None)
-    return f if isinstance(f, dra_features.Features) else dra_features.DEFAULT
+    if isinstance(f, dra_features.Features):
+        return f
+    return dra_features.for_version(handle.version)
 
 
 def new(args: Mapping[str, Any] | None, handle: Any) -> DynamicResources:
-    a = check_args(NAME, args, {"filterTimeout", "bindingTimeout"})
-    timeout = a.get("filterTimeout")
-    if timeout is not None and not isinstance(timeout, str):
-        raise ConfigError("must be a duration string", field="filterTimeout")
+    # DynamicResourcesArgs (filterTimeout, bindingTimeout) are validated and defaulted with the
+    # configuration; a dry run has no timeouts to apply.
+    check_args(NAME, args, {"filterTimeout", "bindingTimeout"})
     features = features_of(handle)
     cls = DynamicResourcesScoring if features.scores else DynamicResources
     return cls(handle, features)
-
-
-# --- the default profile ----------------------------------------------------------------------------
-
-
-def in_use(state: Any) -> bool:
-    """Whether a run involves DRA: the cluster has resource.k8s.io objects, or a pod or workload
-    asks for ResourceClaims."""
-    if state.device_classes or state.resource_slices or state.resource_claims or state.resource_claim_templates:
-        return True
-    if any(p.resource_claims for p in state.pods) or any(p.resource_claims for p in state.pending_pods):
-        return True
-    return any(_mentions_claims(w.body, 0) for w in state.workloads.values())
-
-
-def _mentions_claims(obj: Any, depth: int) -> bool:
-    if depth > 8 or not isinstance(obj, dict):
-        return False
-    spec = obj.get("spec")
-    if isinstance(spec, dict) and spec.get("resourceClaims"):
-        return True
-    return any(_mentions_claims(v, depth + 1) for k, v in obj.items() if k in ("spec", "template", "jobTemplate"))
-
-
-def enable(cfg: Any, features: dra_features.Features) -> Any:
-    """applyDynamicResources: the DynamicResourceAllocation gate puts DynamicResources into the
-    default plugins, before DefaultPreemption (weight 2 where it scores). A profile that already
-    names the plugin, or disables it or every default plugin, is left as it is."""
-    from kwhatif.framework.profile import PluginRef, PluginSet
-
-    profiles = []
-    for prof in cfg.profiles:
-        named = any(r.name == NAME for ps in prof.plugins.values() for r in ps.enabled)
-        disabled = any(NAME in ps.disabled or "*" in ps.disabled for ps in prof.plugins.values())
-        if named or disabled:
-            profiles.append(prof)
-            continue
-        mp = prof.plugins["multiPoint"]
-        ref = PluginRef(NAME, DEFAULT_SCORE_WEIGHT if features.scores else None)
-        names = [r.name for r in mp.enabled]
-        at = names.index("DefaultPreemption") if "DefaultPreemption" in names else len(names)
-        enabled = mp.enabled[:at] + (ref,) + mp.enabled[at:]
-        plugins = dict(prof.plugins)
-        plugins["multiPoint"] = PluginSet(enabled, mp.disabled)
-        profiles.append(dataclasses.replace(prof, plugins=plugins))
-    return dataclasses.replace(cfg, profiles=tuple(profiles))

@@ -30,6 +30,7 @@ from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.api.names import is_qualified_name
 from kwhatif.errors import ConfigError, FieldError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SKIP,
     SUCCESS,
@@ -50,6 +51,9 @@ from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+# The two reads word a missing state differently (filtering.go, scoring.go).
+ERR_READ_PRE_FILTER_STATE = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
+ERR_READ_PRE_SCORE_STATE = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
 
 # podtopologyspread/plugin.go
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -451,14 +455,14 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         self._update_with_pod(s, to_add.pod, pod, node_info.node, 1)
         return SUCCESS
 
     def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         self._update_with_pod(s, to_remove.pod, pod, node_info.node, -1)
         return SUCCESS
 
@@ -483,7 +487,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         labels = node_info.node.labels
         for c in s.constraints:
             value = labels.get(c.topology_key)
@@ -554,7 +558,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState):
-            return 0, _state_error(PRE_SCORE_STATE_KEY, s)
+            return 0, _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
         node = node_info.node
         if node.name in s.ignored_nodes:
             return 0, SUCCESS
@@ -573,7 +577,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState):
-            return _state_error(PRE_SCORE_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
         min_score = (1 << 63) - 1
         max_score = 0
         for ns in scores:
@@ -593,10 +597,12 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
 
-def _state_error(key: str, found: object) -> Status:
+def _state_error(not_found: str, found: object, kind: str) -> Status:
+    """getPreFilterState / getPreScoreState (filtering.go, scoring.go), with their error texts."""
     if found is None:
-        return Status.error(f'reading "{key}" from cycleState: not found')
-    return Status.error(f"{found!r} convert to podtopologyspread state error")
+        return Status.error(not_found)
+    sep = " " if kind == "preFilterState" else "  "
+    return Status.error(f"{found!r}{sep}convert to podtopologyspread.{kind} error")
 
 
 # --- args --------------------------------------------------------------------------------------

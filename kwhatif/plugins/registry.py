@@ -16,6 +16,7 @@ REGISTRY: dict[str, str] = {
     "NodeName": "kwhatif.plugins.node_name",
     "TaintToleration": "kwhatif.plugins.taint_toleration",
     "NodeAffinity": "kwhatif.plugins.node_affinity",
+    "NodeDeclaredFeatures": "kwhatif.plugins.node_declared_features",
     "NodePorts": "kwhatif.plugins.node_ports",
     "NodeResourcesFit": "kwhatif.plugins.node_resources_fit",
     "VolumeRestrictions": "kwhatif.plugins.volume_restrictions",

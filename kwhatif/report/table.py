@@ -3,7 +3,9 @@
 Per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
 "0/N nodes are available" message, the node table (feasible nodes first by total score, then
 infeasible ones with every failing filter and its reasons; the failure upstream reports is marked
-with "*"), and hints. Large clusters get their infeasible nodes grouped by reason.
+with "*"), and hints. Large clusters get their infeasible nodes grouped by reason. A pod attempted
+more than once shows each attempt in order, as a cluster's events would: the FitError and the
+preemption of its first attempt, then the retry.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport, version_suffix
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -25,6 +27,7 @@ SHORT = {
     "NodeResourcesFit": "Fit",
     "NodeResourcesBalancedAllocation": "Balanced",
     "ImageLocality": "Image",
+    "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
     "DynamicResources": "DRA",
 }
@@ -50,7 +53,7 @@ class TableFormatter(Formatter):
                 out: str = render(self)
                 return out
             raise TypeError(f"no table rendering for {type(report).__name__}")
-        parts = [self.format_result(r, report.num_nodes) for r in report.results]
+        parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -67,7 +70,9 @@ class TableFormatter(Formatter):
             bits.append(self._c(_n(s.errors, "error"), "red"))
         if s.preempted:
             bits.append(f"{_n(s.preempted, 'pod')} preempted")
-        return ", ".join(bits) + f" (profile {report.profile}, {_n(report.num_nodes, 'node')})"
+        return ", ".join(bits) + (
+            f" (profile {report.profile}, {_n(report.num_nodes, 'node')}{version_suffix(report.scheduler_version)})"
+        )
 
     # --- one pod ----------------------------------------------------------------------------------
 
@@ -83,9 +88,11 @@ class TableFormatter(Formatter):
             break_long_words=False,
         )
 
-    def header(self, r: PodResult) -> str:
+    def header(self, r: PodResult, of: int = 1) -> str:
         pod = f"{r.pod}"
-        if r.attempt > 1:
+        if of > 1:
+            pod += f" (attempt {r.attempt} of {of})"
+        elif r.attempt > 1:
             pod += f" (attempt {r.attempt})"
         if r.status is PodStatus.SCHEDULED:
             line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
@@ -98,18 +105,29 @@ class TableFormatter(Formatter):
                 )
             if r.preemption:
                 line += f"\n  preemption: {preemption_text(r)}"
+            if r.nominated_node:
+                line += f"\n  {nominated_text(r)}"
             return line
         if r.status is PodStatus.GATED:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
         if r.status is PodStatus.ERROR:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
+        if r.nominated_node:
+            line += f"\n  {nominated_text(r)}"
         if r.preemption:
             line += f"\n  preemption: {preemption_text(r)}"
         return line
 
-    def format_result(self, r: PodResult, num_nodes: int) -> str:
-        lines = [self.header(r)]
+    def format_pod(self, r: PodResult, num_nodes: int) -> str:
+        """A pod's attempts, each in full; a pod tried once is its result."""
+        attempts = r.all_attempts
+        if len(attempts) == 1:
+            return self.format_result(r, num_nodes)
+        return "\n\n".join(self.format_result(a, num_nodes, of=len(attempts)) for a in attempts)
+
+    def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
+        lines = [self.header(r, of)]
         if r.status is PodStatus.GATED:
             for f in r.pre_filter:
                 for d in f.details:
@@ -134,6 +152,10 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
+        if r.binding is not None and r.binding.outcome not in ("recorded", "failed"):
+            # --apply: what the cluster did (a failed binding is the ERROR line's message)
+            color = "yellow" if r.binding.outcome == "skipped" else "green"
+            lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
@@ -213,6 +235,16 @@ def preemption_text(r: PodResult) -> str:
         for v in r.preemption.victims
     )
     return f"evicts {victims} on {r.preemption.nominated_node}"
+
+
+def nominated_text(r: PodResult) -> str:
+    """What an attempt made of the node its status named (status.nominatedNodeName)."""
+    if r.fast_path:
+        return (
+            f"nominated node {r.nominated_node} was tried first and the pod fits there "
+            "(upstream looks no further; kwhatif shows every node)"
+        )
+    return f"nominated node {r.nominated_node} was tried first and the pod no longer fits there"
 
 
 def _failure_text(n: NodeEntry, width: int | None = None) -> str:

@@ -201,3 +201,41 @@ def test_every_format_explains_the_devices(run, tmp_path):
     assert "DynamicResources: claim ml/" in md.out and "needs 5 device(s)" in md.out
     ju = run("schedule", big, "--cluster", CLUSTER, "-o", "junit")
     assert "cannot allocate all claims (claim ml/" in ju.out
+
+
+@pytest.mark.parametrize(
+    "version,node,feasible,dra_weight",
+    [
+        # DynamicResourceAllocation off by default: the API server drops spec.resourceClaims, the
+        # profile has no DynamicResources, the nodes without a free GPU fit too
+        pytest.param("1.33", "h100-a-2", 6, None, id="1.33-gate-off"),
+        pytest.param("1.34", "h100-a-2", 4, None, id="1.34-filters-only"),
+        pytest.param("1.35", "h100-a-2", 4, 2, id="1.35-scores"),
+    ],
+)
+def test_the_release_decides_dra(run, version, node, feasible, dra_weight):
+    r = run("schedule", "samples/dra/pods/notebook.yaml", "--cluster", CLUSTER, "--scheduler-version", version, "-o", "json")
+    assert r.code == 0, r.err
+    res = json.loads(r.out)["results"][0]
+    assert (res["status"], res["node"]) == ("Scheduled", node)
+    assert sum(1 for n in res["nodes"] if n["feasible"]) == feasible
+    plugins = {f["plugin"] for n in res["nodes"] for f in n["filters"]}
+    weights = {s["plugin"]: s["weight"] for s in res["nodes"][0]["scores"]}
+    dropped = [n for n in res["notes"] if n.startswith("spec.resourceClaims:")]
+    if version == "1.33":
+        assert "DynamicResources" not in plugins
+        assert dropped == [
+            "spec.resourceClaims: the DynamicResourceAllocation feature gate is off by default in 1.33.13; its API "
+            "server drops the field (the pod is scheduled without its ResourceClaims)"
+        ]
+    else:
+        assert "DynamicResources" in plugins and not dropped
+    assert weights.get("DynamicResources") == dra_weight
+
+
+def test_check_before_1_34_keeps_the_dra_objects_and_drops_the_claims(run):
+    r = run("check", "samples/dra/training.yaml", "--cluster", CLUSTER, "--scheduler-version", "1.33", "-o", "json")
+    assert r.code == 0, r.err
+    out = json.loads(r.out)
+    assert [(w["name"], w["verdict"]) for w in out["workloads"]] == [("train-llm", "fits"), ("finetune", "fits")]
+    assert all(any(n.startswith("spec.resourceClaims:") for n in res["notes"]) for res in out["results"])

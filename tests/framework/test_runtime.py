@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from builders import make_node, make_pod
+from builders import PINNED, make_node, make_pod
 from kwhatif.framework.interface import (
     SKIP,
     SUCCESS,
@@ -113,8 +113,8 @@ def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]]
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
     sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
     sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
-    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100)
-    state = ClusterState()
+    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100, version=PINNED)
+    state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]
     return Scheduler(state, cfg)
@@ -222,7 +222,7 @@ def test_success_records_the_binding(monkeypatch):
         "apiVersion": "v1",
         "kind": "Binding",
         "metadata": {"namespace": "default", "name": "p", "uid": "u-1"},
-        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+        "target": {"kind": "Node", "name": "n1"},
     }
     assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["p"]
 

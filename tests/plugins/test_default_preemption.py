@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
@@ -62,8 +62,8 @@ def scheduler(
 ) -> Scheduler:
     node_objs = [n.obj() for n in nodes]
     pod_objs = [p.obj() for p in pods]
-    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs))
-    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100)
+    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs), version=PINNED)
+    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100, version=PINNED)
     return Scheduler(cluster, config, options=options)
 
 
@@ -353,10 +353,29 @@ def test_sort_like_upstream() -> None:
     assert [p.name for p in pods] == ["d", "b", "a", "e", "c"]
 
 
-def test_go_sort_slice_sorts() -> None:
+@pytest.mark.parametrize("shifts", [dp.XORSHIFT_GO122, dp.XORSHIFT_64], ids=["go1.22", "64-bit"])
+def test_go_sort_slice_sorts(shifts: tuple[int, int, int]) -> None:
     values = [(i * 7919) % 101 for i in range(200)]
-    dp.go_sort_slice(values, lambda a, b: a < b)
+    dp.go_sort_slice(values, lambda a, b: a < b, shifts)
     assert values == sorted(values)
+
+
+@pytest.mark.parametrize(
+    "shifts,want",
+    [
+        # Go 1.22's sort.go (kube-scheduler v1.30): x ^= x<<13; x ^= x>>17; x ^= x<<5
+        pytest.param(dp.XORSHIFT_GO122, [5407413, 1375733832791, 371935490374017474], id="go1.22"),
+        # the 64-bit triple of later Go releases, wrapping at 64 bits
+        pytest.param(dp.XORSHIFT_64, [21645395220, 4613115902966175006, 16111443374207111348], id="64-bit"),
+    ],
+)
+def test_break_patterns_xorshift(shifts: tuple[int, int, int], want: list[int]) -> None:
+    # breakPatterns seeds the generator with the length of the range (here 20)
+    got, state = [], 20
+    for _ in range(3):
+        state = dp.xorshift_next(state, shifts)
+        got.append(state)
+    assert got == want
 
 
 @pytest.mark.parametrize(

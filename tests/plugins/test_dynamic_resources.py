@@ -418,6 +418,76 @@ def test_release_1_34_does_not_score() -> None:
     assert F.for_release("1.35").scores and F.for_release("1.35").prioritized_list and F.for_release("1.35").admin_access
 
 
+def _on(*names: str, scores: bool = True) -> F.Features:
+    return F.Features(enabled=True, scores=scores, **{n: True for n in names})
+
+
+@pytest.mark.parametrize(
+    "release,want",
+    [
+        pytest.param("1.30", F.DISABLED, id="1.30-off"),
+        pytest.param("1.32", F.DISABLED, id="1.32-beta-off"),
+        pytest.param("1.33", F.DISABLED, id="1.33-off"),
+        pytest.param("1.34", _on("admin_access", "prioritized_list", scores=False), id="1.34-ga"),
+        pytest.param("1.35.7", _on("admin_access", "prioritized_list"), id="1.35-scores"),
+        pytest.param(
+            "1.36",
+            _on("admin_access", "prioritized_list", "partitionable_devices", "device_taints", "consumable_capacity",
+                "device_binding_and_status", "extended_resource"),
+            id="1.36-betas-on",
+        ),
+        pytest.param(
+            "1.37",
+            _on("admin_access", "prioritized_list", "partitionable_devices", "device_taints", "consumable_capacity",
+                "device_binding_and_status", "extended_resource"),
+            id="1.37",
+        ),
+    ],
+)
+def test_features_follow_the_release_gates(release: str, want: F.Features) -> None:
+    """The DRA feature set is the release's gate defaults (kwhatif/versions.py): kube_features.go of
+    1.34.7 and 1.35.7, CHANGELOG-1.36 and the 1.37 feature table for the later ones."""
+    assert F.for_release(release) == want
+
+
+@pytest.mark.parametrize(
+    "release,code",
+    [
+        pytest.param("1.35", Code.SUCCESS, id="1.35-taints-ignored"),
+        pytest.param("1.36", Code.UNSCHEDULABLE_AND_UNRESOLVABLE, id="1.36-taints-respected"),
+    ],
+)
+def test_plugin_takes_the_features_of_the_handles_release(release: str, code: Code) -> None:
+    """Without Options.dra_features the plugin answers as handle.version: DRADeviceTaints is on from
+    1.36, so a NoExecute device taint keeps the pod off the device there only."""
+    from kwhatif.versions import get
+
+    objs = [PENDING, device_class(), node_slice(NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]})]
+    version = get(release)
+    handle = make_handle([make_node().name(NODE).obj()], cluster=make_cluster(objs, version=version), version=version)
+    plugin = dr.new(None, handle)
+    assert isinstance(plugin, dr.DynamicResourcesScoring)
+    pod = pod_with_claim_name().obj()
+    state = CycleState()
+    _, pre = plugin.pre_filter(state, pod)
+    assert pre.code is Code.SUCCESS
+    assert plugin.filter(state, pod, handle.snapshot.get(NODE)).code is code
+
+
+def test_plugin_without_prefilter_state() -> None:
+    """A PreFilter ahead of DynamicResources rejected the pod: Filter, Score, Reserve and
+    PostFilter find no state ("not found")."""
+    from kwhatif.versions import get
+
+    handle = make_handle([make_node().name(NODE).obj()], version=get("1.35"))
+    plugin = dr.new(None, handle)
+    pod, ni = make_pod().name("p").obj(), handle.snapshot.get(NODE)
+    assert plugin.filter(CycleState(), pod, ni).message() == "not found"
+    assert plugin.score(CycleState(), pod, ni)[1].message() == "not found"
+    assert plugin.reserve(CycleState(), pod, NODE).message() == "not found"
+    assert plugin.post_filter(CycleState(), pod, {})[1].message() == "not found"
+
+
 def test_shared_device_capacity_across_pods() -> None:
     """1.36 defaults (consumable capacity on): pods share a device that allows multiple
     allocations, each Reserve taking its capacity; the third does not fit."""
