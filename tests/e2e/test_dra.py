@@ -239,3 +239,26 @@ def test_check_before_1_34_keeps_the_dra_objects_and_drops_the_claims(run):
     out = json.loads(r.out)
     assert [(w["name"], w["verdict"]) for w in out["workloads"]] == [("train-llm", "fits"), ("finetune", "fits")]
     assert all(any(n.startswith("spec.resourceClaims:") for n in res["notes"]) for res in out["results"])
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta1"])
+def test_snapshot_keeps_the_dra_objects(run, tmp_path, version):
+    """kwhatif snapshot lists the resource.k8s.io objects (in the version the cluster serves) and
+    the file gives the answers the live cluster gives."""
+    objs = yaml.safe_load(Path(CLUSTER).read_text())["items"]
+    if version == "v1beta1":
+        objs = [_v1beta1(o) if o["apiVersion"].startswith("resource.k8s.io/") else o for o in objs]
+    with FakeAPIServer(objs, page_size=50) as srv:
+        srv.git_version = "v1.35.7"
+        if version == "v1beta1":
+            srv.not_served.update(f"/apis/resource.k8s.io/v1/{p}" for p in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"))
+        kc = srv.kubeconfig(str(tmp_path / "kc"))
+        snap = str(tmp_path / "cluster.json")
+        r = run("snapshot", "-o", snap, "--kubeconfig", kc)
+        assert r.code == 0, r.err
+        kinds = [i["kind"] for i in json.loads(Path(snap).read_text())["items"] if i["apiVersion"].startswith("resource.k8s.io/")]
+        assert sorted(set(kinds)) == ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"]
+        live = run("check", "samples/dra/training.yaml", "--kubeconfig", kc, "-o", "json")
+    saved = run("check", "samples/dra/training.yaml", "--cluster", snap, "-o", "json")
+    assert saved.code == live.code == 1, saved.err
+    assert json.loads(saved.out)["results"] == json.loads(live.out)["results"]
