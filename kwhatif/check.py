@@ -100,9 +100,11 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
     for maps in (
         "namespaces", "priority_classes", "runtime_classes", "storage_classes", "csi_drivers", "limit_ranges",
-        "resource_quotas", "hpas",
+        "resource_quotas", "hpas", "device_classes", "resource_claims", "resource_claim_templates",
     ):
         getattr(state, maps).update(getattr(extra, maps))
+    names = {s.name for s in extra.resource_slices}
+    state.resource_slices = [s for s in state.resource_slices if s.name not in names] + extra.resource_slices
     new_pvs = [name for name in extra.pvs if name not in state.pvs]
     for name in new_pvs:
         state.pvs[name] = extra.pvs[name]

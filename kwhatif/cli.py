@@ -364,6 +364,20 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     from_files, rest = pods_from_documents(
         docs, state, manifests=manifests, namespace=default_ns, enforce_namespace=namespace is not None
     )
+    # The ResourceClaims and ResourceClaimTemplates that come with the pods join the cluster.
+    claim_docs = [d for d in rest if d.kind in ("ResourceClaim", "ResourceClaimTemplate")]
+    if claim_docs:
+        from kwhatif.check import merge_objects
+        from kwhatif.load.cluster import apply_namespace
+
+        if namespace is not None:
+            apply_namespace(claim_docs, namespace)  # kubectl -n: another namespace is an error
+        for d in claim_docs:
+            meta = d.body.get("metadata")
+            if isinstance(meta, dict) and not meta.get("namespace"):
+                meta["namespace"] = default_ns
+        merge_objects(state, claim_docs, [])
+        rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
     if rest:
         from kwhatif.load.cluster import WORKLOAD_KINDS, classify
 
@@ -597,7 +611,8 @@ def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> i
     """Save what kwhatif reads from a live cluster as one List, for --cluster.
 
     Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
-    objects and RuntimeClasses are read in pages and written as one kubectl-compatible
+    objects, RuntimeClasses and DRA objects (DeviceClasses, ResourceSlices, ResourceClaims,
+    ResourceClaimTemplates) are read in pages and written as one kubectl-compatible
     `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
     which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
     gives, for example in CI. Lists kwhatif may not read are noted and

@@ -91,6 +91,11 @@ def hints(att: "Attempt", snapshot: "Snapshot", fw: "Framework") -> list[str]:
     if "InterPodAffinity" in only:
         nodes = only["InterPodAffinity"]
         out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only pod (anti-)affinity")
+    # Plugins that explain themselves (DynamicResources: requests no node can satisfy).
+    for pl in fw.plugins.values():
+        extra = getattr(pl, "explain_hints", None)
+        if callable(extra):
+            out.extend(extra(pod))
     if any(st.plugin == "NodeAffinity" and not st.is_success() for fr in att.filters.values() for st in fr.statuses):
         out.extend(_unparsable_terms_hint(pod))
     if pod.node_name and any(

@@ -520,5 +520,8 @@ def _shape(pod: Pod) -> Pod:
 
 
 def _reusable(pod: Pod) -> bool:
-    # An ephemeral volume's claim is named after the pod: replicas differ there.
-    return not any(v.kind == "ephemeral" for v in pod.volumes)
+    # An ephemeral volume's claim, and a ResourceClaim made from a template, are named after the
+    # pod: replicas differ there.
+    return not any(v.kind == "ephemeral" for v in pod.volumes) and not any(
+        c.resource_claim_template_name for c in pod.resource_claims
+    )

@@ -84,7 +84,14 @@ GATES: Mapping[str, tuple[tuple[int, bool], ...]] = {
     "InPlacePodLevelResourcesVerticalScaling": ((35, False), (36, True)),
     "PodLevelResources": ((32, False), (34, True)),
     "DynamicResourceAllocation": ((26, False), (34, True)),
+    # Dynamic resource allocation (the structured allocator's features). 1.36 and 1.37: CHANGELOG-1.36
+    # and the versioned feature table of 1.37 (DRAAdminAccess GA in 1.36; partitionable devices,
+    # device taints and consumable capacity beta and on in 1.36).
+    "DRAAdminAccess": ((32, False), (34, True)),
     "DRAPrioritizedList": ((33, False), (34, True)),
+    "DRAPartitionableDevices": ((33, False), (36, True)),
+    "DRADeviceTaints": ((33, False), (36, True)),
+    "DRAConsumableCapacity": ((34, False), (36, True)),
     "DRASchedulerFilterTimeout": ((34, True),),
     "DRAResourceClaimDeviceStatus": ((32, False), (33, True)),
     "DRADeviceBindingConditions": ((34, False), (36, True)),

@@ -137,6 +137,14 @@ class Admission:
                 defaulted = _default_pod_requests(pod)
                 if defaulted != pod.pod_requests:
                     changes["pod_requests"] = defaulted
+        if (pod.resource_claims or pod.resource_claim_statuses) and not v.gate("DynamicResourceAllocation"):
+            # dropDisabledDynamicResourceAllocationFields (pkg/api/pod/util.go): a new pod loses its
+            # claims, its containers' resources.claims and status.resourceClaimStatuses.
+            notes.append(
+                f"spec.resourceClaims: the DynamicResourceAllocation feature gate is off by default in {v.release}; "
+                "its API server drops the field (the pod is scheduled without its ResourceClaims)"
+            )
+            changes.update(resource_claims=(), resource_claim_statuses={})
         aff = pod.affinity
         if aff is not None and (aff.pod_affinity is not None or aff.pod_anti_affinity is not None):
             if _has_label_keys(aff):

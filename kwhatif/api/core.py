@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Mapping
 
 from kwhatif.api.labels import Selector
 from kwhatif.api.resources import ContainerStatusResources, Resource, ResourceList
@@ -263,6 +263,10 @@ class Pod:
     source: str = ""
     # False until admission resolved spec.priority from priorityClassName or the global default
     priority_resolved: bool = True
+    # spec.resourceClaims (dra.types.PodResourceClaim) and status.resourceClaimStatuses
+    # (pod claim name -> generated ResourceClaim name, None when none is needed)
+    resource_claims: tuple[Any, ...] = ()
+    resource_claim_statuses: Mapping[str, str | None] = field(default_factory=dict)
     # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
     active_deadline_seconds: int | None = None
     # the reason of the DisruptionTarget condition (PreemptionByScheduler when a preemption evicts it)

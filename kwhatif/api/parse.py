@@ -721,6 +721,12 @@ def pod(
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
+    resource_claims: tuple[Any, ...] = ()
+    claim_statuses: dict[str, str | None] = {}
+    if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
+        from kwhatif.dra.parse import pod_resource_claims  # the DRA package imports this module
+
+        resource_claims, claim_statuses = pod_resource_claims(spec, status)
     pod_requests_, pod_limits = _pod_level_resources(spec)
     status_resources = f.opt_mapping(status, "resources", "status")
     return build_pod(
@@ -760,6 +766,8 @@ def pod(
         disruption_reason=disruption_reason,
         source=source,
         priority_resolved=priority is not None,
+        resource_claims=resource_claims,
+        resource_claim_statuses=claim_statuses,
         pod_requests=pod_requests_,
         pod_limits=pod_limits,
         container_statuses=_container_statuses(status),

@@ -51,6 +51,9 @@ class Status:
     code: Code = Code.SUCCESS
     reasons: tuple[str, ...] = ()
     plugin: str = ""
+    # kwhatif's own explanation (devices a node would get, why none fit): shown in reports,
+    # never part of upstream's reasons or the FitError histogram
+    details: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, code: Code, *reasons: str) -> "Status":
@@ -77,7 +80,7 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> "Status":
-        return Status(self.code, self.reasons, plugin)
+        return Status(self.code, self.reasons, plugin, self.details)
 
 
 SUCCESS = Status()

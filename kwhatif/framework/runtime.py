@@ -334,7 +334,7 @@ class Framework:
                 if not all_plugins:
                     break
             else:
-                statuses.append(_success_of(name))
+                statuses.append(st.with_plugin(name) if st.details else _success_of(name))
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_with_nominated_pods(

@@ -32,6 +32,8 @@ from kwhatif.api.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from kwhatif.dra import parse as dra_parse
+from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.versions import SchedulerVersion, default_version
@@ -59,6 +61,10 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "DaemonSet": (frozenset({"apps/v1"}), True),
     "Job": (frozenset({"batch/v1"}), True),
     "CronJob": (frozenset({"batch/v1"}), True),
+    "DeviceClass": (dra_parse.API_VERSIONS, False),
+    "ResourceSlice": (dra_parse.API_VERSIONS, False),
+    "ResourceClaim": (dra_parse.API_VERSIONS, True),
+    "ResourceClaimTemplate": (dra_parse.API_VERSIONS, True),
     "LimitRange": (frozenset({"v1"}), True),
     "ResourceQuota": (frozenset({"v1"}), True),
     "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
@@ -92,7 +98,7 @@ _BUILTIN_GROUP_VERSIONS = {
     "discovery.k8s.io": {"v1"},
     "events.k8s.io": {"v1"},
     "flowcontrol.apiserver.k8s.io": {"v1", "v1beta3"},
-    "resource.k8s.io": {"v1alpha2"},
+    "resource.k8s.io": {"v1", "v1beta2", "v1beta1", "v1alpha3"},
     "authentication.k8s.io": {"v1", "v1beta1", "v1alpha1"},
     "authorization.k8s.io": {"v1"},
     "internal.apiserver.k8s.io": {"v1alpha1"},
@@ -136,6 +142,11 @@ class ClusterState:
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # resource.k8s.io (dynamic resource allocation)
+    device_classes: dict[str, DeviceClass] = field(default_factory=dict)
+    resource_slices: list[ResourceSlice] = field(default_factory=list)
+    resource_claims: dict[str, ResourceClaim] = field(default_factory=dict)  # "ns/name"
+    resource_claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)  # "ns/name"
     # admission and controllers around the scheduler, by "namespace/name"
     limit_ranges: dict[str, LimitRange] = field(default_factory=dict)
     resource_quotas: dict[str, ResourceQuota] = field(default_factory=dict)
@@ -328,6 +339,9 @@ def build_cluster(
             meta = doc.body.get("metadata") or {}
             state.workloads[ident] = Workload(kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source)
             continue
+        if kind in dra_parse.KINDS:
+            _add_dra_object(state, doc, kind)
+            continue
         obj = _guard(doc, _CONVERTERS[kind])
         if kind == "Namespace":
             state.namespaces[obj.name] = obj
@@ -381,6 +395,21 @@ def build_cluster(
         else:
             state.pending_pods.append(pod)
     return state
+
+
+def _add_dra_object(state: ClusterState, doc: Document, kind: str) -> None:
+    version, src = doc.api_version, doc.source
+    if kind == "DeviceClass":
+        dc: DeviceClass = _guard(doc, lambda b: dra_parse.device_class(b, version, src))
+        state.device_classes[dc.name] = dc
+    elif kind == "ResourceSlice":
+        state.resource_slices.append(_guard(doc, lambda b: dra_parse.resource_slice(b, version, src)))
+    elif kind == "ResourceClaim":
+        rc: ResourceClaim = _guard(doc, lambda b: dra_parse.resource_claim(b, version, "default", src))
+        state.resource_claims[rc.key] = rc
+    else:
+        tpl: ResourceClaimTemplate = _guard(doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src))
+        state.resource_claim_templates[tpl.key] = tpl
 
 
 @contextlib.contextmanager

@@ -49,6 +49,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
         "IngressClass", "IPAddress", "ServiceCIDR", "FlowSchema", "PriorityLevelConfiguration", "StorageVersion",
         "StorageVersionMigration", "ResourceClass", "TokenReview", "SelfSubjectReview", "SelfSubjectAccessReview",
         "SelfSubjectRulesReview", "SubjectAccessReview",
+        "DeviceClass", "ResourceSlice", "DeviceTaintRule",
     }
 )
 

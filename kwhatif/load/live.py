@@ -44,11 +44,18 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/batch/v1/jobs", False),
     ("/apis/batch/v1/cronjobs", False),
     ("/apis/autoscaling/v2/horizontalpodautoscalers", False),
+    # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34)
+    ("/apis/resource.k8s.io/v1/deviceclasses", False),
+    ("/apis/resource.k8s.io/v1/resourceslices", False),
+    ("/apis/resource.k8s.io/v1/resourceclaims", False),
+    ("/apis/resource.k8s.io/v1/resourceclaimtemplates", False),
 )
 PAGE_SIZE = 500
 REQUEST_TIMEOUT = 60  # seconds, per request
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_DRA_PREFIX = "/apis/resource.k8s.io/v1/"
+_DRA_FALLBACKS = ("/apis/resource.k8s.io/v1beta2/", "/apis/resource.k8s.io/v1beta1/")
 
 
 class Unreachable(ClusterError):
@@ -201,11 +208,18 @@ def iter_list_pages(
     for path, required in RESOURCES:
         token = ""
         seen = 0
+        fallbacks = list(_DRA_FALLBACKS) if path.startswith(_DRA_PREFIX) else []
         while True:
             params = [("limit", str(PAGE_SIZE))]
             if token:
                 params.append(("continue", token))
             status, body = request(client, "GET", path, params)
+            if status == 404 and fallbacks and not token:
+                # resource.k8s.io/v1 is served from 1.34; older clusters serve a beta, or no DRA
+                path = fallbacks.pop(0) + path.rsplit("/", 1)[1]
+                continue
+            if status == 404 and path.startswith("/apis/resource.k8s.io/") and not token:
+                break  # the cluster does not serve DRA: there is nothing to read
             if status != 200:
                 if required:
                     raise _list_error(host, path, status, body)

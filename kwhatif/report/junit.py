@@ -38,7 +38,8 @@ def _detail(r: PodResult) -> str:
     for n in r.nodes:
         f = n.upstream_failure
         if f is not None:
-            lines.append(f"{n.name}: {f.plugin}: {'; '.join(f.reasons)}")
+            detail = f" ({'; '.join(f.details)})" if f.details else ""
+            lines.append(f"{n.name}: {f.plugin}: {'; '.join(f.reasons)}{detail}")
     lines += [f"hint: {h}" for h in r.hints]
     return "\n".join(lines)
 

@@ -15,6 +15,9 @@ _ICON = {
 }
 
 
+MAX_EXPLAINED = 5  # nodes whose kwhatif explanation (details) is listed per pod
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -101,5 +104,10 @@ class MarkdownFormatter(Formatter):
                     key = f"{f.plugin}: {reason}"
                     failing[key] = failing.get(key, 0) + 1
         lines = [f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))]
+        explained = [(n.name, f) for n in r.nodes for f in n.failures if f.details]
+        for name, f in explained[:MAX_EXPLAINED]:
+            lines.append(f"  - `{name}` {f.plugin}: {_cell('; '.join(f.details))}")
+        if len(explained) > MAX_EXPLAINED:
+            lines.append(f"  - ... and {len(explained) - MAX_EXPLAINED} more node(s)")
         lines += [f"- hint: {_cell(h)}" for h in r.hints]
         return lines

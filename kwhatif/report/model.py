@@ -39,6 +39,9 @@ class FilterEntry:
     plugin: str
     code: str
     reasons: tuple[str, ...] = ()
+    # kwhatif's explanation beyond upstream's reasons (for example the devices DynamicResources
+    # would allocate on the node, or why it cannot)
+    details: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -76,6 +79,11 @@ class NodeEntry:
     @property
     def failures(self) -> tuple[FilterEntry, ...]:
         return tuple(f for f in self.filters if f.failed)
+
+    @property
+    def details(self) -> tuple[str, ...]:
+        """What the passing filters said about the node (the devices it would allocate)."""
+        return tuple(d for f in self.filters if not f.failed for d in f.details)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +212,7 @@ class ScheduleReport:
 
 
 def _filter_entries(statuses: Iterable[Any]) -> tuple[FilterEntry, ...]:
-    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons)) for st in statuses)
+    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details)) for st in statuses)
 
 
 def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
@@ -212,12 +220,14 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     pre_entries: tuple[FilterEntry, ...] = ()
     if pre is not None:
         pre_entries = tuple(
-            FilterEntry(st.plugin, st.code.label, tuple(st.reasons))
+            FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details))
             for st in pre.statuses
             if not st.is_success() and not st.is_skip()
         )
         if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
-            pre_entries += (FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons)),)
+            pre_entries += (
+                FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)),
+            )
     nodes = []
     for name, fr in att.filters.items():
         sc = att.scores.get(name)
@@ -356,7 +366,10 @@ def version_suffix(chosen: ChosenVersion | None) -> str:
 
 
 def filter_dict(f: FilterEntry) -> dict[str, Any]:
-    return {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
+    d: dict[str, Any] = {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
+    if f.details:
+        d["details"] = list(f.details)
+    return d
 
 
 def node_dict(n: NodeEntry) -> dict[str, Any]:

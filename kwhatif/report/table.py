@@ -29,7 +29,11 @@ SHORT = {
     "ImageLocality": "Image",
     "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
+    "DynamicResources": "DRA",
 }
+# Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
+# this many only the chosen node's, unless -o wide or --explain all.
+MAX_DETAILED_NODES = 8
 
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
@@ -125,10 +129,15 @@ class TableFormatter(Formatter):
     def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
         lines = [self.header(r, of)]
         if r.status is PodStatus.GATED:
+            for f in r.pre_filter:
+                for d in f.details:
+                    lines.append(self._wrap(d, "  ", "    "))
             return "\n".join(lines)
         if r.pre_filter and any(n.at_pre_filter for n in r.nodes):
             for f in r.pre_filter:
                 lines.append(f"  PreFilter {f.plugin}: {f.code}: {'; '.join(f.reasons)}")
+                for d in f.details:
+                    lines.append(self._wrap(d, "    ", "      "))
         nodes = list(r.nodes)
         if self.options.nodes:
             wanted = set(self.options.nodes)
@@ -171,6 +180,19 @@ class TableFormatter(Formatter):
         out = []
         if rows:
             out.append(_indent(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True)))
+        detailed = [n for n in feasible if n.details]
+        if detailed:
+            if len(detailed) > MAX_DETAILED_NODES and not (self.wide or self.options.explain_all):
+                shown = [n for n in detailed if n.name == r.node] or detailed[:1]
+            else:
+                shown = detailed
+            lines = [f"  devices ({'per feasible node' if len(shown) > 1 else 'on ' + shown[0].name}):"]
+            for n in shown:
+                for d in n.details:
+                    lines.append(self._wrap(f"{n.name}: {d}" if len(shown) > 1 else d, "    ", "      "))
+            if len(shown) < len(detailed):
+                lines.append(f"    ({len(detailed) - len(shown)} more node(s); -o wide lists each)")
+            out.append("\n".join(lines))
         if infeasible:
             group = not self.options.explain_all and not self.options.nodes and len(infeasible) > self.options.group_threshold
             out.append(self.infeasible_table(infeasible, group))
@@ -232,7 +254,10 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     parts = []
     for f in n.failures:
         mark = "*" if f is first else ""
-        parts.append(f"{mark}{f.plugin}: {'; '.join(f.reasons)}")
+        detail = f" ({'; '.join(f.details)})" if f.details else ""
+        # CEL errors carry a source excerpt on extra lines; a table cell keeps one line
+        reasons = "; ".join(r.replace("\n", " ") for r in f.reasons)
+        parts.append(f"{mark}{f.plugin}: {reasons}{detail}")
     text = " | ".join(parts)
     if n.excluded:
         text = "not in the PreFilter node set" + (f" ({text})" if text else "")

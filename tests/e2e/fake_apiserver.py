@@ -41,6 +41,7 @@ LIST_PATHS = {
     "/apis/storage.k8s.io/v1/csinodes": ("storage.k8s.io/v1", "CSINodeList", "CSINode"),
     "/apis/storage.k8s.io/v1/csidrivers": ("storage.k8s.io/v1", "CSIDriverList", "CSIDriver"),
     "/apis/storage.k8s.io/v1/csistoragecapacities": ("storage.k8s.io/v1", "CSIStorageCapacityList", "CSIStorageCapacity"),
+    "/apis/storage.k8s.io/v1/volumeattachments": ("storage.k8s.io/v1", "VolumeAttachmentList", "VolumeAttachment"),
     "/apis/node.k8s.io/v1/runtimeclasses": ("node.k8s.io/v1", "RuntimeClassList", "RuntimeClass"),
     "/apis/apps/v1/replicasets": ("apps/v1", "ReplicaSetList", "ReplicaSet"),
     "/apis/apps/v1/statefulsets": ("apps/v1", "StatefulSetList", "StatefulSet"),
@@ -49,6 +50,15 @@ LIST_PATHS = {
     "/apis/batch/v1/jobs": ("batch/v1", "JobList", "Job"),
     "/apis/batch/v1/cronjobs": ("batch/v1", "CronJobList", "CronJob"),
     "/apis/autoscaling/v2/horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscalerList", "HorizontalPodAutoscaler"),
+    "/apis/resource.k8s.io/v1/deviceclasses": ("resource.k8s.io/v1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1/resourceslices": ("resource.k8s.io/v1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1/resourceclaims": ("resource.k8s.io/v1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates": ("resource.k8s.io/v1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
+    # what a 1.32/1.33 cluster serves (objects in the v1beta1 shape)
+    "/apis/resource.k8s.io/v1beta1/deviceclasses": ("resource.k8s.io/v1beta1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1beta1/resourceslices": ("resource.k8s.io/v1beta1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaims": ("resource.k8s.io/v1beta1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates": ("resource.k8s.io/v1beta1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
 }
 
 
@@ -149,6 +159,7 @@ class FakeAPIServer:
         self.token = token
         self.forbidden: set[str] = set()  # paths answered with 403
         # "ns/name" -> (code, reason, message) answered to a binding or a creation of that pod
+        self.not_served: set[str] = set()  # paths answered 404, as for an API version not served
         self.fail_bindings: dict[str, tuple[int, str, str]] = {}
         self.fail_creates: dict[str, tuple[int, str, str]] = {}
         self.delay: dict[tuple[str, str], float] = {}  # (method, path) -> seconds before answering
@@ -218,7 +229,7 @@ class FakeAPIServer:
                     self.send(200, {"kind": "Pod", "apiVersion": "v1", **{k: v for k, v in pod.items() if k not in ("kind", "apiVersion")}})
                     return
                 spec = LIST_PATHS.get(path)
-                if spec is None:
+                if spec is None or path in server.not_served:
                     self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                     return
                 api_version, list_kind, kind = spec
