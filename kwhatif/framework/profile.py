@@ -148,5 +148,3 @@ class Options:
     # Keep per-node records only for the first pods that do not fit (many-pod runs: check,
     # capacity, drain); the others keep their verdict, message and reason counts.
     compact: bool = False
-    # The DRA feature set (kwhatif.dra.features.Features) when DynamicResources runs
-    dra_features: Any = None

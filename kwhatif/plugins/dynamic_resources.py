@@ -487,18 +487,18 @@ class _ClaimProblem(Exception):
 
 
 def features_of(handle: Any) -> dra_features.Features:
-    """The run's DRA feature set: the selected release's (handle.version), unless the run sets
-    Options.dra_features (tests of gated code paths)."""
-    f = getattr(getattr(handle, "options", None), "dra_features", None)
-    if isinstance(f, dra_features.Features):
-        return f
+    """The run's DRA feature set: the selected release's (handle.version)."""
     return dra_features.for_version(handle.version)
 
 
-def new(args: Mapping[str, Any] | None, handle: Any) -> DynamicResources:
+def new(
+    args: Mapping[str, Any] | None, handle: Any, features: dra_features.Features | None = None
+) -> DynamicResources:
     # DynamicResourcesArgs (filterTimeout, bindingTimeout) are validated and defaulted with the
-    # configuration; a dry run has no timeouts to apply.
+    # configuration; a dry run has no timeouts to apply. ``features`` overrides the release's
+    # feature set (tests of gated code paths).
     check_args(NAME, args, {"filterTimeout", "bindingTimeout"})
-    features = features_of(handle)
+    if features is None:
+        features = features_of(handle)
     cls = DynamicResourcesScoring if features.scores else DynamicResources
     return cls(handle, features)

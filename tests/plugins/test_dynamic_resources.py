@@ -224,8 +224,7 @@ def setup(case: Case) -> tuple[Any, Any, list[Any]]:
     nodes = [make_node().name(n).label("kubernetes.io/hostname", n).obj() for n in case.nodes]
     cluster = make_cluster(case.objs)
     handle = make_handle(nodes, cluster=cluster)
-    handle.options = type("Opts", (), {"dra_features": case.features})()
-    plugin = dr.new(None, handle)
+    plugin = dr.new(None, handle, case.features)
     return plugin, handle, nodes
 
 
@@ -458,7 +457,7 @@ def test_features_follow_the_release_gates(release: str, want: F.Features) -> No
     ],
 )
 def test_plugin_takes_the_features_of_the_handles_release(release: str, code: Code) -> None:
-    """Without Options.dra_features the plugin answers as handle.version: DRADeviceTaints is on from
+    """Without a features override the plugin answers as handle.version: DRADeviceTaints is on from
     1.36, so a NoExecute device taint keeps the pod off the device there only."""
     from kwhatif.versions import get
 
