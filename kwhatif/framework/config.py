@@ -35,7 +35,7 @@ import yaml
 
 from kwhatif.api.resources import is_extended
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
-from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors
+from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors, yaml_nesting_problem
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
 from kwhatif.versions import SchedulerVersion, default_version
@@ -303,6 +303,9 @@ def _parse_document(text: str) -> _Document:
         except RecursionError:
             raise ConfigError("invalid JSON: nested too deeply") from None
         return _Document(body, [], len(text))
+    problem = yaml_nesting_problem(text)
+    if problem:
+        raise ConfigError(problem)
     loader = _StrictLoader(text)
     docs: list[Any] = []
     try:

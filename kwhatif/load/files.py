@@ -34,6 +34,11 @@ DEFAULT_MAX_JSON_BYTES = 2048 * MiB
 ALIAS_EXPANSION_FACTOR = 20
 ALIAS_EXPANSION_FLOOR = 1_000_000
 
+# Deepest nesting of YAML collections accepted: libyaml's composer recurses in C without a
+# guard and overflows the stack somewhere above 20,000 levels; go-yaml stops at 10,000 ("exceeded
+# max depth"), which no real manifest comes near.
+MAX_YAML_DEPTH = 10_000
+
 _LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
 _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
 
@@ -315,6 +320,9 @@ def _recorded_version(lst: dict[str, Any], where: str) -> Iterator[Document]:
 
 
 def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
+    problem = yaml_nesting_problem(text)
+    if problem:
+        raise InputError(problem, source=source)
     try:
         docs = list(yaml.load_all(text, Loader=_YamlLoader))
     except yaml.MarkedYAMLError as e:
@@ -340,6 +348,41 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
         (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}")
         for i, doc in enumerate(docs)
     )
+
+
+def yaml_nesting_problem(text: str) -> str | None:
+    """Why ``text`` must not reach the C YAML loader (its collections nest deeper than
+    MAX_YAML_DEPTH), with the line and column where the limit is crossed; None when it is safe.
+
+    A collection takes at least one character of the text, so short texts are safe; otherwise
+    flow collections need an opening bracket each and block collections indentation (or "- " and
+    "? " indicators) at the start of a line, so a text with few non-empty brackets and no long
+    prefix of those is safe too (a 40 MB kubectl dump is checked in half a second). Only what passes neither bound is parsed, event by event, to measure it."""
+    limit = MAX_YAML_DEPTH
+    if len(text) <= limit:
+        return None
+    # empty collections ({} and [], as kubectl and PyYAML write them) nest nothing further
+    brackets = text.count("{") + text.count("[") - text.count("{}") - text.count("[]")
+    if brackets < limit // 2 and not _LONG_PREFIX.match(text) and not _LONG_LINE_PREFIX.search(text):
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_YamlLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limit:
+                    mark = event.start_mark
+                    where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+                    return f"invalid YAML{where}: nested too deeply (more than {limit} levels)"
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the loader reports the syntax error itself
+    return None
+
+
+_LONG_PREFIX = re.compile(r"[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
+_LONG_LINE_PREFIX = re.compile(r"\n[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
 
 
 def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:
@@ -443,7 +486,7 @@ def precise_sources(docs: list[Document]) -> None:
                 text = fh.read()
         except OSError:
             continue
-        if text.lstrip()[:1] in ("{", "["):
+        if text.lstrip()[:1] in ("{", "[") or yaml_nesting_problem(text):
             continue
         try:
             nodes = [n for n in yaml.compose_all(text, Loader=_YamlLoader) if n is not None]

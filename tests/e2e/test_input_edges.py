@@ -1,0 +1,73 @@
+"""Edge cases of input and options, end to end: every bad input is one line and exit 2, and
+what the API server or kubectl accepts is accepted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CLUSTER = "samples/cluster.yaml"
+FIT = "samples/pods/web-canary.yaml"
+
+POD_HEAD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: x}]\n"
+
+
+def errors(err: str) -> list[str]:
+    return [line for line in err.splitlines() if not line.startswith("kwhatif: note:")]
+
+
+def deep_flow(depth: int) -> str:
+    return POD_HEAD + "  extra: " + "{a: " * depth + "1" + "}" * depth + "\n"
+
+
+def deep_block(depth: int) -> str:
+    lines = [" " * (i + 4) + "a:" for i in range(depth)]
+    return POD_HEAD + "  extra:\n" + "\n".join(lines) + "\n" + " " * (depth + 4) + "b\n"
+
+
+def deep_sequence(depth: int) -> str:
+    return POD_HEAD + "  extra:\n   " + "- " * depth + "x\n"
+
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        pytest.param(deep_flow(30000), "line 6 column 40002", id="flow-mappings"),
+        pytest.param(deep_block(12000), "line 10005 column 10003", id="block-mappings"),
+        pytest.param(deep_sequence(30000), "line 7 column 20000", id="compact-sequences"),
+    ],
+)
+@pytest.mark.parametrize("role", ["pod", "cluster"])
+def test_deep_yaml_is_refused_not_a_crash(run, tmp_path, text, where, role):
+    path = tmp_path / "deep.yaml"
+    path.write_text(text)
+    if role == "cluster":
+        r = run("schedule", FIT, "--cluster", str(path))
+    else:
+        r = run("schedule", str(path), "--cluster", CLUSTER)
+    assert r.code == 2, r.err
+    assert errors(r.err) == [
+        f"kwhatif: error: {path}: invalid YAML at {where}: nested too deeply (more than 10000 levels)"
+    ]
+
+
+def test_deep_yaml_config_is_refused(run, tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nx: "
+        + "[" * 30000 + "]" * 30000 + "\n"
+    )
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--config", str(path))
+    assert r.code == 2, r.err
+    assert errors(r.err)[0].endswith("invalid YAML at line 3 column 10003: nested too deeply (more than 10000 levels)")
+    assert len(errors(r.err)) == 1
+
+
+def test_nesting_below_the_limit_is_read(run, tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text(deep_flow(9990))
+    r = run("schedule", str(path), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["results"][0]["status"] == "Scheduled"
