@@ -109,10 +109,10 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
             data = data.encode()
         if len(data) > limit:
             raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source="<stdin>")
-        return parse_text(_decode(data, "<stdin>"), "<stdin>")
+        return parse_text(_decode(data, "<stdin>"), "<stdin>", limits.max_yaml_bytes)
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
-    return parse_text(_read_text(path, limits), path)
+    return parse_text(_read_text(path, limits), path, limits.max_yaml_bytes)
 
 
 @contextlib.contextmanager
@@ -172,16 +172,40 @@ def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
     if not files:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
     for f in files:
-        yield from parse_text(_read_text(f, limits), f)
+        yield from parse_text(_read_text(f, limits), f, limits.max_yaml_bytes)
 
 
-def parse_text(text: str, source: str) -> Iterator[Document]:
+def parse_text(text: str, source: str, max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES) -> Iterator[Document]:
     stripped = text.lstrip()
     if not stripped:
         raise InputError("empty input: no Kubernetes objects", source=source)
     if stripped[0] in "{[":
-        return _JsonStream(text, source).documents()
+        return _json_or_yaml(text, source, max_yaml_bytes)
     return _yaml_documents(text, source)
+
+
+class _JsonSyntaxError(InputError):
+    """The text is not valid JSON (it may still be YAML)."""
+
+
+def _json_or_yaml(text: str, source: str, max_yaml_bytes: int) -> Iterator[Document]:
+    """Text that starts like JSON is read as JSON (streamed); when it is not valid JSON before its
+    first object is complete, it is read as YAML, where `{apiVersion: v1, ...}` is a flow mapping:
+    apimachinery's YAMLOrJSONDecoder (kubectl apply, create) falls back the same way, and reports
+    the JSON error when the YAML reading fails too."""
+    found = 0
+    try:
+        for doc in _JsonStream(text, source).documents():
+            found += 1
+            yield doc
+    except _JsonSyntaxError as json_error:
+        if found or len(text) > max_yaml_bytes:
+            raise
+        try:
+            docs = list(_yaml_documents(text, source))
+        except InputError:
+            raise json_error from None
+        yield from docs
 
 
 def _yaml_documents(text: str, source: str) -> Iterator[Document]:
@@ -212,7 +236,7 @@ class _JsonStream:
     def fail(self, pos: int, msg: str) -> InputError:
         line = self.text.count("\n", 0, pos) + 1
         col = pos - self.text.rfind("\n", 0, pos)
-        return InputError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
+        return _JsonSyntaxError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
 
     def skip_ws(self, pos: int) -> int:
         m = _WS.match(self.text, pos)
@@ -227,7 +251,7 @@ class _JsonStream:
         except json.JSONDecodeError as e:
             raise self.fail(e.pos, e.msg) from None
         except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", source=self.source) from None
+            raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
         return v, end
 
     def expect(self, pos: int, chars: str) -> tuple[str, int]:

@@ -71,3 +71,57 @@ def test_nesting_below_the_limit_is_read(run, tmp_path):
     r = run("schedule", str(path), "--cluster", CLUSTER, "-o", "json")
     assert r.code == 0, r.err
     assert json.loads(r.out)["results"][0]["status"] == "Scheduled"
+
+
+FLOW_POD = "{apiVersion: v1, kind: Pod, metadata: {name: flow, namespace: shop}, spec: {containers: [{name: c, image: x}]}}\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(FLOW_POD, id="flow-mapping"),
+        pytest.param("[" + FLOW_POD.strip() + "]\n", id="flow-sequence"),
+        pytest.param(FLOW_POD + "---\n" + FLOW_POD.replace("flow,", "flow-2,"), id="two-documents"),
+        pytest.param('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "flow", "namespace": "shop"},'
+                     ' "spec": {"containers": [{"name": "c", "image": "x",}]}}\n', id="json-with-a-trailing-comma"),
+    ],
+)
+def test_yaml_manifest_starting_with_a_brace_is_read_as_yaml(run, tmp_path, text):
+    path = tmp_path / "flow.yaml"
+    path.write_text(text)
+    r = run("schedule", str(path), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0, r.err
+    names = [res["pod"]["name"] for res in json.loads(r.out)["results"]]
+    assert names == (["flow", "flow-2"] if "flow-2" in text else ["flow"])
+
+
+def test_cluster_file_starting_with_a_brace_is_read_as_yaml(run, tmp_path):
+    path = tmp_path / "cluster.yaml"
+    path.write_text(
+        "{apiVersion: v1, kind: List, items: [\n"
+        "  {apiVersion: v1, kind: Node, metadata: {name: n1},"
+        " status: {allocatable: {cpu: '2', memory: 4Gi, pods: '110'}}}]}\n"
+    )
+    r = run("schedule", FIT, "--cluster", str(path), "-o", "json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["results"][0]["node"] == "n1"
+
+
+def test_neither_json_nor_yaml_reports_the_json_error(run, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"apiVersion": "v1", "kind": "Pod" "metadata": {}}\n')
+    r = run("schedule", str(path), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert errors(r.err) == [f"kwhatif: error: {path}: invalid JSON at line 1 column 36: Expecting ',' or '}}' delimiter"]
+
+
+def test_config_starting_with_a_brace_is_json_as_upstream_decodes_it(run, tmp_path):
+    # kube-scheduler's configuration decoder takes a file whose first character is `{` for JSON,
+    # so a flow-style YAML configuration fails there (unlike manifests, which kubectl reads as YAML)
+    path = tmp_path / "config.yaml"
+    path.write_text("{apiVersion: kubescheduler.config.k8s.io/v1, kind: KubeSchedulerConfiguration}\n")
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--config", str(path))
+    assert r.code == 2
+    assert errors(r.err) == [
+        f"kwhatif: error: {path}: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes"
+    ]

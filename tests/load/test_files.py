@@ -122,7 +122,9 @@ def test_other_kinds_are_counted(tmp_path):
 
 BAD = [
     ("malformed-yaml", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: [x\n", "invalid YAML at line 4"),
-    ("malformed-json", "c.json", '{"apiVersion": "v1", "kind": "Node",}', "invalid JSON at line 1 column 37"),
+    # neither JSON nor YAML: the JSON error is the one reported, as kubectl's decoder reports it
+    ("malformed-json", "c.json", '{"apiVersion": "v1", "kind": "Node" "x"}', "invalid JSON at line 1 column 37"),
+    ("malformed-json-list", "c.json", '[{"apiVersion": "v1", "kind": "Node"}, {]', "invalid JSON at line 1 column 41"),
     ("not-a-mapping", "c.yaml", "- 1\n- 2\n", "document 1 is a int, not a Kubernetes object"),
     ("scalar-document", "c.yaml", "just a string\n", "document 1 is a str, not a Kubernetes object"),
     ("unknown-api-version", "c.yaml", "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n",
