@@ -509,6 +509,10 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     from kwhatif.report.capacity import capacity_report
     from kwhatif.scheduler import Scheduler
 
+    if minimum is not None and minimum > max_copies:
+        raise click.UsageError(
+            f"--min {minimum} is more than --max {max_copies}: at most --max copies are counted, so the gate could never pass"
+        )
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
     chosen = choose_version(co, state)

@@ -125,3 +125,13 @@ def test_config_starting_with_a_brace_is_json_as_upstream_decodes_it(run, tmp_pa
     assert errors(r.err) == [
         f"kwhatif: error: {path}: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes"
     ]
+
+
+def test_capacity_min_above_max_is_a_usage_error(run):
+    r = run("capacity", FIT, "--cluster", CLUSTER, "--max", "5", "--min", "10")
+    assert r.code == 2
+    assert r.out == ""
+    assert r.err.splitlines()[-1] == (
+        "Error: --min 10 is more than --max 5: at most --max copies are counted, so the gate could never pass"
+    )
+    assert run("capacity", FIT, "--cluster", CLUSTER, "--max", "5", "--min", "5").code == 0
