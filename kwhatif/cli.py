@@ -160,6 +160,10 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
         from kwhatif.load.cluster import load_cluster
 
         state = load_cluster(list(co.cluster), _limits(co))
+        if state.orphaned_pods:
+            from kwhatif.load.live import orphan_note
+
+            click.echo(f"kwhatif: note: {orphan_note(state.orphaned_pods, live=False)}", err=True)
     elif co.kubeconfig or co.context:
         from kwhatif.load.live import load_live_cluster
 

@@ -267,8 +267,9 @@ def server_git_version(client: Any) -> str:
     return str(data.get("gitVersion") or "") if isinstance(data, dict) else ""
 
 
-def orphan_note(n: int) -> str:
-    return f"{n} pod(s) are bound to nodes that no longer exist; they are left out"
+def orphan_note(n: int, live: bool = True) -> str:
+    where = "that no longer exist" if live else "that are not in the cluster state"
+    return f"{n} pod(s) are bound to nodes {where}; they are left out"
 
 
 # --- kwhatif snapshot ------------------------------------------------------------------------------

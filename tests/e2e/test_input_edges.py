@@ -135,3 +135,16 @@ def test_capacity_min_above_max_is_a_usage_error(run):
         "Error: --min 10 is more than --max 5: at most --max copies are counted, so the gate could never pass"
     )
     assert run("capacity", FIT, "--cluster", CLUSTER, "--max", "5", "--min", "5").code == 0
+
+
+def test_pods_bound_to_nodes_missing_from_the_dump_are_left_out_with_a_note(run, tmp_path):
+    ghost = tmp_path / "ghost.yaml"
+    ghost.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: orphan, namespace: shop}\n"
+        "spec:\n  nodeName: ghost\n  containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]\n"
+    )
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
+    assert r.code == 0, r.err
+    assert "kwhatif: note: 1 pod(s) are bound to nodes that are not in the cluster state; they are left out\n" in r.err
+    r = run("drain", "general-a-1", "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
+    assert "shop/orphan" not in {f"{p['namespace']}/{p['name']}" for p in json.loads(r.out)["pods"]}
