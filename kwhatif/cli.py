@@ -492,7 +492,7 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_
 @cluster_options
 @output_options(("table", "json", "yaml", "markdown", "junit"))
 @click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
-              help="Stop after this many copies.")
+              help="Stop after this many copies (when --min is larger and --max not given: --min).")
 @click.option("--min", "minimum", type=click.IntRange(0), default=None,
               help="Exit 1 when fewer than this many copies fit (a CI gate).")
 @namespace_option
@@ -514,9 +514,12 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     from kwhatif.scheduler import Scheduler
 
     if minimum is not None and minimum > max_copies:
-        raise click.UsageError(
-            f"--min {minimum} is more than --max {max_copies}: at most --max copies are counted, so the gate could never pass"
-        )
+        if click.get_current_context().get_parameter_source("max_copies") is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(
+                f"--min {minimum} is more than --max {max_copies}: at most --max copies are counted, "
+                "so the gate could never pass"
+            )
+        max_copies = minimum  # count far enough to tell whether the minimum fits
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
     chosen = choose_version(co, state)

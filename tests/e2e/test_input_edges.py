@@ -135,6 +135,10 @@ def test_capacity_min_above_max_is_a_usage_error(run):
         "Error: --min 10 is more than --max 5: at most --max copies are counted, so the gate could never pass"
     )
     assert run("capacity", FIT, "--cluster", CLUSTER, "--max", "5", "--min", "5").code == 0
+    # without --max, counting goes on as far as --min asks
+    r = run("capacity", FIT, "--cluster", CLUSTER, "--min", "1200", "-o", "json")
+    assert r.code == 1
+    assert json.loads(r.out)["stoppedBy"] != "limit"
 
 
 def test_pods_bound_to_nodes_missing_from_the_dump_are_left_out_with_a_note(run, tmp_path):
