@@ -342,6 +342,11 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     from_files, rest = pods_from_documents(
         docs, state, manifests=manifests, namespace=default_ns, enforce_namespace=namespace is not None
     )
+    from kwhatif.load.pods import unverified_namespaces_note
+
+    unverified = unverified_namespaces_note(state, {p.namespace for p in from_files})
+    if unverified:
+        click.echo(f"kwhatif: note: {unverified}", err=True)
     if rest:
         from kwhatif.load.cluster import WORKLOAD_KINDS, classify
 

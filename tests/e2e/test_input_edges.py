@@ -152,3 +152,61 @@ def test_pods_bound_to_nodes_missing_from_the_dump_are_left_out_with_a_note(run,
     assert "kwhatif: note: 1 pod(s) are bound to nodes that are not in the cluster state; they are left out\n" in r.err
     r = run("drain", "general-a-1", "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
     assert "shop/orphan" not in {f"{p['namespace']}/{p['name']}" for p in json.loads(r.out)["pods"]}
+
+
+GHOST_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ghost}\n"
+    "spec:\n  containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]\n"
+)
+GHOST_DEPLOYMENT = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ghost}\nspec:\n  replicas: 2\n"
+    "  selector: {matchLabels: {app: d}}\n  template:\n    metadata: {labels: {app: d}}\n"
+    "    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n"
+)
+
+
+def test_schedule_refuses_a_pod_of_a_namespace_the_cluster_does_not_have(run, tmp_path):
+    # samples/cluster.yaml lists its Namespaces: NamespaceLifecycle admission refuses the pod
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(GHOST_POD)
+    r = run("schedule", str(pod), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert errors(r.err) == [f'kwhatif: error: {pod}: Pod ghost/p: namespaces "ghost" not found']
+
+
+def test_check_refuses_workloads_of_a_namespace_the_cluster_does_not_have(run, tmp_path):
+    m = tmp_path / "m.yaml"
+    m.write_text(GHOST_POD + "---\n" + GHOST_DEPLOYMENT)
+    r = run("check", str(m), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 1, r.err
+    doc = json.loads(r.out)
+    got = {(w["kind"], w["verdict"], w["refused"], w["placed"], w["message"]) for w in doc["workloads"]}
+    assert got == {
+        ("Pod", "refused by NamespaceLifecycle", 1, 0, 'namespaces "ghost" not found'),
+        ("Deployment", "refused by NamespaceLifecycle", 2, 0, 'namespaces "ghost" not found'),
+    }
+    # with the Namespace in the manifests, it is created first
+    m.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ghost}\n---\n" + GHOST_POD + "---\n" + GHOST_DEPLOYMENT)
+    r = run("check", str(m), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0, r.out
+    assert {w["verdict"] for w in json.loads(r.out)["workloads"]} == {"fits"}
+
+
+def test_a_cluster_state_without_namespaces_only_notes_the_namespaces_it_cannot_confirm(run, tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        "status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n"
+    )
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(GHOST_POD)
+    note = (
+        "kwhatif: note: the cluster state holds no Namespace objects: namespace(s) ghost are taken to exist "
+        "(the API server refuses pods of a namespace that does not)"
+    )
+    r = run("schedule", str(pod), "--cluster", str(cluster))
+    assert r.code == 0, r.err
+    assert note in r.err.splitlines()
+    r = run("check", str(pod), "--cluster", str(cluster), "-o", "json")
+    assert r.code == 0, r.err
+    assert note.removeprefix("kwhatif: note: ") in json.loads(r.out)["notes"]
