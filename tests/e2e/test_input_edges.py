@@ -210,3 +210,29 @@ def test_a_cluster_state_without_namespaces_only_notes_the_namespaces_it_cannot_
     r = run("check", str(pod), "--cluster", str(cluster), "-o", "json")
     assert r.code == 0, r.err
     assert note.removeprefix("kwhatif: note: ") in json.loads(r.out)["notes"]
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        pytest.param("garbage\n", "not a kubeconfig: the file holds a str, not a mapping (apiVersion: v1, kind: Config)", id="scalar"),
+        pytest.param("apiVersion: v1\nkind: Config\nclusters: x\n", "not a kubeconfig: clusters must be a list, not a str", id="clusters-not-a-list"),
+        pytest.param("apiVersion: v1\nkind: Config\ncontexts: [x]\n", "not a kubeconfig: contexts[0] must be a mapping with name and context", id="context-not-a-mapping"),
+        pytest.param("apiVersion: v1\nkind: Config\nusers: [{name: u, user: 1}]\n", "not a kubeconfig: users[0].user must be a mapping", id="user-not-a-mapping"),
+        pytest.param("apiVersion: v1\nkind: [\n", "invalid YAML at line 3 column 1: did not find expected node content", id="bad-yaml"),
+        pytest.param(
+            "apiVersion: v1\nkind: Config\nclusters: [{name: a, cluster: {server: 1}}]\n"
+            "contexts: [{name: c, context: {cluster: a, user: u}}]\ncurrent-context: c\nusers: [{name: u, user: {token: t}}]\n",
+            "not a valid kubeconfig ('int' object has no attribute 'rstrip')",
+            id="server-not-a-string",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", ["snapshot", "schedule"])
+def test_malformed_kubeconfig_is_bad_input_naming_the_file(run, tmp_path, text, message, command):
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(text)
+    args = ["snapshot"] if command == "snapshot" else ["schedule", "--pending"]
+    r = run(*args, "--kubeconfig", str(kc))
+    assert r.code == 2, r.err
+    assert errors(r.err) == [f"kwhatif: error: {kc}: {message}"]
