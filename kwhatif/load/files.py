@@ -343,21 +343,34 @@ def _recorded_version(lst: dict[str, Any], where: str) -> Iterator[Document]:
         yield Document({"gitVersion": version}, where, SERVER_VERSION_KIND, "")
 
 
+def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
+    """One line for a YAML error, with the line and column where they are known."""
+    if isinstance(e, yaml.MarkedYAMLError):
+        mark = e.problem_mark or e.context_mark
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = e.problem or e.context or "malformed"
+        if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
+            problem = f"{problem} (only plain YAML is accepted)"
+    elif isinstance(e, yaml.reader.ReaderError):
+        # a character YAML does not allow (NUL, other control characters)
+        pos = min(max(e.position, 0), len(text))
+        line = text.count("\n", 0, pos) + 1
+        where = f" at line {line} column {pos - text.rfind(chr(10), 0, pos)}"
+        char = e.character if isinstance(e.character, int) else ord(e.character) if e.character else 0
+        problem = f"unacceptable character #x{char:04x}: {e.reason}"
+    else:
+        where, problem = "", str(e)
+    return f"invalid YAML{where}: {' '.join(problem.split())}"
+
+
 def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
     problem = yaml_nesting_problem(text)
     if problem:
         raise InputError(problem, source=source)
     try:
         docs = list(yaml.load_all(text, Loader=_YamlLoader))
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        problem = e.problem or e.context or "malformed"
-        if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
-            problem = f"{problem} (only plain YAML is accepted)"
-        raise InputError(f"invalid YAML{where}: {problem}", source=source) from None
     except yaml.YAMLError as e:
-        raise InputError(f"invalid YAML: {e}", source=source) from None
+        raise InputError(yaml_error_message(e, text), source=source) from None
     except RecursionError:
         raise InputError("invalid YAML: nested too deeply", source=source) from None
     if "&" in text and "*" in text:

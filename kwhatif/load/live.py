@@ -96,7 +96,7 @@ _KUBECONFIG_ITEM = {"clusters": "cluster", "contexts": "context", "users": "user
 
 def _check_kubeconfig(path: str) -> None:
     """A malformed kubeconfig is bad input named by its file, not a crash inside the client."""
-    from kwhatif.load.files import os_errors, yaml_nesting_problem
+    from kwhatif.load.files import os_errors, yaml_error_message, yaml_nesting_problem
 
     if not os.path.isfile(path):
         return  # the client says what is missing
@@ -114,12 +114,8 @@ def _check_kubeconfig(path: str) -> None:
         raise InputError(problem, source=path)
     try:
         body = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(f"invalid YAML{where}: {e.problem or e.context or 'malformed'}", source=path) from None
     except yaml.YAMLError as e:
-        raise InputError(f"invalid YAML: {str(e).splitlines()[0]}", source=path) from None
+        raise InputError(yaml_error_message(e, text), source=path) from None
     if body is None:
         return  # an empty file: the client reports that it holds no configuration
     if not isinstance(body, dict):

@@ -236,3 +236,20 @@ def test_malformed_kubeconfig_is_bad_input_naming_the_file(run, tmp_path, text, 
     r = run(*args, "--kubeconfig", str(kc))
     assert r.code == 2, r.err
     assert errors(r.err) == [f"kwhatif: error: {kc}: {message}"]
+
+
+def test_a_nul_byte_is_one_line_with_its_position(run, tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\x00b\n")
+    r = run("schedule", str(pod), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert errors(r.err) == [
+        f"kwhatif: error: {pod}: invalid YAML at line 4 column 10: unacceptable character #x0000: control characters are not allowed"
+    ]
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\x00\n")
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--config", str(config))
+    assert r.code == 2
+    assert errors(r.err) == [
+        f"kwhatif: error: {config}: invalid YAML at line 2 column 33: unacceptable character #x0000: control characters are not allowed"
+    ]

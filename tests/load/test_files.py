@@ -136,6 +136,10 @@ BAD = [
     ("bad-quantity", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
      "Node n1: status.allocatable[cpu]: invalid quantity '4x'"),
     ("empty", "c.yaml", "\n# nothing here\n", "empty input: no Kubernetes objects"),
+    ("nul-byte", "c.yaml", "apiVersion: v1\nkind: List\nitems:\n- \x00\n",
+     "invalid YAML at line 4 column 3: unacceptable character #x0000: control characters are not allowed"),
+    ("control-character", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a\x07}\n",
+     "invalid YAML at line 3 column 19: unacceptable character #x0007: control characters are not allowed"),
     ("python-tag", "c.yaml", "!!python/object/apply:os.system ['echo pwned']\n", "invalid YAML"),
 ]
 
