@@ -109,7 +109,10 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
             data = data.encode()
         if len(data) > limit:
             raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source="<stdin>")
-        return parse_text(_decode(data, "<stdin>"), "<stdin>", limits.max_yaml_bytes)
+        text = _decode(data, "<stdin>")
+        # standard input cannot be read twice: keep small texts for precise_sources
+        _stdin_text[:] = [text] if len(text) <= PRECISE_MAX_BYTES else []
+        return parse_text(text, "<stdin>", limits.max_yaml_bytes)
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
     return parse_text(_read_text(path, limits), path, limits.max_yaml_bytes)
@@ -503,6 +506,10 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
     yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
 
 
+# Files larger than this keep the coarser location of their documents.
+PRECISE_MAX_BYTES = 8 * MiB
+_stdin_text: list[str] = []
+
 _SOURCE = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))?(?: \(items\[(?P<item>\d+)\]\))?$")
 
 
@@ -516,13 +523,18 @@ def precise_sources(docs: list[Document]) -> None:
         if m:
             by_file.setdefault(m.group("file"), []).append(d)
     for path, items in by_file.items():
-        try:
-            if os.path.getsize(path) > 8 * MiB:
+        if path == "<stdin>":
+            if not _stdin_text:
                 continue
-            with open(path, encoding="utf-8-sig") as fh:
-                text = fh.read()
-        except OSError:
-            continue
+            text = _stdin_text[0]
+        else:
+            try:
+                if os.path.getsize(path) > PRECISE_MAX_BYTES:
+                    continue
+                with open(path, encoding="utf-8-sig") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
         if text.lstrip()[:1] in ("{", "[") or yaml_nesting_problem(text):
             continue
         try:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import ROOT
+
 CLUSTER = "samples/cluster.yaml"
 FIT = "samples/pods/web-canary.yaml"
 
@@ -253,3 +255,15 @@ def test_a_nul_byte_is_one_line_with_its_position(run, tmp_path):
     assert errors(r.err) == [
         f"kwhatif: error: {config}: invalid YAML at line 2 column 33: unacceptable character #x0000: control characters are not allowed"
     ]
+
+
+def test_github_annotations_name_the_same_lines_for_standard_input(run, tmp_path):
+    manifests = tmp_path / "m.yaml"
+    manifests.write_text("# comment\n" + (ROOT / "samples/workloads/ml-batch.yaml").read_text() + "---\n" + GHOST_POD.replace("ghost", "shop"))
+    from_file = run("check", str(manifests), "--cluster", CLUSTER, "-o", "github")
+    from_stdin = run("check", "-", "--cluster", CLUSTER, "-o", "github", stdin=manifests.read_text())
+    assert from_file.code == from_stdin.code == 1
+    lines = [ln for ln in from_file.out.splitlines() if ln.startswith("::error")]
+    assert lines and all(f"file={manifests},line=" in ln for ln in lines)
+    assert from_stdin.out == from_file.out.replace(f"file={manifests},", "file=<stdin>,")
+    assert "line=1," not in from_stdin.out
