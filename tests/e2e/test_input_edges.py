@@ -4,7 +4,6 @@ what the API server or kubectl accepts is accepted."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -267,3 +266,26 @@ def test_github_annotations_name_the_same_lines_for_standard_input(run, tmp_path
     assert lines and all(f"file={manifests},line=" in ln for ln in lines)
     assert from_stdin.out == from_file.out.replace(f"file={manifests},", "file=<stdin>,")
     assert "line=1," not in from_stdin.out
+
+
+@pytest.mark.parametrize(
+    "spec,metadata,message",
+    [
+        pytest.param("containers: [{name: c, image: x}]", "{name: 123, namespace: shop}",
+                     "Pod: metadata.name: expected a string, got int 123", id="name-a-number"),
+        pytest.param("containers: [{name: c, image: x, resources: {requests: {cpu: true}}}]", "{name: p, namespace: shop}",
+                     "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity true: expected a string or a number",
+                     id="quantity-a-boolean"),
+        pytest.param("containers: [{name: c, image: x, resources: {requests: {cpu: null}}}]", "{name: p, namespace: shop}",
+                     "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity null: expected a string or a number",
+                     id="quantity-null"),
+        pytest.param("containers: [null]", "{name: p, namespace: shop}",
+                     "Pod shop/p: spec.containers[0]: expected an object, got null", id="container-null"),
+    ],
+)
+def test_field_errors_say_what_the_value_is(run, tmp_path, spec, metadata, message):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {metadata}\nspec:\n  {spec}\n")
+    r = run("schedule", str(pod), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert errors(r.err) == [f"kwhatif: error: {pod}: {message}"]
