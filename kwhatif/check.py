@@ -28,7 +28,7 @@ from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import WORKLOAD_KINDS, ClusterState, Workload, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
-from kwhatif.load.pods import pods_from_documents, prepare_incoming
+from kwhatif.load.pods import namespace_refusal, pods_from_documents, prepare_incoming, unverified_namespaces_note
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.scheduler import Attempt, Scheduler
 
@@ -38,12 +38,15 @@ class Verdict(enum.StrEnum):
     DOES_NOT_FIT = "DOES NOT FIT"
     REFUSED_BY_QUOTA = "refused by quota"
     REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
+    REFUSED_BY_NAMESPACE_LIFECYCLE = "refused by NamespaceLifecycle"  # the namespace does not exist
     # warnings: exit 0, unless --strict
     NO_ELIGIBLE_NODES = "no eligible nodes"
     NOT_CHECKED = "not checked"
 
 
-FAILURES = frozenset({Verdict.DOES_NOT_FIT, Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE})
+FAILURES = frozenset(
+    {Verdict.DOES_NOT_FIT, Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE}
+)
 WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
 
 
@@ -161,6 +164,8 @@ def check(
         else:
             other_docs.append(d)
     result_notes: list[str] = []
+    # whether the cluster state lists its Namespaces, before the manifests' own join it
+    namespaces_listed = bool(state.namespaces)
     new_claims = merge_objects(state, other_docs, result_notes) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     quota = QuotaLedger.of(state.resource_quotas.values(), chain(state.pods, state.pending_pods))
@@ -219,7 +224,11 @@ def check(
                 else f"updates the running {w.kind}: its {len(keys)} current pod(s) leave first"
             )
         state.workloads[w.key] = w
-        if exp.refusal is not None:
+        ns_refusal = namespace_refusal(state, w.namespace, namespaces_listed)
+        if ns_refusal is not None:
+            # the API server refuses the workload itself: no controller, no pods
+            cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+        elif exp.refusal is not None:
             cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, Verdict.REFUSED_BY_LIMIT_RANGE
         elif w.kind == "DaemonSet" and exp.desired == 0:
             cw.verdict = Verdict.NO_ELIGIBLE_NODES
@@ -241,14 +250,19 @@ def check(
         checked.append(cw)
     refusals: dict[str, str] = {}
     admitted: dict[str, str] = {}
-    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted)
+    bare, _ = pods_from_documents(
+        pod_docs, state, refusals=refusals, admitted=admitted, namespaces_listed=namespaces_listed
+    )
     bare = prepare_incoming(bare, state, replace_existing=not surge)
     for pod, doc in zip(bare, pod_docs):
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
         if pod.key in admitted:
             cw.notes.append(admitted[pod.key])
         if pod.key in refusals:
-            cw.refused, cw.refusal, cw.refused_by = 1, refusals[pod.key], Verdict.REFUSED_BY_LIMIT_RANGE
+            by = Verdict.REFUSED_BY_LIMIT_RANGE
+            if namespace_refusal(state, pod.namespace, namespaces_listed) is not None:
+                by = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+            cw.refused, cw.refusal, cw.refused_by = 1, refusals[pod.key], by
         else:
             cw.pods = _admit_by_quota(quota, cw, [pod], generated=False)
             if pod.node_name and pod.node_name not in state.nodes:
@@ -268,6 +282,9 @@ def check(
             "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
         )
     all_pods = [p for cw in checked for p in cw.pods]
+    unverified = unverified_namespaces_note(state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, namespaces_listed)
+    if unverified:
+        result_notes.append(unverified)
     new_claims += _ephemeral_claims(state, all_pods)
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]

@@ -174,6 +174,10 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
         from kwhatif.load.cluster import load_cluster
 
         state = load_cluster(list(co.cluster), _limits(co))
+        if state.orphaned_pods:
+            from kwhatif.load.live import orphan_note
+
+            click.echo(f"kwhatif: note: {orphan_note(state.orphaned_pods, live=False)}", err=True)
     elif co.kubeconfig or co.context:
         from kwhatif.load.live import load_live_cluster
 
@@ -378,6 +382,11 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
                 meta["namespace"] = default_ns
         merge_objects(state, claim_docs, [])
         rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
+    from kwhatif.load.pods import unverified_namespaces_note
+
+    unverified = unverified_namespaces_note(state, {p.namespace for p in from_files})
+    if unverified:
+        click.echo(f"kwhatif: note: {unverified}", err=True)
     if rest:
         from kwhatif.load.cluster import WORKLOAD_KINDS, classify
 
@@ -531,7 +540,7 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_
 @cluster_options
 @output_options(("table", "json", "yaml", "markdown", "junit"))
 @click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
-              help="Stop after this many copies.")
+              help="Stop after this many copies (when --min is larger and --max not given: --min).")
 @click.option("--min", "minimum", type=click.IntRange(0), default=None,
               help="Exit 1 when fewer than this many copies fit (a CI gate).")
 @namespace_option
@@ -552,6 +561,13 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     from kwhatif.report.capacity import capacity_report
     from kwhatif.scheduler import Scheduler
 
+    if minimum is not None and minimum > max_copies:
+        if click.get_current_context().get_parameter_source("max_copies") is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(
+                f"--min {minimum} is more than --max {max_copies}: at most --max copies are counted, "
+                "so the gate could never pass"
+            )
+        max_copies = minimum  # count far enough to tell whether the minimum fits
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
     chosen = choose_version(co, state)

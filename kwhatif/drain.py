@@ -15,6 +15,7 @@ from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import SCHEDULED, Attempt, Scheduler
 
 EVICT = "evict"
+BLOCKED = "blocked"  # the eviction is refused (a PodDisruptionBudget): drain cannot finish
 SKIP_DAEMONSET = "skip-daemonset"
 SKIP_MIRROR = "skip-mirror"
 
@@ -72,7 +73,7 @@ def plan(state: ClusterState, nodes: list[str]) -> list[DrainedPod]:
             for pdb in state.pdbs:
                 if pdb.namespace == pod.namespace and pdb.selector.matches(pod.labels):
                     budgets[(pdb.namespace, pdb.name)] -= 1
-        out.append(DrainedPod(pod, EVICT, controller, ref is None, empty_dir, blocked))
+        out.append(DrainedPod(pod, EVICT if blocked is None else BLOCKED, controller, ref is None, empty_dir, blocked))
     return out
 
 

@@ -189,8 +189,9 @@ class Scheduler:
     def run(self, pods: list[Pod], rounds: int = 2, *, skip_unchanged: bool = False) -> list[Attempt]:
         """Schedule pods in queue order; then retry the ones left, once per extra round.
 
-        With ``skip_unchanged``, a retry is left out when nothing was placed or removed since the
-        pod's last attempt and it carries no new nomination: its answer could not differ.
+        With ``skip_unchanged``, a retry when nothing was placed or removed since the pod's last
+        attempt and it carries no new nomination is not evaluated again: its answer could not
+        differ, so the last attempt's answer is recorded as this round's attempt.
         """
         for p in pods:
             self.framework_for(p)
@@ -200,18 +201,22 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         failed_at: dict[str, tuple[int, int]] = {}
+        failed: dict[str, Attempt] = {}
         kept_failures = 0
         last_failure: tuple[Pod, tuple[int, int], Attempt] | None = None
         for rnd in range(1, rounds + 1):
             left: list[Pod] = []
             for pod in pending:
                 key = pod_id(pod)
-                if skip_unchanged and rnd > 1 and failed_at.get(key) == self._generation():
-                    continue
                 # What this attempt sees; one that changed it (a preemption evicting its victims)
                 # is not "unchanged" for the retry.
                 seen = self._generation()
-                att = self._same_as_last_failure(pod, rnd, last_failure)
+                att = None
+                if skip_unchanged and rnd > 1 and failed_at.get(key) == seen:
+                    prev = failed[key]
+                    att = dataclasses.replace(prev, pod=pod, round=rnd, notes=list(prev.notes))
+                if att is None:
+                    att = self._same_as_last_failure(pod, rnd, last_failure)
                 if att is None:
                     att = self.schedule_one(pod, rnd)
                     if att.result == UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
@@ -224,6 +229,7 @@ class Scheduler:
                         kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
                     failed_at[key] = seen
+                    failed[key] = att
                     # A binding the cluster refused is reported, never posted again.
                     if not self.binder.settled(pod):
                         left.append(pod)

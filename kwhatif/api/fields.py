@@ -49,8 +49,10 @@ def forbidden(path: str, detail: str) -> FieldError:
 
 
 def type_error(path: str, value: object, expected: str) -> FieldError:
+    if value is None:
+        return FieldError(f"expected {expected}, got null", field=path)
     kind = type(value).__name__
-    kind = {"dict": "object", "list": "array", "str": "string", "NoneType": "null"}.get(kind, kind)
+    kind = {"dict": "object", "list": "array", "str": "string"}.get(kind, kind)
     return FieldError(f"expected {expected}, got {kind} {render_value(value)[:60]}", field=path)
 
 

@@ -109,6 +109,9 @@ def name_of(d: Dict) -> str:
     if not isinstance(meta, dict):
         raise f.required("metadata.name", "name or generateName is required")
     name = meta.get("name")
+    if name is not None and not isinstance(name, str):
+        # the API server's decoder refuses it before validation: ObjectMeta.name is a string
+        raise f.type_error("metadata.name", name, "a string")
     if not isinstance(name, str) or not name:
         raise f.required("metadata.name", "name or generateName is required")
     return name

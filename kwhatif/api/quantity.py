@@ -60,7 +60,7 @@ def _parse_str(text: str) -> Fraction:
 def parse_quantity(raw: object) -> Fraction:
     """Parse a quantity as it appears in a manifest: a string, or a bare YAML/JSON number."""
     if isinstance(raw, bool):
-        raise QuantityError(f"invalid quantity {raw!r}")
+        raise QuantityError(f"invalid quantity {'true' if raw else 'false'}: expected a string or a number")
     if isinstance(raw, int):
         return Fraction(raw)
     if isinstance(raw, float):
@@ -70,7 +70,8 @@ def parse_quantity(raw: object) -> Fraction:
         return _parse_str(repr(raw))
     if isinstance(raw, str):
         return _parse_str(raw)
-    raise QuantityError(f"invalid quantity {raw!r}: expected a string or a number")
+    shown = "null" if raw is None else "an object" if isinstance(raw, dict) else "an array" if isinstance(raw, list) else repr(raw)
+    raise QuantityError(f"invalid quantity {shown}: expected a string or a number")
 
 
 def _away_from_zero(value: Fraction) -> int:

@@ -35,7 +35,7 @@ import yaml
 
 from kwhatif.api.resources import is_extended
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
-from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors
+from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors, yaml_error_message, yaml_nesting_problem
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
 from kwhatif.gocompat import format_go_duration, go_quote as _go_quote, parse_go_duration
@@ -220,20 +220,16 @@ def _parse_document(text: str) -> _Document:
         except RecursionError:
             raise ConfigError("invalid JSON: nested too deeply") from None
         return _Document(body, [], len(text))
+    problem = yaml_nesting_problem(text)
+    if problem:
+        raise ConfigError(problem)
     loader = _StrictLoader(text)
     docs: list[Any] = []
     try:
         while loader.check_data():
             docs.append(loader.get_data())
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        problem = e.problem or e.context or "malformed"
-        if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
-            problem = f"{problem} (only plain YAML is accepted)"
-        raise ConfigError(f"invalid YAML{where}: {problem}") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"invalid YAML: {e}") from None
+        raise ConfigError(yaml_error_message(e, text)) from None
     except RecursionError:
         raise ConfigError("invalid YAML: nested too deeply") from None
     finally:

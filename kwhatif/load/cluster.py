@@ -128,7 +128,7 @@ class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
-    orphaned_pods: int = 0  # bound to a node that is not there (live clusters only)
+    orphaned_pods: int = 0  # bound to a node that is not there, left out
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)
@@ -436,7 +436,9 @@ def load_cluster(paths: list[str], limits: Any = None, stdin: Any = None) -> Clu
             yield from read_path(p, lim, stdin)
 
     with no_gc():
-        state = build_cluster(docs())
+        # A dump can hold a pod bound to a node it does not hold (the node was deleted while the
+        # dump was taken, or the file was edited): it is left out, as a live read leaves it out.
+        state = build_cluster(docs(), check_node_refs=False)
     if not state.nodes:
         where = ", ".join(paths)
         raise InputError("the cluster has no nodes (expected Node objects)", source=where)

@@ -34,6 +34,11 @@ DEFAULT_MAX_JSON_BYTES = 2048 * MiB
 ALIAS_EXPANSION_FACTOR = 20
 ALIAS_EXPANSION_FLOOR = 1_000_000
 
+# Deepest nesting of YAML collections accepted: libyaml's composer recurses in C without a
+# guard and overflows the stack somewhere above 20,000 levels; go-yaml stops at 10,000 ("exceeded
+# max depth"), which no real manifest comes near.
+MAX_YAML_DEPTH = 10_000
+
 _LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
 _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
 
@@ -105,10 +110,13 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
             data = data.encode()
         if len(data) > limit:
             raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source="<stdin>")
-        return parse_text(_decode(data, "<stdin>"), "<stdin>")
+        text = _decode(data, "<stdin>")
+        # standard input cannot be read twice: keep small texts for precise_sources
+        _stdin_text[:] = [text] if len(text) <= PRECISE_MAX_BYTES else []
+        return parse_text(text, "<stdin>", limits.max_yaml_bytes)
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
-    return parse_text(_read_text(path, limits), path)
+    return parse_text(_read_text(path, limits), path, limits.max_yaml_bytes)
 
 
 @contextlib.contextmanager
@@ -168,16 +176,40 @@ def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
     if not files:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
     for f in files:
-        yield from parse_text(_read_text(f, limits), f)
+        yield from parse_text(_read_text(f, limits), f, limits.max_yaml_bytes)
 
 
-def parse_text(text: str, source: str) -> Iterator[Document]:
+def parse_text(text: str, source: str, max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES) -> Iterator[Document]:
     stripped = text.lstrip()
     if not stripped:
         raise InputError("empty input: no Kubernetes objects", source=source)
     if stripped[0] in "{[":
-        return _JsonStream(text, source).documents()
+        return _json_or_yaml(text, source, max_yaml_bytes)
     return _yaml_documents(text, source)
+
+
+class _JsonSyntaxError(InputError):
+    """The text is not valid JSON (it may still be YAML)."""
+
+
+def _json_or_yaml(text: str, source: str, max_yaml_bytes: int) -> Iterator[Document]:
+    """Text that starts like JSON is read as JSON (streamed); when it is not valid JSON before its
+    first object is complete, it is read as YAML, where `{apiVersion: v1, ...}` is a flow mapping:
+    apimachinery's YAMLOrJSONDecoder (kubectl apply, create) falls back the same way, and reports
+    the JSON error when the YAML reading fails too."""
+    found = 0
+    try:
+        for doc in _JsonStream(text, source).documents():
+            found += 1
+            yield doc
+    except _JsonSyntaxError as json_error:
+        if found or len(text) > max_yaml_bytes:
+            raise
+        try:
+            docs = list(_yaml_documents(text, source))
+        except InputError:
+            raise json_error from None
+        yield from docs
 
 
 def _yaml_documents(text: str, source: str) -> Iterator[Document]:
@@ -208,7 +240,7 @@ class _JsonStream:
     def fail(self, pos: int, msg: str) -> InputError:
         line = self.text.count("\n", 0, pos) + 1
         col = pos - self.text.rfind("\n", 0, pos)
-        return InputError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
+        return _JsonSyntaxError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
 
     def skip_ws(self, pos: int) -> int:
         m = _WS.match(self.text, pos)
@@ -223,7 +255,7 @@ class _JsonStream:
         except json.JSONDecodeError as e:
             raise self.fail(e.pos, e.msg) from None
         except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", source=self.source) from None
+            raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
         return v, end
 
     def expect(self, pos: int, chars: str) -> tuple[str, int]:
@@ -315,18 +347,34 @@ def _recorded_version(lst: dict[str, Any], where: str) -> Iterator[Document]:
         yield Document({"gitVersion": version}, where, SERVER_VERSION_KIND, "")
 
 
-def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
-    try:
-        docs = list(yaml.load_all(text, Loader=_YamlLoader))
-    except yaml.MarkedYAMLError as e:
+def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
+    """One line for a YAML error, with the line and column where they are known."""
+    if isinstance(e, yaml.MarkedYAMLError):
         mark = e.problem_mark or e.context_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = e.problem or e.context or "malformed"
         if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
             problem = f"{problem} (only plain YAML is accepted)"
-        raise InputError(f"invalid YAML{where}: {problem}", source=source) from None
+    elif isinstance(e, yaml.reader.ReaderError):
+        # a character YAML does not allow (NUL, other control characters)
+        pos = min(max(e.position, 0), len(text))
+        line = text.count("\n", 0, pos) + 1
+        where = f" at line {line} column {pos - text.rfind(chr(10), 0, pos)}"
+        char = e.character if isinstance(e.character, int) else ord(e.character) if e.character else 0
+        problem = f"unacceptable character #x{char:04x}: {e.reason}"
+    else:
+        where, problem = "", str(e)
+    return f"invalid YAML{where}: {' '.join(problem.split())}"
+
+
+def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
+    problem = yaml_nesting_problem(text)
+    if problem:
+        raise InputError(problem, source=source)
+    try:
+        docs = list(yaml.load_all(text, Loader=_YamlLoader))
     except yaml.YAMLError as e:
-        raise InputError(f"invalid YAML: {e}", source=source) from None
+        raise InputError(yaml_error_message(e, text), source=source) from None
     except RecursionError:
         raise InputError("invalid YAML: nested too deeply", source=source) from None
     if "&" in text and "*" in text:
@@ -341,6 +389,41 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
         (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}")
         for i, doc in enumerate(docs)
     )
+
+
+def yaml_nesting_problem(text: str) -> str | None:
+    """Why ``text`` must not reach the C YAML loader (its collections nest deeper than
+    MAX_YAML_DEPTH), with the line and column where the limit is crossed; None when it is safe.
+
+    A collection takes at least one character of the text, so short texts are safe; otherwise
+    flow collections need an opening bracket each and block collections indentation (or "- " and
+    "? " indicators) at the start of a line, so a text with few non-empty brackets and no long
+    prefix of those is safe too (a 40 MB kubectl dump is checked in half a second). Only what passes neither bound is parsed, event by event, to measure it."""
+    limit = MAX_YAML_DEPTH
+    if len(text) <= limit:
+        return None
+    # empty collections ({} and [], as kubectl and PyYAML write them) nest nothing further
+    brackets = text.count("{") + text.count("[") - text.count("{}") - text.count("[]")
+    if brackets < limit // 2 and not _LONG_PREFIX.match(text) and not _LONG_LINE_PREFIX.search(text):
+        return None
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_YamlLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > limit:
+                    mark = event.start_mark
+                    where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+                    return f"invalid YAML{where}: nested too deeply (more than {limit} levels)"
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the loader reports the syntax error itself
+    return None
+
+
+_LONG_PREFIX = re.compile(r"[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
+_LONG_LINE_PREFIX = re.compile(r"\n[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
 
 
 def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:
@@ -424,6 +507,10 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
     yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
 
 
+# Files larger than this keep the coarser location of their documents.
+PRECISE_MAX_BYTES = 8 * MiB
+_stdin_text: list[str] = []
+
 _SOURCE = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))?(?: \(items\[(?P<item>\d+)\]\))?$")
 
 
@@ -437,14 +524,19 @@ def precise_sources(docs: list[Document]) -> None:
         if m:
             by_file.setdefault(m.group("file"), []).append(d)
     for path, items in by_file.items():
-        try:
-            if os.path.getsize(path) > 8 * MiB:
+        if path == "<stdin>":
+            if not _stdin_text:
                 continue
-            with open(path, encoding="utf-8-sig") as fh:
-                text = fh.read()
-        except OSError:
-            continue
-        if text.lstrip()[:1] in ("{", "["):
+            text = _stdin_text[0]
+        else:
+            try:
+                if os.path.getsize(path) > PRECISE_MAX_BYTES:
+                    continue
+                with open(path, encoding="utf-8-sig") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+        if text.lstrip()[:1] in ("{", "[") or yaml_nesting_problem(text):
             continue
         try:
             nodes = [n for n in yaml.compose_all(text, Loader=_YamlLoader) if n is not None]

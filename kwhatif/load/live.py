@@ -73,6 +73,8 @@ def api_client(kubeconfig: str | None, context: str | None) -> Any:
         from kubernetes.config.config_exception import ConfigException
     except ImportError as e:  # pragma: no cover - a declared dependency
         raise ClusterError(f"the kubernetes client is not installed: {e}") from None
+    for path in _kubeconfig_files(kubeconfig):
+        _check_kubeconfig(path)
     try:
         return kconfig.new_client_from_config(config_file=kubeconfig, context=context)  # type: ignore[no-untyped-call]
     except ConfigException as e:
@@ -80,7 +82,71 @@ def api_client(kubeconfig: str | None, context: str | None) -> Any:
     except FileNotFoundError as e:
         raise ClusterError(f"kubeconfig: {e.filename or kubeconfig}: no such file") from None
     except Exception as e:  # the loader raises assorted errors for malformed files
-        raise ClusterError(f"kubeconfig {kubeconfig or '(default)'}: {type(e).__name__}: {e}") from None
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"not a valid kubeconfig ({msg})", source=kubeconfig or "kubeconfig") from None
+
+
+def _kubeconfig_files(kubeconfig: str | None) -> list[str]:
+    """The files the client reads: --kubeconfig, else those of $KUBECONFIG, else ~/.kube/config."""
+    if kubeconfig:
+        return [kubeconfig]
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        return [p for p in env.split(os.pathsep) if p]
+    return [os.path.expanduser("~/.kube/config")]
+
+
+# The parts of a kubeconfig (clientcmd's v1 Config) the client walks, and their shapes.
+_KUBECONFIG_LISTS = ("clusters", "contexts", "users")
+_KUBECONFIG_ITEM = {"clusters": "cluster", "contexts": "context", "users": "user"}
+
+
+def _check_kubeconfig(path: str) -> None:
+    """A malformed kubeconfig is bad input named by its file, not a crash inside the client."""
+    from kwhatif.load.files import os_errors, yaml_error_message, yaml_nesting_problem
+
+    if not os.path.isfile(path):
+        return  # the client says what is missing
+    with os_errors(path):
+        with open(path, "rb") as fh:
+            data = fh.read(16 * 1024 * 1024 + 1)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not a kubeconfig: not UTF-8 text (byte {e.start})", source=path) from None
+    import yaml
+
+    problem = yaml_nesting_problem(text)
+    if problem:
+        raise InputError(problem, source=path)
+    try:
+        body = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as e:
+        raise InputError(yaml_error_message(e, text), source=path) from None
+    if body is None:
+        return  # an empty file: the client reports that it holds no configuration
+    if not isinstance(body, dict):
+        raise InputError(
+            f"not a kubeconfig: the file holds a {type(body).__name__}, not a mapping (apiVersion: v1, kind: Config)",
+            source=path,
+        )
+    for key in _KUBECONFIG_LISTS:
+        items = body.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise InputError(f"not a kubeconfig: {key} must be a list, not a {type(items).__name__}", source=path)
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError(
+                    f"not a kubeconfig: {key}[{i}] must be a mapping with name and {_KUBECONFIG_ITEM[key]}",
+                    source=path,
+                )
+            inner = item.get(_KUBECONFIG_ITEM[key])
+            if inner is not None and not isinstance(inner, dict):
+                raise InputError(
+                    f"not a kubeconfig: {key}[{i}].{_KUBECONFIG_ITEM[key]} must be a mapping", source=path
+                )
 
 
 def context_namespace(kubeconfig: str | None, context: str | None) -> str:
@@ -281,8 +347,9 @@ def server_git_version(client: Any) -> str:
     return str(data.get("gitVersion") or "") if isinstance(data, dict) else ""
 
 
-def orphan_note(n: int) -> str:
-    return f"{n} pod(s) are bound to nodes that no longer exist; they are left out"
+def orphan_note(n: int, live: bool = True) -> str:
+    where = "that no longer exist" if live else "that are not in the cluster state"
+    return f"{n} pod(s) are bound to nodes {where}; they are left out"
 
 
 # --- kwhatif snapshot ------------------------------------------------------------------------------

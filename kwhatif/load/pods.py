@@ -15,6 +15,41 @@ from kwhatif.load.cluster import ClusterState, classify
 from kwhatif.load.files import Document, Limits, read_path
 
 
+# Namespaces the API server always has: it recreates default, kube-system and kube-public (the
+# NamespaceLifecycle plugin refuses to delete them) and kube-node-lease at start.
+SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+def namespace_refusal(cluster: ClusterState, namespace: str, listed: bool | None = None) -> str | None:
+    """The API server's answer when an object is created in a namespace that does not exist (the
+    NamespaceLifecycle admission plugin), or None. Only a cluster state that lists Namespace
+    objects (``listed``, default: it holds some) can tell."""
+    if listed is None:
+        listed = bool(cluster.namespaces)
+    if not listed or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
+        return None
+    if any(p.namespace == namespace for p in cluster.pods) or any(p.namespace == namespace for p in cluster.pending_pods):
+        return None  # its pods show it exists (a state read without all of its Namespaces)
+    return f'namespaces "{namespace}" not found'
+
+
+def unverified_namespaces_note(cluster: ClusterState, namespaces: set[str], listed: bool | None = None) -> str | None:
+    """A note naming the namespaces of new objects that a cluster state without Namespace
+    objects cannot confirm (no pod of the state runs there either), or None."""
+    if listed is None:
+        listed = bool(cluster.namespaces)
+    if listed:
+        return None
+    seen = {p.namespace for p in cluster.pods} | {p.namespace for p in cluster.pending_pods}
+    unknown = sorted(namespaces - seen - SYSTEM_NAMESPACES - set(cluster.namespaces))
+    if not unknown:
+        return None
+    return (
+        f"the cluster state holds no Namespace objects: namespace(s) {', '.join(unknown)} are taken to exist "
+        "(the API server refuses pods of a namespace that does not)"
+    )
+
+
 def pods_from_documents(
     docs: list[Document],
     cluster: ClusterState,
@@ -24,15 +59,18 @@ def pods_from_documents(
     *,
     namespace: str = "default",
     enforce_namespace: bool = False,
+    namespaces_listed: bool | None = None,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
     ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
     without the name kwhatif generated from generateName). Pods without a namespace go to
     ``namespace``; with ``enforce_namespace`` (kubectl -n) a pod of another namespace is an error.
 
-    The namespace's LimitRanges apply (LimitRanger admission). A pod they make the API server
-    refuse is an error, or, with ``refusals``, recorded there by "namespace/name" with the API
-    server's message. ``admitted``, when given, receives what the plugin set, by pod."""
+    The namespace must exist (NamespaceLifecycle admission; ``namespaces_listed``: whether the
+    cluster state lists Namespace objects, default: it holds some), and its LimitRanges apply
+    (LimitRanger admission). A pod they make the API server refuse is an error, or, with
+    ``refusals``, recorded there by "namespace/name" with the API server's message.
+    ``admitted``, when given, receives what the plugin set, by pod."""
     admission = cluster.admission
     pods: list[Pod] = []
     rest: list[Document] = []
@@ -58,8 +96,8 @@ def pods_from_documents(
         cluster.names(doc.body)
         try:
             pod = parse.pod(doc.body, namespace, doc.source, rules=admission.rules)
-            refusal = None
-            ranges = cluster.limit_ranges_in(pod.namespace)
+            refusal = namespace_refusal(cluster, pod.namespace, namespaces_listed)
+            ranges = cluster.limit_ranges_in(pod.namespace) if refusal is None else []
             if ranges:
                 pod, refusal, changed = _limit_ranged(pod, doc, ranges, admission.rules, namespace)
                 if changed and admitted is not None:

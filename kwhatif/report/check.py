@@ -227,7 +227,8 @@ class CheckReport:
             elif w in skipped:
                 ET.SubElement(case, "skipped", {"message": w.headline})
             else:
-                kind = "Refused" if w.verdict in (Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE) else (
+                refusals = (Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE)
+                kind = "Refused" if w.verdict in refusals else (
                     "Unschedulable" if w.failed else "Warning"
                 )
                 f = ET.SubElement(case, "failure", {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind})

@@ -39,21 +39,26 @@ class DrainReport:
         return [e for e in self.entries if e.action == "evict"]
 
     @property
+    def blocked(self) -> list[DrainEntry]:
+        """Pods whose eviction a PodDisruptionBudget refuses: kubectl drain keeps retrying them
+        and does not finish."""
+        return [e for e in self.entries if e.action == "blocked"]
+
+    @property
     def return_code(self) -> ExitCode:
-        ok = all(e.node is not None and not e.pdb_blocked for e in self.evicted if not e.lost)
-        ok = ok and not any(e.pdb_blocked for e in self.entries)
+        ok = all(e.node is not None for e in self.evicted if not e.lost) and not self.blocked
         return ExitCode.OK if ok else ExitCode.UNSCHEDULABLE
 
     def summary(self) -> dict[str, int]:
         ev = self.evicted
         return {
             "pods": len(self.entries),
-            "evicted": sum(1 for e in ev if not e.pdb_blocked),
+            "evicted": len(ev),
             "placed": sum(1 for e in ev if e.node is not None and not e.lost),
-            "notPlaced": sum(1 for e in ev if e.node is None and not e.pdb_blocked and not e.lost),
+            "notPlaced": sum(1 for e in ev if e.node is None and not e.lost),
             "lost": sum(1 for e in ev if e.lost),
-            "pdbBlocked": sum(1 for e in ev if e.pdb_blocked),
-            "skipped": sum(1 for e in self.entries if e.action != "evict"),
+            "pdbBlocked": len(self.blocked),
+            "skipped": sum(1 for e in self.entries if e.action.startswith("skip-")),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -90,10 +95,10 @@ class DrainReport:
         rows = []
         for e in self.entries:
             owner = f"{e.controller[0]}/{e.controller[1]}" if e.controller else "-"
-            if e.action != "evict":
+            if e.action == "blocked":
+                outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}: drain cannot finish"
+            elif e.action != "evict":
                 outcome = {"skip-daemonset": "stays (DaemonSet pod)", "skip-mirror": "stays (static pod)"}[e.action]
-            elif e.pdb_blocked:
-                outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}"
             elif e.lost:
                 outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
             elif e.node:
@@ -103,7 +108,7 @@ class DrainReport:
                     outcome += f" (attempt {e.result.attempt}, after preempting {victims})"
             else:
                 outcome = "DOES NOT FIT: " + (e.message or "")
-            flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" and not e.pdb_blocked else ""
+            flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" else ""
             rows.append([f"{e.namespace}/{e.name}", e.from_node, owner, outcome, flags])
         s = self.summary()
         head = f"drain {', '.join(self.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, " \
@@ -131,9 +136,10 @@ class DrainReport:
 
         from kwhatif.report.junit import junit_document
 
-        failures = [e for e in self.evicted if e.pdb_blocked or (e.node is None and not e.lost)]
-        suite = ET.Element("testsuite", {"name": "kwhatif.drain", "tests": str(len(self.evicted)), "failures": str(len(failures)), "errors": "0"})
-        for e in self.evicted:
+        cases = [e for e in self.entries if e.action in ("evict", "blocked")]
+        failures = [e for e in cases if e.pdb_blocked or (e.node is None and not e.lost)]
+        suite = ET.Element("testsuite", {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"})
+        for e in cases:
             case = ET.SubElement(suite, "testcase", {"classname": e.namespace, "name": e.name})
             if e.pdb_blocked:
                 ET.SubElement(case, "failure", {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"})

@@ -10,6 +10,7 @@ preemption of its first attempt, then the retry.
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from typing import Any
 
@@ -124,7 +125,15 @@ class TableFormatter(Formatter):
         attempts = r.all_attempts
         if len(attempts) == 1:
             return self.format_result(r, num_nodes)
-        return "\n\n".join(self.format_result(a, num_nodes, of=len(attempts)) for a in attempts)
+        parts = []
+        for i, a in enumerate(attempts):
+            prev = attempts[i - 1] if i else None
+            if prev is not None and dataclasses.replace(a, attempt=prev.attempt) == prev:
+                # a retry that saw nothing new answers as the attempt before: say so, once
+                parts.append(f"{self.header(a, len(attempts))}\n  the same answer as attempt {prev.attempt}")
+            else:
+                parts.append(self.format_result(a, num_nodes, of=len(attempts)))
+        return "\n\n".join(parts)
 
     def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
         lines = [self.header(r, of)]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
 
 CLUSTER = "samples/cluster.yaml"
 PREEMPTOR = "samples/pods/fraud-model.yaml"
@@ -133,3 +136,32 @@ def test_drain_replacement_that_preempts(run, tmp_path):
     assert first["preemption"]["nominatedNode"] == "node-b"
     assert [v["name"] for v in first["preemption"]["victims"]] == ["batch"]
     assert (retry["status"], retry["nominatedNodeName"], retry["node"]) == ("Scheduled", "node-b", "node-b")
+
+
+FIDELITY = Path(__file__).resolve().parents[3] / "shared" / "fidelity-sample"
+
+
+@pytest.mark.skipif(not FIDELITY.is_dir(), reason="the fidelity sample (../shared/fidelity-sample) is not here")
+def test_a_pod_left_unscheduled_is_attempted_again_in_round_two(run):
+    # upstream re-activates every pod still pending after the first round and attempts it again,
+    # even when nothing changed since its first attempt: the report shows that second attempt
+    seq = FIDELITY / "seq" / "s01"
+    expected = json.loads((seq / "expected.json").read_text())
+    want: dict[str, int] = {}
+    for att in expected["attempts"]:
+        want[att["pod"]] = want.get(att["pod"], 0) + 1
+    r = run("schedule", str(seq / "pods.yaml"), "--cluster", str(seq / "cluster.yaml"),
+            "--scheduler-version", "1.30.6", "-o", "json")
+    assert r.code == 1, r.err
+    results = json.loads(r.out)["results"]
+    got = {f"{x['pod']['namespace']}/{x['pod']['name']}": len(x["attempts"]) for x in results}
+    assert got == want
+    last = next(x for x in results if x["pod"]["name"] == "pending-17")
+    first, second = last["attempts"]
+    assert second["attempt"] == 2 and last["attempt"] == 2
+    assert {**second, "attempt": 1} == first
+    table = run("schedule", str(seq / "pods.yaml"), "--cluster", str(seq / "cluster.yaml"),
+                "--scheduler-version", "1.30.6").out
+    assert "DOES NOT FIT team-a/pending-17 (attempt 2 of 2)\n" in table
+    block = table.split("DOES NOT FIT team-a/pending-17 (attempt 2 of 2)\n", 1)[1].split("\n\n", 1)[0]
+    assert block.splitlines()[-1] == "  the same answer as attempt 1"

@@ -107,7 +107,7 @@ def _template(name: str, cls: str = "gpu.nvidia.com", expression: str | None = N
                       "a ResourceClaim named 'llm-serving-gpus' exists in namespace inference; a pod can only use those of its own namespace (ml)"],
                      id="claim-in-another-namespace"),
         pytest.param([_template("t", expression='device.attributes["gpu.nvidia.com"].nosuch == 1'), _notebook(resourceClaimTemplateName="t")], 1,
-                     ["ERROR ml/nb: running \"DynamicResources\" filter plugin: claim ml/", ": selector #0: CEL runtime error: no such key: nosuch"],
+                     ["ERROR ml/nb (attempt 1 of 2): running \"DynamicResources\" filter plugin: claim ml/", ": selector #0: CEL runtime error: no such key: nosuch"],
                      id="cel-runtime-error"),
         pytest.param([_template("t", expression='device.attributes["gpu.nvidia.com"].productName == "B200"'), _notebook(resourceClaimTemplateName="t")], 1,
                      ["hint: no node has a device of class gpu.nvidia.com that matches claim ml/"], id="selector-no-node-satisfies"),

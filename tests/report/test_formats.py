@@ -138,12 +138,27 @@ def test_multi_attempt_json_carries_every_attempt():
 
 
 def test_single_attempt_results_list_themselves_as_their_only_attempt():
-    doc = json.loads(get_formatter("json").format(report_for(SCENARIOS["misfit"])))
+    doc = json.loads(get_formatter("json").format(report_for(SCENARIOS["fit"] + SCENARIOS["tie"])))
     for r in doc["results"]:
         (only,) = r["attempts"]
         assert {k: only[k] for k in ("status", "node", "message", "nodes", "preemption")} == {
             k: r[k] for k in ("status", "node", "message", "nodes", "preemption")
         }
+
+
+def test_a_pod_that_does_not_fit_is_attempted_again_with_the_same_answer():
+    # round 2 re-activates every pod left unscheduled; nothing changed, so it answers the same
+    doc = json.loads(get_formatter("json").format(report_for(SCENARIOS["misfit"])))
+    for r in doc["results"]:
+        first, second = r["attempts"]
+        assert (r["status"], r["attempt"], first["attempt"], second["attempt"]) == ("Unschedulable", 2, 1, 2)
+        assert {**second, "attempt": 1} == first
+        assert {k: second[k] for k in ("status", "node", "message", "nodes", "preemption")} == {
+            k: r[k] for k in ("status", "node", "message", "nodes", "preemption")
+        }
+    table = get_formatter("table").format(report_for(SCENARIOS["misfit"]))
+    assert "DOES NOT FIT ml/inference (attempt 2 of 2)\n" in table
+    assert table.count("the same answer as attempt 1") == 2
 
 
 @pytest.mark.parametrize(
