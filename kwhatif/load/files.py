@@ -25,6 +25,32 @@ try:  # the C loader is an order of magnitude faster; fall back where libyaml is
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _YamlLoader = yaml.SafeLoader
 
+
+
+class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
+    """Safe YAML that refuses a key given twice in one mapping, as kubectl's YAML-to-JSON
+    conversion does. Keys a merge (<<) brings in may be overridden, as there."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        own = node.value  # flatten_mapping drops the merge entries from this list, in place
+        mapping = super().construct_mapping(node, deep=deep)
+        if len(mapping) != len(node.value):  # a repeated key, or a merge: look closer
+            seen: dict[Any, Any] = {}
+            for key_node, _ in own:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node)
+                except TypeError:
+                    continue  # an unhashable key is refused by the constructor
+                if first is not key_node:
+                    shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else key
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f'mapping key "{shown}" already defined at line {first.start_mark.line + 1}',
+                        key_node.start_mark,
+                    )
+        return mapping
+
+
 MiB = 1024 * 1024
 # YAML parsing is slow and memory-hungry (a 100 MiB document takes minutes and gigabytes), JSON
 # is not: each format has its own ceiling, which --max-input-size raises or lowers for both.
@@ -372,7 +398,7 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
     if problem:
         raise InputError(problem, source=source)
     try:
-        docs = list(yaml.load_all(text, Loader=_YamlLoader))
+        docs = list(yaml.load_all(text, Loader=_UniqueKeyLoader))
     except yaml.YAMLError as e:
         raise InputError(yaml_error_message(e, text), source=source) from None
     except RecursionError:

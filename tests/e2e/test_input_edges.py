@@ -289,3 +289,12 @@ def test_field_errors_say_what_the_value_is(run, tmp_path, spec, metadata, messa
     r = run("schedule", str(pod), "--cluster", CLUSTER)
     assert r.code == 2
     assert errors(r.err) == [f"kwhatif: error: {pod}: {message}"]
+
+
+def test_a_key_given_twice_in_yaml_is_refused(run, tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nmetadata: {name: q, namespace: shop}\n"
+                   "spec:\n  containers: [{name: c, image: x}]\n")
+    r = run("schedule", str(pod), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert errors(r.err) == [f'kwhatif: error: {pod}: invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3']

@@ -135,6 +135,10 @@ BAD = [
     ("bad-quantity", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
      "Node n1: status.allocatable[cpu]: invalid quantity '4x'"),
     ("empty", "c.yaml", "\n# nothing here\n", "empty input: no Kubernetes objects"),
+    ("duplicate-key", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nmetadata: {name: b}\n",
+     'invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3'),
+    ("duplicate-nested-key", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: '1', x: '2'}\n",
+     'invalid YAML at line 5 column 20: mapping key "x" already defined at line 5'),
     ("nul-byte", "c.yaml", "apiVersion: v1\nkind: List\nitems:\n- \x00\n",
      "invalid YAML at line 4 column 3: unacceptable character #x0000: control characters are not allowed"),
     ("control-character", "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a\x07}\n",
@@ -159,6 +163,16 @@ def test_pods_of_nodes_missing_from_the_dump_are_left_out(tmp_path):
     state = load_cluster([write(tmp_path, "c.yaml", yaml.safe_dump_all(objs))])
     assert [p.name for p in state.pods] == ["q"]
     assert state.orphaned_pods == 1
+
+
+def test_merge_keys_may_be_overridden(tmp_path):
+    # `<<` brings keys in that the mapping may set again; only keys written twice are refused
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: &l {zone: a, disk: ssd}\n"
+        "  annotations:\n    <<: *l\n    zone: b\n"
+    )
+    state = load_cluster([write(tmp_path, "c.yaml", text)])
+    assert state.nodes["n1"].labels == {"zone": "a", "disk": "ssd"}
 
 
 def test_alias_bomb(tmp_path):
