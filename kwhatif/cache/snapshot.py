@@ -15,6 +15,10 @@ from kwhatif.api.core import Node, Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
 from kwhatif.errors import InputError
 
+# One change of the snapshot: the node, the pod added (+1) or removed (-1), or no pod and 0 when
+# the node object itself was replaced.
+Change = tuple[NodeInfo, "PodInfo | None", int]
+
 
 class Snapshot:
     def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
@@ -24,7 +28,11 @@ class Snapshot:
         self._where: dict[str, str] = {}
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
+        self._namespaces: dict[str, int] = {}  # namespace -> pods in it
         self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
+        # Every add and remove after start_changes(), in order, for readers that keep their own
+        # aggregates up to date (the incremental engine) instead of recounting.
+        self.changes: list[Change] | None = None
         self._build_image_states()
         for pod in pods:
             self.add_pod(pod)
@@ -81,6 +89,17 @@ class Snapshot:
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return self._used_pvcs.get(key, 0) > 0
 
+    def namespaces(self) -> Iterable[str]:
+        """The namespaces the snapshot's pods run in."""
+        return self._namespaces.keys()
+
+    def start_changes(self) -> list["Change"]:
+        """Record every later add and remove (NodeInfo, PodInfo, +1 or -1) and node replacement
+        (NodeInfo, None, 0) in the returned list."""
+        if self.changes is None:
+            self.changes = []
+        return self.changes
+
     # --- writes -------------------------------------------------------------------------------
 
     def add_pod(self, pod: Pod) -> PodInfo:
@@ -94,6 +113,8 @@ class Snapshot:
         self.generation += 1
         self._where[key] = ni.name
         self._track(pod, pi, 1)
+        if self.changes is not None:
+            self.changes.append((ni, pi, 1))
         return pi
 
     def remove_pod(self, pod: Pod) -> bool:
@@ -107,7 +128,17 @@ class Snapshot:
         self.generation += 1
         if found is not None:
             self._track(found.pod, found, -1)
+            if self.changes is not None:
+                self.changes.append((ni, found, -1))
         return True
+
+    def replace_node(self, node: Node) -> None:
+        """Swap a node's object (a cordon), keeping its pods."""
+        ni = self._by_name[node.name]
+        ni.node = node
+        self.generation += 1
+        if self.changes is not None:
+            self.changes.append((ni, None, 0))
 
     def assume(self, pod: Pod, node_name: str) -> Pod:
         """Place the pod on the node (cache.AssumePod); returns the pod with spec.nodeName set."""
@@ -121,6 +152,11 @@ class Snapshot:
     def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
         if pi.has_affinity or pi.has_required_anti_affinity:
             self._affinity_lists = None
+        n = self._namespaces.get(pod.namespace, 0) + sign
+        if n > 0:
+            self._namespaces[pod.namespace] = n
+        else:
+            self._namespaces.pop(pod.namespace, None)
         for v in pod.volumes:
             if v.kind == "persistentVolumeClaim":
                 k = f"{pod.namespace}/{v.claim_name}"

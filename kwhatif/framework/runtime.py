@@ -9,7 +9,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -100,11 +100,26 @@ class PreFilterRecord:
 _SUCCESS_BY_PLUGIN: dict[str, Status] = {}
 
 
+_SKIP_BY_PLUGIN: dict[str, Status] = {}
+
+# A stand-in for one plugin's PreFilter or PreScore: same arguments, same result.
+PreFilterFn = Callable[[CycleState, Any], tuple[PreFilterResult | None, Status]]
+PreScoreFn = Callable[[CycleState, Any, list[Any]], Status]
+
+
 def _success_of(plugin: str) -> Status:
     """A shared Success status naming the plugin (statuses are immutable)."""
     st = _SUCCESS_BY_PLUGIN.get(plugin)
     if st is None:
         st = _SUCCESS_BY_PLUGIN[plugin] = Status(Code.SUCCESS, (), plugin)
+    return st
+
+
+def skip_of(plugin: str) -> Status:
+    """A shared Skip status naming the plugin: what Filter records for a plugin PreFilter skipped."""
+    st = _SKIP_BY_PLUGIN.get(plugin)
+    if st is None:
+        st = _SKIP_BY_PLUGIN[plugin] = Status(Code.SKIP, (), plugin)
     return st
 
 
@@ -249,7 +264,11 @@ class Framework:
 
     # --- PreFilter ------------------------------------------------------------------------------
 
-    def run_pre_filter(self, state: CycleState, pod: Any) -> PreFilterRecord:
+    def run_pre_filter(
+        self, state: CycleState, pod: Any, substitutes: Mapping[str, PreFilterFn] | None = None
+    ) -> PreFilterRecord:
+        """RunPreFilterPlugins. ``substitutes`` stand in for some plugins' PreFilter (state kept up
+        to date across cycles instead of recounted); they must answer exactly as the plugin would."""
         skipped: set[str] = set()
         result: PreFilterResult | None = None
         statuses: list[Status] = []
@@ -261,8 +280,9 @@ class Framework:
             return PreFilterRecord(res, st, statuses, frozenset(skipped), plugins_with_nodes)
 
         for pl in self.pre_filter_plugins:
+            fn = substitutes.get(pl.name) if substitutes else None
             try:
-                r, st = pl.pre_filter(state, pod)
+                r, st = fn(state, pod) if fn is not None else pl.pre_filter(state, pod)
             except KeyError as e:  # a missing CycleState entry, as upstream's ErrNotFound
                 r, st = None, Status.error(f"reading {e} from cycleState: not found")
             st = st.with_plugin(pl.name)
@@ -327,7 +347,7 @@ class Framework:
         for pl in self.filter_plugins:
             name = pl.NAME
             if name in skip:
-                statuses.append(Status(Code.SKIP, (), name))
+                statuses.append(skip_of(name))
                 continue
             try:
                 st = pl.filter(state, pod, node_info)
@@ -346,6 +366,21 @@ class Framework:
             else:
                 statuses.append(_success_of(name))
         return FilterResult(node_info.name, statuses, first)
+
+    def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Any, node_info: Any) -> Status:
+        """One plugin's entry in run_filter's statuses, recorded the same way."""
+        name = pl.NAME
+        if name in state.skip_filter_plugins:
+            return skip_of(name)
+        try:
+            st = pl.filter(state, pod, node_info)
+        except KeyError as e:
+            st = Status.error(f"reading {e} from cycleState: not found")
+        if st.code is Code.SUCCESS:
+            return _success_of(name)
+        if not st.is_rejected():
+            return Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
+        return st.with_plugin(name)
 
     def run_filter_with_nominated_pods(
         self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
@@ -408,12 +443,15 @@ class Framework:
 
     # --- PreScore and Score ---------------------------------------------------------------------
 
-    def run_pre_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> Status:
+    def run_pre_score(
+        self, state: CycleState, pod: Any, nodes: Sequence[Any], substitutes: Mapping[str, PreScoreFn] | None = None
+    ) -> Status:
         skipped: set[str] = set()
         try:
             for pl in self.points["preScore"]:
                 assert isinstance(pl, PreScorePlugin)
-                st = pl.pre_score(state, pod, list(nodes))
+                fn = substitutes.get(pl.name) if substitutes else None
+                st = fn(state, pod, list(nodes)) if fn is not None else pl.pre_score(state, pod, list(nodes))
                 if st.is_skip():
                     skipped.add(pl.name)
                     continue
