@@ -344,8 +344,7 @@ class Scheduler:
         if reused is not None:
             # the same results, mostly kept from earlier cycles of identical pods
             self._template = tmpl
-            statuses = reused
-            error = next((st for st in statuses.values() if st.code is Code.ERROR), None)
+            statuses, error = reused
             to_filter = []
         for ni in to_filter:
             fr = fw.run_filter_with_nominated_pods(state, pod, ni, all_plugins=all_plugins)

@@ -447,11 +447,12 @@ class Framework:
         self, state: CycleState, pod: Any, nodes: Sequence[Any], substitutes: Mapping[str, PreScoreFn] | None = None
     ) -> Status:
         skipped: set[str] = set()
+        node_list = list(nodes)  # no plugin changes the list it is given
         try:
             for pl in self.points["preScore"]:
                 assert isinstance(pl, PreScorePlugin)
                 fn = substitutes.get(pl.name) if substitutes else None
-                st = fn(state, pod, list(nodes)) if fn is not None else pl.pre_score(state, pod, list(nodes))
+                st = fn(state, pod, node_list) if fn is not None else pl.pre_score(state, pod, node_list)
                 if st.is_skip():
                     skipped.add(pl.name)
                     continue

@@ -122,15 +122,17 @@ class Template:
                 filter_ok = False
         pre_score = {pl.name for pl in fw.points["preScore"]}
         score_ok = True
+        self.known_scores: set[str] = set()
         for pl in fw.score_plugins:
             if pl.name in (SPREAD, AFFINITY):
                 ours = self.spread if pl.name == SPREAD else self.affinity
                 if ours is None or pl.name not in pre_score:
                     score_ok = False
             elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
-                score_ok = False
+                continue  # fine as long as its PreScore skips it
             elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
-                score_ok = False
+                continue
+            self.known_scores.add(pl.name)
         return filter_ok, score_ok
 
     def _reset(self) -> None:
@@ -142,7 +144,8 @@ class Template:
         self.static_skip: frozenset[str] = frozenset()
         self.skip_prev: frozenset[str] = frozenset()
         self.feasible_mask: BoolArray = np.zeros(n, dtype=np.bool_)
-        self.failing: dict[int, Status] = {}
+        self.failing: dict[int, Status] = {}  # the first failure of every infeasible node
+        self.failing_names: dict[str, Status] = {}  # the same by name
         self.errors: set[int] = set()
         self.reasons: Counter[str] = Counter()
         self.spread_filter: SpreadFilterModel | None = None
@@ -223,9 +226,12 @@ class Template:
 
     # --- Filter ---------------------------------------------------------------------------------
 
-    def filter_nodes(self, state: CycleState, pod: Pod, att: Any, pre: PreFilterRecord) -> dict[str, Status] | None:
-        """Every node's filter result for this cycle into ``att.filters`` (node order), the
-        infeasible nodes' statuses returned; None when this cycle must be filtered from scratch."""
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, att: Any, pre: PreFilterRecord
+    ) -> tuple[dict[str, Status], Status | None] | None:
+        """Every node's filter result for this cycle into ``att.filters`` (node order); returns
+        the infeasible nodes' statuses (in node order when none is feasible or one failed with an
+        error) and the first error. None when this cycle must be filtered from scratch."""
         if not self.filter_ok or (pre.result is not None and not pre.result.all_nodes()):
             return None
         fw = self.fw
@@ -244,6 +250,7 @@ class Template:
         if not self.built or static_skip != self.static_skip:
             self.results = {}
             self.failing.clear()
+            self.failing_names.clear()
             self.errors.clear()
             self.reasons.clear()
             for pos, ni in enumerate(infos):
@@ -272,18 +279,20 @@ class Template:
         self.nominated = nominated_now
         self.skip_prev = skip
         att.filters = dict(self.results)
-        names = index.names
-        att.feasible_names = [names[i] for i in np.flatnonzero(self.feasible_mask).tolist()]
+        att.feasible_names = index.names_np[self.feasible_mask].tolist()
         att.reason_counts = {r: n for r, n in self.reasons.items() if n > 0}
         att.reasons_counted = True
-        if not att.feasible_names or self.errors:
-            return {names[p]: self.failing[p] for p in sorted(self.failing)}
-        return {names[p]: st for p, st in self.failing.items()}
+        error = self.failing[min(self.errors)] if self.errors else None
+        if not att.feasible_names or error is not None:
+            names = index.names
+            return {names[p]: self.failing[p] for p in sorted(self.failing)}, error
+        return self.failing_names.copy(), None
 
     def _set(self, pos: int, fr: FilterResult) -> None:
         name = self.index.names[pos]
         old = self.failing.pop(pos, None)
         if old is not None:
+            del self.failing_names[name]
             self.reasons.subtract(old.reasons)
             self.errors.discard(pos)
         self.results[name] = fr
@@ -293,6 +302,7 @@ class Template:
         else:
             self.feasible_mask[pos] = False
             self.failing[pos] = first
+            self.failing_names[name] = first
             self.reasons.update(first.reasons)
             if first.code is Code.ERROR:
                 self.errors.add(pos)
@@ -393,13 +403,14 @@ class Template:
         idx: IntArray = np.flatnonzero(self.feasible_mask)
         if len(idx) != len(feasible):
             return False, None
-        infos = self.index.infos
-        nodes = [infos[p] for p in idx.tolist()]
+        nodes = self.index.infos_np[idx].tolist()
         st = fw.run_pre_score(state, pod, nodes, self._pre_score_substitutes())
         if not st.is_success():
             return False, None
         skipped = state.skip_score_plugins
         plugins = [pl for pl in fw.score_plugins if pl.name not in skipped]
+        if any(pl.name not in self.known_scores and pl.name not in (SPREAD, AFFINITY) for pl in plugins):
+            return False, None
         raws: list[IntArray] = []
         norms: list[IntArray] = []
         for pl in plugins:

@@ -23,6 +23,10 @@ class NodeIndex:
         self.infos: list[NodeInfo] = snapshot.node_infos
         self.names: list[str] = [ni.name for ni in self.infos]
         self.position: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        # the same as object arrays, to pick many by position at C speed
+        self.names_np = np.array(self.names, dtype=object)
+        self.infos_np = np.empty(len(self.infos), dtype=object)
+        self.infos_np[:] = self.infos
         self.size = len(self.infos)
         self.changes: list[Change] = snapshot.start_changes()
         self.cursor = len(self.changes)
