@@ -71,21 +71,22 @@ class Attempt:
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     fast_path: bool = False  # placed on its nominated node without looking further
     reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
-    reasons_counted: bool = False  # reason_counts already holds the filters' histogram
+    filter_reasons: dict[str, int] | None = None  # that histogram, when the filter pass kept one
     feasible_names: list[str] | None = None  # the feasible nodes, when the filter pass knows them
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
         counts of the reasons nodes gave (what a many-pod report needs)."""
-        if not self.reasons_counted:
-            counts: dict[str, int] = {}
+        counts = self.filter_reasons
+        if counts is None:
+            counts = {}
             for name, fr in self.filters.items():
                 if name in self.excluded or fr.first is None:
                     continue
                 for r in fr.first.reasons:
                     counts[r] = counts.get(r, 0) + 1
-            self.reason_counts = counts
-            self.reasons_counted = True
+        self.reason_counts = counts
+        self.filter_reasons = None
         self.filters = {}
         self.feasible_names = None
         self.scores = {self.node: self.scores[self.node]} if self.node is not None and self.node in self.scores else {}

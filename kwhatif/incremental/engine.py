@@ -72,6 +72,8 @@ class Engine:
         self.index = NodeIndex(snapshot)
         self.nominator = nominator
         self.templates: list[Template] = []
+        # cycles filtered and scored by templates, and full filter passes (first cycles, resets)
+        self.stats: Counter[str] = Counter()
         # Node order is name order (the snapshot sorts); the score tables rely on it.
         self.ordered = self.index.names == sorted(self.index.names)
 
@@ -247,7 +249,9 @@ class Template:
         infos = index.infos
         nominated_now = {name for name, pis in self.engine.nominator.by_node.items() if pis}
         static_skip = skip - {SPREAD, AFFINITY}
+        self.engine.stats["filtered"] += 1
         if not self.built or static_skip != self.static_skip:
+            self.engine.stats["full"] += 1
             self.results = {}
             self.failing.clear()
             self.failing_names.clear()
@@ -280,8 +284,7 @@ class Template:
         self.skip_prev = skip
         att.filters = dict(self.results)
         att.feasible_names = index.names_np[self.feasible_mask].tolist()
-        att.reason_counts = {r: n for r, n in self.reasons.items() if n > 0}
-        att.reasons_counted = True
+        att.filter_reasons = {r: n for r, n in self.reasons.items() if n > 0}
         error = self.failing[min(self.errors)] if self.errors else None
         if not att.feasible_names or error is not None:
             names = index.names
@@ -432,6 +435,7 @@ class Template:
                 return False, None  # the range error is reported by the from-scratch path
             raws.append(raw)
             norms.append(norm)
+        self.engine.stats["scored"] += 1
         att.upstream_scored = True
         att.skipped_score_plugins = skipped
         weights = [fw.score_weights[pl.name] for pl in plugins]
