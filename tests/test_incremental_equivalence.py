@@ -201,6 +201,20 @@ def random_template(rng: random.Random, i: int) -> dict[str, Any]:
     aff = _affinity(rng)
     if aff:
         spec["affinity"] = aff
+    r = rng.random()
+    if r < 0.25:
+        # a group that must share a zone and that no running pod belongs to yet: its first pod
+        # may go anywhere, the next ones follow it
+        labels["group"] = f"g{i}"
+        spec.setdefault("affinity", {}).setdefault("podAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            {"topologyKey": "topology.kubernetes.io/zone", "labelSelector": {"matchLabels": {"group": f"g{i}"}}}
+        ]
+    elif r < 0.45:
+        # one per node
+        labels["group"] = f"g{i}"
+        spec.setdefault("affinity", {}).setdefault("podAntiAffinity", {})[
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ] = [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"group": f"g{i}"}}}]
     if rng.random() < 0.15:
         spec["nodeSelector"] = {"disk": "ssd"}
     if rng.random() < 0.1:
@@ -318,6 +332,16 @@ def test_incremental_matches_from_scratch(seed: int, options: Options) -> None:
 def test_incremental_matches_from_scratch_custom_profile(seed: int) -> None:
     """List-defaulted spreading (DoNotSchedule by zone), hardPodAffinityWeight, MostAllocated,
     addedAffinity, changed weights and a disabled filter."""
+    _compare(seed, Options(), True)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:20])
+def test_incremental_matches_from_scratch_with_domain_arrays(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys with many domains (hostname on big clusters) find their critical paths in arrays:
+    force that path on these small clusters."""
+    from kwhatif.incremental import spread
+
+    monkeypatch.setattr(spread, "_ARRAY_DOMAINS", 1)
     _compare(seed, Options(), True)
 
 
