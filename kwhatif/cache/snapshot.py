@@ -28,7 +28,7 @@ class Snapshot:
         self._where: dict[str, str] = {}
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
-        self._namespaces: dict[str, int] = {}  # namespace -> pods in it
+        self._by_namespace: dict[str, dict[str, PodInfo]] = {}  # namespace -> pod id -> PodInfo
         self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
         # Every add and remove after start_changes(), in order, for readers that keep their own
         # aggregates up to date (the incremental engine) instead of recounting.
@@ -91,7 +91,11 @@ class Snapshot:
 
     def namespaces(self) -> Iterable[str]:
         """The namespaces the snapshot's pods run in."""
-        return self._namespaces.keys()
+        return self._by_namespace.keys()
+
+    def pods_in(self, namespace: str) -> Iterable[PodInfo]:
+        """The snapshot's pods in one namespace."""
+        return self._by_namespace.get(namespace, {}).values()
 
     def start_changes(self) -> list["Change"]:
         """Record every later add and remove (NodeInfo, PodInfo, +1 or -1) and node replacement
@@ -152,11 +156,18 @@ class Snapshot:
     def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
         if pi.has_affinity or pi.has_required_anti_affinity:
             self._affinity_lists = None
-        n = self._namespaces.get(pod.namespace, 0) + sign
-        if n > 0:
-            self._namespaces[pod.namespace] = n
+        ns = pod.namespace
+        if sign > 0:
+            in_ns = self._by_namespace.get(ns)
+            if in_ns is None:
+                in_ns = self._by_namespace[ns] = {}
+            in_ns[pod_id(pod)] = pi
         else:
-            self._namespaces.pop(pod.namespace, None)
+            in_ns = self._by_namespace.get(ns)
+            if in_ns is not None:
+                in_ns.pop(pod_id(pod), None)
+                if not in_ns:
+                    del self._by_namespace[ns]
         for v in pod.volumes:
             if v.kind == "persistentVolumeClaim":
                 k = f"{pod.namespace}/{v.claim_name}"

@@ -137,6 +137,7 @@ class Framework:
         self.filter_plugins: list[FilterPlugin] = [cast(FilterPlugin, p) for p in self.points["filter"]]
         self.pre_filter_plugins: list[PreFilterPlugin] = [cast(PreFilterPlugin, p) for p in self.points["preFilter"]]
         self.score_plugins: list[ScorePlugin] = [cast(ScorePlugin, p) for p in self.points["score"]]
+        self._filter_plans: dict[frozenset[str], list[tuple[FilterPlugin, str, Status | None, Status]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -340,14 +341,23 @@ class Framework:
 
     # --- Filter ---------------------------------------------------------------------------------
 
+    def _filter_plan(self, skip: frozenset[str]) -> list[tuple[FilterPlugin, str, Status | None, Status]]:
+        """Each filter plugin with its name, its Skip status when PreFilter skipped it, and its
+        Success status."""
+        plan = self._filter_plans.get(skip)
+        if plan is None:
+            plan = self._filter_plans[skip] = [
+                (pl, pl.NAME, skip_of(pl.NAME) if pl.NAME in skip else None, _success_of(pl.NAME))
+                for pl in self.filter_plugins
+            ]
+        return plan
+
     def run_filter(self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True) -> FilterResult:
         statuses: list[Status] = []
         first: Status | None = None
-        skip = state.skip_filter_plugins
-        for pl in self.filter_plugins:
-            name = pl.NAME
-            if name in skip:
-                statuses.append(skip_of(name))
+        for pl, name, skipped, success in self._filter_plan(state.skip_filter_plugins):
+            if skipped is not None:
+                statuses.append(skipped)
                 continue
             try:
                 st = pl.filter(state, pod, node_info)
@@ -364,7 +374,7 @@ class Framework:
                 if not all_plugins:
                     break
             else:
-                statuses.append(_success_of(name))
+                statuses.append(success)
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Any, node_info: Any) -> Status:

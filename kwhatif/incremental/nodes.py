@@ -1,5 +1,5 @@
 """What the engine looks up about the snapshot besides NodeInfo: node positions, nodes by label
-value, and the pods of each namespace, the last kept up to date from the snapshot's changes."""
+value, and the pods of some namespaces with their node's position."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Iterator
 import numpy as np
 import numpy.typing as npt
 
-from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
+from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.cache.snapshot import Change, Snapshot
 
 IntArray = npt.NDArray[np.int64]
@@ -34,8 +34,6 @@ class NodeIndex:
         # label key -> (per-node index into values, -1 without the key; values; value -> index)
         self._values: dict[str, tuple[IntArray, list[str], dict[str, int]]] = {}
         self._nodes_with: dict[str, dict[str, list[int]]] = {}
-        # namespace -> pod id -> PodInfo, built when first needed
-        self._ns_pods: dict[str, dict[str, PodInfo]] | None = None
 
     def sync(self) -> None:
         """Catch up with the snapshot's changes."""
@@ -43,23 +41,12 @@ class NodeIndex:
         end = len(changes)
         if self.cursor == end:
             return
-        ns_pods = self._ns_pods
         for i in range(self.cursor, end):
-            ni, pi, sign = changes[i]
-            if pi is None:
+            if changes[i][1] is None:
                 # A replaced node may carry other labels: forget everything derived from labels.
                 self.node_version += 1
                 self._values.clear()
                 self._nodes_with.clear()
-                continue
-            if ns_pods is not None:
-                ns = pi.pod.namespace
-                if sign > 0:
-                    ns_pods.setdefault(ns, {})[pod_id(pi.pod)] = pi
-                else:
-                    pods = ns_pods.get(ns)
-                    if pods is not None:
-                        pods.pop(pod_id(pi.pod), None)
         self.cursor = end
 
     # --- labels ---------------------------------------------------------------------------------
@@ -110,12 +97,6 @@ class NodeIndex:
                 for pi in ni.pods:
                     yield pi, pos
             return
-        if self._ns_pods is None:
-            ns_pods: dict[str, dict[str, PodInfo]] = {}
-            for ni in self.infos:
-                for pi in ni.pods:
-                    ns_pods.setdefault(pi.pod.namespace, {})[pod_id(pi.pod)] = pi
-            self._ns_pods = ns_pods
         for ns in sorted(namespaces):
-            for pi in self._ns_pods.get(ns, {}).values():
+            for pi in self.snapshot.pods_in(ns):
                 yield pi, position[pi.pod.node_name]
