@@ -49,6 +49,7 @@ class ClusterOptions:
     without_node: tuple[str, ...]
     add_node: tuple[str, ...]
     preemption: bool
+    quiet: bool
 
 
 def cluster_options(fn: F) -> F:
@@ -67,6 +68,8 @@ def cluster_options(fn: F) -> F:
         click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
                      help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),
         click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
+        click.option("--quiet", is_flag=True,
+                     help="No progress line on standard error (shown on a terminal during long loads and runs)."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -96,6 +99,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         without_node=tuple(kw.pop("without_node", ())),
         add_node=tuple(kw.pop("add_node", ())),
         preemption=not kw.pop("no_preemption", False),
+        quiet=kw.pop("quiet", False),
     )
 
 
@@ -106,6 +110,9 @@ def _limits(co: ClusterOptions) -> Any:
 
 
 def load_cluster_state(co: ClusterOptions) -> "ClusterState":
+    from kwhatif import progress
+
+    progress.enable_for_terminal(co.quiet)
     if co.cluster and (co.kubeconfig or co.context):
         raise click.UsageError("give either --cluster or --kubeconfig/--context, not both")
     if co.cluster:
@@ -390,6 +397,13 @@ def completion(shell: str) -> int:
 # --- entry point -----------------------------------------------------------------------------------
 
 
+def _clear_progress() -> None:
+    """An error message starts on a clean line, not after a half-drawn progress line."""
+    progress = sys.modules.get("kwhatif.progress")
+    if progress is not None:
+        progress.clear()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
@@ -408,11 +422,13 @@ def main(argv: list[str] | None = None) -> None:
         e.show()
         code = ExitCode.BAD_INPUT
     except KwhatifError as e:
+        _clear_progress()
         if debug:
             traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
     except KeyboardInterrupt:
+        _clear_progress()
         click.echo("kwhatif: interrupted", err=True)
         code = 130
     except BrokenPipeError:
@@ -434,6 +450,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"kwhatif: error: {e.strerror or e}", err=True)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
+        _clear_progress()
         if debug:
             traceback.print_exc()
         msg = str(e).splitlines()[0] if str(e) else ""

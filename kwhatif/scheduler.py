@@ -14,6 +14,7 @@ import gc
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
+from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
@@ -222,7 +223,9 @@ class Scheduler:
         failed_at: dict[str, tuple[int, int]] = {}
         kept_failures = 0
         last_failure: tuple[Pod, tuple[int, int], Attempt] | None = None
+        task = progress.task("placing pods", len(pending), "pods")
         for rnd in range(1, rounds + 1):
+            task.update(task.done, task.done + len(pending))
             left: list[Pod] = []
             for pod in pending:
                 key = pod_id(pod)
@@ -234,6 +237,7 @@ class Scheduler:
                     if att.result == UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
                         last_failure = (_shape(pod), self._generation(), att)
                 attempts.append(att)
+                task.advance()
                 if self.options.compact:
                     if att.result == SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
                         att.compact()
@@ -253,6 +257,7 @@ class Scheduler:
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
+        task.close()
         return attempts
 
     def _same_as_last_failure(

@@ -20,6 +20,9 @@ from kwhatif.errors import InputError
 Change = tuple[NodeInfo, "PodInfo | None", int]
 
 
+_PROGRESS_MIN_PODS = 20_000  # fewer pods are indexed too fast to show progress
+
+
 class Snapshot:
     def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
         self.node_infos: list[NodeInfo] = [NodeInfo(n) for n in sorted(nodes, key=lambda n: n.name)]
@@ -34,8 +37,18 @@ class Snapshot:
         # aggregates up to date (the incremental engine) instead of recounting.
         self.changes: list[Change] | None = None
         self._build_image_states()
-        for pod in pods:
-            self.add_pod(pod)
+        pods = pods if isinstance(pods, list) else list(pods)
+        if len(pods) < _PROGRESS_MIN_PODS:
+            for pod in pods:
+                self.add_pod(pod)
+            return
+        from kwhatif import progress
+
+        with progress.task("indexing pods", len(pods), "pods") as task:
+            for i, pod in enumerate(pods):
+                self.add_pod(pod)
+                if not i & 1023:
+                    task.update(i)
 
     def _build_image_states(self) -> None:
         # cache.addNodeImageStates: one summary per image name, shared by every node holding it;

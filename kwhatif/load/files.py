@@ -168,7 +168,7 @@ def parse_text(text: str, source: str) -> Iterator[Document]:
     if not stripped:
         raise InputError("empty input: no Kubernetes objects", source=source)
     if stripped[0] in "{[":
-        return _JsonStream(text, source).documents()
+        return _JsonStream(text, source).documents_with_progress()
     return _yaml_documents(text, source)
 
 
@@ -184,6 +184,7 @@ def _yaml_documents(text: str, source: str) -> Iterator[Document]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show progress
 _VALUE_START = '{["-0123456789tfn'
 
 
@@ -196,6 +197,7 @@ class _JsonStream:
         self.text = text
         self.source = source
         self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+        self.progress: Any = None
 
     def fail(self, pos: int, msg: str) -> InputError:
         line = self.text.count("\n", 0, pos) + 1
@@ -223,6 +225,16 @@ class _JsonStream:
         if pos >= len(self.text) or self.text[pos] not in chars:
             raise self.fail(pos, "Expecting " + " or ".join(repr(c) for c in chars) + " delimiter")
         return self.text[pos], pos + 1
+
+    def documents_with_progress(self) -> Iterator[Document]:
+        """documents(), with a progress line over the text for large inputs."""
+        if len(self.text) < PROGRESS_MIN_CHARS:
+            yield from self.documents()
+            return
+        from kwhatif import progress
+
+        with progress.task(f"reading {os.path.basename(self.source)}", len(self.text), "MB") as self.progress:
+            yield from self.documents()
 
     def documents(self) -> Iterator[Document]:
         text, n = self.text, len(self.text)
@@ -263,8 +275,11 @@ class _JsonStream:
                 streamed = True
                 ch, pos = self.expect(pos + 1, "]" + _VALUE_START)
                 i = 0
+                progress = self.progress
                 while ch != "]":
                     item, pos = self.value(pos - 1)
+                    if progress is not None:
+                        progress.update(pos)
                     if isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
                         yield from _expand_item(item, obj, where, i)
                     else:

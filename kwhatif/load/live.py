@@ -99,27 +99,37 @@ def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
     docs: list[Document] = []
     notes: list[str] = []
     host = getattr(client.configuration, "host", "")
+    from kwhatif import progress
+
     for path, required in RESOURCES:
         token = ""
-        while True:
-            params = [("limit", str(PAGE_SIZE))]
-            if token:
-                params.append(("continue", token))
-            status, body = _get(client, path, params)
-            if status != 200:
-                msg = _status_message(body) or f"HTTP {status}"
-                if required:
-                    raise ClusterError(f"GET {host}{path}: {status} {msg}")
-                notes.append(f"could not list {path} ({status}: {msg}); continuing without it")
-                break
-            try:
-                data = json.loads(body)
-            except ValueError:
-                raise ClusterError(f"GET {host}{path}: the API server did not answer with JSON") from None
-            docs.extend(_expand(data, f"{host}{path}", 0))
-            token = (data.get("metadata") or {}).get("continue") or ""
-            if not token:
-                break
+        listed = 0
+        with progress.task(f"listing {path.rsplit('/', 1)[-1]}", None, "") as task:
+            while True:
+                params = [("limit", str(PAGE_SIZE))]
+                if token:
+                    params.append(("continue", token))
+                status, body = _get(client, path, params)
+                if status != 200:
+                    msg = _status_message(body) or f"HTTP {status}"
+                    if required:
+                        raise ClusterError(f"GET {host}{path}: {status} {msg}")
+                    notes.append(f"could not list {path} ({status}: {msg}); continuing without it")
+                    break
+                try:
+                    data = json.loads(body)
+                except ValueError:
+                    raise ClusterError(f"GET {host}{path}: the API server did not answer with JSON") from None
+                docs.extend(_expand(data, f"{host}{path}", 0))
+                meta = data.get("metadata") or {}
+                items = data.get("items")
+                listed += len(items) if isinstance(items, list) else 0
+                # the server's estimate of what is left, on paged lists
+                remaining = meta.get("remainingItemCount")
+                task.update(listed, listed + remaining if isinstance(remaining, int) and remaining >= 0 else None)
+                token = meta.get("continue") or ""
+                if not token:
+                    break
     return docs, notes
 
 
