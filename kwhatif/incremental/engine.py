@@ -149,7 +149,7 @@ class Template:
         self.failing: dict[int, Status] = {}  # the first failure of every infeasible node
         self.failing_names: dict[str, Status] = {}  # the same by name
         self.errors: set[int] = set()
-        self.reasons: Counter[str] = Counter()
+        self.reasons: dict[str, int] = {}  # reason -> infeasible nodes giving it first
         self.spread_filter: SpreadFilterModel | None = None
         self.affinity_filter: AffinityFilterModel | None = None
         self.spread_score: SpreadScoreModel | None = None
@@ -261,9 +261,11 @@ class Template:
                 self._set(pos, fw.run_filter_with_nominated_pods(state, pod, ni))
             self.built = True
             self.static_skip = static_skip
-            for m in (self.spread_filter, self.affinity_filter):
-                if m is not None:
-                    m.take_affected()
+            if self.spread_filter is not None:
+                self.spread_filter.take_affected()
+                self.spread_filter.group_status = {}
+            if self.affinity_filter is not None:
+                self.affinity_filter.take_affected()
         else:
             refresh = set(self.stale)
             for name in nominated_now | self.nominated:
@@ -274,11 +276,11 @@ class Template:
                 self._set(pos, fw.run_filter_with_nominated_pods(state, pod, infos[pos]))
             for k, pl in enumerate(fw.filter_plugins):
                 if pl.name == SPREAD and self.spread_filter is not None:
-                    self._splice(k, pl, state, pod, skip, self.spread_filter.take_affected(), refresh, True)
+                    self._splice_spread(k, pl, state, pod, skip, self.spread_filter, refresh)
                 elif pl.name == AFFINITY and self.affinity_filter is not None:
-                    self._splice(k, pl, state, pod, skip, self.affinity_filter.take_affected(), refresh, False)
+                    self._splice(k, pl, state, pod, skip, self.affinity_filter.take_affected(), refresh)
                 elif pl.name in (SPREAD, AFFINITY) and (pl.name in skip) != (pl.name in self.skip_prev):
-                    self._splice(k, pl, state, pod, skip, None, refresh, False)
+                    self._splice(k, pl, state, pod, skip, None, refresh)
         self.stale.clear()
         self.nominated = nominated_now
         self.skip_prev = skip
@@ -293,20 +295,28 @@ class Template:
 
     def _set(self, pos: int, fr: FilterResult) -> None:
         name = self.index.names[pos]
-        old = self.failing.pop(pos, None)
-        if old is not None:
-            del self.failing_names[name]
-            self.reasons.subtract(old.reasons)
-            self.errors.discard(pos)
+        known = name in self.results
         self.results[name] = fr
         first = fr.first
+        old = self.failing.get(pos)
+        if known and old is first:
+            return  # same verdict, same first failure
+        reasons = self.reasons
+        if old is not None:
+            del self.failing[pos]
+            del self.failing_names[name]
+            for r in old.reasons:
+                reasons[r] -= 1
+            if old.code is Code.ERROR:
+                self.errors.discard(pos)
         if first is None:
             self.feasible_mask[pos] = True
         else:
             self.feasible_mask[pos] = False
             self.failing[pos] = first
             self.failing_names[name] = first
-            self.reasons.update(first.reasons)
+            for r in first.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
             if first.code is Code.ERROR:
                 self.errors.add(pos)
 
@@ -319,7 +329,6 @@ class Template:
         skip: frozenset[str],
         affected: set[int] | None,
         done: set[int],
-        by_domain: bool,
     ) -> None:
         """Re-run one plugin's Filter on the nodes whose answer may have changed, keeping the
         other plugins' answers. A plugin that went from skipped to run (or back) touches all."""
@@ -330,34 +339,54 @@ class Template:
             return
         fw = self.fw
         infos = self.index.infos
-        names = self.index.names
-        results = self.results
         positions = range(len(infos)) if affected is None else sorted(affected)
-        memo: dict[tuple[str | None, ...], Status] = {}
-        group: Callable[[int], tuple[str | None, ...]] | None = None
-        if by_domain and not skipped and self.spread_filter is not None:
-            group = self.spread_filter.group_key
         for pos in positions:
-            if pos in done:
-                continue
-            if group is not None:
-                g = group(pos)
-                st = memo.get(g)
-                if st is None:
-                    st = memo[g] = fw.run_filter_plugin(pl, state, pod, infos[pos])
-            else:
-                st = fw.run_filter_plugin(pl, state, pod, infos[pos])
-            fr = results[names[pos]]
-            if fr.statuses[k] == st:
-                continue
-            statuses = list(fr.statuses)
-            statuses[k] = st
-            first = None
-            for s in statuses:
-                if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
-                    first = s
-                    break
-            self._set(pos, FilterResult(fr.node, statuses, first))
+            if pos not in done:
+                self._replace(pos, k, fw.run_filter_plugin(pl, state, pod, infos[pos]))
+
+    def _splice_spread(
+        self, k: int, pl: FilterPlugin, state: CycleState, pod: Pod, skip: frozenset[str], m: SpreadFilterModel, done: set[int]
+    ) -> None:
+        """_splice for PodTopologySpread, whose answer is the same for every node of a group
+        (nodes with the same values of the constraints' keys): each group is filtered once and
+        only the nodes of groups whose answer changed are touched."""
+        affected = m.take_affected()
+        was_skipped, skipped = pl.name in self.skip_prev, pl.name in skip
+        if was_skipped != skipped:
+            m.group_status = {}  # the nodes' answers are Skip, or not yet this plugin's
+            affected = None
+        if skipped:
+            if was_skipped != skipped:
+                self._splice(k, pl, state, pod, skip, None, done)
+            return
+        groups = range(len(m.representative)) if affected is None else sorted({int(m.group_of[p]) for p in affected})
+        infos = self.index.infos
+        changed: dict[int, Status] = {}
+        for g in groups:
+            st = self.fw.run_filter_plugin(pl, state, pod, infos[m.representative[g]])
+            if m.group_status.get(g) != st:
+                changed[g] = st
+            m.group_status[g] = st
+        if not changed:
+            return
+        group_of = m.group_of
+        for pos in m.members(list(changed)):
+            if pos not in done:
+                self._replace(pos, k, changed[int(group_of[pos])])
+
+    def _replace(self, pos: int, k: int, st: Status) -> None:
+        """Put one plugin's new answer into a node's result."""
+        fr = self.results[self.index.names[pos]]
+        if fr.statuses[k] == st:
+            return
+        statuses = list(fr.statuses)
+        statuses[k] = st
+        first = None
+        for s in statuses:
+            if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
+                first = s
+                break
+        self._set(pos, FilterResult(fr.node, statuses, first))
 
     # --- PreScore and Score ---------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ the same matching-pod counts per topology domain, the same critical paths, the s
 from __future__ import annotations
 
 import math
+from typing import Any
 import numpy as np
 
 from kwhatif.api.core import Pod
@@ -85,6 +86,22 @@ class SpreadFilterModel:
         self.filtered_mins: dict[str, int] | None = None
         for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
             self.apply(pos, pi.pod, 1)
+        # Filter reads a node's values of the constraints' keys and nothing else of it: nodes
+        # with the same values (a zone) get the same answer, found once per group.
+        groups: dict[tuple[str | None, ...], int] = {}
+        group_of = np.empty(index.size, dtype=np.int64)
+        self.representative: list[int] = []
+        for pos, ni in enumerate(index.infos):
+            labels = ni.node.labels
+            node_values = tuple(labels.get(c.topology_key) for c in constraints)
+            g = groups.get(node_values)
+            if g is None:
+                g = groups[node_values] = len(self.representative)
+                self.representative.append(pos)
+            group_of[pos] = g
+        self.group_of: IntArray = group_of
+        # each group's answer when last filtered (a group missing here: not known)
+        self.group_status: dict[int, Any] = {}
 
     def apply(self, pos: int, pod: Pod, sign: int) -> None:
         pairs = self.node_pairs.get(pos)
@@ -137,10 +154,13 @@ class SpreadFilterModel:
         self.filtered_mins = dict(self.mins)
         return out
 
-    def group_key(self, pos: int) -> tuple[str | None, ...]:
-        """What Filter reads of a node: its values of the constraints' keys."""
-        labels = self.index.infos[pos].node.labels
-        return tuple(labels.get(c.topology_key) for c in self.constraints)
+    def members(self, groups: list[int]) -> list[int]:
+        """Positions of the nodes in these groups."""
+        if len(groups) == 1:
+            out: list[int] = np.flatnonzero(self.group_of == groups[0]).tolist()
+        else:
+            out = np.flatnonzero(np.isin(self.group_of, groups)).tolist()
+        return out
 
 
 class SpreadScoreModel:
