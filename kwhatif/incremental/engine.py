@@ -258,7 +258,10 @@ class Template:
             self.errors.clear()
             self.reasons.clear()
             for pos, ni in enumerate(infos):
-                self._set(pos, fw.run_filter_with_nominated_pods(state, pod, ni))
+                if ni.name in nominated_now:
+                    self._set(pos, fw.run_filter_with_nominated_pods(state, pod, ni))
+                else:
+                    self._set(pos, fw.run_filter(state, pod, ni))
             self.built = True
             self.static_skip = static_skip
             if self.spread_filter is not None:

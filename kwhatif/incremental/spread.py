@@ -11,7 +11,7 @@ import math
 from typing import Any
 import numpy as np
 
-from kwhatif.api.core import Pod
+from kwhatif.api.core import NodeInclusionPolicy, Pod
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 from kwhatif.plugins.pod_topology_spread import (
@@ -40,6 +40,14 @@ def _namespaces(namespace: str) -> frozenset[str]:
     return frozenset((namespace,))
 
 
+def _includes_every_node(c: Constraint, required: RequiredNodeAffinity) -> bool:
+    """The constraint's node inclusion policies pass on any node: nothing to honor."""
+    no_affinity = required.label_selector is None and required.node_selector is None
+    return (no_affinity or c.node_affinity_policy is not NodeInclusionPolicy.HONOR) and (
+        c.node_taints_policy is not NodeInclusionPolicy.HONOR
+    )
+
+
 class SpreadFilterModel:
     """The PreFilter state of the DoNotSchedule constraints: matching pods per domain of every
     node that passes the constraints' node inclusion policies."""
@@ -51,6 +59,7 @@ class SpreadFilterModel:
         required = RequiredNodeAffinity.of(pod)
         node_pairs: dict[int, tuple[tuple[TopologyPair, Constraint], ...]] = {}
         match_num: dict[TopologyPair, int] = {}
+        everywhere = [_includes_every_node(c, required) for c in constraints]
         for pos, ni in enumerate(index.infos):
             node = ni.node
             labels = node.labels
@@ -58,8 +67,8 @@ class SpreadFilterModel:
                 continue
             # Constraints sharing a key share the pair: the last one counted wins, as upstream.
             pairs: dict[TopologyPair, Constraint] = {}
-            for c in constraints:
-                if c.matches_node_inclusion_policies(pod, node, required):
+            for c, every in zip(constraints, everywhere):
+                if every or c.matches_node_inclusion_policies(pod, node, required):
                     pairs[(c.topology_key, labels[c.topology_key])] = c
             if pairs:
                 node_pairs[pos] = tuple(pairs.items())
@@ -209,9 +218,12 @@ class SpreadScoreModel:
             if host:
                 self.counted.append(None)
                 continue
-            incl = np.fromiter(
-                (c.matches_node_inclusion_policies(pod, ni.node, required) for ni in infos), dtype=np.bool_, count=n
-            )
+            if _includes_every_node(c, required):
+                incl = np.ones(n, dtype=np.bool_)
+            else:
+                incl = np.fromiter(
+                    (c.matches_node_inclusion_policies(pod, ni.node, required) for ni in infos), dtype=np.bool_, count=n
+                )
             self.counted.append(incl & all_keys if require_all else incl)
         self.host_counts: list[IntArray | None] = [
             np.zeros(n, dtype=np.int64) if host else None for host in self.is_host
