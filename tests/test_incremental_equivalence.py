@@ -156,6 +156,20 @@ def random_cluster(rng: random.Random) -> list[dict[str, Any]]:
                 pod["spec"]["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
             objs.append(pod)
             k += 1
+    for j in range(rng.randint(0, 2)):
+        # a pending pod that an earlier preemption nominated: it holds room on its node
+        objs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": _meta(f"nominated-{j}", "ns-b", labels={"app": rng.choice(APPS)}),
+                "spec": {
+                    "priority": rng.choice([0, 500]),
+                    "containers": [{"name": "c", "image": "registry/web:v1", "resources": {"requests": {"cpu": "1"}}}],
+                },
+                "status": {"phase": "Pending", "nominatedNodeName": rng.choice(nodes)},
+            }
+        )
     return objs
 
 
@@ -221,6 +235,18 @@ def random_template(rng: random.Random, i: int) -> dict[str, Any]:
         spec["containers"][0]["ports"] = [{"containerPort": 8080, "hostPort": 8080}]
     if rng.random() < 0.15:
         spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+    if rng.random() < 0.1:
+        # a PreFilterResult: only these nodes are worth filtering
+        spec.setdefault("affinity", {})["nodeAffinity"] = {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                    for name in ("n00", "n01", "n03")
+                ]
+            }
+        }
+    if rng.random() < 0.1:
+        spec["volumes"] = [{"name": "scratch", "emptyDir": {}}]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
