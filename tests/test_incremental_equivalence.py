@@ -42,7 +42,15 @@ def _term(rng: random.Random, key: str | None = None, ns_selector: bool = False)
         "labelSelector": {"matchLabels": {"app": rng.choice(APPS)}},
     }
     if ns_selector:
-        t["namespaceSelector"] = rng.choice([{}, {"matchLabels": {"env": "prod"}}, {"matchLabels": {"team": "b"}}])
+        t["namespaceSelector"] = rng.choice(
+            [
+                {},
+                {"matchLabels": {"env": "prod"}},
+                {"matchLabels": {"team": "b"}},
+                # ns-x has no Namespace object: it exists while pods run in it
+                {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x", "ns-c"]}]},
+            ]
+        )
     return t
 
 
@@ -126,7 +134,7 @@ def random_cluster(rng: random.Random) -> list[dict[str, Any]]:
     for name in nodes:
         for _ in range(rng.randint(0, 4)):
             app = rng.choice(APPS)
-            ns = rng.choice(list(NAMESPACES))
+            ns = rng.choice(list(NAMESPACES) + ["ns-x"])
             pod: dict[str, Any] = {
                 "apiVersion": "v1",
                 "kind": "Pod",
@@ -175,7 +183,7 @@ def random_cluster(rng: random.Random) -> list[dict[str, Any]]:
 
 def random_template(rng: random.Random, i: int) -> dict[str, Any]:
     app = rng.choice(APPS)
-    ns = rng.choice(["ns-a", "ns-a", "ns-b"])
+    ns = rng.choice(["ns-a", "ns-a", "ns-b", "ns-x"])
     labels = {"app": app, "tier": rng.choice(["fe", "be"])}
     spec: dict[str, Any] = {
         "containers": [
@@ -308,18 +316,40 @@ profiles:
 """
 
 
-def configuration(custom: bool) -> Any:
+# Two profiles: the second scores RequestedToCapacityRatio, ignores existing pods' preferred
+# terms when the pod has none, and turns the symmetric required-affinity weight off.
+TWO_PROFILES = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: second
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 0, ignorePreferredTermsOfExistingPods: true}
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: RequestedToCapacityRatio
+        requestedToCapacityRatio:
+          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
+"""
+
+
+def configuration(custom: str) -> Any:
     if not custom:
         return default_configuration()
     from kwhatif.framework.config import parse_configuration
 
-    return parse_configuration(CUSTOM, "sched.yaml")
+    return parse_configuration(CUSTOM if custom == "custom" else TWO_PROFILES, "sched.yaml")
 
 
-def run(seed: int, options: Options, custom: bool = False) -> tuple[str, Scheduler]:
+def run(seed: int, options: Options, custom: str = "") -> tuple[str, Scheduler]:
     rng = random.Random(seed)
     objs = random_cluster(rng)
     templates = [random_template(rng, i) for i in range(rng.randint(2, 4))]
+    if custom == "two-profiles":
+        for t in templates[::2]:
+            t["spec"]["schedulerName"] = "second"
     plan = [(rng.randrange(len(templates)), rng.randint(1, 6)) for _ in range(rng.randint(3, 7))]
     drained = rng.sample(sorted(o["metadata"]["name"] for o in objs if o["kind"] == "Node"), 2)
     state = make_cluster(copy.deepcopy(objs))
@@ -351,14 +381,21 @@ MODES = [
 @pytest.mark.parametrize("options", MODES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_incremental_matches_from_scratch(seed: int, options: Options) -> None:
-    _compare(seed, options, False)
+    _compare(seed, options, "")
 
 
 @pytest.mark.parametrize("seed", SEEDS[:20])
 def test_incremental_matches_from_scratch_custom_profile(seed: int) -> None:
     """List-defaulted spreading (DoNotSchedule by zone), hardPodAffinityWeight, MostAllocated,
     addedAffinity, changed weights and a disabled filter."""
-    _compare(seed, Options(), True)
+    _compare(seed, Options(), "custom")
+
+
+@pytest.mark.parametrize("seed", SEEDS[:20])
+def test_incremental_matches_from_scratch_two_profiles(seed: int) -> None:
+    """Pods of two profiles in one run (RequestedToCapacityRatio, ignorePreferredTermsOfExistingPods,
+    hardPodAffinityWeight 0 in the second)."""
+    _compare(seed, Options(), "two-profiles")
 
 
 @pytest.mark.parametrize("seed", SEEDS[:20])
@@ -368,10 +405,10 @@ def test_incremental_matches_from_scratch_with_domain_arrays(seed: int, monkeypa
     from kwhatif.incremental import spread
 
     monkeypatch.setattr(spread, "_ARRAY_DOMAINS", 1)
-    _compare(seed, Options(), True)
+    _compare(seed, Options(), "custom")
 
 
-def _compare(seed: int, options: Options, custom: bool) -> None:
+def _compare(seed: int, options: Options, custom: str) -> None:
     got, sched = run(seed, options, custom)
     want, _ = run(seed, dataclasses.replace(options, incremental=False), custom)
     assert sched.engine is not None
@@ -391,3 +428,76 @@ def test_the_engine_reuses_work() -> None:
         assert sched.engine is not None
         used += sched.engine.stats["filtered"]
     assert used > 100
+
+
+def _namespace_scenario(options: Options) -> str:
+    """Terms that select namespaces by label, while a namespace without a Namespace object gets
+    its first pods (it exists from then on) and loses them again."""
+    objs: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns-a", "labels": {"team": "a"}}}
+    ]
+    for i in range(6):
+        name = f"n{i}"
+        objs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 2}"}},
+                "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "20"}},
+            }
+        )
+    term = {
+        "topologyKey": "kubernetes.io/hostname",
+        "labelSelector": {"matchLabels": {"app": "x"}},
+        "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x"]}]},
+    }
+    watcher = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "watcher", "namespace": "ns-a", "labels": {"app": "w"}},
+        "spec": {
+            "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}],
+            "affinity": {
+                "podAntiAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": term}],
+                    "requiredDuringSchedulingIgnoredDuringExecution": [term],
+                }
+            },
+        },
+    }
+    newcomer = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "x", "namespace": "ns-x", "labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]},
+    }
+    state = make_cluster(copy.deepcopy(objs))
+    sched = Scheduler(state, default_configuration(), options=options)
+    out: list[Any] = []
+    counts = {"watcher": 0, "x": 0}
+
+    def place(template: dict[str, Any], n: int) -> list[Attempt]:
+        key = template["metadata"]["name"]
+        pods = replicas(state, template, n, counts[key])
+        counts[key] += n
+        attempts = sched.run(pods, rounds=1)
+        out.append([attempt_view(a) for a in attempts])
+        out.append(report_dict(schedule_report(attempts, sched.snapshot.num_nodes, "default-scheduler", merge=False)))
+        return attempts
+
+    place(watcher, 2)
+    placed = place(newcomer, 1)
+    place(watcher, 2)
+    for att in placed:  # ns-x empties again
+        if att.result == "Scheduled":
+            assert att.node is not None
+            sched.snapshot.remove_pod(dataclasses.replace(att.pod, node_name=att.node))
+    place(watcher, 2)
+    return json.dumps(out, indent=1, sort_keys=True, default=str)
+
+
+def test_namespaces_that_appear_and_go() -> None:
+    got = _namespace_scenario(Options())
+    want = _namespace_scenario(Options(incremental=False))
+    assert got == want
+    assert '"x-0"' in want and "didn't match pod anti-affinity rules" in want
