@@ -11,6 +11,7 @@ import copy
 import dataclasses
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -501,3 +502,45 @@ def test_namespaces_that_appear_and_go() -> None:
     want = _namespace_scenario(Options(incremental=False))
     assert got == want
     assert '"x-0"' in want and "didn't match pod anti-affinity rules" in want
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _check_sample(options: Options, surge: bool) -> str:
+    from kwhatif.check import check
+    from kwhatif.load.cluster import load_cluster
+    from kwhatif.load.files import read_path
+    from kwhatif.report.check import check_report
+
+    state = load_cluster([str(SAMPLES / "cluster.yaml")])
+    docs = [d for f in ("release.yaml", "ml-batch.yaml") for d in read_path(str(SAMPLES / "workloads" / f))]
+    result, sched = check(state, docs, lambda st: Scheduler(st, default_configuration(), options=options), surge=surge)
+    report = check_report(result, schedule_report(result.attempts, sched.snapshot.num_nodes, "default-scheduler"))
+    return json.dumps(report.to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize("surge", [pytest.param(False, id="update"), pytest.param(True, id="surge")])
+def test_check_of_the_sample_workloads(surge: bool) -> None:
+    """`kwhatif check` as the command runs it (compact records, unchanged retries skipped)."""
+    options = Options(filter_excluded=False, compact=True)
+    assert _check_sample(options, surge) == _check_sample(dataclasses.replace(options, incremental=False), surge)
+
+
+def _capacity(options: Options, pod: str) -> str:
+    from kwhatif.capacity import measure
+    from kwhatif.load.cluster import load_cluster
+    from kwhatif.load.pods import load_pods
+    from kwhatif.report.capacity import capacity_report
+
+    state = load_cluster([str(SAMPLES / "cluster.yaml")])
+    template = load_pods([str(SAMPLES / "pods" / pod)], state)[0][0]
+    sched = Scheduler(state, default_configuration(), options=options)
+    res = measure(sched, template, 400)
+    return json.dumps(capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, None).to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize("pod", ["web-canary.yaml", "tie.yaml", "analytics-big.yaml"])
+def test_capacity_of_the_sample_pods(pod: str) -> None:
+    options = Options(filter_excluded=False)
+    assert _capacity(options, pod) == _capacity(dataclasses.replace(options, incremental=False), pod)
