@@ -513,15 +513,14 @@ class Template:
             valid = self.raw_valid[name] = np.zeros(self.index.size, dtype=np.bool_)
         missing = idx[~valid[idx]]
         if len(missing):
-            infos = self.index.infos
-            for p in missing.tolist():
-                try:
-                    s, st = pl.score(state, pod, infos[p])
-                except KeyError:
-                    return None
-                if not st.is_success():
-                    return None
-                raw[p] = s
+            score = pl.score
+            try:
+                got = [score(state, pod, ni) for ni in self.index.infos_np[missing].tolist()]
+            except KeyError:
+                return None
+            if any(st.code is not Code.SUCCESS for _, st in got):
+                return None  # the from-scratch path reports the failure
+            raw[missing] = [s for s, _ in got]
             valid[missing] = True
         out: IntArray = raw[idx]
         return out
