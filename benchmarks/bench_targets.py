@@ -109,9 +109,9 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     manifest = build_cluster(deployment_docs(1), check_node_refs=False)
     pod = expand_workload(next(iter(manifest.workloads.values())), state).pods[0]
     sched = Scheduler(state, default_configuration(), options=Options(incremental=args["incremental"]))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     att = sched.schedule_one(pod)
-    cycle_s = time.perf_counter() - t0
+    cycle_s, cycle_cpu = time.perf_counter() - t0, time.process_time() - c0
     recorded = len(att.filters), sum(len(fr.statuses) for fr in att.filters.values()), sum(len(s.scores) for s in att.scores.values())
     t1 = time.perf_counter()
     text = json.dumps(report_dict(schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")))
@@ -119,6 +119,7 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     return {
         "load_s": load_s,
         "cycle_s": cycle_s,
+        "cycle_cpu": cycle_cpu,
         "report_s": report_s,
         "report_mb": len(text) / 1e6,
         "scheduled": att.result == SCHEDULED,
@@ -209,12 +210,12 @@ def main() -> None:
     rss.append(r["peak_rss"])
     rows.append(
         (f"explain one pod: {r['nodes']} nodes, {r['filters']} filter and {r['scores']} score entries",
-         f"{r['cycle_s']:.2f} s", "<= 0.2 s")
+         f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)", "<= 0.2 s")
     )
     rows.append((f"  its JSON report ({r['report_mb']:.0f} MB) built", f"{r['report_s']:.2f} s", ""))
     if a.from_scratch:
         r = run("explain", path, incremental=False)
-        rows.append(("  the same, from scratch (engine off)", f"{r['cycle_s']:.2f} s", ""))
+        rows.append(("  the same, from scratch (engine off)", f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)", ""))
     r = run("capacity", path, copies=a.copies, incremental=True)
     rss.append(r["peak_rss"])
     rows.append(
