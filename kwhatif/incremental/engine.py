@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
