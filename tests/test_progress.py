@@ -127,3 +127,52 @@ def test_commands_draw_and_clear_the_line_on_a_terminal(
         assert text.endswith("\r\x1b[K")
     else:
         assert "\r" not in text and "placing" not in text
+
+
+def test_listing_a_live_cluster_shows_the_lists_being_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from builders import make_node, make_pod
+    from kwhatif.load.live import load_live_cluster
+    from tests.e2e.fake_apiserver import FakeAPIServer
+
+    objects = [make_node().name(f"n{i}").dict() for i in range(5)] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(3)]
+    out = Terminal()
+    progress.configure(out)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    with FakeAPIServer(objects) as srv:
+        state = load_live_cluster(srv.kubeconfig(str(tmp_path / "kubeconfig")), None)
+    assert len(state.nodes) == 5
+    text = out.getvalue()
+    # pages of two: the server says how many are left, so the total is known from the first page
+    assert "\rkwhatif: listing nodes 2/5 " in text
+    assert "\rkwhatif: listing nodes 5/5 " in text
+    assert "\rkwhatif: listing pods 2/3 " in text
+    assert text.endswith("\r\x1b[K")
+
+
+def test_reading_a_large_dump_and_indexing_its_pods(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import json
+
+    from builders import make_node, make_pod
+    from kwhatif.cache import snapshot
+    from kwhatif.cache.snapshot import Snapshot
+    from kwhatif.load import files
+    from kwhatif.load.cluster import load_cluster
+
+    items = [make_node().name("n1").dict()] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(5)]
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    out = Terminal()
+    progress.configure(out)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "INTERVAL", 0.0)
+    monkeypatch.setattr(files, "PROGRESS_MIN_CHARS", 0)
+    monkeypatch.setattr(snapshot, "_PROGRESS_MIN_PODS", 0)
+    state = load_cluster([str(dump)])
+    Snapshot(state.nodes.values(), state.pods)
+    text = out.getvalue()
+    assert "\rkwhatif: reading cluster.json 0/0 MB (" in text  # a tiny file: 0 MB of 0
+    assert "\rkwhatif: indexing pods 0/5 pods (" in text
+    assert text.endswith("\r\x1b[K")

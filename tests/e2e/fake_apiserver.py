@@ -91,7 +91,10 @@ class FakeAPIServer:
                 cont = str(start + limit) if start + limit < len(items) else ""
                 # The API omits kind/apiVersion of list items.
                 stripped = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in page]
-                self.send(200, {"kind": list_kind, "apiVersion": api_version, "metadata": {"resourceVersion": "1", "continue": cont}, "items": stripped})
+                meta: dict[str, object] = {"resourceVersion": "1", "continue": cont}
+                if cont:
+                    meta["remainingItemCount"] = len(items) - start - limit  # as a paged list has
+                self.send(200, {"kind": list_kind, "apiVersion": api_version, "metadata": meta, "items": stripped})
 
             def do_POST(self) -> None:
                 url = urlparse(self.path)
