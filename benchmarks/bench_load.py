@@ -25,10 +25,12 @@ def child_load(path: str) -> None:
     import resource
 
     from kwhatif.cache.snapshot import Snapshot
+    from kwhatif.cli import long_lived
     from kwhatif.load.cluster import load_cluster
 
     t0 = time.perf_counter()
     state = load_cluster([path])
+    long_lived()  # as the command does once the cluster is loaded
     t1 = time.perf_counter()
     snap = Snapshot(state.nodes.values(), state.pods)
     t2 = time.perf_counter()

@@ -26,6 +26,7 @@ POD = {
 def main() -> None:
     from kwhatif.api import parse
     from kwhatif.capacity import measure
+    from kwhatif.cli import long_lived
     from kwhatif.framework.profile import default_configuration
     from kwhatif.load.cluster import load_cluster
     from kwhatif.scheduler import Scheduler
@@ -49,13 +50,16 @@ def main() -> None:
     print(f"{'dump':<16}{'nodes':>7}{'pods':>9}{'s/cycle':>10}{'cycles/s':>10}{'capacity s/copy':>17}")
     for path in dumps:
         state = load_cluster([path])
+        long_lived()  # as the command does with the cluster, then with the snapshot
         template = state.admission.admit(parse.pod(POD), strict=True)
         sched = Scheduler(state, default_configuration())
+        long_lived()
         pods = [dataclasses.replace(template, name=f"bench-{i}", uid=f"bench-{i}") for i in range(a.pods)]
         t0 = time.perf_counter()
         sched.run(pods, rounds=1)
         per_cycle = (time.perf_counter() - t0) / a.pods
         cap_sched = Scheduler(load_cluster([path]), default_configuration())
+        long_lived()
         t1 = time.perf_counter()
         res = measure(cap_sched, dataclasses.replace(template, name="cap"), a.copies)
         per_copy = (time.perf_counter() - t1) / max(1, res.fits + (res.stopped_by != "limit"))

@@ -1,25 +1,50 @@
 """`kwhatif check`: will the workloads in these manifests fit on the cluster?
 
 Manifests may hold workloads (expanded into the pods their controllers would create), bare Pods,
-and the objects that come with them (PriorityClasses, Services, PersistentVolumeClaims, ...),
-which join the cluster state first. A workload that already runs in the cluster is updated: its
-current pods leave before the new ones are placed, unless ``surge`` keeps them (the worst moment
-of a rolling update).
+and the objects that come with them (PriorityClasses, Services, PersistentVolumeClaims,
+LimitRanges, HorizontalPodAutoscalers, ...), which join the cluster state first. A workload that
+already runs in the cluster is updated: its current pods leave before the new ones are placed,
+unless ``surge`` keeps them (the worst moment of a rolling update).
+
+Around the scheduler, what the control plane does before a pod is scheduled is emulated: the
+HorizontalPodAutoscaler's replica bounds, the LimitRanger and ResourceQuota admission plugins
+(a refused pod is never created), the DefaultStorageClass admission plugin, and the PV
+controller's binding and provisioning of Immediate claims.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import math
+import enum
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
+from kwhatif.api import limitranger
 from kwhatif.api.core import Pod
+from kwhatif.api.quantity import QuantityError, parse_quantity
+from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.errors import InputError
-from kwhatif.load.cluster import WORKLOAD_KINDS, ClusterState, Workload, build_cluster, classify
+from kwhatif.load.cluster import WORKLOAD_KINDS, ClusterState, Workload, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.load.pods import pods_from_documents, prepare_incoming
+from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.scheduler import Attempt, Scheduler
+
+
+class Verdict(enum.StrEnum):
+    FITS = "fits"
+    DOES_NOT_FIT = "DOES NOT FIT"
+    REFUSED_BY_QUOTA = "refused by quota"
+    REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
+    # warnings: exit 0, unless --strict
+    NO_ELIGIBLE_NODES = "no eligible nodes"
+    NOT_CHECKED = "not checked"
+
+
+FAILURES = frozenset({Verdict.DOES_NOT_FIT, Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE})
+WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
 
 
 @dataclass(slots=True)
@@ -28,10 +53,14 @@ class CheckedWorkload:
     namespace: str
     name: str
     source: str
-    desired: int
+    desired: int | None  # None: unknown (a custom resource)
     pods: list[Pod]
     replaced: int = 0  # pods of the running version taken out first
     notes: list[str] = field(default_factory=list)
+    refused: int = 0  # pods the API server refuses to create
+    refusal: str | None = None  # what it answers for the first of them
+    refused_by: Verdict | None = None
+    verdict: Verdict | None = None  # decided without scheduling (not checked, no eligible nodes)
 
     @property
     def key(self) -> str:
@@ -43,23 +72,61 @@ class CheckResult:
     workloads: list[CheckedWorkload]
     attempts: list[Attempt]
     skipped: dict[str, int] = field(default_factory=dict)  # kinds in the manifests kwhatif does not read
+    notes: list[str] = field(default_factory=list)  # about the change as a whole
 
 
 # More pods than this in one check is a mistake (or a typo in replicas), not a what-if.
 MAX_PODS = 100_000
 
+# Fields of a pod template that decide where its pods go (a template that drops one of them
+# changes the pods, even when everything it still sets is as before).
+_SCHEDULING_FIELDS = (
+    "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "priorityClassName",
+    "runtimeClassName", "hostNetwork", "nodeName", "overhead", "volumes", "initContainers", "schedulingGates",
+)
 
-def merge_objects(state: ClusterState, docs: list[Document]) -> None:
-    """Objects of the manifests other than Pods and workloads join (or replace) the cluster's."""
-    extra = build_cluster(docs, check_node_refs=False)
+# Custom resources whose spec has one of these look like they run pods (Prometheus, Alertmanager,
+# database operators' clusters, ...): listed as workloads kwhatif cannot expand.
+_POD_LIKE_FIELDS = frozenset({"replicas", "image", "containers", "template", "podTemplate", "resources", "nodeSelector"})
+
+
+def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -> list[str]:
+    """Objects of the manifests other than Pods and workloads join (or replace) the cluster's.
+    A claim or volume that already exists keeps its bound state (apply never changes it); a
+    claim the namespace's LimitRanges refuse is not created (said in ``notes``). Returns the keys
+    of the claims the manifests create."""
+    extra = build_cluster(docs, check_node_refs=False, names=state.names)
     if extra.nodes:
         raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
-    for maps in ("namespaces", "priority_classes", "runtime_classes", "pvs", "pvcs", "storage_classes", "csi_drivers"):
+    for maps in (
+        "namespaces", "priority_classes", "runtime_classes", "storage_classes", "csi_drivers", "limit_ranges",
+        "resource_quotas", "hpas", "device_classes", "resource_claims", "resource_claim_templates",
+    ):
         getattr(state, maps).update(getattr(extra, maps))
+    names = {s.name for s in extra.resource_slices}
+    state.resource_slices = [s for s in state.resource_slices if s.name not in names] + extra.resource_slices
+    new_pvs = [name for name in extra.pvs if name not in state.pvs]
+    for name in new_pvs:
+        state.pvs[name] = extra.pvs[name]
+    from kwhatif.load.pv_controller import available_new_volumes
+
+    available_new_volumes(state, new_pvs)
+    new_claims = []
+    default_class = _default_class(state)
+    refused = _refused_claims(state, [d for d in docs if d.kind == "PersistentVolumeClaim"], notes)
+    for key, pvc in extra.pvcs.items():
+        if key in state.pvcs or key in refused:
+            continue
+        if pvc.storage_class_name is None and default_class is not None:
+            # the DefaultStorageClass admission plugin
+            pvc = dataclasses.replace(pvc, storage_class_name=default_class, spec_storage_class_name=default_class)
+        state.pvcs[key] = pvc
+        new_claims.append(key)
     for svc in extra.services:
         state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
     for pdb in extra.pdbs:
         state.pdbs = [p for p in state.pdbs if (p.namespace, p.name) != (pdb.namespace, pdb.name)] + [pdb]
+    return new_claims
 
 
 def check(
@@ -69,17 +136,23 @@ def check(
     *,
     surge: bool = False,
     profile: str | None = None,
+    hpa_max: bool = False,
 ) -> tuple[CheckResult, Scheduler]:
     from kwhatif.load import workloads as wl
+    from kwhatif.load.pv_controller import sync_claims
 
     workload_docs: list[Document] = []
     pod_docs: list[Document] = []
     other_docs: list[Document] = []
+    custom_docs: list[Document] = []
     skipped: dict[str, int] = {}
     for d in docs:
         kind = classify(d)
         if kind is None:
-            skipped[d.kind] = skipped.get(d.kind, 0) + 1
+            if is_custom_resource(d) and _looks_like_workload(d):
+                custom_docs.append(d)
+            else:
+                skipped[d.kind] = skipped.get(d.kind, 0) + 1
             continue
         if kind in WORKLOAD_KINDS:
             workload_docs.append(d)
@@ -87,82 +160,305 @@ def check(
             pod_docs.append(d)
         else:
             other_docs.append(d)
-    if other_docs:
-        merge_objects(state, other_docs)
-    manifest_state = build_cluster(workload_docs, check_node_refs=False)
+    result_notes: list[str] = []
+    new_claims = merge_objects(state, other_docs, result_notes) if other_docs else []
+    manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
+    quota = QuotaLedger.of(state.resource_quotas.values(), chain(state.pods, state.pending_pods))
     checked: list[CheckedWorkload] = []
     index = 0
     planned = 0
     for w in sorted(manifest_state.workloads.values(), key=lambda w: _doc_order(workload_docs, w)):
-        replaced = running = 0
+        notes: list[str] = []
+        w = _autoscaled(w, state, hpa_max, notes)
         current = state.workloads.get(w.key)
-        if current is not None:
-            gone = wl.owned_pods(current, state)
-            keys = {p.key for p in gone}
-            running = len(keys)
-            if not surge:
-                replaced = running
-                state.pods = [p for p in state.pods if p.key not in keys]
-                state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
+        running = wl.owned_pods(current or w, state)
+        keys = {p.key for p in running}
+        if running:
+            unlinked = wl.matched_without_owners(current or w, state, running)
+            if unlinked:
+                notes.append(_unlinked_note(w, current, unlinked))
+        leave_first = not surge
+        stale: frozenset[str] = frozenset()
+        if surge and running and w.kind in ("DaemonSet", "StatefulSet"):
+            changed = current is None or not _template_unchanged(current, w)
+            if changed and w.kind == "StatefulSet":
+                leave_first = True
+                notes.append(
+                    "StatefulSet: its template changes and a StatefulSet never surges: the controller deletes "
+                    "each pod before it creates its replacement, so --surge replaces them as without it"
+                )
+            elif changed:
+                surge_n = _daemonset_max_surge(w)
+                if surge_n > 0:
+                    stale = frozenset(keys)
+                    notes.append(
+                        f"DaemonSet: its template changes and its rolling update (maxSurge {surge_n}) starts each "
+                        "new pod next to the old one: both are placed"
+                    )
+                else:
+                    leave_first = True
+                    notes.append(
+                        "DaemonSet: its template changes and its update (maxSurge 0, or OnDelete) deletes each old "
+                        "pod before it creates the new one, so --surge replaces them as without it"
+                    )
+            if current is None and changed:
+                notes.append(f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed")
+        if running and leave_first:
+            state.pods = [p for p in state.pods if p.key not in keys]
+            state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
+            for p in running:
+                quota.release(p)
+        replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
-        exp = wl.expand_workload(w, state, index=index)
+        exp = wl.expand_workload(w, state, index=index, stale=stale)
         index += 1
-        planned += len(exp.pods)
-        for pvc in exp.pvcs:
-            state.pvcs.setdefault(pvc.key, pvc)
-        state.workloads[w.key] = w
-        cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, list(exp.pods), replaced, list(exp.notes))
-        if current is not None:
+        cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
+        if running:
             cw.notes.append(
-                f"updates the running {w.kind}: its {running} current pod(s) keep running (--surge)" if surge
-                else f"updates the running {w.kind}: its {replaced} current pod(s) leave first"
+                f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)" if not leave_first
+                else f"updates the running {w.kind}: its {len(keys)} current pod(s) leave first"
             )
+        state.workloads[w.key] = w
+        if exp.refusal is not None:
+            cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, Verdict.REFUSED_BY_LIMIT_RANGE
+        elif w.kind == "DaemonSet" and exp.desired == 0:
+            cw.verdict = Verdict.NO_ELIGIBLE_NODES
+            cw.notes.append(
+                "DaemonSet: no node matches its nodeSelector, required node affinity and tolerations: it runs no pod"
+            )
+        else:
+            claim_refusal = _claim_template_refusal(state, w)
+            if claim_refusal is not None:
+                cw.refused, cw.refusal, cw.refused_by = len(exp.pods), claim_refusal, Verdict.REFUSED_BY_LIMIT_RANGE
+                exp = dataclasses.replace(exp, pods=(), pvcs=())
+            cw.pods = _admit_by_quota(quota, cw, list(exp.pods), generated=w.kind != "StatefulSet")
+            planned += len(cw.pods)
+            if not cw.refused:
+                for pvc in exp.pvcs:
+                    if pvc.key not in state.pvcs:
+                        state.pvcs[pvc.key] = pvc
+                        new_claims.append(pvc.key)
         checked.append(cw)
-    bare, _ = pods_from_documents(pod_docs, state)
+    refusals: dict[str, str] = {}
+    admitted: dict[str, str] = {}
+    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted)
     bare = prepare_incoming(bare, state, replace_existing=not surge)
     for pod, doc in zip(bare, pod_docs):
-        checked.append(CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [pod]))
+        cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
+        if pod.key in admitted:
+            cw.notes.append(admitted[pod.key])
+        if pod.key in refusals:
+            cw.refused, cw.refusal, cw.refused_by = 1, refusals[pod.key], Verdict.REFUSED_BY_LIMIT_RANGE
+        else:
+            cw.pods = _admit_by_quota(quota, cw, [pod], generated=False)
+            if pod.node_name and pod.node_name not in state.nodes:
+                cw.notes.append(
+                    f"Pod: spec.nodeName names node {pod.node_name}, which is not in the cluster (a pod exported from "
+                    "a cluster keeps its node): drop spec.nodeName, or run with --ignore-node-name, to schedule it anew"
+                )
+        checked.append(cw)
+    for d in custom_docs:
+        checked.append(_not_checked(d))
     if not checked:
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
-        raise InputError(
-            "no workloads or pods to check in the manifests" + (f" (not read: {kinds})" if kinds else "")
+        held: dict[str, int] = {}
+        for d in docs:
+            held[d.kind] = held.get(d.kind, 0) + 1
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(held.items()))
+        result_notes.append(
+            "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
         )
     all_pods = [p for cw in checked for p in cw.pods]
-    _controller_claims(state, all_pods)
+    new_claims += _ephemeral_claims(state, all_pods)
+    for outcome in sync_claims(state, new_claims):
+        users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
+        text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
+        if users:
+            for cw in users:
+                cw.notes.append(text)
+        else:
+            result_notes.append(text)
     if profile:
-        import dataclasses
-
         all_pods = [dataclasses.replace(p, scheduler_name=profile) for p in all_pods]
         for cw in checked:
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
-    attempts = sched.run(all_pods, skip_unchanged=True)
-    return CheckResult(checked, attempts, skipped), sched
+    attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
+    return CheckResult(checked, attempts, skipped, result_notes), sched
 
 
-def _check_size(w: Workload, planned: int) -> None:
-    spec: dict[str, Any] = w.body.get("spec") if isinstance(w.body.get("spec"), dict) else {}  # type: ignore[assignment]
-    template = spec.get("jobTemplate")
-    job_spec = template.get("spec") if isinstance(template, dict) else None
-    job: dict[str, Any] = job_spec if isinstance(job_spec, dict) else spec
-    for key in ("replicas", "parallelism"):
-        n = job.get(key)
-        if isinstance(n, int) and not isinstance(n, bool) and planned + n > MAX_PODS:
-            raise InputError(
-                f"{key} {n} would make more than {MAX_PODS} pods to place in one check",
-                source=w.source,
-                obj=f"{w.kind} {w.namespace}/{w.name}",
-                field=f"spec.{key}" if job is spec else f"spec.jobTemplate.spec.{key}",
+# --- admission and controllers -------------------------------------------------------------------
+
+
+def _refused_claims(state: ClusterState, docs: list[Document], notes: list[str]) -> set[str]:
+    """Claims of the manifests the LimitRanger admission plugin refuses (min/max storage)."""
+    refused = set()
+    for d in docs:
+        meta = d.body.get("metadata")
+        ns = meta.get("namespace") if isinstance(meta, dict) and meta.get("namespace") else "default"
+        name = meta.get("name") if isinstance(meta, dict) else ""
+        err = limitranger.validate_claim(d.body, state.limit_ranges_in(str(ns)))
+        if err is not None:
+            refused.add(f"{ns}/{name}")
+            notes.append(
+                f"PersistentVolumeClaim {ns}/{name} is not created: {limitranger.forbidden('persistentvolumeclaims', str(name), err)}"
             )
+    return refused
 
 
-def _controller_claims(state: ClusterState, pods: list[Pod]) -> None:
-    """What the controllers around the scheduler do for new pods before they are scheduled: the
-    ephemeral volume controller creates each generic ephemeral volume's claim, and an external
-    provisioner binds a claim of an Immediate StorageClass right away (to a new volume without
-    topology). WaitForFirstConsumer claims stay for VolumeBinding to decide."""
+def _claim_template_refusal(state: ClusterState, w: Workload) -> str | None:
+    """A StatefulSet creates each pod's claims first: a claim template the namespace's
+    LimitRanges refuse leaves every pod uncreated (the controller retries the claim)."""
+    if w.kind != "StatefulSet":
+        return None
+    ranges = state.limit_ranges_in(w.namespace or "default")
+    spec = w.body.get("spec")
+    templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
+    if not ranges or not isinstance(templates, list):
+        return None
+    for tpl in templates:
+        if not isinstance(tpl, dict):
+            continue
+        err = limitranger.validate_claim(tpl, ranges)
+        if err is not None:
+            meta = tpl.get("metadata")
+            tname = meta.get("name", "") if isinstance(meta, dict) else ""
+            claim = f"{tname}-{w.name}-0"
+            return limitranger.forbidden("persistentvolumeclaims", claim, err)
+    return None
+
+
+def _admit_by_quota(quota: QuotaLedger, cw: CheckedWorkload, pods: list[Pod], *, generated: bool) -> list[Pod]:
+    """The pods the ResourceQuota admission plugin lets the controller create, one after
+    another; the others are counted as refused, with the first refusal's message."""
+    admitted = []
+    for pod in pods:
+        err = quota.admit(pod)
+        if err is None:
+            admitted.append(pod)
+            continue
+        cw.refused += 1
+        if cw.refusal is None:
+            # controllers create pods with generateName: the Forbidden error names the prefix
+            name = pod.name[:-GENERATED_SUFFIX_LENGTH] if generated else pod.name
+            cw.refusal = limitranger.forbidden("pods", name, err)
+            cw.refused_by = Verdict.REFUSED_BY_QUOTA
+    return admitted
+
+
+def _autoscaled(w: Workload, state: ClusterState, hpa_max: bool, notes: list[str]) -> Workload:
+    """The replicas the HorizontalPodAutoscaler controller keeps a target at: spec.replicas
+    (1 when unset) raised to minReplicas and lowered to maxReplicas at once; with ``hpa_max``,
+    maxReplicas (the peak a rollout must survive). A target scaled to 0 is not autoscaled."""
+    if w.kind not in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        return w
+    hpa = next(
+        (
+            h for h in sorted(state.hpas.values(), key=lambda h: h.name)
+            if h.namespace == (w.namespace or "default") and h.target_kind == w.kind and h.target_name == w.name
+        ),
+        None,
+    )
+    if hpa is None:
+        return w
+    spec = w.body.get("spec")
+    raw = spec.get("replicas") if isinstance(spec, dict) else None
+    replicas = raw if isinstance(raw, int) and not isinstance(raw, bool) else 1
+    bounds = f"HorizontalPodAutoscaler {hpa.name} (minReplicas {hpa.min_replicas}, maxReplicas {hpa.max_replicas})"
+    if replicas == 0:
+        notes.append(f"{bounds}: the target has 0 replicas, so autoscaling is disabled")
+        return w
+    if hpa_max:
+        want = hpa.max_replicas
+        notes.append(f"{bounds}: checked at maxReplicas {want} (--hpa-max)")
+    elif replicas < hpa.min_replicas:
+        want = hpa.min_replicas
+        notes.append(f"{bounds}: {replicas} replica(s) are raised to minReplicas {want} at once")
+    elif replicas > hpa.max_replicas:
+        want = hpa.max_replicas
+        notes.append(f"{bounds}: {replicas} replicas are lowered to maxReplicas {want} at once")
+    else:
+        notes.append(f"{bounds}: {replicas} replica(s), within its bounds (it may scale up to {hpa.max_replicas}; see --hpa-max)")
+        return w
+    body = copy.deepcopy(w.body)
+    body.setdefault("spec", {})["replicas"] = want
+    return dataclasses.replace(w, body=body)
+
+
+def _daemonset_max_surge(w: Workload) -> int:
+    """spec.updateStrategy.rollingUpdate.maxSurge (0 by default, and for OnDelete); a
+    percentage counts as 1 or more when it is above zero (it is rounded up)."""
+    spec = w.body.get("spec")
+    strategy = spec.get("updateStrategy") if isinstance(spec, dict) else None
+    if not isinstance(strategy, dict):
+        return 0
+    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+        return 0
+    rolling = strategy.get("rollingUpdate")
+    raw = rolling.get("maxSurge") if isinstance(rolling, dict) else None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return max(raw, 0)
+    if isinstance(raw, str) and raw.endswith("%") and raw[:-1].isdigit():
+        return 1 if int(raw[:-1]) > 0 else 0
+    return 0
+
+
+def _template_of(body: dict[str, Any]) -> dict[str, Any]:
+    spec = body.get("spec")
+    tmpl = spec.get("template") if isinstance(spec, dict) else None
+    return tmpl if isinstance(tmpl, dict) else {}
+
+
+def _subset(new: Any, old: Any) -> bool:
+    """Every field ``new`` sets has that value in ``old`` (which the API server defaulted, and
+    whose quantities it wrote in canonical form)."""
+    if isinstance(new, dict):
+        return isinstance(old, dict) and all(k in old and _subset(v, old[k]) for k, v in new.items())
+    if isinstance(new, list):
+        return isinstance(old, list) and len(new) == len(old) and all(_subset(a, b) for a, b in zip(new, old))
+    if new == old:
+        return True
+    try:
+        return parse_quantity(new) == parse_quantity(old)
+    except QuantityError:
+        return False
+
+
+def _template_unchanged(current: Workload, new: Workload) -> bool:
+    """Whether re-applying ``new`` leaves the running template as it is: what it sets is what
+    runs, and it drops none of the fields that decide scheduling (nor a container's requests
+    or limits). A defaulted field the manifest leaves out does not count as a change."""
+    old_t, new_t = _template_of(current.body), _template_of(new.body)
+    if not _subset(new_t, old_t):
+        return False
+    old_spec, new_spec = old_t.get("spec") or {}, new_t.get("spec") or {}
+    if any(k in old_spec and k not in new_spec for k in _SCHEDULING_FIELDS):
+        return False
+    for old_c, new_c in zip(old_spec.get("containers") or [], new_spec.get("containers") or []):
+        old_r, new_r = old_c.get("resources") or {}, new_c.get("resources") or {}
+        for key in ("requests", "limits"):
+            if set(old_r.get(key) or {}) - set(new_r.get(key) or {}):
+                return False
+    return True
+
+
+def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
+    owner = {"Deployment": "ReplicaSet", "CronJob": "Job"}.get(w.kind)
+    if current is None:
+        missing = f"no {w.kind} {w.namespace}/{w.name}" + (f" nor its {owner}s" if owner else "")
+    else:
+        missing = f"no {owner}s of {w.kind} {w.namespace}/{w.name}"
+    how = f"their owner {owner}'s name ({w.name}-<hash>)" if w.kind == "Deployment" else f"their owner's name"
+    if w.kind == "CronJob":
+        how = f"their owner Job's name ({w.name}-<n>)"
+    return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
+
+
+def _ephemeral_claims(state: ClusterState, pods: list[Pod]) -> list[str]:
+    """The ephemeral volume controller creates each generic ephemeral volume's claim
+    ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
     from kwhatif.api import storage
 
+    created = []
     for pod in pods:
         for v in pod.volumes:
             if v.kind != "ephemeral" or not v.ephemeral_claim:
@@ -190,38 +486,67 @@ def _controller_claims(state: ClusterState, pods: list[Pod]) -> None:
                 if default:
                     pvc = dataclasses.replace(pvc, storage_class_name=default, spec_storage_class_name=default)
             state.pvcs[key] = pvc
-    for key, pvc in list(state.pvcs.items()):
-        if pvc.volume_name or not pvc.uid.startswith("kwhatif-"):
-            continue
-        sc = state.storage_classes.get(pvc.storage_class_name or "")
-        if sc is None or sc.volume_binding_mode != "Immediate" or sc.provisioner == "kubernetes.io/no-provisioner":
-            continue
-        pv_name = f"pvc-{pvc.uid}"
-        pv = storage.persistent_volume(
-            {
-                "apiVersion": "v1",
-                "kind": "PersistentVolume",
-                "metadata": {"name": pv_name, "uid": f"kwhatif-pv-{pvc.uid}", "resourceVersion": "1"},
-                "spec": {
-                    "capacity": {"storage": str(math.ceil(pvc.request or 0))},
-                    "accessModes": list(pvc.access_modes) or ["ReadWriteOnce"],
-                    "storageClassName": sc.name,
-                    "claimRef": {"namespace": pvc.namespace, "name": pvc.name, "uid": pvc.uid},
-                    "csi": {"driver": sc.provisioner, "volumeHandle": pv_name},
-                },
-                "status": {"phase": "Bound"},
-            }
-        )
-        state.pvs[pv_name] = pv
-        annotations = dict(pvc.annotations)
-        annotations["pv.kubernetes.io/bind-completed"] = "yes"
-        state.pvcs[key] = dataclasses.replace(pvc, volume_name=pv_name, phase="Bound", annotations=annotations)
+            created.append(key)
+    return created
+
+
+def _uses_claim(pod: Pod, key: str) -> bool:
+    ns, _, name = key.partition("/")
+    if pod.namespace != ns:
+        return False
+    return any(
+        v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes
+    )
 
 
 def _default_class(state: ClusterState) -> str | None:
     from kwhatif.load.workloads import default_storage_class
 
     return default_storage_class(state)
+
+
+# --- custom resources -----------------------------------------------------------------------------
+
+
+def _looks_like_workload(doc: Document) -> bool:
+    spec = doc.body.get("spec")
+    return isinstance(spec, dict) and bool(_POD_LIKE_FIELDS & set(spec))
+
+
+def _not_checked(doc: Document) -> CheckedWorkload:
+    meta = doc.body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    spec = doc.body.get("spec")
+    replicas = spec.get("replicas") if isinstance(spec, dict) else None
+    desired = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    group = doc.api_version.split("/", 1)[0]
+    cw = CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=Verdict.NOT_CHECKED)
+    cw.notes.append(
+        f"{doc.kind} ({group}) is a custom resource: the operator that watches it creates its pods, and kwhatif "
+        "cannot tell which, so they are not checked"
+    )
+    return cw
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def _check_size(w: Workload, planned: int) -> None:
+    spec: dict[str, Any] = w.body.get("spec") if isinstance(w.body.get("spec"), dict) else {}  # type: ignore[assignment]
+    template = spec.get("jobTemplate")
+    job_spec = template.get("spec") if isinstance(template, dict) else None
+    job: dict[str, Any] = job_spec if isinstance(job_spec, dict) else spec
+    for key in ("replicas", "parallelism"):
+        n = job.get(key)
+        if isinstance(n, int) and not isinstance(n, bool) and planned + n > MAX_PODS:
+            raise InputError(
+                f"{key} {n} would make more than {MAX_PODS} pods to place in one check",
+                source=w.source,
+                obj=f"{w.kind} {w.namespace}/{w.name}",
+                field=f"spec.{key}" if job is spec else f"spec.jobTemplate.spec.{key}",
+            )
 
 
 def _doc_order(docs: list[Document], w: Workload) -> int:

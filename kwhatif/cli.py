@@ -7,6 +7,7 @@ Heavy modules are imported inside the commands so that --help and completion sta
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -16,14 +17,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 import click
 
 from kwhatif import __version__
-from kwhatif.errors import ExitCode, InputError, KwhatifError
+from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
 
 if TYPE_CHECKING:
     from kwhatif.framework.profile import SchedulerConfiguration
     from kwhatif.load.cluster import ClusterState
     from kwhatif.report.formatter import RenderOptions
+    from kwhatif.versions import ChosenVersion
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 OUTPUT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "junit")
 
@@ -49,7 +52,8 @@ class ClusterOptions:
     without_node: tuple[str, ...]
     add_node: tuple[str, ...]
     preemption: bool
-    quiet: bool
+    quiet: bool = False
+    scheduler_version: str | None = None
 
 
 def cluster_options(fn: F) -> F:
@@ -70,6 +74,10 @@ def cluster_options(fn: F) -> F:
         click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
         click.option("--quiet", is_flag=True,
                      help="No progress line on standard error (shown on a terminal during long loads and runs)."),
+        click.option("--scheduler-version", metavar="VERSION",
+                     help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+                          "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
+                          "kube-scheduler (or kube-apiserver) image, else 1.35."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -87,8 +95,49 @@ def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
     return deco
 
 
+def namespace_option(fn: F) -> F:
+    return click.option(
+        "-n", "--namespace", metavar="NS",
+        help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
+             "another one is an error).",
+    )(fn)
+
+
+def ignore_node_name_option(fn: F) -> F:
+    return click.option(
+        "--ignore-node-name", is_flag=True,
+        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew.",
+    )(fn)
+
+
+def read_documents(
+    paths: Iterable[str], co: ClusterOptions, namespace: str | None, ignore_node_name: bool, *, precise: bool = False
+) -> list[Any]:
+    """The documents of the manifests given to a command, with -n and --ignore-node-name applied;
+    ``precise``: each names the line it starts on (for annotations)."""
+    from kwhatif.load.cluster import apply_namespace
+    from kwhatif.load.files import precise_sources, read_path
+    from kwhatif.load.pods import drop_node_names
+
+    docs = [d for p in paths for d in read_path(p, _limits(co))]
+    if precise:
+        precise_sources(docs)
+    if namespace:
+        apply_namespace(docs, namespace)
+    if ignore_node_name:
+        n = drop_node_names(docs)
+        if n:
+            click.echo(f"kwhatif: note: --ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew", err=True)
+    return docs
+
+
 def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
     size = kw.pop("max_input_size", None)
+    version = kw.pop("scheduler_version", None)
+    if version is not None:
+        from kwhatif.load.scheduler_version import parse_flag
+
+        parse_flag(version)  # a bad value fails before any input is read
     return ClusterOptions(
         cluster=tuple(kw.pop("cluster", ())),
         kubeconfig=kw.pop("kubeconfig", None),
@@ -100,6 +149,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         add_node=tuple(kw.pop("add_node", ())),
         preemption=not kw.pop("no_preemption", False),
         quiet=kw.pop("quiet", False),
+        scheduler_version=version,
     )
 
 
@@ -107,6 +157,18 @@ def _limits(co: ClusterOptions) -> Any:
     from kwhatif.load.files import Limits
 
     return Limits.uniform(co.max_input_size) if co.max_input_size else Limits()
+
+
+def long_lived() -> None:
+    """What exists now (the cluster, the snapshot) lives until the command ends: the cyclic
+    collector stops rescanning its millions of objects on every collection (gc.freeze; that
+    rescanning triples a load and nearly doubles a cycle). main() hands them back at the end."""
+    gc.freeze()
+
+
+def _long_lived_scheduler(sched: T) -> T:
+    long_lived()
+    return sched
 
 
 def load_cluster_state(co: ClusterOptions) -> "ClusterState":
@@ -133,18 +195,33 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
 
         remove_nodes(state, co.without_node)
         add_nodes(state, co.add_node, _limits(co))
+    long_lived()
     return state
 
 
-def load_scheduler_config(co: ClusterOptions) -> "SchedulerConfiguration":
+def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion":
+    """The kube-scheduler release to answer as (flag, live /version, dump image, default); the
+    cluster's pods are derived again as that release derives them."""
+    import dataclasses
+
+    from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
+
+    chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    state.use_version(chosen.version)
+    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
+    return dataclasses.replace(chosen, notes=notes)
+
+
+def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "SchedulerConfiguration":
+    """The configuration of --config, or the release's default one."""
     from kwhatif.framework.profile import default_configuration
 
     if co.config:
         from kwhatif.framework.config import load_configuration
 
-        cfg = load_configuration(co.config)
+        cfg = load_configuration(co.config, version)
     else:
-        cfg = default_configuration()
+        cfg = default_configuration(version)
     if co.profile and cfg.profile(co.profile) is None:
         names = ", ".join(p.scheduler_name for p in cfg.profiles)
         raise InputError(f"no profile named {co.profile!r} (profiles: {names})", field="--profile")
@@ -177,91 +254,219 @@ def emit(report: Any, output: str, ropts: "RenderOptions") -> None:
 # --- commands ------------------------------------------------------------------------------------
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Group(click.Group):
+    """click turns a KeyboardInterrupt in a command into Abort (and an empty line on stderr);
+    kwhatif reports it as an interruption, exit 130."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="kwhatif")
 @click.option("--debug", is_flag=True, help="Show the traceback of internal errors.")
 def cli(debug: bool) -> None:
     """What would kube-scheduler do with this pod, on this cluster, and why?
 
-    kwhatif replays the upstream scheduling framework (default profile of kube-scheduler v1.30,
-    or your KubeSchedulerConfiguration) over a snapshot of a cluster, without touching it, and
-    explains every filter rejection and every score.
+    kwhatif replays the upstream scheduling framework (the default profile of the cluster's own
+    kube-scheduler release, 1.30 to 1.37, or your KubeSchedulerConfiguration) over a snapshot of a
+    cluster, without touching it, and explains every filter rejection and every score.
+
+    The release is --scheduler-version if given, else the live cluster's version, else the image
+    tag of the dump's kube-scheduler (or kube-apiserver) static pod, else 1.35.
     """
 
 
 @cli.command()
-@click.argument("pods", nargs=-1, required=True, metavar="POD_OR_MANIFEST...")
+@click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
+@click.option("--pending", is_flag=True,
+              help="Schedule the cluster's pending pods: unbound, phase Pending, of a scheduler with a profile "
+                   "(or of --scheduler-name / --profile).")
+@click.option("--scheduler-name", metavar="NAME",
+              help="With --pending: take the pending pods whose spec.schedulerName is NAME (another scheduler's).")
+@click.option("-n", "--namespace", metavar="NS",
+              help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
+                   "context's, else default); narrows --pending to it.")
+@click.option("-l", "--selector", metavar="SELECTOR",
+              help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.")
 @cluster_options
 @output_options()
 @click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
 @click.option("--explain", type=click.Choice(["grouped", "all"]), default="grouped",
               help="all: list every infeasible node instead of grouping them by reason.")
-@click.option("--apply", "apply_", is_flag=True, help="Bind the scheduled pods for real (needs --kubeconfig/--context).")
+@click.option("--apply", "apply_", is_flag=True,
+              help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
+                   "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.")
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
-def schedule(pods: tuple[str, ...], output: str, color: str, nodes: tuple[str, ...], explain: str,
-             apply_: bool, yes: bool, **kw: Any) -> int:
+@ignore_node_name_option
+def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, namespace: str | None,
+             selector: str | None, output: str, color: str, nodes: tuple[str, ...], explain: str,
+             apply_: bool, yes: bool, ignore_node_name: bool, **kw: Any) -> int:
     """Schedule pods, one after another, and explain every decision.
 
     POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
-    Exit status: 0 all pods fit, 1 some do not, 2 bad input, 3 cluster error, 4 --apply bound
-    some pods and failed others.
+    pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
+    A manifest of a pod the cluster already has stands for the cluster's pod.
+    Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
+    3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
+    import dataclasses
+
     from kwhatif.framework.profile import Options
-    from kwhatif.load.pods import load_pods, prepare_incoming
+    from kwhatif.load.pods import pods_from_documents
+    from kwhatif.load.selection import select_pods, split_arguments, unbound_claims
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
 
     co = _cluster_opts(kw)
-    if apply_ and not (co.kubeconfig or co.context):
+    live = bool(co.kubeconfig or co.context)
+    if apply_ and co.cluster:
+        raise click.UsageError(
+            "--apply binds pods in a live cluster, not in a saved state (--cluster): a node that is free "
+            "there may be full now; use --kubeconfig/--context"
+        )
+    if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
-    if "-" in pods and "-" in co.cluster:
+    paths, names = split_arguments(pods)
+    if scheduler_name and not pending:
+        raise click.UsageError("--scheduler-name selects pending pods: add --pending")
+    if not pods and not pending:
+        raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
+    if selector is not None and names:
+        raise click.UsageError("-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod")
+    label_selector = None
+    if selector is not None:
+        from kwhatif.api.labels import parse_selector
+
+        try:
+            label_selector = parse_selector(selector)
+        except ValueError as e:
+            raise click.UsageError(f"-l/--selector {selector!r}: {e}") from None
+    if namespace is not None:
+        from kwhatif.api.names import is_dns1123_label
+
+        errs = is_dns1123_label(namespace)
+        if errs:
+            raise click.UsageError(f"-n/--namespace {namespace!r}: {errs[0]}")
+    if "-" in paths and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the pods or --cluster, not both")
     state = load_cluster_state(co)
+    chosen = choose_version(co, state)
     unknown = [n for n in nodes if n not in state.nodes]
     if unknown:
         raise InputError(f"no node named {', '.join(repr(n) for n in unknown)} in the cluster", field="--node")
-    cfg = load_scheduler_config(co)
+    cfg = load_scheduler_config(co, chosen.version)
+    default_ns = namespace
+    if default_ns is None:
+        default_ns = "default"
+        if live:
+            from kwhatif.load.live import context_namespace
+
+            default_ns = context_namespace(co.kubeconfig, co.context)
     manifests: dict[str, dict[str, Any]] = {}
-    incoming, rest = load_pods(list(pods), state, _limits(co), manifests=manifests)
+    docs = read_documents(paths, co, None, ignore_node_name)
+    from_files, rest = pods_from_documents(
+        docs, state, manifests=manifests, namespace=default_ns, enforce_namespace=namespace is not None
+    )
+    # The ResourceClaims and ResourceClaimTemplates that come with the pods join the cluster.
+    claim_docs = [d for d in rest if d.kind in ("ResourceClaim", "ResourceClaimTemplate")]
+    if claim_docs:
+        from kwhatif.check import merge_objects
+        from kwhatif.load.cluster import apply_namespace
+
+        if namespace is not None:
+            apply_namespace(claim_docs, namespace)  # kubectl -n: another namespace is an error
+        for d in claim_docs:
+            meta = d.body.get("metadata")
+            if isinstance(meta, dict) and not meta.get("namespace"):
+                meta["namespace"] = default_ns
+        merge_objects(state, claim_docs, [])
+        rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
     if rest:
-        doc = rest[0]
+        from kwhatif.load.cluster import WORKLOAD_KINDS, classify
+
+        # name the workload the user meant to check, not the Namespace or ConfigMap before it
+        doc = next((d for d in rest if classify(d) in WORKLOAD_KINDS), rest[0])
         raise InputError(
             f"kwhatif schedule takes Pods; use `kwhatif check` for {doc.kind} objects",
             source=doc.source,
             obj=doc.describe(),
         )
-    pending = {p.key for p in state.pending_pods}
-    incoming = prepare_incoming(incoming, state)
-    if co.profile:
-        import dataclasses
-
-        incoming = [dataclasses.replace(p, scheduler_name=co.profile) for p in incoming]
+    profile = co.profile
+    notes: list[str] = []
+    if scheduler_name:
+        wanted = frozenset({scheduler_name})
+        if profile is None and cfg.profile(scheduler_name) is None:
+            profile = cfg.profiles[0].scheduler_name
+            notes.append(f"no profile is named {scheduler_name}: its pods are scheduled with profile {profile}")
+    elif profile:
+        wanted = frozenset({profile})
+    else:
+        wanted = frozenset(p.scheduler_name for p in cfg.profiles)
+    sel = select_pods(
+        state, from_files, names, namespace=default_ns, pending=pending, all_namespaces=namespace is None,
+        selector=label_selector, scheduler_names=wanted,
+    )
+    for note in sel.notes:
+        click.echo(f"kwhatif: note: {note}", err=True)
+    incoming = sel.pods
+    if pending and not incoming:
+        click.echo("kwhatif: note: no pending pods to schedule", err=True)
+    if profile:
+        incoming = [dataclasses.replace(p, scheduler_name=profile) for p in incoming]
     binder = None
     if apply_:
         from kwhatif.load.live import make_api_binder
 
-        binder = make_api_binder(co.kubeconfig, co.context, pending, manifests)
+        binder = make_api_binder(co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(state))
     sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_))
-    if apply_ and not yes:
+    long_lived()
+    if apply_ and not yes and incoming:
         if not sys.stdin.isatty():
             raise click.UsageError("--apply asks for confirmation on a terminal; add --yes to bind without asking")
-        click.confirm(f"Bind up to {len(incoming)} pod(s) in the live cluster?", abort=True, err=True)
+        existing = sum(1 for p in incoming if p.key in sel.existing)
+        new = len(incoming) - existing
+        what = " and ".join(
+            t for t in (f"bind up to {existing} pending pod(s)" if existing else "",
+                        f"create up to {new} pod(s) bound to their nodes" if new else "") if t
+        )
+        click.confirm(f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True)
     attempts = sched.run(incoming, skip_unchanged=True)
-    profile = co.profile or (incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name)
-    notes = ["preemption is off with --apply: kwhatif never evicts pods"] if apply_ and co.preemption else []
-    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes)
+    for att in attempts:
+        extra = sel.pod_notes.get(att.pod.key)
+        if extra:
+            att.notes[:0] = extra
+    if not profile:
+        profile = incoming[0].scheduler_name if incoming else cfg.profiles[0].scheduler_name
+    if apply_ and co.preemption:
+        notes.append("preemption is off with --apply: kwhatif never evicts pods")
+    if binder is not None:
+        notes.append(binder.summary())
+    notes += chosen.notes
+    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen)
     emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
-    if apply_:
+    if binder is not None:
         return int(apply_exit_code(report, binder))
     return int(report.return_code)
 
 
 def apply_exit_code(report: Any, binder: Any) -> ExitCode:
-    """--apply: 4 when some pods were bound and others failed to bind, 3 when every bind failed."""
-    bound = sum(1 for r in report.final_results() if r.binding is not None and r.binding.applied)
-    failed = len(binder.errors)
-    for key, msg in sorted(binder.errors.items()):
-        click.echo(f"kwhatif: error: binding {key} failed: {msg}", err=True)
+    """--apply: 4 when some pods were bound and others failed to bind, 3 when bindings failed and
+    none succeeded; otherwise the report's code (1 when a pod does not fit). Pods skipped because
+    someone else bound or deleted them meanwhile are not failures."""
+    from kwhatif.binder import Outcome
+
+    records = binder.records
+    bound = sum(1 for b in records.values() if b.applied)
+    failed = sorted((k, b) for k, b in records.items() if b.outcome is Outcome.FAILED)
+    for key, b in failed:
+        click.echo(f"kwhatif: error: {key}: {b.describe()}", err=True)
+    for key, b in sorted(records.items()):
+        if b.outcome is Outcome.SKIPPED:
+            click.echo(f"kwhatif: note: {key}: {b.describe()}", err=True)
     if failed and bound:
         return ExitCode.PARTIAL_APPLY
     if failed:
@@ -276,18 +481,25 @@ def apply_exit_code(report: Any, binder: Any) -> ExitCode:
 @output_options(("table", "json", "yaml", "markdown", "junit", "github"))
 @click.option("--surge", is_flag=True,
               help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).")
-def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw: Any) -> int:
+@click.option("--hpa-max", is_flag=True,
+              help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.")
+@namespace_option
+@ignore_node_name_option
+def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_max: bool, strict: bool,
+          namespace: str | None, ignore_node_name: bool, **kw: Any) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
 
     Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
     bare Pods become the pods their controllers would create; other objects in the manifests
-    (PriorityClasses, Services, PVCs, ...) join the cluster first. A workload that already runs is
-    updated: its current pods leave first, unless --surge. Exit status 0 when everything fits, 1
-    otherwise.
+    (PriorityClasses, Services, PVCs, LimitRanges, HorizontalPodAutoscalers, ...) join the cluster
+    first. A workload that already runs is updated: its current pods leave first, unless --surge.
+    Exit status 0 when everything fits, 1 when something does not fit or is refused (LimitRange,
+    ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.check import check as run_check
     from kwhatif.framework.profile import Options
-    from kwhatif.load.files import precise_sources, read_path
     from kwhatif.report.check import check_report
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
@@ -296,61 +508,72 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, **kw
     if "-" in manifests and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
     state = load_cluster_state(co)
-    cfg = load_scheduler_config(co)
-    docs = [d for m in manifests for d in read_path(m, _limits(co))]
-    precise_sources(docs)
+    chosen = choose_version(co, state)
+    cfg = load_scheduler_config(co, chosen.version)
+    docs = read_documents(manifests, co, namespace, ignore_node_name, precise=True)
     result, sched = run_check(
         state,
         docs,
-        lambda st: Scheduler(st, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True)),
+        lambda st: _long_lived_scheduler(
+            Scheduler(st, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True))
+        ),
         surge=surge,
         profile=co.profile,
+        hpa_max=hpa_max,
     )
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         click.echo(f"kwhatif: note: skipped objects in the manifests kwhatif does not read: {kinds}", err=True)
     profile = co.profile or cfg.profiles[0].scheduler_name
-    sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, profile)
-    report = check_report(result, sched_report)
+    sched_report = schedule_report(
+        result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
+    )
+    report = check_report(result, sched_report, strict=strict)
     emit(report, output, render_options(color))
     return int(report.return_code)
 
 
 @cli.command()
-@click.argument("pod", metavar="POD")
+@click.argument("pod", metavar="POD_OR_WORKLOAD")
 @cluster_options
 @output_options(("table", "json", "yaml", "markdown", "junit"))
 @click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
               help="Stop after this many copies.")
 @click.option("--min", "minimum", type=click.IntRange(0), default=None,
               help="Exit 1 when fewer than this many copies fit (a CI gate).")
-def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, **kw: Any) -> int:
-    """How many more copies of POD fit, where they would go, and what stops the next one.
+@namespace_option
+def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None,
+             **kw: Any) -> int:
+    """How many more copies of a pod fit, where they would go, and what stops the next one.
 
-    Copies are scheduled one after another, each seeing the earlier ones, until one does not fit.
-    A copy that would have to preempt other pods does not count.
+    POD_OR_WORKLOAD is a file with one Pod, or one workload (Deployment, StatefulSet, DaemonSet,
+    Job, ...) whose pod template is used. Copies are scheduled one after another, each seeing
+    the earlier ones, until one does not fit. A copy that would have to preempt other pods does
+    not count.
     """
     import dataclasses
 
     from kwhatif.capacity import measure
     from kwhatif.framework.profile import Options
-    from kwhatif.load.pods import load_pods
+    from kwhatif.load.pods import capacity_template
     from kwhatif.report.capacity import capacity_report
     from kwhatif.scheduler import Scheduler
 
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
-    cfg = load_scheduler_config(co)
-    pods, rest = load_pods([pod], state, _limits(co))
-    if len(pods) != 1 or rest:
-        raise InputError(f"expected exactly one Pod, found {len(pods)} Pod(s) and {len(rest)} other object(s)", source=pod)
-    template = pods[0]
+    chosen = choose_version(co, state)
+    cfg = load_scheduler_config(co, chosen.version)
+    docs = read_documents((pod,), co, namespace, False)
+    template, origin = capacity_template(docs, state, pod)
     if co.profile:
         template = dataclasses.replace(template, scheduler_name=co.profile)
     sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False))
+    long_lived()
     sched.framework_for(template)
     res = measure(sched, template, max_copies)
-    report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum)
+    if origin:
+        res.notes.insert(0, origin)
+    report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)
 
@@ -373,15 +596,70 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
 
     co = _cluster_opts(kw)
     state = load_cluster_state(co)
+    chosen = choose_version(co, state)
     missing = [n for n in nodes if n not in state.nodes]
     if missing:
         raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="NODE")
-    cfg = load_scheduler_config(co)
+    cfg = load_scheduler_config(co, chosen.version)
     sched = Scheduler(state, cfg, options=Options(preemption=co.preemption, filter_excluded=False, compact=True))
+    long_lived()
     result = run_drain(sched, state, list(nodes))
-    report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name)
+    report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name, chosen, chosen.notes)
     emit(report, output, render_options(color))
     return int(report.return_code)
+
+
+@cli.command()
+@click.option("-o", "--output", "path", metavar="FILE",
+              help="Write to FILE, as JSON (.json) or YAML (.yaml, .yml); default: JSON on standard output.")
+@click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
+@click.option("--context", metavar="NAME", help="kubeconfig context to use.")
+def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> int:
+    """Save what kwhatif reads from a live cluster as one List, for --cluster.
+
+    Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
+    objects, RuntimeClasses and DRA objects (DeviceClasses, ResourceSlices, ResourceClaims,
+    ResourceClaimTemplates) are read in pages and written as one kubectl-compatible
+    `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
+    which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
+    gives, for example in CI. Lists kwhatif may not read are noted and
+    skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
+    """
+    from kwhatif.load.live import orphan_note, save_snapshot, snapshot_format
+
+    snapshot_format(path)  # a bad file name fails before the cluster is read
+    progress = _Progress() if sys.stderr.isatty() else None
+    try:
+        stats = save_snapshot(kubeconfig, context, path, progress)
+    finally:
+        if progress is not None:
+            progress.clear()
+    for note in stats.notes:
+        click.echo(f"kwhatif: note: {note}", err=True)
+    if stats.orphaned_pods:
+        click.echo(f"kwhatif: note: {orphan_note(stats.orphaned_pods)}", err=True)
+    if path and path != "-":
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(stats.counts.items()))
+        click.echo(f"kwhatif: saved {stats.total} objects to {path} ({kinds})", err=True)
+    return 0
+
+
+class _Progress:
+    """One line on a terminal's stderr, rewritten as the pages come in."""
+
+    def __init__(self) -> None:
+        self.width = 0
+
+    def __call__(self, resource: str, count: int) -> None:
+        text = f"kwhatif: reading {resource}: {count}"
+        sys.stderr.write("\r" + text.ljust(self.width))
+        sys.stderr.flush()
+        self.width = max(self.width, len(text))
+
+    def clear(self) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
 
 
 @cli.command()
@@ -415,9 +693,18 @@ def main(argv: list[str] | None = None) -> None:
         code = int(rv) if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         code = e.exit_code
-    except click.Abort:
-        click.echo("kwhatif: aborted", err=True)
-        code = ExitCode.BAD_INPUT
+    except click.Abort as e:
+        _clear_progress()
+        if isinstance(e.__cause__, KeyboardInterrupt):
+            click.echo("kwhatif: interrupted", err=True)
+            code = ExitCode.INTERRUPTED
+        else:
+            click.echo("kwhatif: aborted", err=True)
+            code = ExitCode.BAD_INPUT
+    except (Interrupted, KeyboardInterrupt):
+        _clear_progress()
+        click.echo("kwhatif: interrupted", err=True)
+        code = ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show()
         code = ExitCode.BAD_INPUT
@@ -427,10 +714,6 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
-    except KeyboardInterrupt:
-        _clear_progress()
-        click.echo("kwhatif: interrupted", err=True)
-        code = 130
     except BrokenPipeError:
         # stdout closed early (| head): not an error of kwhatif's
         try:
@@ -456,4 +739,5 @@ def main(argv: list[str] | None = None) -> None:
         msg = str(e).splitlines()[0] if str(e) else ""
         click.echo(f"kwhatif: internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)", err=True)
         code = ExitCode.INTERNAL
+    gc.unfreeze()  # what long_lived() kept out of the collector's way lived as long as the command
     sys.exit(code)

@@ -27,7 +27,8 @@ class DrainedPod:
     lost: bool  # a bare pod: evicted, never recreated
     empty_dir: bool  # its emptyDir data is lost
     pdb_blocked: str | None  # the PDB that refuses the eviction
-    attempt: Attempt | None = None  # the replacement's scheduling cycle
+    attempt: Attempt | None = None  # the replacement's last scheduling cycle
+    attempts: list[Attempt] = field(default_factory=list)  # all of them, in order
 
     @property
     def node(self) -> str | None:
@@ -100,5 +101,7 @@ def drain(sched: Scheduler, state: ClusterState, nodes: list[str]) -> DrainResul
     attempts = sched.run(pods, skip_unchanged=True)
     result.attempts = attempts
     for att in attempts:
-        replacements[att.pod.key].attempt = att
+        d = replacements[att.pod.key]
+        d.attempt = att
+        d.attempts.append(att)
     return result

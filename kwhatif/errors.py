@@ -16,6 +16,7 @@ class ExitCode(enum.IntEnum):
     CLUSTER = 3  # cluster or API error
     PARTIAL_APPLY = 4  # --apply bound some pods and failed others
     INTERNAL = 5  # a bug
+    INTERRUPTED = 130  # interrupted (SIGINT, Ctrl-C): 128 + SIGINT, as a shell reports it
 
 
 class KwhatifError(Exception):
@@ -76,3 +77,11 @@ class ClusterError(KwhatifError):
 
     exit_code = ExitCode.CLUSTER
 
+
+class Interrupted(KwhatifError):
+    """The command was interrupted (KeyboardInterrupt)."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")

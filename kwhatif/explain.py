@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kwhatif.api.quantity import format_bytes, format_milli_cpu
 
 if TYPE_CHECKING:
+    from kwhatif.api.core import Pod
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.framework.runtime import Framework
     from kwhatif.scheduler import Attempt
@@ -90,6 +91,40 @@ def hints(att: "Attempt", snapshot: "Snapshot", fw: "Framework") -> list[str]:
     if "InterPodAffinity" in only:
         nodes = only["InterPodAffinity"]
         out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only pod (anti-)affinity")
+    # Plugins that explain themselves (DynamicResources: requests no node can satisfy).
+    for pl in fw.plugins.values():
+        extra = getattr(pl, "explain_hints", None)
+        if callable(extra):
+            out.extend(extra(pod))
+    if any(st.plugin == "NodeAffinity" and not st.is_success() for fr in att.filters.values() for st in fr.statuses):
+        out.extend(_unparsable_terms_hint(pod))
+    if pod.node_name and any(
+        st.plugin == "NodeName" and not st.is_success() for fr in att.filters.values() for st in fr.statuses
+    ):
+        pinned = (
+            f"pins the pod to node {pod.node_name}" if snapshot.get(pod.node_name) is not None
+            else f"names node {pod.node_name}, which is not in the cluster"
+        )
+        out.append(
+            f"spec.nodeName {pinned} (a pod exported from a cluster keeps the node it ran on): drop spec.nodeName, "
+            "or run with --ignore-node-name, to schedule it anew"
+        )
+    return out
+
+
+def _unparsable_terms_hint(pod: "Pod") -> list[str]:
+    """Required terms the scheduler's label parsing rejects never match (the API server stored
+    them all the same): say which, with the parser's error."""
+    na = pod.affinity.node_affinity if pod.affinity else None
+    if na is None or na.required is None:
+        return []
+    out = []
+    for term in na.required.terms:
+        if term.parse_errors:
+            out.append(
+                f"the scheduler cannot parse this required node affinity term, so it never matches: "
+                f"{term.parse_errors[0]}"
+            )
     return out
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
@@ -62,7 +61,6 @@ class Attempt:
     upstream_scored: bool = False
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
-    post_filter_status: Status | None = None
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
     preemption_details: Mapping[str, object] = field(default_factory=dict)
@@ -143,6 +141,10 @@ class Scheduler:
         self.cluster = cluster
         self.config = config
         self.options = options
+        self.version = config.version
+        if cluster.version.release != config.version.release:
+            # The cluster's pods count (requests, host ports) as the release being reproduced counts them.
+            cluster.use_version(config.version)
         self.snapshot = snapshot if snapshot is not None else Snapshot(cluster.nodes.values(), cluster.pods)
         self.binder: Binder = binder or RecordingBinder()
         self.nominator = Nominator()
@@ -150,16 +152,13 @@ class Scheduler:
         for prof in config.profiles:
             # Each profile's plugins see their own framework through the handle (preemption
             # re-runs that profile's filters); the snapshot and the nominator are shared.
-            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, options=options)
+            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, version=config.version)
             try:
                 fw = Framework(prof, handle)
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
             handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
-        # The snapshot lives as long as the run: keep the cyclic collector from rescanning its
-        # hundreds of thousands of objects on every collection (it nearly doubles a cycle).
-        gc.freeze()
         # Pending pods of the cluster that a preemption nominated keep their place on that node:
         # upstream's queue nominates them when it takes them in.
         for p in cluster.pending_pods:
@@ -231,6 +230,9 @@ class Scheduler:
                 key = pod_id(pod)
                 if skip_unchanged and rnd > 1 and failed_at.get(key) == self._generation():
                     continue
+                # What this attempt sees; one that changed it (a preemption evicting its victims)
+                # is not "unchanged" for the retry.
+                seen = self._generation()
                 att = self._same_as_last_failure(pod, rnd, last_failure)
                 if att is None:
                     att = self.schedule_one(pod, rnd)
@@ -244,21 +246,30 @@ class Scheduler:
                     else:
                         kept_failures += 1
                 if att.result in (UNSCHEDULABLE, ERROR):
-                    failed_at[key] = self._generation()
-                    left.append(pod)
+                    failed_at[key] = seen
+                    # A binding the cluster refused is reported, never posted again.
+                    if not self.binder.settled(pod):
+                        left.append(pod)
             if not left:
                 break
-            # The next round re-activates the pods still pending as fresh objects, as the reference
-            # runs of kube-scheduler did: no nomination carries over (the evicted victims stay
-            # gone), so a preemptor gets a full evaluation and lands on the best node it now fits.
-            for p in left:
-                self.nominator.delete(p)
-            left = [dataclasses.replace(p, nominated_node_name="") if p.nominated_node_name else p for p in left]
+            # The next round re-activates the pods still pending, as a live cluster does once the
+            # victims are gone: a preemptor's status.nominatedNodeName has reached the queue, whose
+            # nominator keeps it, so its retry tries that node first (evaluateNominatedNode) and
+            # the lower-or-equal priority pods of the round see it there. A nomination cleared
+            # since (by a higher-priority preemptor on the same node) is gone from the status too.
+            left = [self._with_nomination(p) for p in left]
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
         task.close()
         return attempts
+
+    def _with_nomination(self, pod: Pod) -> Pod:
+        """The pod as its next attempt sees it: status.nominatedNodeName as the nominator holds it."""
+        node = self.nominator.node_of.get(pod_id(pod), "")
+        if node == pod.nominated_node_name:
+            return pod
+        return dataclasses.replace(pod, nominated_node_name=node)
 
     def _same_as_last_failure(
         self, pod: Pod, rnd: int, last: tuple[Pod, tuple[int, int], Attempt] | None
@@ -282,6 +293,7 @@ class Scheduler:
     def schedule_one(self, pod: Pod, rnd: int = 1) -> Attempt:
         fw = self.framework_for(pod)
         att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+        att.notes.extend(pod.admission_notes)
         att.weights = {pl.name: fw.score_weights[pl.name] for pl in fw.points["score"]}
         gate = fw.run_pre_enqueue(pod)
         if not gate.is_success():
@@ -391,6 +403,8 @@ class Scheduler:
                 f"upstream stops filtering after {to_find} feasible nodes (percentageOfNodesToScore); "
                 f"kwhatif evaluated all {len(all_nodes)} nodes"
             )
+        if included is not None and self.version.behaviour.fit_error_counts_excluded_nodes:
+            _add_excluded_statuses(statuses, all_nodes, included, pre.plugins_with_nodes)
         return statuses
 
     def _handle_fit_error(
@@ -403,7 +417,6 @@ class Scheduler:
         result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)
-            att.post_filter_status = st
             post_msg = st.message()
             if st.code is Code.ERROR:
                 att.notes.append(f"PostFilter failed: {post_msg}")
@@ -441,13 +454,16 @@ class Scheduler:
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )
         if not fw.has_score_plugins():
-            # prioritizeNodes gives every node the same score without running PreScore; upstream
-            # then takes the first feasible node in its rotating order.
+            # prioritizeNodes gives every feasible node the same score (1) without running PreScore
+            # or Score; selectHost then picks one of them at random.
             att.best = sorted(feasible)
             if att.fast_path:
                 return pod.nominated_node_name
             if len(nodes) > 1:
-                att.notes.append("no score plugins: upstream takes the first feasible node it finds")
+                att.notes.append(
+                    "no score plugins: upstream gives every feasible node the same score and selectHost picks one "
+                    "of them at random; kwhatif takes the first by name and lists them all as the tie"
+                )
             return att.best[0]
         att.upstream_scored = len(nodes) > 1 and not att.fast_path
         if not att.upstream_scored and self.options.compact:
@@ -464,6 +480,7 @@ class Scheduler:
             if att.upstream_scored:
                 att.result = ERROR
                 att.message = st.message()
+                att.evaluated_nodes = att.feasible_nodes = 0  # schedulePod returns no ScheduleResult
                 return None
             att.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
         if att.scores:
@@ -512,11 +529,25 @@ class Scheduler:
         st = fw.run_bind(state, assumed, host)
         if not st.is_success():
             fail("Bind", st)
+            att.binding = self.binder.binding_for(pod)  # what the cluster answered, with --apply
             return
         fw.run_post_bind(state, assumed, host)
         att.result = SCHEDULED
         att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
         self.nominator.delete(pod)
+
+
+def _add_excluded_statuses(
+    statuses: dict[str, Status], all_nodes: list[NodeInfo], included: set[str], plugins: list[str]
+) -> None:
+    """From 1.32 the nodes a PreFilterResult left out carry this status (the FitError histogram
+    counts them; preemption finds nothing to do there)."""
+    st = Status(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(set(plugins)))}]",)
+    )
+    for ni in all_nodes:
+        if ni.name not in included:
+            statuses.setdefault(ni.name, st)
 
 
 def _shape(pod: Pod) -> Pod:
@@ -525,5 +556,8 @@ def _shape(pod: Pod) -> Pod:
 
 
 def _reusable(pod: Pod) -> bool:
-    # An ephemeral volume's claim is named after the pod: replicas differ there.
-    return not any(v.kind == "ephemeral" for v in pod.volumes)
+    # An ephemeral volume's claim, and a ResourceClaim made from a template, are named after the
+    # pod: replicas differ there.
+    return not any(v.kind == "ephemeral" for v in pod.volumes) and not any(
+        c.resource_claim_template_name for c in pod.resource_claims
+    )

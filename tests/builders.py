@@ -5,6 +5,10 @@
 
 Builders produce manifest dicts and parse them through the same code as real input, so tests
 exercise the real parsing and defaulting.
+
+Pods, handles and clusters are built as kube-scheduler PINNED (1.30.6) builds them unless a test
+names another release: the expectations of the tests written before kwhatif knew other releases
+are 1.30.6's answers.
 """
 
 from __future__ import annotations
@@ -15,9 +19,13 @@ from typing import Any, Iterable
 from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.core import Node, Pod
+from kwhatif.api.resources import PodRules
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.framework.handle import Handle
 from kwhatif.load.cluster import ClusterState
+from kwhatif.versions import SchedulerVersion, get
+
+PINNED: SchedulerVersion = get("1.30.6")
 
 
 class PodBuilder:
@@ -195,11 +203,14 @@ class PodBuilder:
     def dict(self) -> dict[str, Any]:
         return copy.deepcopy(self.d)
 
-    def obj(self, admission: Admission | None = None) -> Pod:
+    def obj(self, admission: Admission | None = None, version: SchedulerVersion | None = None) -> Pod:
         if not self.d["metadata"].get("uid"):
             self.d["metadata"]["uid"] = f"uid-{self.d['metadata'].get('name', 'pod')}"
-        pod = parse.pod(self.dict())
-        return (admission or Admission({}, {})).admit(pod, strict=False)
+        if admission is None:
+            v = version or PINNED
+            admission = Admission({}, {}, v, PodRules.of(v))
+        pod = parse.pod(self.dict(), rules=admission.rules)
+        return admission.admit(pod, strict=False)
 
 
 class NodeBuilder:
@@ -264,28 +275,36 @@ def _names(res: dict[str, str]) -> dict[str, str]:
 
 
 def make_handle(
-    nodes: Iterable[Node], pods: Iterable[Pod] = (), cluster: ClusterState | None = None
+    nodes: Iterable[Node],
+    pods: Iterable[Pod] = (),
+    cluster: ClusterState | None = None,
+    version: SchedulerVersion | None = None,
 ) -> Handle:
-    """A Handle over a fresh Snapshot of these nodes and (bound) pods."""
+    """A Handle over a fresh Snapshot of these nodes and (bound) pods, for plugins of ``version``
+    (default PINNED)."""
     nodes = list(nodes)
     pods = list(pods)
-    state = cluster or ClusterState()
+    version = version or (cluster.version if cluster is not None else PINNED)
+    state = cluster or ClusterState(version=version)
     if not state.nodes:
         state.nodes = {n.name: n for n in nodes}
     if not state.pods:
         state.pods = pods
-    return Handle(Snapshot(nodes, pods), state)
+    return Handle(Snapshot(nodes, pods), state, version=version)
 
 
-def make_cluster(objs: Iterable[dict[str, Any]]) -> ClusterState:
-    """A ClusterState of manifests (storage objects, namespaces, ...), read as the loader reads them."""
+def make_cluster(objs: Iterable[dict[str, Any]], version: SchedulerVersion | None = None) -> ClusterState:
+    """A ClusterState of manifests (storage objects, namespaces, ...), read as the loader reads them
+    (for ``version``, default PINNED)."""
     from kwhatif.load.cluster import READ_KINDS, build_cluster
     from kwhatif.load.files import Document
 
-    def version(o: dict[str, Any]) -> str:
+    def api_version(o: dict[str, Any]) -> str:
         return str(o.get("apiVersion") or min(READ_KINDS[o["kind"]][0]))
 
-    return build_cluster((Document(o, "test", o["kind"], version(o)) for o in objs), check_node_refs=False)
+    return build_cluster(
+        (Document(o, "test", o["kind"], api_version(o)) for o in objs), check_node_refs=False, version=version or PINNED
+    )
 
 
 def pre_filter_then_filter(plugin: Any, pod: Pod, node_info: Any) -> tuple[Any, tuple[str, ...]]:

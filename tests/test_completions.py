@@ -24,3 +24,21 @@ def test_completion_command(run_cli, shell):
     code, out = run_cli("completion", shell)
     assert code == 0
     assert "_KWHATIF_COMPLETE" in out
+
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        pytest.param("kwhatif schedule --pe", ["--pending"], id="pending"),
+        pytest.param("kwhatif schedule --sch", ["--scheduler-name", "--scheduler-version"], id="scheduler-name"),
+        pytest.param("kwhatif schedule --na", ["--namespace"], id="namespace"),
+        pytest.param("kwhatif sn", ["snapshot"], id="snapshot-command"),
+    ],
+)
+def test_bash_completion_offers_the_options(run_cli, monkeypatch, words, expected):
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", str(len(words.split()) - 1))
+    monkeypatch.setenv("_KWHATIF_COMPLETE", "bash_complete")
+    code, out = run_cli()
+    assert code == 0
+    assert [line.split(",", 1)[1] for line in out.splitlines()] == expected

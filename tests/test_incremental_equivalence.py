@@ -23,6 +23,7 @@ from kwhatif.framework.profile import Options, default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.report.model import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.versions import get
 
 ZONES = ("z1", "z2", "z3")
 APPS = ("web", "api", "db", "cache")
@@ -336,15 +337,20 @@ profiles:
 """
 
 
-def configuration(custom: str) -> Any:
+def configuration(custom: str, version: str) -> Any:
     if not custom:
-        return default_configuration()
+        return default_configuration(get(version))
     from kwhatif.framework.config import parse_configuration
 
-    return parse_configuration(CUSTOM if custom == "custom" else TWO_PROFILES, "sched.yaml")
+    return parse_configuration(CUSTOM if custom == "custom" else TWO_PROFILES, "sched.yaml", get(version))
 
 
-def run(seed: int, options: Options, custom: str = "") -> tuple[str, Scheduler]:
+# The oldest release and the default one (DynamicResources in the profile, scoring with weight 2).
+DEFAULT_VERSION = "1.35"
+VERSIONS = [pytest.param("1.30.6", id="1.30"), pytest.param(DEFAULT_VERSION, id="1.35")]
+
+
+def run(seed: int, options: Options, custom: str = "", version: str = DEFAULT_VERSION) -> tuple[str, Scheduler]:
     rng = random.Random(seed)
     objs = random_cluster(rng)
     templates = [random_template(rng, i) for i in range(rng.randint(2, 4))]
@@ -353,8 +359,8 @@ def run(seed: int, options: Options, custom: str = "") -> tuple[str, Scheduler]:
             t["spec"]["schedulerName"] = "second"
     plan = [(rng.randrange(len(templates)), rng.randint(1, 6)) for _ in range(rng.randint(3, 7))]
     drained = rng.sample(sorted(o["metadata"]["name"] for o in objs if o["kind"] == "Node"), 2)
-    state = make_cluster(copy.deepcopy(objs))
-    sched = Scheduler(state, configuration(custom), options=options)
+    state = make_cluster(copy.deepcopy(objs), get(version))
+    sched = Scheduler(state, configuration(custom, version), options=options)
     out: list[Any] = []
     counts = [0] * len(templates)
     half = len(plan) // 2
@@ -363,12 +369,12 @@ def run(seed: int, options: Options, custom: str = "") -> tuple[str, Scheduler]:
             # the middle of the sequence: drain two nodes (cordon, evictions, replacements)
             res = drain(sched, state, drained)
             out.append(("drain", [attempt_view(a) for a in res.attempts]))
-            out.append(report_dict(schedule_report(res.attempts, sched.snapshot.num_nodes, "default-scheduler", merge=False)))
+            out.append(report_dict(schedule_report(res.attempts, sched.snapshot.num_nodes, "default-scheduler")))
         pods = replicas(state, templates[t], n, counts[t])
         counts[t] += n
         attempts = sched.run(pods, rounds=2)
         out.append([attempt_view(a) for a in attempts])
-        out.append(report_dict(schedule_report(attempts, sched.snapshot.num_nodes, "default-scheduler", merge=False)))
+        out.append(report_dict(schedule_report(attempts, sched.snapshot.num_nodes, "default-scheduler")))
     return json.dumps(out, indent=1, sort_keys=True, default=str), sched
 
 
@@ -379,17 +385,19 @@ MODES = [
 ]
 
 
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("options", MODES)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_incremental_matches_from_scratch(seed: int, options: Options) -> None:
-    _compare(seed, options, "")
+def test_incremental_matches_from_scratch(seed: int, options: Options, version: str) -> None:
+    _compare(seed, options, "", version)
 
 
+@pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("seed", SEEDS[:20])
-def test_incremental_matches_from_scratch_custom_profile(seed: int) -> None:
+def test_incremental_matches_from_scratch_custom_profile(seed: int, version: str) -> None:
     """List-defaulted spreading (DoNotSchedule by zone), hardPodAffinityWeight, MostAllocated,
     addedAffinity, changed weights and a disabled filter."""
-    _compare(seed, Options(), "custom")
+    _compare(seed, Options(), "custom", version)
 
 
 @pytest.mark.parametrize("seed", SEEDS[:20])
@@ -409,9 +417,9 @@ def test_incremental_matches_from_scratch_with_domain_arrays(seed: int, monkeypa
     _compare(seed, Options(), "custom")
 
 
-def _compare(seed: int, options: Options, custom: str) -> None:
-    got, sched = run(seed, options, custom)
-    want, _ = run(seed, dataclasses.replace(options, incremental=False), custom)
+def _compare(seed: int, options: Options, custom: str, version: str = DEFAULT_VERSION) -> None:
+    got, sched = run(seed, options, custom, version)
+    want, _ = run(seed, dataclasses.replace(options, incremental=False), custom, version)
     assert sched.engine is not None
     if got != want:
         for i, (a, b) in enumerate(zip(got.splitlines(), want.splitlines())):
@@ -421,14 +429,19 @@ def _compare(seed: int, options: Options, custom: str) -> None:
         assert got == want
 
 
-def test_the_engine_reuses_work() -> None:
-    """The sequences above do go through the engine: most cycles reuse per-node results."""
-    used = 0
+@pytest.mark.parametrize("version", ["1.30.6", "1.33", "1.34", "1.35", "1.36", "1.37"])
+def test_the_engine_reuses_work(version: str) -> None:
+    """The sequences above do go through the engine under every release's default profile
+    (DynamicResources and NodeDeclaredFeatures skip these pods): most cycles reuse per-node
+    results and are scored by the engine."""
+    filtered = scored = 0
     for seed in range(10):
-        _, sched = run(seed, Options())
+        _, sched = run(seed, Options(), "", version)
         assert sched.engine is not None
-        used += sched.engine.stats["filtered"]
-    assert used > 100
+        filtered += sched.engine.stats["filtered"]
+        scored += sched.engine.stats["scored"]
+    assert filtered > 100
+    assert scored > 50
 
 
 def _namespace_scenario(options: Options) -> str:
@@ -483,7 +496,7 @@ def _namespace_scenario(options: Options) -> str:
         counts[key] += n
         attempts = sched.run(pods, rounds=1)
         out.append([attempt_view(a) for a in attempts])
-        out.append(report_dict(schedule_report(attempts, sched.snapshot.num_nodes, "default-scheduler", merge=False)))
+        out.append(report_dict(schedule_report(attempts, sched.snapshot.num_nodes, "default-scheduler")))
         return attempts
 
     place(watcher, 2)

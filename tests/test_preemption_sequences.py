@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fidelity import case_dirs, expected, explain, load_case
+from fidelity import BASE_VERSION, case_dirs, expected, explain, load_case
 from kwhatif.scheduler import Scheduler
 
 CASES = case_dirs("seq")
@@ -74,9 +74,12 @@ def _follow_recorded_ties(sched: Scheduler, recorded: list[dict[str, Any]]) -> N
 
 
 @functools.lru_cache(maxsize=None)
-def _run(case: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    sched, pods = load_case(case, "pods.yaml")
-    _follow_recorded_ties(sched, expected(case)["attempts"])
+def _run(case: Path, version: str = BASE_VERSION, answer: Path | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """kwhatif's attempts and final placements under ``version``, following the score ties of the
+    recorded answer (``answer``: the expected.json; default the case's own)."""
+    sched, pods = load_case(case, "pods.yaml", version)
+    recorded = expected(answer.parent if answer is not None else case)["attempts"]
+    _follow_recorded_ties(sched, recorded)
     attempts = sched.run(pods, rounds=2)
     views = []
     for att in attempts:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Mapping
 
 from kwhatif.api.labels import Selector
-from kwhatif.api.resources import Resource, ResourceList
+from kwhatif.api.resources import ContainerStatusResources, Resource, ResourceList
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
@@ -78,8 +78,14 @@ class NodeSelectorTerm:
 
     expressions: Selector | None  # None: no matchExpressions
     fields: Selector | None  # requirements keyed "metadata.name"; None: no matchFields
+    # What the scheduler's selector parsing (nodeaffinity.newNodeSelectorTerm) rejects although
+    # the API server stores it, such as an In value that is not a valid label value: the term
+    # then never matches. Go field errors, with their path inside the selector.
+    parse_errors: tuple[str, ...] = ()
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        if self.parse_errors:
+            return False
         if self.expressions is not None and not self.expressions.matches(labels):
             return False
         if self.fields is not None and node_name and not self.fields.matches(
@@ -198,6 +204,7 @@ class Volume:
     # azureDisk: diskURI and kind (defaulted to Shared), which CSI migration translates
     disk_uri: str = ""
     disk_kind: str = ""
+    image_reference: str = ""  # image volume: image.reference
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,15 +239,38 @@ class Pod:
     nominated_node_name: str
     start_time: float  # 0 when unknown
     disruption_target: bool  # status.conditions has DisruptionTarget=True
-    # derived once at parse (framework.calculateResource and PodRequests)
+    # derived at parse under the release's PodRules (framework.calculateResource, PodRequests,
+    # GetHostPorts); a cluster re-derives its pods when another release is selected
     requests: Resource
     non0_cpu: int
     non0_mem: int
     request_list: Mapping[str, Fraction] = field(default_factory=dict)
+    host_port_list: tuple[ContainerPort, ...] = ()
+    # spec.resources (pod-level resources), after defaulting; None when not set
+    pod_requests: ResourceList | None = None
+    pod_limits: ResourceList | None = None
+    # in-place resize: per container name, what its status reports; the PodResizePending
+    # condition says Infeasible; pod-level status.resources.requests and status.allocatedResources
+    container_statuses: Mapping[str, ContainerStatusResources] = field(default_factory=dict)
+    resize_infeasible: bool = False
+    status_pod_requests: ResourceList | None = None
+    status_pod_allocated: ResourceList | None = None
+    # what the API server of the selected release dropped or changed when the pod was admitted
+    admission_notes: tuple[str, ...] = ()
+    # node features the pod needs (nodedeclaredfeatures inference of component-helpers v0.36)
+    required_node_features: tuple[str, ...] = ()
     # where it came from, for messages: "file" or "file:line"
     source: str = ""
     # False until admission resolved spec.priority from priorityClassName or the global default
     priority_resolved: bool = True
+    # spec.resourceClaims (dra.types.PodResourceClaim) and status.resourceClaimStatuses
+    # (pod claim name -> generated ResourceClaim name, None when none is needed)
+    resource_claims: tuple[Any, ...] = ()
+    resource_claim_statuses: Mapping[str, str | None] = field(default_factory=dict)
+    # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
+    active_deadline_seconds: int | None = None
+    # the reason of the DisruptionTarget condition (PreemptionByScheduler when a preemption evicts it)
+    disruption_reason: str = ""
 
     @property
     def key(self) -> str:
@@ -262,8 +292,20 @@ class Pod:
         return self.phase in ("Succeeded", "Failed")
 
     def host_ports(self) -> list[ContainerPort]:
-        """Ports with a hostPort (schedutil.GetHostPorts reads only app containers)."""
-        return [p for c in self.containers for p in c.ports if p.host_port > 0]
+        """Ports with a hostPort, as schedutil.GetHostPorts of the release lists them (restartable
+        init containers first from 1.34, then app containers)."""
+        return list(self.host_port_list)
+
+    @property
+    def derivation_sensitive(self) -> bool:
+        """Whether what is derived from this pod differs between releases: it has sidecars,
+        pod-level requests or resize status."""
+        return (
+            any(c.restart_policy == "Always" for c in self.init_containers)
+            or self.pod_requests is not None
+            or bool(self.container_statuses)
+            or self.status_pod_requests is not None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +325,8 @@ class Node:
     images: tuple[ContainerImage, ...]
     allocatable_list: Mapping[str, Fraction] = field(default_factory=dict)
     source: str = ""
+    kubelet_version: str = ""  # status.nodeInfo.kubeletVersion
+    declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,8 +367,4 @@ class PodDisruptionBudget:
     min_available: int | str | None
     max_unavailable: int | str | None
     disruptions_allowed: int
-    current_healthy: int
-    desired_healthy: int
-    expected_pods: int
     disrupted_pods: frozenset[str]
-    has_status: bool

@@ -44,15 +44,21 @@ from kwhatif.api.core import (
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.resources import (
+    REQUESTS_PREFIX,
     ContainerRequests,
+    ContainerStatusResources,
+    PodRules,
     Resource,
+    derive_requests,
     is_extended,
     is_hugepages,
     is_native,
-    non_zero_requests,
-    pod_requests,
 )
 from kwhatif.errors import FieldError
+from kwhatif.versions import default_version
+
+# What pods are derived under when no release is named: kwhatif's default release.
+DEFAULT_POD_RULES = PodRules.of(default_version())
 
 Dict = Mapping[str, Any]
 
@@ -70,25 +76,32 @@ _NOT_POSITIVE = "must be greater than zero"
 
 # names.SimpleNameGenerator's alphabet (no vowels, no confusable digits)
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_generated: dict[str, int] = {}
 
 
-def generate_name(d: Dict) -> None:
-    """Give an object with only metadata.generateName a name, as the API server does: the
-    prefix and five characters (deterministic here: the n-th object with that prefix)."""
-    meta = d.get("metadata")
-    if not isinstance(meta, dict) or meta.get("name"):
-        return
-    prefix = meta.get("generateName")
-    if not isinstance(prefix, str) or not prefix:
-        return
-    n = _generated.get(prefix, 0)
-    _generated[prefix] = n + 1
-    suffix = ""
-    for _ in range(5):
-        n, r = divmod(n, len(_NAME_ALPHABET))
-        suffix = _NAME_ALPHABET[r] + suffix
-    meta["name"] = prefix[: 63 - 5] + suffix
+class NameGenerator:
+    """Names for objects with only metadata.generateName, as the API server gives them: the
+    prefix and five characters. Deterministic here: the n-th object with a prefix in one load
+    (a cluster and the manifests read with it) gets the n-th suffix, whatever was loaded before."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self) -> None:
+        self._next: dict[str, int] = {}
+
+    def __call__(self, d: Dict) -> None:
+        meta = d.get("metadata")
+        if not isinstance(meta, dict) or meta.get("name"):
+            return
+        prefix = meta.get("generateName")
+        if not isinstance(prefix, str) or not prefix:
+            return
+        n = self._next.get(prefix, 0)
+        self._next[prefix] = n + 1
+        suffix = ""
+        for _ in range(5):
+            n, r = divmod(n, len(_NAME_ALPHABET))
+            suffix = _NAME_ALPHABET[r] + suffix
+        meta["name"] = prefix[: 63 - 5] + suffix
 
 
 def name_of(d: Dict) -> str:
@@ -161,10 +174,18 @@ def label_selector(d: Dict | None, path: str) -> Selector:
     return Selector(tuple(reqs))
 
 
-def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, lenient: bool = False) -> Selector:
+def _node_selector_requirements(
+    items: list[Dict], path: str, for_fields: bool, lenient: bool = False, err_path: str = ""
+) -> tuple[Selector, list[str]]:
+    """The requirements as the API server validates them (errors raised with ``path``), and the
+    errors the scheduler's parsing (labels.NewRequirement) finds in what the API server accepts,
+    as Go field errors under ``err_path``. ``lenient`` (the scheduler's own configuration) raises
+    those too, as its validation does."""
     reqs: list[Requirement] = []
+    errors: list[str] = []
     for i, expr in enumerate(items):
         p = f"{path}[{i}]"
+        ep = f"{err_path}[{i}]"
         key = f.string(expr, "key", p)
         op = f.string(expr, "operator", p)
         values = f.str_list(expr, "values", p)
@@ -179,43 +200,61 @@ def _node_selector_requirements(items: list[Dict], path: str, for_fields: bool, 
             continue
         if not key:
             raise f.invalid(f"{p}.key", key, "name part must be non-empty")
+        for msg in is_qualified_name(key):
+            raise f.invalid(f"{p}.key", key, msg)
+        value_errors: list[tuple[str, str, str]] = []  # (path under values, value, detail)
+        bound = 0
         if op in ("In", "NotIn"):
             if not values:
                 raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
-            reqs.append(Requirement(key, Op(op), frozenset(values)))
         elif op in ("Exists", "DoesNotExist"):
             if values:
                 raise f.forbidden(
                     f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
                 )
-            reqs.append(Requirement(key, Op(op)))
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
                 raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
             parsed = parse_int64(values[0])
             if parsed is None:
-                # The API server stores it, but the scheduler's label parser rejects the term, so
-                # the pod could never match it: say so instead of reporting a silent misfit.
-                raise f.invalid(
-                    f"{p}.values[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"
-                )
-            bound = parsed
-            reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+                value_errors.append(("[0]", values[0], "for 'Gt', 'Lt' operators, the value must be an integer"))
+            else:
+                bound = parsed
         else:
             raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
-    return Selector(tuple(reqs))
+        for k, v in enumerate(values):
+            label_errors = is_valid_label_value(v)
+            if label_errors:
+                # validateLabelValue names the value by its index and the key
+                value_errors.append((f"[{k}][{key}]", v, "; ".join(label_errors)))
+        for where, v, detail in value_errors:
+            if lenient:
+                raise f.invalid(f"{p}.values{where}", v, detail)
+            errors.append(f"{ep}.values{where}: {f.invalid('', v, detail).message}")
+        reqs.append(Requirement(key, Op(op), frozenset(values), bound))
+    return Selector(tuple(reqs)), errors
 
 
-def node_selector_term(d: Dict, path: str, lenient: bool = False) -> NodeSelectorTerm | None:
-    """None for an empty term (it matches nothing and upstream drops it)."""
+def node_selector_term(d: Dict, path: str, lenient: bool = False, err_path: str = "") -> NodeSelectorTerm | None:
+    """None for an empty term (it matches nothing and upstream drops it). ``err_path`` is where
+    the scheduler's parsing errors say the term is."""
     exprs = f.obj_seq(d, "matchExpressions", path)
     flds = f.obj_seq(d, "matchFields", path)
     if not exprs and not flds:
         return None
-    return NodeSelectorTerm(
-        expressions=_node_selector_requirements(exprs, f"{path}.matchExpressions", False, lenient) if exprs else None,
-        fields=_node_selector_requirements(flds, f"{path}.matchFields", True, lenient) if flds else None,
-    )
+    expressions = fields = None
+    errors: list[str] = []
+    if exprs:
+        expressions, errs = _node_selector_requirements(
+            exprs, f"{path}.matchExpressions", False, lenient, f"{err_path}.matchExpressions".lstrip(".")
+        )
+        errors += errs
+    if flds:
+        fields, errs = _node_selector_requirements(
+            flds, f"{path}.matchFields", True, lenient, f"{err_path}.matchFields".lstrip(".")
+        )
+        errors += errs
+    return NodeSelectorTerm(expressions=expressions, fields=fields, parse_errors=tuple(errors))
 
 
 def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
@@ -225,7 +264,7 @@ def node_selector(d: Dict, path: str, lenient: bool = False) -> NodeSelector:
     terms = []
     empty = False
     for i, t in enumerate(terms_raw):
-        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient)
+        term = node_selector_term(t, f"{path}.nodeSelectorTerms[{i}]", lenient, f"nodeSelectorTerms[{i}]")
         if term is not None:
             terms.append(term)
         else:
@@ -243,7 +282,7 @@ def node_affinity(d: Dict, path: str, lenient: bool = False) -> NodeAffinity:
         weight = f.integer(pt, "weight", p, 0) or 0
         if (weight < 1 or weight > 100) and not lenient:
             raise f.invalid(f"{p}.weight", weight, "must be in the range 1-100")
-        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient)
+        term = node_selector_term(f.mapping(pt, "preference", p), f"{p}.preference", lenient, f"[{i}]")
         if term is not None and weight != 0:
             preferred.append(PreferredSchedulingTerm(weight, term))
     return NodeAffinity(
@@ -433,17 +472,38 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 # --- containers and volumes --------------------------------------------------------------------
 
 
+# pkg/apis/core/helper: standardContainerResources and standardResources (IsStandardResourceName).
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+        "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+        "services.nodeports", "services.loadbalancers",
+    }
+)
 
 
-def _validate_resource_name(name: str, path: str) -> None:
-    """validateContainerResourceName: a qualified name; a native one (no prefix, or kubernetes.io/)
-    must be a standard container resource (cpu, memory, ephemeral-storage, hugepages-*)."""
+def validate_container_resource_name(name: str, path: str) -> None:
+    """validateContainerResourceName: a qualified name; an unprefixed one must be a standard
+    container resource (cpu, memory, ephemeral-storage, hugepages-*); a prefixed one is either
+    native (it contains kubernetes.io/, which needs nothing more) or an extended resource."""
     errs = is_qualified_name(name)
     if errs:
         raise f.invalid(path, name, errs[0])
-    if is_native(name) and not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
-        raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+    if "/" not in name:
+        if not (name in _STANDARD_RESOURCES or is_hugepages(name) or name.startswith("requests.hugepages-")):
+            raise f.invalid(path, name, "must be a standard resource type or fully qualified")
+        if not (name in _STANDARD_CONTAINER_RESOURCES or is_hugepages(name)):
+            raise f.invalid(path, name, "must be a standard resource for containers")
+    elif not is_native(name) and not is_extended_resource_name(name):
+        raise f.invalid(path, name, "doesn't follow extended resource name standard")
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """helper.IsExtendedResourceName, with its check that the quota name requests.<name> is a
+    qualified name."""
+    return is_extended(name) and not is_qualified_name(REQUESTS_PREFIX + name)
 
 
 def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> None:
@@ -466,7 +526,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
-        _validate_resource_name(rname, f"{rpath}.requests[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
         _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
         lim = limits.get(rname)
         if lim is not None:
@@ -479,7 +539,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                     f"{rpath}.requests", str(raw), f"must be less than or equal to {rname} limit of {raw_lim}"
                 )
     for rname, amount in limits.items():
-        _validate_resource_name(rname, f"{rpath}.limits[{rname}]")
+        validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
         _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
@@ -560,6 +620,8 @@ def volume(d: Dict, path: str) -> Volume:
             # SetDefaults_AzureDiskVolumeSource: no kind means a shared blob disk
             disk_kind=(f.string(src, "kind", sp) or "Shared") if azure else "",
         )
+    if kind == "image":
+        return Volume(name, kind, image_reference=f.string(src, "reference", sp))
     if kind == "iscsi":
         return Volume(
             name,
@@ -582,7 +644,14 @@ def volume(d: Dict, path: str) -> Volume:
 # --- Pod ---------------------------------------------------------------------------------------
 
 
-def pod(d: Dict, default_namespace: str = "default", source: str = "", *, validate: bool = True) -> Pod:
+def pod(
+    d: Dict,
+    default_namespace: str = "default",
+    source: str = "",
+    *,
+    validate: bool = True,
+    rules: PodRules = DEFAULT_POD_RULES,
+) -> Pod:
     """A Pod after the API server's v1 defaulting (priority is resolved later by admission).
 
     ``validate``: also check what the API server checks of a new pod's labels and names. Pods
@@ -636,9 +705,11 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
         raise f.invalid("spec.priority", priority, "must be a 32-bit integer")
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
-    disruption_target = any(
-        c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions
-    )
+    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
+    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+    disruption_target = target is not None and target.get("status") == "True"
+    reason = target.get("reason") if target is not None else None
+    disruption_reason = reason if isinstance(reason, str) else ""
     gates = []
     for i, g in enumerate(f.obj_seq(spec, "schedulingGates", "spec")):
         gname = f.string(g, "name", f"spec.schedulingGates[{i}]")
@@ -650,7 +721,16 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
+    resource_claims: tuple[Any, ...] = ()
+    claim_statuses: dict[str, str | None] = {}
+    if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
+        from kwhatif.dra.parse import pod_resource_claims  # the DRA package imports this module
+
+        resource_claims, claim_statuses = pod_resource_claims(spec, status)
+    pod_requests_, pod_limits = _pod_level_resources(spec)
+    status_resources = f.opt_mapping(status, "resources", "status")
     return build_pod(
+        rules,
         namespace=namespace,
         name=name,
         uid=f.string(meta, "uid", "metadata"),
@@ -683,9 +763,73 @@ def pod(d: Dict, default_namespace: str = "default", source: str = "", *, valida
         nominated_node_name=f.string(status, "nominatedNodeName", "status"),
         start_time=f.timestamp(status, "startTime", "status"),
         disruption_target=disruption_target,
+        disruption_reason=disruption_reason,
         source=source,
         priority_resolved=priority is not None,
+        resource_claims=resource_claims,
+        resource_claim_statuses=claim_statuses,
+        pod_requests=pod_requests_,
+        pod_limits=pod_limits,
+        container_statuses=_container_statuses(status),
+        resize_infeasible=any(
+            c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
+        ),
+        status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
+        if status_resources and status_resources.get("requests") is not None
+        else None,
+        status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
+        if status.get("allocatedResources") is not None
+        else None,
+        required_node_features=_required_node_features(spec, host_network),
+        active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
     )
+
+
+def _required_node_features(spec: Dict, host_network: bool) -> tuple[str, ...]:
+    """The features a new pod needs its node to declare (nodedeclaredfeatures' registry): a
+    container or init container with a restartPolicyRules action RestartAllContainers, and host
+    networking inside a user namespace (hostUsers: false)."""
+    out = []
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            rules = c.get("restartPolicyRules") if isinstance(c, dict) else None
+            if isinstance(rules, list) and any(isinstance(r, dict) and r.get("action") == "RestartAllContainers" for r in rules):
+                out.append("RestartAllContainersOnContainerExits")
+                break
+        else:
+            continue
+        break
+    if host_network and spec.get("hostUsers") is False:
+        out.append("UserNamespacesHostNetworkSupport")
+    return tuple(sorted(set(out)))
+
+
+def _pod_level_resources(spec: Dict) -> tuple[dict[str, Fraction] | None, dict[str, Fraction] | None]:
+    """spec.resources as written (admission drops, defaults and checks it as the release does)."""
+    res = f.opt_mapping(spec, "resources", "spec")
+    if res is None:
+        return None, None
+    requests = f.resource_list(res, "requests", "spec.resources") if res.get("requests") is not None else None
+    limits = f.resource_list(res, "limits", "spec.resources") if res.get("limits") is not None else None
+    for kind, rl in (("requests", requests), ("limits", limits)):
+        for rname in rl or ():
+            validate_container_resource_name(rname, f"spec.resources.{kind}[{rname}]")
+    return requests, limits
+
+
+def _container_statuses(status: Dict) -> dict[str, ContainerStatusResources]:
+    """What resized containers report: status.allocatedResources and status.resources.requests."""
+    out: dict[str, ContainerStatusResources] = {}
+    for key in ("initContainerStatuses", "containerStatuses"):
+        for i, cs in enumerate(f.obj_seq(status, key, "status")):
+            p = f"status.{key}[{i}]"
+            res = f.opt_mapping(cs, "resources", p)
+            allocated = f.resource_list(cs, "allocatedResources", p) if cs.get("allocatedResources") is not None else None
+            actuated = f.resource_list(res, "requests", f"{p}.resources") if res is not None else None
+            if allocated is None and actuated is None:
+                continue
+            out[f.string(cs, "name", p)] = ContainerStatusResources(allocated, actuated)
+    return out
 
 
 def spec_of(d: Dict) -> Dict:
@@ -710,31 +854,75 @@ def _unique_volumes(volumes: tuple[Volume, ...]) -> tuple[Volume, ...]:
     return volumes
 
 
-def build_pod(**kw: Any) -> Pod:
-    """Construct a Pod and derive its requests (framework.calculateResource)."""
+_DERIVED_FIELDS = ("requests", "non0_cpu", "non0_mem", "request_list", "host_port_list")
+
+
+def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
+    """Construct a Pod and derive what the release's rules derive from it: its requests
+    (framework.calculateResource) and its host ports (GetHostPorts)."""
     containers: tuple[Container, ...] = kw["containers"]
     init_containers: tuple[Container, ...] = kw["init_containers"]
     overhead = kw["overhead"]
+    statuses = kw.get("container_statuses") or {}
+    pod_level = kw.get("pod_requests")
+    status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
     key = (
-        tuple(tuple(c.requests.items()) for c in containers),
-        tuple((tuple(c.requests.items()), c.restart_policy) for c in init_containers),
+        rules,
+        tuple((c.name, tuple(c.requests.items())) for c in containers),
+        tuple((c.name, tuple(c.requests.items()), c.restart_policy) for c in init_containers),
         tuple(overhead.items()) if overhead is not None else None,
+        tuple(pod_level.items()) if pod_level is not None else None,
+        tuple((n, _items(cs.allocated), _items(cs.actuated)) for n, cs in sorted(statuses.items())),
+        kw.get("resize_infeasible", False),
+        tuple(_items(x) for x in status_pod),
     )
     derived = _REQUESTS_CACHE.get(key)
     if derived is None:
-        inits = [ContainerRequests(c.requests, c.restart_policy == "Always") for c in init_containers]
-        app = [c.requests for c in containers]
-        request_list = pod_requests(app, inits, overhead)
-        non0_cpu, non0_mem = non_zero_requests(app, inits, overhead)
+        inits = [ContainerRequests(c.requests, c.restart_policy == "Always", c.name) for c in init_containers]
+        app = [ContainerRequests(c.requests, False, c.name) for c in containers]
+        request_list, non0_cpu, non0_mem = derive_requests(
+            app,
+            inits,
+            overhead,
+            rules,
+            pod_level=pod_level,
+            statuses=statuses,
+            resize_infeasible=kw.get("resize_infeasible", False),
+            pod_level_status=status_pod,
+        )
         derived = (Resource.from_list(request_list), non0_cpu, non0_mem, request_list)
         if len(_REQUESTS_CACHE) < 4096:
             _REQUESTS_CACHE[key] = derived
     requests, non0_cpu, non0_mem, request_list = derived
-    return Pod(**kw, requests=requests, non0_cpu=non0_cpu, non0_mem=non0_mem, request_list=request_list)
+    ports = [p for c in containers for p in c.ports if p.host_port > 0]
+    if rules.sidecar_host_ports:
+        ports = [p for c in init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0] + ports
+    kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
+    return Pod(
+        **kw,
+        requests=requests,
+        non0_cpu=non0_cpu,
+        non0_mem=non0_mem,
+        request_list=request_list,
+        host_port_list=tuple(ports),
+    )
 
 
-# Replicas share their request shapes: derived requests are computed once per shape. The cached
-# Resource and request map are shared between pods and never mutated.
+def rebuild_pod(pod: Pod, rules: PodRules, **changes: Any) -> Pod:
+    """The pod with ``changes`` applied and everything derived again under ``rules``."""
+    import dataclasses
+
+    kw = {fld.name: getattr(pod, fld.name) for fld in dataclasses.fields(pod) if fld.name not in _DERIVED_FIELDS}
+    kw.update(changes)
+    return build_pod(rules, **kw)
+
+
+def _items(rl: Mapping[str, Fraction] | None) -> tuple[tuple[str, Fraction], ...] | None:
+    return tuple(sorted(rl.items())) if rl is not None else None
+
+
+# Replicas share their request shapes: derived requests are computed once per shape and release.
+# The cached Resource and request map are shared between pods and never mutated.
 _REQUESTS_CACHE: dict[Any, tuple[Resource, int, int, dict[str, Fraction]]] = {}
 
 
@@ -767,6 +955,8 @@ def node(d: Dict, source: str = "") -> Node:
         images=tuple(images),
         allocatable_list=alloc_list,
         source=source,
+        kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
+        declared_features=f.str_list(status, "declaredFeatures", "status"),
     )
 
 
@@ -815,8 +1005,7 @@ def service(d: Dict) -> Service:
 
 def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
     spec = f.mapping(d, "spec", "")
-    status = f.opt_mapping(d, "status", "")
-    st = status or {}
+    st = f.opt_mapping(d, "status", "") or {}
     min_available = f.int_or_string(spec, "minAvailable", "spec")
     max_unavailable = f.int_or_string(spec, "maxUnavailable", "spec")
     if min_available is not None and max_unavailable is not None:
@@ -834,9 +1023,5 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         min_available=min_available,
         max_unavailable=max_unavailable,
         disruptions_allowed=f.integer(st, "disruptionsAllowed", "status", 0) or 0,
-        current_healthy=f.integer(st, "currentHealthy", "status", 0) or 0,
-        desired_healthy=f.integer(st, "desiredHealthy", "status", 0) or 0,
-        expected_pods=f.integer(st, "expectedPods", "status", 0) or 0,
         disrupted_pods=frozenset(str(k) for k in disrupted),
-        has_status=status is not None,
     )

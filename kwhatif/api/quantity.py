@@ -97,3 +97,66 @@ def format_bytes(n: int) -> str:
         if n and n % (1 << shift) == 0:
             return f"{n >> shift}{suffix}"
     return str(n)
+
+
+# --- canonical text (Quantity.String()) -----------------------------------------------------------
+
+BINARY_SI = "BinarySI"
+DECIMAL_SI = "DecimalSI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def format_of(raw: object) -> str:
+    """The format ParseQuantity records: a binary suffix gives BinarySI, an exponent
+    DecimalExponent, anything else (a decimal suffix, a bare number) DecimalSI."""
+    if isinstance(raw, str):
+        m = _QUANTITY_RE.fullmatch(raw)
+        if m is not None:
+            if m.group(3) in _BINARY:
+                return BINARY_SI
+            if m.group(4) is not None:
+                return DECIMAL_EXPONENT
+    return DECIMAL_SI
+
+
+def canonical(value: Fraction, fmt: str = DECIMAL_SI) -> str:
+    """Quantity.String() of ``value`` in format ``fmt`` (CanonicalizeBytes): BinarySI uses the
+    largest power of 1024 that divides the value, unless the value is below 1024 or fractional;
+    the decimal formats use the largest power of 1000 that leaves an integer mantissa."""
+    if value == 0:
+        return "0"
+    if fmt == BINARY_SI and (-1024 < value < 1024 or value.denominator != 1):
+        fmt = DECIMAL_SI
+    if fmt == BINARY_SI:
+        n, e = int(value), 0
+        while n % 1024 == 0 and e < len(_BINARY_SUFFIX) - 1:
+            n //= 1024
+            e += 1
+        return f"{n}{_BINARY_SUFFIX[e]}"
+    sign = "-" if value < 0 else ""
+    v = abs(value)
+    exp = 0
+    while v.denominator != 1:
+        v *= 10
+        exp -= 1
+    mantissa = int(v)
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exp += 1
+    shift = exp % 3
+    mantissa *= 10**shift
+    exp -= shift
+    if fmt == DECIMAL_EXPONENT:
+        return f"{sign}{mantissa}" + (f"e{exp}" if exp else "")
+    if exp > 18:
+        mantissa *= 10 ** (exp - 18)
+        exp = 18
+    return f"{sign}{mantissa}{_DECIMAL_SUFFIX[exp]}"
+
+
+def canonical_text(raw: object) -> str:
+    """Quantity.String() of a quantity as written in a manifest."""
+    return canonical(parse_quantity(raw), format_of(raw))

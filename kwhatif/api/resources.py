@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from kwhatif.api import quantity as q
 
@@ -28,6 +28,9 @@ DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
 REQUESTS_PREFIX = "requests."
 
 ResourceList = Mapping[str, Fraction]
+
+if TYPE_CHECKING:
+    from kwhatif.versions import SchedulerVersion
 
 
 def is_native(name: str) -> bool:
@@ -141,15 +144,60 @@ class ContainerRequests:
 
     requests: ResourceList
     restartable: bool = False  # an init container with restartPolicy: Always (a sidecar)
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerStatusResources:
+    """What an in-place resize left in a container's status: status.allocatedResources and
+    status.resources.requests (``actuated``; None when status.resources is absent)."""
+
+    allocated: ResourceList | None = None
+    actuated: ResourceList | None = None
+
+
+# Pod-level resources (spec.resources) the PodLevelResources feature supports.
+POD_LEVEL_RESOURCES = frozenset({CPU, MEMORY})
+
+
+def is_pod_level_resource(name: str) -> bool:
+    """IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
+    return name in POD_LEVEL_RESOURCES or is_hugepages(name)
+
+
+def has_pod_level_requests(pod_level: ResourceList | None) -> bool:
+    """IsPodLevelRequestsSet."""
+    return bool(pod_level) and any(is_pod_level_resource(k) for k in pod_level or ())
+
+
+def _max_of(*lists: ResourceList | None) -> dict[str, Fraction]:
+    """The per-resource maximum of several lists (resourcehelper's max over the union of keys)."""
+    out: dict[str, Fraction] = {}
+    for rl in lists:
+        if rl:
+            max_lists(out, rl)
+    return out
 
 
 def pod_requests(
-    containers: Iterable[ResourceList],
+    containers: Iterable[ResourceList | ContainerRequests],
     init_containers: Iterable[ContainerRequests],
     overhead: ResourceList | None,
     non_missing: ResourceList | None = None,
+    *,
+    statuses: Mapping[str, ContainerStatusResources] | None = None,
+    resize_infeasible: bool = False,
+    pod_level: ResourceList | None = None,
+    pod_level_effective: ResourceList | None = None,
 ) -> dict[str, Fraction]:
-    """resourcehelper.PodRequests, optionally with NonMissingContainerRequests defaults."""
+    """resourcehelper.PodRequests, optionally with NonMissingContainerRequests defaults.
+
+    ``statuses`` (UseStatusResources, InPlacePodVerticalScaling): a container whose status has
+    resources counts the larger of its spec, actuated and allocated requests (only the latter two
+    when the pod's resize is Infeasible); app containers and sidecars only. ``pod_level``
+    (PodLevelResources): spec.resources.requests replace the container sum for the resources they
+    name (``pod_level_effective``, from the pod's own status, wins when given).
+    """
 
     def fill(rl: ResourceList) -> ResourceList:
         if not non_missing:
@@ -160,24 +208,41 @@ def pod_requests(
                 out[k] = v
         return out
 
+    def effective(name: str, rl: ResourceList) -> ResourceList:
+        if statuses is None:
+            return rl
+        cs = statuses.get(name)
+        if cs is None or cs.actuated is None:
+            return rl
+        if resize_infeasible:
+            return _max_of(cs.actuated, cs.allocated)
+        return _max_of(rl, cs.actuated, cs.allocated)
+
     reqs: dict[str, Fraction] = {}
     for c in containers:
-        add_lists(reqs, fill(c))
+        if isinstance(c, ContainerRequests):
+            add_lists(reqs, fill(effective(c.name, c.requests)))
+        else:
+            add_lists(reqs, fill(c))
     restartable: dict[str, Fraction] = {}
     init_max: dict[str, Fraction] = {}
     for ic in init_containers:
-        creqs = fill(ic.requests)
+        creqs = fill(effective(ic.name, ic.requests) if ic.restartable else ic.requests)
         if ic.restartable:
             add_lists(reqs, creqs)
             add_lists(restartable, creqs)
-            effective: ResourceList = restartable
+            eff: ResourceList = restartable
         else:
             tmp: dict[str, Fraction] = {}
             add_lists(tmp, creqs)
             add_lists(tmp, restartable)
-            effective = tmp
-        max_lists(init_max, effective)
+            eff = tmp
+        max_lists(init_max, eff)
     max_lists(reqs, init_max)
+    if pod_level is not None and has_pod_level_requests(pod_level):
+        for k, v in pod_level.items():
+            if is_pod_level_resource(k):
+                reqs[k] = pod_level_effective[k] if pod_level_effective and k in pod_level_effective else v
     if overhead:
         add_lists(reqs, overhead)
     return reqs
@@ -230,3 +295,74 @@ def non_zero_requests(
         if MEMORY in overhead:
             mem += q.value(overhead[MEMORY])
     return cpu, mem
+
+
+@dataclass(frozen=True, slots=True)
+class PodRules:
+    """What the scheduler release derives from a pod's spec and status: its requests and non-zero
+    requests (framework.calculateResource) and its host ports (schedutil.GetHostPorts)."""
+
+    # Non-zero requests via PodRequests with per-container defaults (sidecars counted, 1.32+);
+    # before, app containers' defaults were summed and init containers' taken at their max.
+    non_zero_counts_sidecars: bool = False
+    pod_level_resources: bool = False  # PodLevelResources
+    status_resources: bool = False  # InPlacePodVerticalScaling: resized containers' status counts
+    pod_level_status_resources: bool = False  # InPlacePodLevelResourcesVerticalScaling
+    sidecar_host_ports: bool = False  # restartable init containers' host ports are the pod's too
+
+    @classmethod
+    def of(cls, version: "SchedulerVersion") -> "PodRules":
+        b = version.behaviour
+        return cls(
+            non_zero_counts_sidecars=b.non_zero_requests_count_sidecars,
+            pod_level_resources=version.gate("PodLevelResources"),
+            status_resources=version.gate("InPlacePodVerticalScaling"),
+            pod_level_status_resources=version.gate("InPlacePodLevelResourcesVerticalScaling"),
+            sidecar_host_ports=b.node_ports_count_sidecars,
+        )
+
+
+NON_ZERO_DEFAULTS: Mapping[str, Fraction] = {
+    CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+
+def derive_requests(
+    containers: Iterable[ContainerRequests],
+    init_containers: Iterable[ContainerRequests],
+    overhead: ResourceList | None,
+    rules: PodRules,
+    *,
+    pod_level: ResourceList | None = None,
+    statuses: Mapping[str, ContainerStatusResources] | None = None,
+    resize_infeasible: bool = False,
+    pod_level_status: tuple[ResourceList | None, ResourceList | None] | None = None,
+) -> tuple[dict[str, Fraction], int, int]:
+    """framework.calculateResource under the release's rules: the pod's requests and its non-zero
+    cpu (milli) and memory (bytes) used for scoring."""
+    apps = list(containers)
+    inits = list(init_containers)
+    use_pod_level = pod_level if rules.pod_level_resources else None
+    effective = None
+    if use_pod_level is not None and rules.pod_level_status_resources and rules.status_resources and pod_level_status:
+        actuated, allocated = pod_level_status
+        if actuated is not None:
+            effective = _max_of(actuated, allocated) if resize_infeasible else _max_of(pod_level, actuated, allocated)
+    kw = dict(
+        statuses=statuses if rules.status_resources else None,
+        resize_infeasible=resize_infeasible,
+        pod_level=use_pod_level,
+        pod_level_effective=effective,
+    )
+    reqs = pod_requests(apps, inits, overhead, **kw)  # type: ignore[arg-type]
+    if not rules.non_zero_counts_sidecars:
+        cpu, mem = non_zero_requests([c.requests for c in apps], inits, overhead)
+        return reqs, cpu, mem
+    if use_pod_level is not None and has_pod_level_requests(use_pod_level):
+        # getNonMissingContainerRequests: defaults only where neither level requests the resource
+        non_missing = {k: v for k, v in NON_ZERO_DEFAULTS.items() if k not in reqs}
+    else:
+        non_missing = dict(NON_ZERO_DEFAULTS)
+    non0 = pod_requests(apps, inits, overhead, non_missing, **kw) if non_missing else reqs  # type: ignore[arg-type]
+    return reqs, q.milli_value(non0.get(CPU, Fraction(0))), q.value(non0.get(MEMORY, Fraction(0)))

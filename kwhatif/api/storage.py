@@ -129,6 +129,19 @@ class CSIDriver:
     name: str
     attach_required: bool
     storage_capacity: bool
+    # spec.preventPodSchedulingIfMissing (1.36+, VolumeLimitScaling): nodes whose CSINode lacks the
+    # driver do not take pods with its volumes
+    prevent_pod_scheduling_if_missing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeAttachment:
+    """storage.k8s.io/v1 VolumeAttachment: a volume a CSI driver attached (or is attaching) to a node."""
+
+    name: str
+    attacher: str
+    node_name: str
+    persistent_volume_name: str  # spec.source.persistentVolumeName; "" for inline sources
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +285,18 @@ def csi_driver(d: Dict) -> CSIDriver:
         name=name_of(d),
         attach_required=f.boolean(spec, "attachRequired", "spec", True),
         storage_capacity=f.boolean(spec, "storageCapacity", "spec", False),
+        prevent_pod_scheduling_if_missing=f.boolean(spec, "preventPodSchedulingIfMissing", "spec", False),
+    )
+
+
+def volume_attachment(d: Dict) -> VolumeAttachment:
+    spec = f.mapping(d, "spec", "")
+    source = f.mapping(spec, "source", "spec")
+    return VolumeAttachment(
+        name=name_of(d),
+        attacher=f.string(spec, "attacher", "spec"),
+        node_name=f.string(spec, "nodeName", "spec"),
+        persistent_volume_name=f.string(source, "persistentVolumeName", "spec.source"),
     )
 
 

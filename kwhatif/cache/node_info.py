@@ -205,12 +205,11 @@ class NodeInfo:
             req.scalar[k] = req.scalar.get(k, 0) + sign * v
         self.non_zero_requested.milli_cpu += sign * pod.non0_cpu
         self.non_zero_requested.memory += sign * pod.non0_mem
-        for c in pod.containers:
-            for p in c.ports:
-                if sign > 0:
-                    self.used_ports.add(p.host_ip, p.protocol, p.host_port)
-                else:
-                    self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
+        for p in pod.host_port_list:  # GetHostPorts of the release (sidecars' ports from 1.34)
+            if sign > 0:
+                self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+            else:
+                self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
         for vol in pod.volumes:
             # updatePVCRefCounts counts persistentVolumeClaim volumes only (not ephemeral ones).
             if vol.kind == "persistentVolumeClaim":

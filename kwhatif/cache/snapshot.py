@@ -23,6 +23,10 @@ Change = tuple[NodeInfo, "PodInfo | None", int]
 _PROGRESS_MIN_PODS = 20_000  # fewer pods are indexed too fast to show progress
 
 
+def _list_order(pod: Pod) -> tuple[str, str]:
+    return (pod.namespace, pod.name)
+
+
 class Snapshot:
     def __init__(self, nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> None:
         self.node_infos: list[NodeInfo] = [NodeInfo(n) for n in sorted(nodes, key=lambda n: n.name)]
@@ -37,7 +41,15 @@ class Snapshot:
         # aggregates up to date (the incremental engine) instead of recounting.
         self.changes: list[Change] | None = None
         self._build_image_states()
-        pods = pods if isinstance(pods, list) else list(pods)
+        # Each node's pods in API-server LIST order (namespace, then name), whatever order the
+        # files, dump or live pages gave them in: a starting kube-scheduler fills its cache from
+        # the informer's LIST, and that order is the order preemption walks a node's pods, sorts
+        # them (an unstable sort: equal pods keep an order that depends on it) and gives them
+        # back, so it decides which of several equal pods are evicted. Pods placed later during a
+        # run are appended, as upstream's cache appends them. (The fake clientset of the reference
+        # runs sorts the same way; etcd compares whole "namespace/name" keys, which differs only
+        # for a namespace that is a prefix of another followed by "-" or ".".)
+        pods = sorted(pods, key=_list_order)
         if len(pods) < _PROGRESS_MIN_PODS:
             for pod in pods:
                 self.add_pod(pod)

@@ -1,6 +1,7 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) decoded, defaulted and validated the
-way kube-scheduler v1.30 does it (cmd/kube-scheduler/app/options/configfile.go, then
-ValidateKubeSchedulerConfiguration).
+way the selected kube-scheduler release does it (cmd/kube-scheduler/app/options/configfile.go, then
+ValidateKubeSchedulerConfiguration). What differs between releases (args kinds, default plugins,
+refused plugin names, message wording) is read from the release's profile (kwhatif/versions.py).
 
 Upstream's order is kept, because it decides which error a broken file reports:
 
@@ -37,6 +38,8 @@ from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.load.files import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, os_errors
 from kwhatif.errors import ConfigError
 from kwhatif.framework import profile as _profile
+from kwhatif.gocompat import format_go_duration, go_quote as _go_quote, parse_go_duration
+from kwhatif.versions import SchedulerVersion, default_version
 from kwhatif.framework.profile import (
     DEFAULT_SCHEDULER_NAME,
     PLUGIN_SET_FIELDS,
@@ -64,6 +67,7 @@ BALANCED_ALLOCATION = "NodeResourcesBalancedAllocation"
 NODE_RESOURCES_FIT = "NodeResourcesFit"
 POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 VOLUME_BINDING = "VolumeBinding"
+DYNAMIC_RESOURCES = "DynamicResources"
 
 
 # --- errors in upstream's field.Error wording ----------------------------------------------------
@@ -71,10 +75,6 @@ VOLUME_BINDING = "VolumeBinding"
 
 def _error(path: str, body: str) -> ConfigError:
     return ConfigError(body, field=path or None)
-
-
-def _go_quote(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
 
 
 def _go_str_slice(values: Sequence[str] | None) -> str:
@@ -119,86 +119,6 @@ def _not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErr
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-# --- Go durations (metav1.Duration is a time.Duration string) -----------------------------------
-
-_DURATION_UNITS = {
-    "ns": 1,
-    "us": 1_000,
-    "\u00b5s": 1_000,
-    "\u03bcs": 1_000,
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60_000_000_000,
-    "h": 3_600_000_000_000,
-}
-_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
-
-
-def parse_go_duration(text: str) -> int:
-    """time.ParseDuration, in nanoseconds; ValueError with Go's message."""
-    quoted = f'"{text}"'
-    s = text
-    neg = False
-    if s[:1] in ("-", "+"):
-        neg = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise ValueError(f"time: invalid duration {quoted}")
-    total = 0
-    while s:
-        m = _DURATION_PART.match(s)
-        assert m is not None  # every group may be empty
-        whole, frac, unit = m.group(1), m.group(2), m.group(3)
-        if not whole and not frac:
-            raise ValueError(f"time: invalid duration {quoted}")
-        if not unit:
-            raise ValueError(f"time: missing unit in duration {quoted}")
-        scale = _DURATION_UNITS.get(unit)
-        if scale is None:
-            raise ValueError(f'time: unknown unit "{unit}" in duration {quoted}')
-        value = int(whole or "0") * scale
-        if frac:
-            value += int(frac) * scale // 10 ** len(frac)
-        total += value
-        if total > 1 << 63:
-            raise ValueError(f"time: invalid duration {quoted}")
-        s = s[m.end():]
-    if total > _INT64[1] and not neg:
-        raise ValueError(f"time: invalid duration {quoted}")
-    return -total if neg else total
-
-
-def format_go_duration(ns: int) -> str:
-    """time.Duration.String()."""
-    if ns == 0:
-        return "0s"
-    sign = "-" if ns < 0 else ""
-    u = abs(ns)
-
-    def frac(v: int, prec: int) -> str:
-        whole, rest = divmod(v, 10**prec)
-        digits = f"{rest:0{prec}d}".rstrip("0") if prec else ""
-        return f"{whole}.{digits}" if digits else str(whole)
-
-    if u < 1_000_000_000:
-        if u < 1_000:
-            return f"{sign}{u}ns"
-        if u < 1_000_000:
-            return f"{sign}{frac(u, 3)}\u00b5s"
-        return f"{sign}{frac(u, 6)}ms"
-    secs, rest = divmod(u, 1_000_000_000)
-    digits = f"{rest:09d}".rstrip("0")
-    out = f"{secs % 60}" + (f".{digits}" if digits else "") + "s"
-    minutes = secs // 60
-    if minutes:
-        out = f"{minutes % 60}m{out}"
-        if minutes // 60:
-            out = f"{minutes // 60}h{out}"
-    return sign + out
 
 
 # --- the document --------------------------------------------------------------------------------
@@ -544,8 +464,25 @@ _ARGS_TYPES: dict[str, _Struct] = {
         "v1.VolumeBindingArgs", {**_TYPE_META, "bindTimeoutSeconds": _INT64_T, "shape": _List(_SHAPE_POINT_T)}
     ),
 }
-# Every kind the v1 scheme knows: a document or args of another kind is "not registered".
-_V1_KINDS = frozenset({KIND} | {f"{name}Args" for name in _ARGS_TYPES})
+# DynamicResourcesArgs joined the v1 scheme in 1.34, its bindingTimeout in 1.35.
+_DYNAMIC_RESOURCES_T = _Struct("v1.DynamicResourcesArgs", {**_TYPE_META, "filterTimeout": _DURATION_T})
+_DYNAMIC_RESOURCES_BINDING_T = _Struct(
+    "v1.DynamicResourcesArgs", {**_TYPE_META, "filterTimeout": _DURATION_T, "bindingTimeout": _DURATION_T}
+)
+
+
+def _args_types(version: SchedulerVersion) -> dict[str, _Struct]:
+    """The args kinds of the release's v1 scheme, by plugin name."""
+    types = dict(_ARGS_TYPES)
+    b = version.behaviour
+    if b.dynamic_resources_args:
+        types[DYNAMIC_RESOURCES] = _DYNAMIC_RESOURCES_BINDING_T if b.dynamic_resources_binding_timeout else _DYNAMIC_RESOURCES_T
+    return types
+
+
+def _v1_kinds(version: SchedulerVersion) -> frozenset[str]:
+    """Every kind the release's v1 scheme knows: a document or args of another kind is "not registered"."""
+    return frozenset({KIND} | {f"{name}Args" for name in _args_types(version)})
 
 
 def _json_kind(v: Any) -> str:
@@ -737,7 +674,7 @@ def _type_meta(body: Mapping[str, Any], path: str) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def _decode_document(doc: _Document) -> dict[str, Any]:
+def _decode_document(doc: _Document, version: SchedulerVersion) -> dict[str, Any]:
     body = doc.body
     if body is None:
         raise ConfigError(f"Object 'Kind' is missing: the file holds no {KIND}")
@@ -750,9 +687,9 @@ def _decode_document(doc: _Document) -> dict[str, Any]:
         raise ConfigError("Object 'Kind' is missing", field="kind")
     if not api_version:
         raise ConfigError("Object 'apiVersion' is missing", field="apiVersion")
-    group, version = _split_api_version(api_version)
-    if (group, version) != (GROUP, "v1") or kind not in _V1_KINDS:
-        hint = f" (kube-scheduler v1.30 reads {API_VERSION})" if group == GROUP and version != "v1" else ""
+    group, api_group_version = _split_api_version(api_version)
+    if (group, api_group_version) != (GROUP, "v1") or kind not in _v1_kinds(version):
+        hint = f" (kube-scheduler v1.{version.minor} reads {API_VERSION})" if group == GROUP and api_group_version != "v1" else ""
         raise ConfigError(f'no kind "{kind}" is registered for version "{api_version}"{hint}')
     if kind != KIND:
         raise ConfigError(f"couldn't decode as {KIND}, got {api_version}, Kind={kind}")
@@ -762,7 +699,9 @@ def _decode_document(doc: _Document) -> dict[str, Any]:
     # DecodeNestedObjects: typed args, in profile and pluginConfig order.
     for i, prof in enumerate(cfg.get("profiles") or ()):
         for j, pc in enumerate(prof.get("pluginConfig") or ()):
-            pc["args"] = _decode_args(decoder, pc.get("name", ""), pc.get("args"), f"profiles[{i}].pluginConfig[{j}].args")
+            pc["args"] = _decode_args(
+                decoder, pc.get("name", ""), pc.get("args"), f"profiles[{i}].pluginConfig[{j}].args", version
+            )
     if decoder.strict:
         raise decoder.strict[0]
     return cfg
@@ -775,8 +714,8 @@ class _TypedArgs:
     data: dict[str, Any]
 
 
-def _decode_args(decoder: _Decoder, name: str, raw: Any, path: str) -> Any:
-    t = _ARGS_TYPES.get(name)
+def _decode_args(decoder: _Decoder, name: str, raw: Any, path: str, release: SchedulerVersion) -> Any:
+    t = _args_types(release).get(name)
     if t is None:
         return raw  # runtime.Unknown: out-of-tree plugins and in-tree plugins without args
     kind = f"{name}Args"
@@ -791,7 +730,7 @@ def _decode_args(decoder: _Decoder, name: str, raw: Any, path: str) -> Any:
         group, version = GROUP, "v1"
     elif not version and group == GROUP:
         version = "v1"
-    if (group, version) != (GROUP, "v1") or got not in _V1_KINDS:
+    if (group, version) != (GROUP, "v1") or got not in _v1_kinds(release):
         gv = f"{group}/{version}" if group else version
         raise _error(path, f'decoding args for plugin {name}: no kind "{got}" is registered for version "{gv}"')
     data = decoder.decode(raw, t, path)
@@ -865,11 +804,27 @@ _ARGS_DEFAULTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
-def default_plugin_args(name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-    """The v1-defaulted args of plugin ``name`` from the (decoded) fields given; None when the
-    plugin has no args kind."""
+def default_plugin_args(
+    name: str, given: Mapping[str, Any] | None = None, version: SchedulerVersion | None = None
+) -> dict[str, Any] | None:
+    """The v1-defaulted args of plugin ``name`` in the release from the (decoded) fields given;
+    None when the plugin has no args kind."""
+    version = version or default_version()
+    if name == DYNAMIC_RESOURCES:
+        if not version.behaviour.dynamic_resources_args:
+            return None
+        return _profile.dynamic_resources_default_args(version, dict(given or {}))
+    if name == VOLUME_BINDING and version.gate("StorageCapacityScoring"):
+        # SetDefaults_VolumeBindingArgs: with the gate on, a missing shape prefers emptier nodes.
+        out = _default_volume_binding(dict(given or {}))
+        out.setdefault("shape", [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}])
+        return out
     fn = _ARGS_DEFAULTS.get(name)
     return fn(dict(given or {})) if fn is not None else None
+
+
+def _has_args_kind(name: str, version: SchedulerVersion) -> bool:
+    return name in _args_types(version)
 
 
 def _plugin_set(d: Mapping[str, Any] | None) -> PluginSet:
@@ -903,11 +858,10 @@ def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     return PluginSet(tuple(enabled), disabled)
 
 
-def merge_plugins(custom: Mapping[str, Any] | None) -> dict[str, PluginSet]:
-    """mergePlugins over getDefaultPlugins(), whose only set is multiPoint."""
+def merge_plugins(custom: Mapping[str, Any] | None, version: SchedulerVersion | None = None) -> dict[str, PluginSet]:
+    """mergePlugins over the release's getDefaultPlugins(), whose only set is multiPoint."""
     defaults = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
-    # Read at call time: the default list may be narrowed (for example by a test harness).
-    defaults["multiPoint"] = PluginSet(_profile.DEFAULT_MULTI_POINT)
+    defaults["multiPoint"] = PluginSet(_profile.default_multi_point(version or default_version()))
     if custom is None:
         return defaults
     return {f: merge_plugin_set(defaults[f], _plugin_set(custom.get(f))) for f in PLUGIN_SET_FIELDS}
@@ -923,8 +877,8 @@ class _ProfileDraft:
     config: list[tuple[str, Any, bool]]
 
 
-def _default_profile(prof: Mapping[str, Any]) -> _ProfileDraft:
-    plugins = merge_plugins(prof.get("plugins"))
+def _default_profile(prof: Mapping[str, Any], version: SchedulerVersion) -> _ProfileDraft:
+    plugins = merge_plugins(prof.get("plugins"), version)
     config: list[tuple[str, Any, bool]] = []
     existing: set[str] = set()
     for pc in prof.get("pluginConfig") or ():
@@ -932,13 +886,13 @@ def _default_profile(prof: Mapping[str, Any]) -> _ProfileDraft:
         existing.add(name)
         args = pc.get("args")
         if isinstance(args, _TypedArgs):
-            config.append((name, default_plugin_args(name, args.data), True))
+            config.append((name, default_plugin_args(name, args.data, version), True))
         else:
             config.append((name, args, False))
     enabled_names = sorted({ref.name for ps in plugins.values() for ref in ps.enabled})
     for name in enabled_names:
-        if name not in existing and name in _ARGS_DEFAULTS:
-            config.append((name, default_plugin_args(name), True))
+        if name not in existing and _has_args_kind(name, version):
+            config.append((name, default_plugin_args(name, None, version), True))
     return _ProfileDraft(prof.get("schedulerName"), prof.get("percentageOfNodesToScore"), plugins, config)
 
 
@@ -980,7 +934,7 @@ def _validate_label_name(path: str, name: str, errs: list[ConfigError]) -> None:
     errs.extend(_invalid(path, name, msg) for msg in is_qualified_name(name))
 
 
-def _validate_default_preemption(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_default_preemption(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     pct, absolute = a["minCandidateNodesPercentage"], a["minCandidateNodesAbsolute"]
     pct_path, abs_path = f"{path}.minCandidateNodesPercentage", f"{path}.minCandidateNodesAbsolute"
     if not 0 <= pct <= 100:
@@ -992,7 +946,7 @@ def _validate_default_preemption(path: str, a: Mapping[str, Any], errs: list[Con
         errs.append(_invalid(abs_path, absolute, "cannot be zero at the same time as minCandidateNodesPercentage"))
 
 
-def _validate_inter_pod_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_inter_pod_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     w = a["hardPodAffinityWeight"]
     if not 0 <= w <= 100:
         errs.append(_invalid(f"{path}.hardPodAffinityWeight", w, "not in valid range [0, 100]"))
@@ -1052,7 +1006,7 @@ def _is_empty_term(term: Mapping[str, Any]) -> bool:
     return not term.get("matchExpressions") and not term.get("matchFields")
 
 
-def _validate_node_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_node_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     # nodeaffinity.NewNodeSelector / NewPreferredSchedulingTerms: only what the parser rejects
     # (no weight range, no "at least one term"), empty terms skipped.
     added = a.get("addedAffinity")
@@ -1072,7 +1026,7 @@ def _validate_node_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigEr
         _validate_term(f"{p}[{i}]", term, errs)
 
 
-def _validate_balanced_allocation(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_balanced_allocation(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     seen: set[str] = set()
     for i, r in enumerate(a["resources"]):
         p = f"{path}.resources[{i}]"
@@ -1083,7 +1037,7 @@ def _validate_balanced_allocation(path: str, a: Mapping[str, Any], errs: list[Co
             errs.append(_invalid(f"{p}.weight", r["weight"], "must be 1"))
 
 
-def _validate_pod_topology_spread(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_pod_topology_spread(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     defaulting, constraints = a["defaultingType"], a["defaultConstraints"]
     if defaulting not in ("System", "List"):
         errs.append(_not_supported(f"{path}.defaultingType", defaulting, ("System", "List")))
@@ -1119,7 +1073,7 @@ def _go_shape(points: list[dict[str, Any]]) -> str:
     return "[]config.UtilizationShapePoint{" + items + "}"
 
 
-def _validate_volume_binding(path: str, a: Mapping[str, Any], errs: list[ConfigError]) -> None:
+def _validate_volume_binding(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
     if a["bindTimeoutSeconds"] < 0:
         errs.append(
             _invalid(
@@ -1128,20 +1082,50 @@ def _validate_volume_binding(path: str, a: Mapping[str, Any], errs: list[ConfigE
                 "invalid BindTimeoutSeconds, should not be a negative value",
             )
         )
-    if "shape" in a:
+    if "shape" in a and not version.gate("StorageCapacityScoring"):
         errs.append(
             _invalid(
                 f"{path}.shape",
                 None,
-                "unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority",
+                f"unexpected field `shape`, remove it or turn on the feature gate {_capacity_scoring_gate(version)}",
                 _go_shape(a["shape"]),
+            )
+        )
+
+
+def _capacity_scoring_gate(version: SchedulerVersion) -> str:
+    """The gate that allows VolumeBindingArgs.shape: VolumeCapacityPriority, renamed in 1.33."""
+    return "VolumeCapacityPriority" if version.has_gate("VolumeCapacityPriority") else "StorageCapacityScoring"
+
+
+def _validate_dynamic_resources(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+    """ValidateDynamicResourcesArgs (1.34+): each timeout is checked while its gate is on, and
+    refused while it is off."""
+    timeout = a.get("filterTimeout")
+    if version.gate("DRASchedulerFilterTimeout"):
+        if timeout is not None and timeout < 0:
+            errs.append(_invalid(f"{path}.filterTimeout", None, "must be zero or positive", format_go_duration(timeout)))
+    elif timeout is not None:
+        errs.append(_forbidden(f"{path}.filterTimeout", "DRASchedulingFilterTimeout feature gate is disabled"))
+    if not version.behaviour.dynamic_resources_binding_timeout:
+        return
+    binding = a.get("bindingTimeout")
+    if version.gate("DRADeviceBindingConditions") and version.gate("DRAResourceClaimDeviceStatus"):
+        if binding is not None and binding < 1_000_000_000:
+            errs.append(_invalid(f"{path}.bindingTimeout", None, "must be at least 1 second", format_go_duration(binding)))
+    elif binding is not None:
+        errs.append(
+            _forbidden(
+                f"{path}.bindingTimeout",
+                "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled",
             )
         )
 
 
 # validatePluginConfig's table. NodeResourcesFit is keyed "NodeResourcesFitArgs" upstream, so its
 # args are never checked here, only by the plugin constructor.
-_ARGS_VALIDATORS: dict[str, Callable[[str, Mapping[str, Any], list[ConfigError]], None]] = {
+_ARGS_VALIDATORS: dict[str, Callable[[str, Mapping[str, Any], list[ConfigError], SchedulerVersion], None]] = {
+    DYNAMIC_RESOURCES: _validate_dynamic_resources,
     DEFAULT_PREEMPTION: _validate_default_preemption,
     INTER_POD_AFFINITY: _validate_inter_pod_affinity,
     NODE_AFFINITY: _validate_node_affinity,
@@ -1169,7 +1153,7 @@ def _queue_sort_key(ps: PluginSet) -> tuple[tuple[tuple[str, int], ...], tuple[s
     return tuple((r.name, r.weight or 0) for r in ps.enabled), ps.disabled
 
 
-def _validate_common_queue_sort(drafts: list[_ProfileDraft], errs: list[ConfigError]) -> None:
+def _validate_common_queue_sort(drafts: list[_ProfileDraft], errs: list[ConfigError], version: SchedulerVersion) -> None:
     canon = drafts[0].plugins["queueSort"]
     name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
@@ -1182,7 +1166,9 @@ def _validate_common_queue_sort(drafts: list[_ProfileDraft], errs: list[ConfigEr
         curr = d.plugins["queueSort"]
         if _queue_sort_key(curr) != _queue_sort_key(canon):
             errs.append(
-                _invalid(f"profiles[{i}].plugins.queueSort", None, "queueSort must be the same for all profiles", _go_plugin_set(curr))
+                _invalid(
+                    f"profiles[{i}].plugins.queueSort", None, version.behaviour.queue_sort_mismatch_detail, _go_plugin_set(curr)
+                )
             )
         for n, a, _ in d.config:
             if n == name and a != args:
@@ -1212,7 +1198,26 @@ def _validate_extenders(extenders: list[dict[str, Any]], errs: list[ConfigError]
         errs.append(_invalid("extenders", f"found {binders} extenders implementing bind", "only one extender can implement bind"))
 
 
-def _validate(cfg: Mapping[str, Any], drafts: list[_ProfileDraft]) -> None:
+def _invalid_plugin(path: str, name: str) -> ConfigError:
+    """isPluginInvalid: a plugin the v1 API removed (the in-tree volume-limit plugins, from 1.31)."""
+    return _invalid(path, name, f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")')
+
+
+def _validate_invalid_plugins(path: str, d: _ProfileDraft, errs: list[ConfigError], version: SchedulerVersion) -> None:
+    """validatePluginSetForInvalidPlugins over every extension point's enabled plugins, multiPoint
+    excepted (upstream walks a map of the points; kwhatif takes them in field order)."""
+    invalid = version.behaviour.config_invalid_plugins
+    if not invalid:
+        return
+    for point in PLUGIN_SET_FIELDS:
+        if point == "multiPoint":
+            continue
+        for k, ref in enumerate(d.plugins[point].enabled):
+            if ref.name in invalid:
+                errs.append(_invalid_plugin(f"{path}.plugins.{point}.enabled[{k}]", ref.name))
+
+
+def _validate(cfg: Mapping[str, Any], drafts: list[_ProfileDraft], version: SchedulerVersion) -> None:
     """ValidateKubeSchedulerConfiguration, after defaulting; raises the first error."""
     errs: list[ConfigError] = []
     burst = (cfg.get("clientConnection") or {}).get("burst", 100) or 100
@@ -1232,6 +1237,7 @@ def _validate(cfg: Mapping[str, Any], drafts: list[_ProfileDraft]) -> None:
             if not name:
                 errs.append(_required(f"{path}.schedulerName"))
             _validate_percentage(f"{path}.percentageOfNodesToScore", d.percentage, errs)
+            _validate_invalid_plugins(path, d, errs, version)
             seen: set[str] = set()
             for j, (n, args, typed) in enumerate(d.config):
                 pc_path = f"{path}.pluginConfig[{j}]"
@@ -1239,14 +1245,16 @@ def _validate(cfg: Mapping[str, Any], drafts: list[_ProfileDraft]) -> None:
                     errs.append(_duplicate(pc_path, _go_quote(n)))
                 seen.add(n)
                 check = _ARGS_VALIDATORS.get(n)
-                if check is not None and typed:
-                    check(f"{pc_path}.args", args, errs)
+                if n in version.behaviour.config_invalid_plugins:
+                    errs.append(_invalid_plugin(pc_path, n))
+                elif check is not None and typed:
+                    check(f"{pc_path}.args", args, errs, version)
             if name in names:
                 # Upstream prints the other field.Path with %#v (a struct and a pointer address);
                 # its path is what that means.
                 errs.append(_duplicate(f"{path}.schedulerName", f"profiles[{names[name]}].schedulerName"))
             names[name] = i
-        _validate_common_queue_sort(drafts, errs)
+        _validate_common_queue_sort(drafts, errs, version)
     _validate_percentage("percentageOfNodesToScore", cfg.get("percentageOfNodesToScore"), errs)
     initial = cfg.get("podInitialBackoffSeconds", 1)
     maximum = cfg.get("podMaxBackoffSeconds", 10)
@@ -1262,23 +1270,24 @@ def _validate(cfg: Mapping[str, Any], drafts: list[_ProfileDraft]) -> None:
 # --- entry points --------------------------------------------------------------------------------
 
 
-def parse_configuration(text: str, source: str) -> SchedulerConfiguration:
-    """Decode, default and validate the text of a KubeSchedulerConfiguration file."""
+def parse_configuration(text: str, source: str, version: SchedulerVersion | None = None) -> SchedulerConfiguration:
+    """Decode, default and validate the text of a KubeSchedulerConfiguration file as the release
+    (default: kwhatif's default release) does."""
     try:
-        return _parse(text, source)
+        return _parse(text, source, version or default_version())
     except ConfigError as e:
         raise e.with_context(source=source) from None
     except RecursionError:
         raise ConfigError("nested too deeply", source=source) from None
 
 
-def _parse(text: str, source: str) -> SchedulerConfiguration:
-    cfg = _decode_document(_parse_document(text))
+def _parse(text: str, source: str, version: SchedulerVersion) -> SchedulerConfiguration:
+    cfg = _decode_document(_parse_document(text), version)
     profiles = cfg.get("profiles") or [{}]  # no profiles: one default profile
-    drafts = [_default_profile(p) for p in profiles]
+    drafts = [_default_profile(p, version) for p in profiles]
     if len(drafts) == 1 and drafts[0].name is None:
         drafts[0].name = DEFAULT_SCHEDULER_NAME
-    _validate(cfg, drafts)
+    _validate(cfg, drafts, version)
     if cfg.get("extenders"):
         # Extenders are HTTP services that take part in Filter, Score, preemption and binding; a
         # run without them would differ from the real scheduler without saying so.
@@ -1291,6 +1300,7 @@ def _parse(text: str, source: str) -> SchedulerConfiguration:
         profiles=tuple(_build_profile(d) for d in drafts),
         percentage_of_nodes_to_score=cfg.get("percentageOfNodesToScore", 0),
         source=source,
+        version=version,
     )
 
 
@@ -1309,8 +1319,8 @@ def _build_profile(d: _ProfileDraft) -> Profile:
     )
 
 
-def load_configuration(path: str) -> SchedulerConfiguration:
-    """Read a KubeSchedulerConfiguration file (YAML or JSON)."""
+def load_configuration(path: str, version: SchedulerVersion | None = None) -> SchedulerConfiguration:
+    """Read a KubeSchedulerConfiguration file (YAML or JSON) as the release reads it."""
     with os_errors(path, ConfigError), open(path, "rb") as fh:
         data = fh.read(MAX_CONFIG_BYTES + 1)
     if len(data) > MAX_CONFIG_BYTES:
@@ -1319,4 +1329,4 @@ def load_configuration(path: str) -> SchedulerConfiguration:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"not UTF-8 text (byte {e.start})", source=path) from None
-    return parse_configuration(text, path)
+    return parse_configuration(text, path, version)

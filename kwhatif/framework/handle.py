@@ -1,7 +1,8 @@
 """What plugins may reach besides the pod and the node: upstream's framework.Handle.
 
 The snapshot (SnapshotSharedLister), the cluster's other objects (informer listers), the pod
-nominator and, for PostFilter, the framework itself to re-run filters.
+nominator, for PostFilter the framework itself to re-run filters, and the release being
+reproduced (upstream hands plugins its feature gates as plugins/feature.Features).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kwhatif.cache.node_info import PodInfo, pod_id
+from kwhatif.versions import SchedulerVersion, default_version
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
@@ -62,7 +64,8 @@ class Handle:
     nominator: Nominator = field(default_factory=Nominator)
     framework: "Framework | None" = None
     binder: Any = None  # the run's Binder, used by DefaultBinder
-    options: Any = None  # the run's Options
+    # the kube-scheduler release being reproduced: plugins read its gates and behaviour switches
+    version: SchedulerVersion = field(default_factory=default_version)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         """A namespace missing from the dump still exists where its pods run: it gets the label

@@ -51,6 +51,9 @@ class Status:
     code: Code = Code.SUCCESS
     reasons: tuple[str, ...] = ()
     plugin: str = ""
+    # kwhatif's own explanation (devices a node would get, why none fit): shown in reports,
+    # never part of upstream's reasons or the FitError histogram
+    details: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, code: Code, *reasons: str) -> "Status":
@@ -77,11 +80,17 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> "Status":
-        return Status(self.code, self.reasons, plugin)
+        return Status(self.code, self.reasons, plugin, self.details)
 
 
 SUCCESS = Status()
 SKIP = Status(Code.SKIP)
+
+
+# framework.ErrNotFound (pkg/scheduler/framework/cycle_state.go): what CycleState.Read returns for
+# a key nobody wrote, for example when a profile disables a plugin's PreFilter or PreScore but
+# keeps its Filter or Score. Each plugin wraps it in its own words.
+ERR_NOT_FOUND = "not found"
 
 
 class CycleState:
@@ -98,11 +107,9 @@ class CycleState:
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value
 
-    def read(self, key: str) -> Any:
-        """Raises KeyError like upstream's ErrNotFound; plugins turn it into an Error status."""
-        return self._data[key]
-
     def get(self, key: str) -> Any:
+        """The value stored under key, or None where upstream's Read returns ErrNotFound: each
+        plugin words that error itself, as upstream's plugins do (see ERR_NOT_FOUND)."""
         return self._data.get(key)
 
     def delete(self, key: str) -> None:

@@ -6,8 +6,10 @@ pkg/scheduler/apis/config/v1); runtime.Framework expands them into ordered plugi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from kwhatif.versions import SchedulerVersion, default_version
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -56,6 +58,8 @@ class SchedulerConfiguration:
     profiles: tuple[Profile, ...]
     percentage_of_nodes_to_score: int = 0  # 0: adaptive, as upstream's default
     source: str = ""  # the file it came from; "" for the built-in default
+    # the kube-scheduler release whose defaults and behaviour the run reproduces
+    version: SchedulerVersion = field(default_factory=default_version)
 
     def profile(self, name: str) -> Profile | None:
         for p in self.profiles:
@@ -64,37 +68,18 @@ class SchedulerConfiguration:
         return None
 
 
-# getDefaultPlugins(): one multiPoint list; weights only where upstream sets them.
-DEFAULT_MULTI_POINT: tuple[PluginRef, ...] = (
-    PluginRef("SchedulingGates"),
-    PluginRef("PrioritySort"),
-    PluginRef("NodeUnschedulable"),
-    PluginRef("NodeName"),
-    PluginRef("TaintToleration", 3),
-    PluginRef("NodeAffinity", 2),
-    PluginRef("NodePorts"),
-    PluginRef("NodeResourcesFit", 1),
-    PluginRef("VolumeRestrictions"),
-    PluginRef("EBSLimits"),
-    PluginRef("GCEPDLimits"),
-    PluginRef("NodeVolumeLimits"),
-    PluginRef("AzureDiskLimits"),
-    PluginRef("VolumeBinding"),
-    PluginRef("VolumeZone"),
-    PluginRef("PodTopologySpread", 2),
-    PluginRef("InterPodAffinity", 2),
-    PluginRef("DefaultPreemption"),
-    PluginRef("NodeResourcesBalancedAllocation", 1),
-    PluginRef("ImageLocality", 1),
-    PluginRef("DefaultBinder"),
-)
+def default_multi_point(version: SchedulerVersion) -> tuple[PluginRef, ...]:
+    """getDefaultPlugins() of the release: one multiPoint list; weights only where upstream sets them."""
+    return tuple(PluginRef(name, weight) for name, weight in version.default_plugins())
+
 
 DEFAULT_RESOURCE_SPEC: tuple[dict[str, Any], ...] = ({"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1})
 
 
-def default_args() -> dict[str, dict[str, Any]]:
-    """The v1 defaults of every plugin that has args (SetDefaults_*Args)."""
-    return {
+def default_args(version: SchedulerVersion | None = None) -> dict[str, dict[str, Any]]:
+    """The v1 defaults of every plugin that has args (SetDefaults_*Args) in the release."""
+    version = version or default_version()
+    args: dict[str, dict[str, Any]] = {
         "DefaultPreemption": {"minCandidateNodesPercentage": 10, "minCandidateNodesAbsolute": 100},
         "InterPodAffinity": {"hardPodAffinityWeight": 1, "ignorePreferredTermsOfExistingPods": False},
         "NodeAffinity": {},
@@ -110,16 +95,46 @@ def default_args() -> dict[str, dict[str, Any]]:
         "PodTopologySpread": {"defaultingType": "System", "defaultConstraints": []},
         "VolumeBinding": {"bindTimeoutSeconds": 600},
     }
+    if version.behaviour.dynamic_resources_args:
+        args["DynamicResources"] = dynamic_resources_default_args(version, {})
+    if version.gate("StorageCapacityScoring"):
+        # SetDefaults_VolumeBindingArgs: prefer nodes with more free capacity
+        args["VolumeBinding"]["shape"] = [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+    return args
 
 
-def default_profile(name: str = DEFAULT_SCHEDULER_NAME, percentage: int | None = None) -> Profile:
+DYNAMIC_RESOURCES_FILTER_TIMEOUT_NS = 10 * 1_000_000_000  # DynamicResourcesFilterTimeoutDefault
+DYNAMIC_RESOURCES_BINDING_TIMEOUT_NS = 600 * 1_000_000_000  # DynamicResourcesBindingTimeoutDefault
+
+
+def dynamic_resources_default_args(version: SchedulerVersion, given: Mapping[str, Any]) -> dict[str, Any]:
+    """SetDefaults_DynamicResourcesArgs: the timeouts default only while their gates are on."""
+    out = dict(given)
+    if "filterTimeout" not in out and version.gate("DRASchedulerFilterTimeout"):
+        out["filterTimeout"] = DYNAMIC_RESOURCES_FILTER_TIMEOUT_NS
+    if (
+        "bindingTimeout" not in out
+        and version.behaviour.dynamic_resources_binding_timeout
+        and version.gate("DRADeviceBindingConditions")
+        and version.gate("DRAResourceClaimDeviceStatus")
+    ):
+        out["bindingTimeout"] = DYNAMIC_RESOURCES_BINDING_TIMEOUT_NS
+    return out
+
+
+def default_profile(
+    name: str = DEFAULT_SCHEDULER_NAME, percentage: int | None = None, *, version: SchedulerVersion | None = None
+) -> Profile:
+    version = version or default_version()
     plugins = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
-    plugins["multiPoint"] = PluginSet(DEFAULT_MULTI_POINT)
-    return Profile(name, plugins, default_args(), percentage)
+    plugins["multiPoint"] = PluginSet(default_multi_point(version))
+    return Profile(name, plugins, default_args(version), percentage)
 
 
-def default_configuration() -> SchedulerConfiguration:
-    return SchedulerConfiguration(profiles=(default_profile(),))
+def default_configuration(version: SchedulerVersion | None = None) -> SchedulerConfiguration:
+    """The configuration kube-scheduler runs without --config: the release's default profile."""
+    version = version or default_version()
+    return SchedulerConfiguration(profiles=(default_profile(version=version),), version=version)
 
 
 @dataclass(frozen=True, slots=True)

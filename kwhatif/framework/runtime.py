@@ -41,6 +41,7 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import Profile
+from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.plugins import registry
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
@@ -50,11 +51,6 @@ _BUILD_ORDER = (
     "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort",
 )
 _POINT_TYPES = dict(EXTENSION_POINTS)
-
-
-def _wrap_int64(v: int) -> int:
-    v &= (1 << 64) - 1
-    return v - (1 << 64) if v >= (1 << 63) else v
 
 
 @dataclass(slots=True)
@@ -150,7 +146,7 @@ class Framework:
         for ps in prof.plugins.values():
             needed.update(r.name for r in ps.enabled)
         for name in sorted(needed):
-            fac = registry.factory(name)
+            fac = registry.factory(name) if self.handle.version.plugin_registered(name) else None
             if fac is None:
                 continue  # reported below as "does not exist", where upstream reports it
             try:
@@ -282,10 +278,7 @@ class Framework:
 
         for pl in self.pre_filter_plugins:
             fn = substitutes.get(pl.name) if substitutes else None
-            try:
-                r, st = fn(state, pod) if fn is not None else pl.pre_filter(state, pod)
-            except KeyError as e:  # a missing CycleState entry, as upstream's ErrNotFound
-                r, st = None, Status.error(f"reading {e} from cycleState: not found")
+            r, st = fn(state, pod) if fn is not None else pl.pre_filter(state, pod)
             st = st.with_plugin(pl.name)
             statuses.append(st)
             if st.is_skip():
@@ -359,10 +352,7 @@ class Framework:
             if skipped is not None:
                 statuses.append(skipped)
                 continue
-            try:
-                st = pl.filter(state, pod, node_info)
-            except KeyError as e:
-                st = Status.error(f"reading {e} from cycleState: not found")
+            st = pl.filter(state, pod, node_info)
             if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
                     st = Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
@@ -374,7 +364,7 @@ class Framework:
                 if not all_plugins:
                     break
             else:
-                statuses.append(success)
+                statuses.append(st.with_plugin(name) if st.details else success)
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Any, node_info: Any) -> Status:
@@ -382,12 +372,9 @@ class Framework:
         name = pl.NAME
         if name in state.skip_filter_plugins:
             return skip_of(name)
-        try:
-            st = pl.filter(state, pod, node_info)
-        except KeyError as e:
-            st = Status.error(f"reading {e} from cycleState: not found")
+        st = pl.filter(state, pod, node_info)
         if st.code is Code.SUCCESS:
-            return _success_of(name)
+            return st.with_plugin(name) if st.details else _success_of(name)
         if not st.is_rejected():
             return Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
         return st.with_plugin(name)
@@ -396,8 +383,11 @@ class Framework:
         self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
     ) -> FilterResult:
         """RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
-        priority added to the node, then, if that passed, without them."""
-        added, state_with, info_with = self._add_nominated_pods(state, pod, node_info)
+        priority added to the node, then, if that passed, without them. A PreFilter extension's
+        AddPod error ends there: that Error is the node's status (the cycle fails with it)."""
+        added, state_with, info_with, st = self._add_nominated_pods(state, pod, node_info)
+        if not st.is_success():
+            return FilterResult(node_info.name, [st], st)
         if not added:
             return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
         res = self.run_filter(state_with, pod, info_with, all_plugins=all_plugins)
@@ -406,10 +396,12 @@ class Framework:
             return res
         return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
 
-    def _add_nominated_pods(self, state: CycleState, pod: Any, node_info: Any) -> tuple[bool, CycleState, Any]:
+    def _add_nominated_pods(
+        self, state: CycleState, pod: Any, node_info: Any
+    ) -> tuple[bool, CycleState, Any, Status]:
         nominated = self.handle.nominator.pods_for_node(node_info.name)
         if not nominated:
-            return False, state, node_info
+            return False, state, node_info, SUCCESS
         from kwhatif.cache.node_info import pod_id
 
         info_out = None
@@ -422,10 +414,10 @@ class Framework:
                 info_out.add_pod_info(pi)
                 st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
                 if not st.is_success():
-                    raise RuntimeError(st.message())
+                    return False, state, node_info, st
         if info_out is None:
-            return False, state, node_info
-        return True, state_out, info_out
+            return False, state, node_info, SUCCESS
+        return True, state_out, info_out, SUCCESS
 
     # --- PostFilter -----------------------------------------------------------------------------
 
@@ -478,10 +470,7 @@ class Framework:
         for pl in plugins:
             lst: list[NodeScore] = []
             for ni in nodes:
-                try:
-                    s, st = pl.score(state, pod, ni)
-                except KeyError as e:
-                    s, st = 0, Status.error(f"reading {e} from cycleState: not found")
+                s, st = pl.score(state, pod, ni)
                 if not st.is_success():
                     return [], Status(
                         Code.ERROR, (f"running Score plugins: plugin \"{pl.name}\" failed with: {st.message()}",), pl.name

@@ -33,13 +33,22 @@ from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
 from kwhatif.incremental.scores import ScoreTable, default_normalize
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
+from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import pod_topology_spread as pts
 
 # Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
 # PreFilter derives from the pod alone: kept per node until the node changes.
 NODE_FILTERS = frozenset(
-    {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit"}
+    {
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "NodeDeclaredFeatures",
+    }
 )
 # Score plugins of the same kind, with how each normalizes (None: not at all).
 NODE_SCORES: dict[str, bool | None] = {
@@ -51,6 +60,10 @@ NODE_SCORES: dict[str, bool | None] = {
 }
 SPREAD = pts.NAME
 AFFINITY = ipa.NAME
+# DynamicResources: its PreFilter skips a pod without resource claims (and so its Filter), and its
+# Score (1.35 on) gives such a pod 0 on every node. A pod with claims is evaluated from scratch
+# (what its Filter answers changes with every Reserve of a claim).
+DRA = dra.NAME
 
 MAX_TEMPLATES = 8
 MAX_NODE_SCORE = 100
@@ -79,7 +92,12 @@ class Engine:
 
     def template_for(self, fw: Framework, pod: Pod) -> Template | None:
         """The template of this pod, caught up with the snapshot; None: evaluate from scratch."""
-        if not self.ordered or pod.nominated_node_name or any(v.kind == "ephemeral" for v in pod.volumes):
+        if (
+            not self.ordered
+            or pod.nominated_node_name
+            or pod.resource_claims
+            or any(v.kind == "ephemeral" for v in pod.volumes)
+        ):
             return None
         self.index.sync()
         shape = shape_of(pod)
@@ -130,6 +148,8 @@ class Template:
                 ours = self.spread if pl.name == SPREAD else self.affinity
                 if ours is None or pl.name not in pre_score:
                     score_ok = False
+            elif pl.name == DRA and _ours(pl, DRA):
+                pass  # scores 0 for the pods the engine sees (see _dra_raw)
             elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
                 continue  # fine as long as its PreScore skips it
             elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
@@ -473,6 +493,10 @@ class Template:
             elif name == AFFINITY:
                 assert self.affinity_score is not None
                 raw, norm = self.affinity_score.scores(idx)
+            elif name == DRA:
+                if not self._dra_scores_zero(pl, state):
+                    return False, None
+                raw = norm = np.zeros(len(idx), dtype=np.int64)
             else:
                 got = self._node_raw(pl, state, pod, idx)
                 if got is None:
@@ -502,6 +526,15 @@ class Template:
         att.best_score = best
         att.best = [names[i] for i in np.flatnonzero(totals == best).tolist()]
         return True, att.best[0]
+
+    @staticmethod
+    def _dra_scores_zero(pl: ScorePlugin, state: CycleState) -> bool:
+        """Whether DynamicResources scores this cycle's pod 0 on every node, before and after
+        normalizing: it is off, or its PreFilter found no claims."""
+        if not getattr(pl, "enabled", True):
+            return True
+        s = state.get(dra.STATE_KEY)
+        return isinstance(s, dra._State) and not s.claims
 
     def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
         """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""

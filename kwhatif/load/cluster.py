@@ -8,8 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from kwhatif.api import parse, storage
+from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
+from kwhatif.api.resources import PodRules
+from kwhatif.api.autoscaling import HorizontalPodAutoscaler
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resourcequota import ResourceQuota
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -21,14 +25,18 @@ from kwhatif.api.core import (
 )
 from kwhatif.api.storage import (
     CSIDriver,
+    VolumeAttachment,
     CSINode,
     CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
 )
+from kwhatif.dra import parse as dra_parse
+from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.files import Document
+from kwhatif.load.files import SERVER_VERSION_KIND, Document
+from kwhatif.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
 READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
@@ -44,6 +52,7 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "StorageClass": (frozenset({"storage.k8s.io/v1"}), False),
     "CSINode": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIDriver": (frozenset({"storage.k8s.io/v1"}), False),
+    "VolumeAttachment": (frozenset({"storage.k8s.io/v1"}), False),
     "CSIStorageCapacity": (frozenset({"storage.k8s.io/v1", "storage.k8s.io/v1beta1"}), True),
     "RuntimeClass": (frozenset({"node.k8s.io/v1"}), False),
     "ReplicaSet": (frozenset({"apps/v1"}), True),
@@ -52,13 +61,20 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "DaemonSet": (frozenset({"apps/v1"}), True),
     "Job": (frozenset({"batch/v1"}), True),
     "CronJob": (frozenset({"batch/v1"}), True),
+    "DeviceClass": (dra_parse.API_VERSIONS, False),
+    "ResourceSlice": (dra_parse.API_VERSIONS, False),
+    "ResourceClaim": (dra_parse.API_VERSIONS, True),
+    "ResourceClaimTemplate": (dra_parse.API_VERSIONS, True),
+    "LimitRange": (frozenset({"v1"}), True),
+    "ResourceQuota": (frozenset({"v1"}), True),
+    "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Endpoints", "Event", "LimitRange", "ResourceQuota", "ServiceAccount",
+        "ConfigMap", "Secret", "Endpoints", "Event", "ServiceAccount",
         "PodTemplate", "ComponentStatus", "Binding",
     }
 )
@@ -82,7 +98,7 @@ _BUILTIN_GROUP_VERSIONS = {
     "discovery.k8s.io": {"v1"},
     "events.k8s.io": {"v1"},
     "flowcontrol.apiserver.k8s.io": {"v1", "v1beta3"},
-    "resource.k8s.io": {"v1alpha2"},
+    "resource.k8s.io": {"v1", "v1beta2", "v1beta1", "v1alpha3"},
     "authentication.k8s.io": {"v1", "v1beta1", "v1alpha1"},
     "authorization.k8s.io": {"v1"},
     "internal.apiserver.k8s.io": {"v1alpha1"},
@@ -112,7 +128,6 @@ class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
-    terminal_pods: int = 0
     orphaned_pods: int = 0  # bound to a node that is not there (live clusters only)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
@@ -124,13 +139,49 @@ class ClusterState:
     storage_classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # resource.k8s.io (dynamic resource allocation)
+    device_classes: dict[str, DeviceClass] = field(default_factory=dict)
+    resource_slices: list[ResourceSlice] = field(default_factory=list)
+    resource_claims: dict[str, ResourceClaim] = field(default_factory=dict)  # "ns/name"
+    resource_claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)  # "ns/name"
+    # admission and controllers around the scheduler, by "namespace/name"
+    limit_ranges: dict[str, LimitRange] = field(default_factory=dict)
+    resource_quotas: dict[str, ResourceQuota] = field(default_factory=dict)
+    hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
+    # The kube-scheduler release the pods were derived for (requests, host ports) and whose API
+    # server admits new pods; use_version() switches it.
+    version: SchedulerVersion = field(default_factory=default_version)
+    server_version: str = ""  # gitVersion from a live cluster's /version
+    recorded_server_version: str = ""  # the same, as `kwhatif snapshot` recorded it in its file
+    # generateName's names for this cluster and the manifests read with it
+    names: parse.NameGenerator = field(default_factory=parse.NameGenerator)
 
     @property
     def admission(self) -> Admission:
-        return Admission(self.priority_classes, self.runtime_classes)
+        return Admission(self.priority_classes, self.runtime_classes, self.version, PodRules.of(self.version))
+
+    def use_version(self, version: SchedulerVersion) -> None:
+        """Derive the pods again as ``version`` does (only pods whose derivation differs between
+        releases: sidecars, pod-level requests, resize status)."""
+        old, new = PodRules.of(self.version), PodRules.of(version)
+        self.version = version
+        if old == new:
+            return
+
+        def again(pods: list[Pod]) -> list[Pod]:
+            return [parse.rebuild_pod(p, new) if p.derivation_sensitive else p for p in pods]
+
+        self.pods = again(self.pods)
+        self.pending_pods = again(self.pending_pods)
+
+    def limit_ranges_in(self, namespace: str) -> list[LimitRange]:
+        """The namespace's LimitRanges, by name (the order the admission plugin sees is the
+        lister's, which upstream does not fix)."""
+        return sorted((lr for lr in self.limit_ranges.values() if lr.namespace == namespace), key=lambda lr: lr.name)
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         ns = self.namespaces.get(name)
@@ -165,6 +216,51 @@ def classify(doc: Document) -> str | None:
     return None  # another built-in kind, or a custom resource
 
 
+def apply_namespace(docs: list[Document], namespace: str) -> None:
+    """`kubectl apply -n NAMESPACE`: namespaced objects that name no namespace get it; one that
+    names another is an error, in kubectl's words. Cluster-scoped objects are left alone; a custom
+    resource is taken as namespaced unless a CustomResourceDefinition of the manifests says it is
+    cluster-scoped."""
+    from kwhatif.load.files import CLUSTER_SCOPED_KINDS
+
+    crd_scopes: dict[tuple[str, str], str] = {}
+    for d in docs:
+        if d.kind == "CustomResourceDefinition":
+            spec = d.body.get("spec")
+            if isinstance(spec, dict):
+                names = spec.get("names")
+                kind = names.get("kind") if isinstance(names, dict) else None
+                crd_scopes[(str(spec.get("group") or ""), str(kind or ""))] = str(spec.get("scope") or "Namespaced")
+    for d in docs:
+        spec = READ_KINDS.get(d.kind)
+        group = d.api_version.split("/", 1)[0] if "/" in d.api_version else ""
+        custom = is_custom_resource(d)
+        if custom:
+            if crd_scopes.get((group, d.kind), "Namespaced") != "Namespaced":
+                continue
+        elif (spec is not None and not spec[1]) or (spec is None and d.kind in CLUSTER_SCOPED_KINDS):
+            continue
+        meta = d.body.get("metadata")
+        if not isinstance(meta, dict):
+            continue
+        have = meta.get("namespace")
+        if not have:
+            meta["namespace"] = namespace
+        elif have != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{have}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={have}' to perform this operation.",
+                source=d.source,
+                obj=d.describe(),
+            )
+
+
+def is_custom_resource(doc: Document) -> bool:
+    """The document's API group is none of the built-in ones: a custom resource."""
+    version = doc.api_version
+    return "/" in version and version.split("/", 1)[0] not in _BUILTIN_GROUP_VERSIONS
+
+
 def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
     try:
         return fn(doc.body)
@@ -174,8 +270,8 @@ def _guard(doc: Document, fn: Callable[[dict[str, Any]], Any]) -> Any:
         raise InputError("object nested too deeply", source=doc.source, obj=doc.describe()) from None
 
 
-def _identity(doc: Document, kind: str) -> tuple[str, str, str]:
-    parse.generate_name(doc.body)
+def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str, str, str]:
+    names(doc.body)
     name = _guard(doc, parse.name_of)
     namespaced = READ_KINDS[kind][1]
     ns = _guard(doc, parse.namespace_of) if namespaced else ""
@@ -193,32 +289,46 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "StorageClass": storage.storage_class,
     "CSINode": storage.csi_node,
     "CSIDriver": storage.csi_driver,
+    "VolumeAttachment": storage.volume_attachment,
     "CSIStorageCapacity": storage.csi_storage_capacity,
+    "LimitRange": limitranger.limit_range,
+    "ResourceQuota": resourcequota.resource_quota,
+    "HorizontalPodAutoscaler": autoscaling.horizontal_pod_autoscaler,
 }
 
 
-def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> ClusterState:
+def build_cluster(
+    docs: Iterable[Document],
+    *,
+    check_node_refs: bool = True,
+    version: SchedulerVersion | None = None,
+    names: parse.NameGenerator | None = None,
+) -> ClusterState:
     """Convert documents as they come (a large dump is never held decoded in full), then admit
-    the pods once every PriorityClass and RuntimeClass is known."""
-    state = ClusterState()
+    the pods once every PriorityClass and RuntimeClass is known. Pods are derived as ``version``
+    (default: kwhatif's default release) derives them. ``names`` names generateName objects
+    (default: a new generator; the manifests of a cluster pass the cluster's)."""
+    state = ClusterState(version=version or default_version(), names=names or parse.NameGenerator())
+    rules = PodRules.of(state.version)
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
     for doc in docs:
+        if doc.kind == SERVER_VERSION_KIND:
+            state.recorded_server_version = doc.body["gitVersion"]
+            continue
         kind = classify(doc)
         if kind is None:
             state.skipped[doc.kind] += 1
             continue
-        ident = _identity(doc, kind)
+        ident = _identity(doc, kind, state.names)
         prev = seen.get(ident)
         if prev is not None:
             raise InputError(f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe())
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False))
-            if pod.terminal:
-                state.terminal_pods += 1
-            else:
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
+            if not pod.terminal:
                 pods.append((pod, doc.source))
             continue
         if kind == "Node":
@@ -228,6 +338,9 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
         if kind in WORKLOAD_KINDS:
             meta = doc.body.get("metadata") or {}
             state.workloads[ident] = Workload(kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source)
+            continue
+        if kind in dra_parse.KINDS:
+            _add_dra_object(state, doc, kind)
             continue
         obj = _guard(doc, _CONVERTERS[kind])
         if kind == "Namespace":
@@ -250,8 +363,16 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
             state.csi_nodes[obj.name] = obj
         elif kind == "CSIDriver":
             state.csi_drivers[obj.name] = obj
+        elif kind == "VolumeAttachment":
+            state.volume_attachments.append(obj)
         elif kind == "CSIStorageCapacity":
             state.csi_capacities.append(obj)
+        elif kind == "LimitRange":
+            state.limit_ranges[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "ResourceQuota":
+            state.resource_quotas[f"{obj.namespace}/{obj.name}"] = obj
+        elif kind == "HorizontalPodAutoscaler":
+            state.hpas[obj.key] = obj
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes
@@ -276,17 +397,31 @@ def build_cluster(docs: Iterable[Document], *, check_node_refs: bool = True) -> 
     return state
 
 
+def _add_dra_object(state: ClusterState, doc: Document, kind: str) -> None:
+    version, src = doc.api_version, doc.source
+    if kind == "DeviceClass":
+        dc: DeviceClass = _guard(doc, lambda b: dra_parse.device_class(b, version, src))
+        state.device_classes[dc.name] = dc
+    elif kind == "ResourceSlice":
+        state.resource_slices.append(_guard(doc, lambda b: dra_parse.resource_slice(b, version, src)))
+    elif kind == "ResourceClaim":
+        rc: ResourceClaim = _guard(doc, lambda b: dra_parse.resource_claim(b, version, "default", src))
+        state.resource_claims[rc.key] = rc
+    else:
+        tpl: ResourceClaimTemplate = _guard(doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src))
+        state.resource_claim_templates[tpl.key] = tpl
+
+
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Decoding a dump allocates millions of containers and no cycles; the cyclic collector would
-    rescan them over and over (it triples the load time). Pause it, then freeze what was built so
-    later collections skip it."""
+    rescan them over and over (it triples the load time). Pause it while decoding (the command then
+    freezes what was built: cli.long_lived)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
         if was_enabled:
             gc.enable()
 

@@ -42,6 +42,14 @@ CLUSTER_SCOPED_KINDS = frozenset(
     {
         "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
         "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+        # the other cluster-scoped kinds of the v1.30 API
+        "ComponentStatus", "VolumeAttachment", "VolumeAttributesClass", "APIService", "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "CertificateSigningRequest", "ClusterTrustBundle",
+        "IngressClass", "IPAddress", "ServiceCIDR", "FlowSchema", "PriorityLevelConfiguration", "StorageVersion",
+        "StorageVersionMigration", "ResourceClass", "TokenReview", "SelfSubjectReview", "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview", "SubjectAccessReview",
+        "DeviceClass", "ResourceSlice", "DeviceTaintRule",
     }
 )
 
@@ -301,10 +309,25 @@ class _JsonStream:
             raise InputError("missing kind", source=where, field="kind")
         for i, item in waiting:
             yield from _expand_item(item, obj, where, i)
+        yield from _recorded_version(obj, where)
         return pos
 
 
 _DOC_START = re.compile(r"^---", re.M)
+
+# `kwhatif snapshot` records the API server's gitVersion (GET /version) in its List's metadata, so
+# that the file answers as the same release the live cluster does. The loader hands it on as a
+# document of this kind.
+SERVER_VERSION_ANNOTATION = "kwhatif.io/server-version"
+SERVER_VERSION_KIND = "kwhatif.io/ServerVersion"
+
+
+def _recorded_version(lst: dict[str, Any], where: str) -> Iterator[Document]:
+    meta = lst.get("metadata")
+    ann = meta.get("annotations") if isinstance(meta, dict) else None
+    version = ann.get(SERVER_VERSION_ANNOTATION) if isinstance(ann, dict) else None
+    if isinstance(version, str) and version:
+        yield Document({"gitVersion": version}, where, SERVER_VERSION_KIND, "")
 
 
 def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
@@ -393,6 +416,7 @@ def _expand(value: Any, where: str, index: int) -> Iterator[Document]:
             raise InputError("items must be a list", source=where, obj=kind, field="items")
         for i, item in enumerate(items):
             yield from _expand_item(item, value, where, i)
+        yield from _recorded_version(value, where)
         return
     api_version = value.get("apiVersion")
     yield Document(value, where, kind, api_version if isinstance(api_version, str) else "")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
-from kwhatif.api import parse
+from kwhatif.api import limitranger, parse
+from kwhatif.api.resources import PodRules
+from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.core import Pod
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import ClusterState, classify
@@ -13,10 +16,23 @@ from kwhatif.load.files import Document, Limits, read_path
 
 
 def pods_from_documents(
-    docs: list[Document], cluster: ClusterState, manifests: dict[str, dict[str, Any]] | None = None
+    docs: list[Document],
+    cluster: ClusterState,
+    manifests: dict[str, dict[str, Any]] | None = None,
+    refusals: dict[str, str] | None = None,
+    admitted: dict[str, str] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
-    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply)."""
+    ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
+    without the name kwhatif generated from generateName). Pods without a namespace go to
+    ``namespace``; with ``enforce_namespace`` (kubectl -n) a pod of another namespace is an error.
+
+    The namespace's LimitRanges apply (LimitRanger admission). A pod they make the API server
+    refuse is an error, or, with ``refusals``, recorded there by "namespace/name" with the API
+    server's message. ``admitted``, when given, receives what the plugin set, by pod."""
     admission = cluster.admission
     pods: list[Pod] = []
     rest: list[Document] = []
@@ -26,18 +42,71 @@ def pods_from_documents(
         if kind != "Pod":
             rest.append(doc)
             continue
-        parse.generate_name(doc.body)
+        meta = doc.body.get("metadata")
+        own_ns = meta.get("namespace") if isinstance(meta, dict) else None
+        if enforce_namespace and isinstance(own_ns, str) and own_ns and own_ns != namespace:
+            raise InputError(
+                f'the namespace from the provided object "{own_ns}" does not match the namespace "{namespace}". '
+                f"You must pass '--namespace={own_ns}' to perform this operation.",
+                source=doc.source,
+                obj=doc.describe(),
+            )
+        generated = isinstance(meta, dict) and not meta.get("name") and bool(meta.get("generateName"))
+        body = doc.body
+        if generated and manifests is not None and isinstance(meta, dict):
+            body = {**doc.body, "metadata": dict(meta)}
+        cluster.names(doc.body)
         try:
-            pod = admission.admit(parse.pod(doc.body, "default", doc.source), strict=True)
+            pod = parse.pod(doc.body, namespace, doc.source, rules=admission.rules)
+            refusal = None
+            ranges = cluster.limit_ranges_in(pod.namespace)
+            if ranges:
+                pod, refusal, changed = _limit_ranged(pod, doc, ranges, admission.rules, namespace)
+                if changed and admitted is not None:
+                    names = ", ".join(lr.name for lr in ranges)
+                    admitted[pod.key] = f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed)
+            if refusal is not None:
+                if refusals is None:
+                    raise InputError(refusal, source=doc.source, obj=doc.describe())
+                refusals[pod.key] = refusal
+            pod = admission.admit(pod, strict=True)
         except FieldError as e:
             raise e.with_context(source=doc.source, obj=doc.describe()) from None
         if pod.key in seen:
             raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())
         seen[pod.key] = doc.source
         if manifests is not None:
-            manifests[pod.key] = doc.body
+            manifests[pod.key] = body
         pods.append(pod)
     return pods, rest
+
+
+def _limit_ranged(
+    pod: Pod, doc: Document, ranges: list[LimitRange], rules: PodRules, namespace: str = "default"
+) -> tuple[Pod, str | None, list[str]]:
+    """The pod after the LimitRanger admission plugin, the API server's refusal if any, and
+    what the plugin set."""
+    mutated, changed = limitranger.mutate_pod(doc.body, ranges)
+    try:
+        pod = parse.pod(mutated, namespace, doc.source, rules=rules)
+    except FieldError as e:
+        return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}', changed
+    err = limitranger.validate_pod(mutated, ranges)
+    return pod, limitranger.forbidden("pods", pod.name, err) if err is not None else None, changed
+
+
+def drop_node_names(docs: list[Document]) -> int:
+    """--ignore-node-name: Pods lose spec.nodeName (a pod exported from a cluster keeps the node
+    it ran on), so they are scheduled anew. Returns how many had one."""
+    n = 0
+    for doc in docs:
+        if doc.kind != "Pod":
+            continue
+        spec = doc.body.get("spec")
+        if isinstance(spec, dict) and spec.get("nodeName"):
+            del spec["nodeName"]
+            n += 1
+    return n
 
 
 def load_pods(
@@ -46,11 +115,14 @@ def load_pods(
     limits: Limits = Limits(),
     stdin: Any = None,
     manifests: dict[str, dict[str, Any]] | None = None,
+    *,
+    namespace: str = "default",
+    enforce_namespace: bool = False,
 ) -> tuple[list[Pod], list[Document]]:
     docs: list[Document] = []
     for p in paths:
         docs.extend(read_path(p, limits, stdin))
-    return pods_from_documents(docs, cluster, manifests)
+    return pods_from_documents(docs, cluster, manifests, namespace=namespace, enforce_namespace=enforce_namespace)
 
 
 def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing: bool = False) -> list[Pod]:
@@ -75,3 +147,50 @@ def prepare_incoming(pods: list[Pod], cluster: ClusterState, *, replace_existing
             pod = dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
         out.append(pod)
     return out
+
+
+def capacity_template(docs: list[Document], cluster: ClusterState, path: str) -> tuple[Pod, str | None]:
+    """The pod `kwhatif capacity` copies: the one Pod of the manifests, or the pod template of
+    their one workload as its controller would create it (LimitRange defaults included), named
+    after the workload. Other objects (a Namespace, a Service, ...) are ignored. Returns the pod
+    and a note saying where it came from."""
+    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster
+    from kwhatif.load.workloads import expand_workload
+
+    pods, rest = pods_from_documents(docs, cluster)
+    workload_docs = [d for d in rest if classify(d) in WORKLOAD_KINDS]
+    if len(pods) == 1 and not workload_docs:
+        return pods[0], None
+    if pods or len(workload_docs) != 1:
+        raise InputError(
+            f"expected one Pod or one workload, found {len(pods)} Pod(s) and {len(workload_docs)} workload(s)",
+            source=path,
+        )
+    doc = workload_docs[0]
+    if doc.kind == "DaemonSet":
+        raise InputError(
+            "a DaemonSet runs one pod per eligible node: capacity takes a Pod or a Deployment, ReplicaSet, "
+            "StatefulSet, Job, CronJob or ReplicationController",
+            source=doc.source,
+            obj=doc.describe(),
+        )
+    (w,) = build_cluster([doc], check_node_refs=False, names=cluster.names).workloads.values()
+    # one pod of the template, whatever the replicas (a Job's parallelism) say
+    body = copy.deepcopy(w.body)
+    spec = body.setdefault("spec", {})
+    target = spec.get("jobTemplate", {}).get("spec") if w.kind == "CronJob" else spec
+    if isinstance(target, dict):
+        if w.kind in ("Job", "CronJob"):
+            target["parallelism"] = 1
+            target.pop("suspend", None)
+        else:
+            target["replicas"] = 1
+    if w.kind == "CronJob":
+        spec.pop("suspend", None)
+    exp = expand_workload(dataclasses.replace(w, body=body), cluster)
+    if exp.refusal is not None:
+        raise InputError(exp.refusal, source=doc.source, obj=doc.describe())
+    if not exp.pods:
+        raise InputError(f"{w.kind} {exp.namespace}/{w.name} creates no pod", source=doc.source, obj=doc.describe())
+    pod = dataclasses.replace(exp.pods[0], name=w.name, uid=f"kwhatif-{exp.namespace}-{w.name}")
+    return pod, f"the pod template of {w.kind} {exp.namespace}/{w.name}, as its controller creates its pods"

@@ -21,7 +21,7 @@ from itertools import chain
 from typing import Any, Callable, Iterable, Mapping
 
 from kwhatif.api import fields as f
-from kwhatif.api import parse, storage
+from kwhatif.api import limitranger, parse, storage
 from kwhatif.api.core import (
     Affinity,
     Node,
@@ -36,6 +36,7 @@ from kwhatif.api.core import (
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.api.storage import PersistentVolumeClaim
 from kwhatif.errors import FieldError, InputError
+from kwhatif.gocompat import fnv32a
 from kwhatif.load.cluster import ClusterState, Workload
 
 Dict = Mapping[str, Any]
@@ -92,8 +93,16 @@ _POD_SPACING = timedelta(milliseconds=1)
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATE_NAME_LENGTH = 58
 _SUFFIX_LENGTH = 5
+GENERATED_SUFFIX_LENGTH = _SUFFIX_LENGTH
 
 _ORDINAL_NAME = re.compile(r"^(.*)-([0-9]+)$")
+
+# A `kubectl cluster-info dump` saves no StorageClasses: the default class is then unknown.
+NO_STORAGE_CLASSES = (
+    "the cluster state holds no StorageClass objects at all (a `kubectl cluster-info dump` saves none), so the "
+    "default class is unknown: save them with `kubectl get storageclasses -o yaml > storageclasses.yaml` "
+    "and add --cluster storageclasses.yaml"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +116,20 @@ class ExpandedWorkload:
     pods: tuple[Pod, ...]  # admitted pods, in creation order
     pvcs: tuple[PersistentVolumeClaim, ...]  # StatefulSet claims to create, not yet bound
     notes: tuple[str, ...]
+    # the API server refuses the pods (LimitRanger, or validation after its defaults): the
+    # message the controller gets back; ``pods`` is then empty
+    refusal: str | None = None
 
 
-def expand_workload(w: Workload, state: ClusterState, *, index: int = 0) -> ExpandedWorkload:
+def expand_workload(
+    w: Workload, state: ClusterState, *, index: int = 0, stale: frozenset[str] = frozenset()
+) -> ExpandedWorkload:
     """The pods ``w``'s controller creates on ``state``. ``index`` is the workload's position in
-    the input: its pods are created after those of the workloads before it."""
+    the input: its pods are created after those of the workloads before it. ``stale``: keys of
+    running pods of the workload that run an older template (a DaemonSet still creates a new pod
+    on their nodes)."""
     ns = w.namespace or "default"
-    ctx = _Ctx(w, state, ns, w.uid or _generated_uid(w.kind, ns, w.name), index)
+    ctx = _Ctx(w, state, ns, w.uid or _generated_uid(w.kind, ns, w.name), index, stale, [], [])
     expand = _EXPANDERS.get(w.kind)
     if expand is None:
         raise InputError(f"kind {w.kind} has no pods to expand", source=w.source, obj=ctx.obj)
@@ -130,14 +146,19 @@ def owned_pods(w: Workload, state: ClusterState) -> list[Pod]:
     controller owner reference names. Like upstream's PodControllerRefManager, a ReplicaSet,
     ReplicationController, StatefulSet, DaemonSet or Job also adopts orphan pods its selector
     matches. A Deployment's pods are those of the ReplicaSets it owns; a pod of a ReplicaSet the
-    dump lacks counts when its labels match the Deployment's selector. A CronJob's pods are those
-    of the Jobs it owns (or, for Jobs the dump lacks, of Jobs named ``<cronjob>-<n>``).
+    dump lacks counts when the ReplicaSet is named ``<deployment>-<hash>`` and the pod's labels
+    match the Deployment's selector. A CronJob's pods are those of the Jobs it owns (or, for Jobs
+    the dump lacks, of Jobs named ``<cronjob>-<n>``).
     """
     ns = w.namespace or "default"
     pods = [p for p in chain(state.pods, state.pending_pods) if p.namespace == ns]
     if w.kind == "Deployment":
         selector = _selector_of(w)
-        return _children_pods(w, state, pods, "ReplicaSet", lambda ref, p: selector.matches(p.labels))
+        # a ReplicaSet of the Deployment is named <deployment>-<pod-template-hash>
+        child = re.compile(re.escape(w.name) + r"-[a-z0-9]+")
+        return _children_pods(
+            w, state, pods, "ReplicaSet", lambda ref, p: child.fullmatch(ref.name) is not None and selector.matches(p.labels)
+        )
     if w.kind == "CronJob":
         run = re.compile(re.escape(w.name) + r"-[0-9]+")
         return _children_pods(w, state, pods, "Job", lambda ref, p: run.fullmatch(ref.name) is not None)
@@ -153,6 +174,20 @@ def owned_pods(w: Workload, state: ClusterState) -> list[Pod]:
     return out
 
 
+def matched_without_owners(w: Workload, state: ClusterState, pods: list[Pod]) -> int:
+    """How many of ``pods`` (``w``'s, from owned_pods) were matched by their owner's name and
+    their labels alone, because the cluster state lacks the object that owns them (a pods-only
+    dump, or one without ReplicaSets or Jobs)."""
+    ns = w.namespace or "default"
+    if (w.kind, ns, w.name) not in state.workloads:
+        return len(pods)
+    child = {"Deployment": "ReplicaSet", "CronJob": "Job"}.get(w.kind)
+    if child is None:
+        return 0
+    known = {name for (kind, cns, name) in state.workloads if kind == child and cns == ns}
+    return sum(1 for p in pods if p.controller_ref is not None and p.controller_ref.name not in known)
+
+
 # --- shared machinery --------------------------------------------------------------------------
 
 
@@ -163,6 +198,9 @@ class _Ctx:
     namespace: str
     uid: str  # the workload's uid, generated when the manifest has none
     index: int
+    stale: frozenset[str]  # running pods of an older template
+    refusals: list[str]  # what the API server answers the controller's pod creations
+    admitted: list[str]  # what admission plugins changed in its pods
 
     @property
     def obj(self) -> str:
@@ -179,13 +217,6 @@ def _generated_uid(kind: str, namespace: str, name: str) -> str:
     return f"kwhatif-{kind.lower()}-{namespace}-{name}"
 
 
-def _fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
 def _safe_encode(s: str) -> str:
     """rand.SafeEncodeString: each character mapped into the alphabet (no vowels, no look-alikes)."""
     return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in s)
@@ -199,7 +230,7 @@ def template_hash(template: Dict, collision_count: int | None = None) -> str:
     data = json.dumps(template, sort_keys=True, separators=(",", ":"), default=str).encode()
     if collision_count is not None:
         data += (collision_count & 0xFFFFFFFF).to_bytes(4, "little")
-    return _safe_encode(str(_fnv32a(data)))
+    return _safe_encode(str(fnv32a(data)))
 
 
 def _generated_names(prefix: str, count: int, taken: set[str]) -> list[str]:
@@ -210,7 +241,7 @@ def _generated_names(prefix: str, count: int, taken: set[str]) -> list[str]:
     for i in range(count):
         attempt = 0
         while True:
-            h = _fnv32a(f"{base}/{i}/{attempt}".encode())
+            h = fnv32a(f"{base}/{i}/{attempt}".encode())
             chars = []
             for _ in range(_SUFFIX_LENGTH):
                 h, r = divmod(h, len(_ALPHANUMS))
@@ -247,6 +278,7 @@ def _template_pod(
     labels: Mapping[str, str],
     owner: dict[str, Any],
     name: str,
+    generate_name: str | None = None,
 ) -> Pod:
     """The first pod of a template, built as GetPodFromTemplate does, parsed and admitted; errors
     name the field inside the controller object (``path`` is the template's path)."""
@@ -265,8 +297,28 @@ def _template_pod(
             },
             "spec": dict(spec),
         }
-        pod = parse.pod(manifest, ctx.namespace, ctx.w.source)
-        return ctx.state.admission.admit(pod, strict=True)
+        admission = ctx.state.admission
+        pod = parse.pod(manifest, ctx.namespace, ctx.w.source, rules=admission.rules)
+    except FieldError as e:
+        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+    ranges = ctx.state.limit_ranges_in(ctx.namespace)
+    if ranges:
+        # The pod the controller creates meets the LimitRanger admission plugin: what it sets
+        # can make the pod invalid, and what it checks can refuse it.
+        shown = generate_name if generate_name is not None else name
+        mutated, changed = limitranger.mutate_pod(manifest, ranges)
+        if changed and not ctx.admitted:
+            names = ", ".join(lr.name for lr in ranges)
+            ctx.admitted.append(f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed))
+        try:
+            pod = parse.pod(mutated, ctx.namespace, ctx.w.source, rules=admission.rules)
+        except FieldError as e:
+            ctx.refusals.append(f'Pod "{name}" is invalid: {e.field}: {e.message}')
+        err = limitranger.validate_pod(mutated, ranges)
+        if err is not None:
+            ctx.refusals.append(limitranger.forbidden("pods", shown, err))
+    try:
+        return admission.admit(pod, strict=True)
     except FieldError as e:
         raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
 
@@ -406,7 +458,7 @@ def _expand_replicated(ctx: _Ctx) -> ExpandedWorkload:
         owner = _owner("v1", "ReplicationController", w.name, ctx.uid)
         prefix = w.name
     names = _generated_names(prefix, max(replicas, 1), ctx.taken_names())
-    base = _template_pod(ctx, "spec.template", meta, tspec, labels, owner, names[0])
+    base = _template_pod(ctx, "spec.template", meta, tspec, labels, owner, names[0], f"{prefix}-")
     _require_restart_always(tspec, "spec")
     pods = tuple(_stamp(ctx, base, i, names[i]) for i in range(replicas))
     return _result(ctx, replicas, pods, (), notes)
@@ -512,9 +564,12 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
     if len(pods) < replicas:
         notes.append(f"StatefulSet: {replicas - len(pods)} of its pods already run")
     for tname in classless:
-        notes.append(
-            f"StatefulSet: volumeClaimTemplate {tname} names no StorageClass and the cluster has none marked default"
-        )
+        if ctx.state.storage_classes:
+            notes.append(
+                f"StatefulSet: volumeClaimTemplate {tname} names no StorageClass and the cluster has none marked default"
+            )
+        else:
+            notes.append(f"StatefulSet: volumeClaimTemplate {tname} names no StorageClass; {NO_STORAGE_CLASSES}")
     if policy == "OrderedReady" and replicas > 1:
         notes.append(
             "StatefulSet: OrderedReady creates each pod once the one before it is Running and Ready; "
@@ -601,13 +656,13 @@ def _expand_daemonset(ctx: _Ctx) -> ExpandedWorkload:
     owner = _owner("apps/v1", "DaemonSet", w.name, ctx.uid)
     taken = ctx.taken_names()
     first = _generated_names(w.name, 1, set(taken))[0]
-    base = _template_pod(ctx, "spec.template", meta, daemon_spec, labels, owner, first)
+    base = _template_pod(ctx, "spec.template", meta, daemon_spec, labels, owner, first, f"{w.name}-")
     _require_restart_always(tspec, "spec")
     # Upstream ranges over the node lister; nodes are taken in name order here. A node with a pod
     # of the DaemonSet (bound or pinned to it) needs no new one.
     nodes = list(ctx.state.nodes.values())
     eligible = [n.name for n in nodes if _should_run(base, n)]
-    running = {_daemon_pod_node(p) for p in owned_pods(w, ctx.state)}
+    running = {_daemon_pod_node(p) for p in owned_pods(w, ctx.state) if p.key not in ctx.stale}
     need = [n for n in eligible if n not in running]
     names = _generated_names(w.name, len(need), taken)
     pods = tuple(
@@ -740,7 +795,9 @@ def _job_pods(ctx: _Ctx, spec: Dict, path: str, job_name: str, job_uid: str) -> 
     owner = _owner("batch/v1", "Job", job_name, job_uid)
     taken = ctx.taken_names()
     first = _generated_names(f"{job_name}-0" if mode == "Indexed" else job_name, 1, set(taken))[0]
-    base = _template_pod(ctx, f"{path}.template", meta, tspec, labels, owner, first)
+    base = _template_pod(
+        ctx, f"{path}.template", meta, tspec, labels, owner, first, f"{job_name}-{'0-' if mode == 'Indexed' else ''}"
+    )
     restart = f.string(tspec, "restartPolicy", f"{path}.template.spec")
     if restart in ("", "Always"):
         raise f.required(f"{path}.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"')
@@ -870,6 +927,11 @@ def _result(
     notes: Iterable[str],
 ) -> ExpandedWorkload:
     w = ctx.w
+    notes = list(ctx.admitted) + list(notes)
+    if ctx.refusals:
+        return ExpandedWorkload(
+            w.kind, ctx.namespace, w.name, ctx.uid, w.source, desired, (), (), tuple(notes), ctx.refusals[0]
+        )
     return ExpandedWorkload(w.kind, ctx.namespace, w.name, ctx.uid, w.source, desired, pods, pvcs, tuple(notes))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Generic, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
@@ -28,13 +28,12 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import default_args
+from kwhatif.gocompat import go_sort_slice
 from kwhatif.plugins.helper import check_args
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
     from kwhatif.framework.runtime import Framework
-
-T = TypeVar("T")
 
 NAME = "DefaultPreemption"
 
@@ -47,6 +46,8 @@ MSG_NO_CANDIDATE = "no candidate node for preemption"
 MSG_PREFIX = "preemption: "
 
 PREEMPT_NEVER = "Never"
+# v1.PodReasonPreemptionByScheduler: the DisruptionTarget reason of a pod preemption evicts
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 _INT32_MAX = (1 << 31) - 1
 
 # The criteria of pickOneNodeForPreemption, in order; these names appear in the result details.
@@ -70,7 +71,9 @@ class Candidate:
     """A node where the pod fits once ``victims`` are gone (extenderv1.Victims plus the node)."""
 
     node: str
-    victims: tuple[Pod, ...]  # violating victims first, each group most important first
+    # violating victims first, each group most important first; from 1.32.0 (1.30.7, 1.31.3) sorted
+    # by importance again when the node had both kinds
+    victims: tuple[Pod, ...]
     num_pdb_violations: int
     pdb_violating: frozenset[str] = field(default_factory=frozenset)  # keys of victims that break a PDB
 
@@ -84,6 +87,8 @@ class DefaultPreemption(PostFilterPlugin):
     def __init__(self, args: DefaultPreemptionArgs, handle: "Handle") -> None:
         self.args = args
         self.handle = handle
+        self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
+        self.success_message: str | None = handle.version.behaviour.preemption_success_message
 
     @property
     def framework(self) -> "Framework":
@@ -127,13 +132,18 @@ class DefaultPreemption(PostFilterPlugin):
         best, selected_by = self.select_candidate(candidates)
         if best is None or not best.node:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CANDIDATE)
+        found = (
+            Status.of(Code.SUCCESS, self.success_message.format(node=best.node, count=len(best.victims)))
+            if self.success_message
+            else SUCCESS
+        )
         return (
             PostFilterResult(
                 nominated_node_name=best.node,
                 victims=best.victims,
                 details=_summary(candidates, best, selected_by),
             ),
-            SUCCESS,
+            found,
         )
 
     def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
@@ -147,8 +157,9 @@ class DefaultPreemption(PostFilterPlugin):
                 return True, ""
             ni = self.handle.snapshot.get(nominated)
             if ni is not None:
+                disruption_conditions = self.handle.version.gate("PodDisruptionConditions")
                 for pi in ni.pods:
-                    if pi.pod.priority < pod.priority and pod_terminating_by_preemption(pi.pod):
+                    if pi.pod.priority < pod.priority and pod_terminating_by_preemption(pi.pod, disruption_conditions):
                         # Earlier victims are still shutting down: wait for them.
                         return False, MSG_TERMINATING_ON_NOMINATED_NODE
         return True, ""
@@ -283,6 +294,9 @@ class DefaultPreemption(PostFilterPlugin):
             _, st = reprieve(pi)
             if not st.is_success():
                 return [], 0, [], _as_error(st)
+        if self.resort_victims and violating and non_violating:
+            # Keep victims most important first: the candidate choice reads victims[0] (#128307).
+            go_sort_slice(victims, more_important_pod)
         return victims, len(pdb_violating), pdb_violating, SUCCESS
 
     # --- SelectCandidate ------------------------------------------------------------------------
@@ -301,11 +315,14 @@ class DefaultPreemption(PostFilterPlugin):
         return by_node.get(node, candidates[0]), selected_by
 
 
-def pod_terminating_by_preemption(pod: Pod) -> bool:
-    """podTerminatingByPreemption with PodDisruptionConditions on (the v1.30 default): the pod is
-    being deleted and carries DisruptionTarget=True. Upstream also requires the condition's reason to
-    be PreemptionByScheduler, which the parsed Pod does not keep."""
-    return pod.deleting and pod.disruption_target
+def pod_terminating_by_preemption(pod: Pod, enable_pod_disruption_conditions: bool = True) -> bool:
+    """podTerminatingByPreemption: the pod is being deleted and, with PodDisruptionConditions (on
+    from v1.26), its DisruptionTarget condition is True with reason PreemptionByScheduler."""
+    if not pod.deleting:
+        return False
+    if not enable_pod_disruption_conditions:
+        return True
+    return pod.disruption_target and pod.disruption_reason == REASON_PREEMPTION_BY_SCHEDULER
 
 
 def nodes_where_preemption_might_help(
@@ -452,212 +469,6 @@ def earliest_pod_start_time(victims: Sequence[Pod]) -> float:
             max_priority = p.priority
             earliest = pod_start_key(p)
     return earliest
-
-
-# --- Go's sort.Slice ----------------------------------------------------------------------------
-
-
-def go_sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
-    """Sort in place exactly as Go's sort.Slice (pattern-defeating quicksort, Go 1.22) does.
-
-    Upstream orders victims with an unstable sort and a comparison that is not a strict weak order
-    for pods without a start time, so which of two equal pods comes first is decided by the
-    algorithm itself. Reproducing it step by step keeps kwhatif's victims identical to upstream's."""
-    _GoSorter(items, less).pdqsort(0, len(items), len(items).bit_length())
-
-
-_UNKNOWN_HINT, _INCREASING_HINT, _DECREASING_HINT = 0, 1, 2
-_MASK64 = (1 << 64) - 1
-
-
-class _GoSorter(Generic[T]):
-    __slots__ = ("data", "_less", "swaps")
-
-    def __init__(self, data: list[T], less: Callable[[T, T], bool]) -> None:
-        self.data = data
-        self._less = less
-        self.swaps = 0  # choosePivot's swap counter
-
-    def less(self, i: int, j: int) -> bool:
-        return self._less(self.data[i], self.data[j])
-
-    def swap(self, i: int, j: int) -> None:
-        d = self.data
-        d[i], d[j] = d[j], d[i]
-
-    def insertion_sort(self, a: int, b: int) -> None:
-        for i in range(a + 1, b):
-            j = i
-            while j > a and self.less(j, j - 1):
-                self.swap(j, j - 1)
-                j -= 1
-
-    def sift_down(self, lo: int, hi: int, first: int) -> None:
-        root = lo
-        while True:
-            child = 2 * root + 1
-            if child >= hi:
-                return
-            if child + 1 < hi and self.less(first + child, first + child + 1):
-                child += 1
-            if not self.less(first + root, first + child):
-                return
-            self.swap(first + root, first + child)
-            root = child
-
-    def heap_sort(self, a: int, b: int) -> None:
-        first, hi = a, b - a
-        for i in range((hi - 1) // 2, -1, -1):
-            self.sift_down(i, hi, first)
-        for i in range(hi - 1, -1, -1):
-            self.swap(first, first + i)
-            self.sift_down(0, i, first)
-
-    def pdqsort(self, a: int, b: int, limit: int) -> None:
-        was_balanced = was_partitioned = True
-        while True:
-            length = b - a
-            if length <= 12:
-                self.insertion_sort(a, b)
-                return
-            if limit == 0:
-                self.heap_sort(a, b)
-                return
-            if not was_balanced:
-                self.break_patterns(a, b)
-                limit -= 1
-            pivot, hint = self.choose_pivot(a, b)
-            if hint == _DECREASING_HINT:
-                self.reverse_range(a, b)
-                pivot = (b - 1) - (pivot - a)
-                hint = _INCREASING_HINT
-            if was_balanced and was_partitioned and hint == _INCREASING_HINT:
-                if self.partial_insertion_sort(a, b):
-                    return
-            if a > 0 and not self.less(a - 1, pivot):
-                a = self.partition_equal(a, b, pivot)
-                continue
-            mid, was_partitioned = self.partition(a, b, pivot)
-            left_len, right_len = mid - a, b - mid
-            threshold = length // 8
-            if left_len < right_len:
-                was_balanced = left_len >= threshold
-                self.pdqsort(a, mid, limit)
-                a = mid + 1
-            else:
-                was_balanced = right_len >= threshold
-                self.pdqsort(mid + 1, b, limit)
-                b = mid
-
-    def partition(self, a: int, b: int, pivot: int) -> tuple[int, bool]:
-        self.swap(a, pivot)
-        i, j = a + 1, b - 1
-        while i <= j and self.less(i, a):
-            i += 1
-        while i <= j and not self.less(j, a):
-            j -= 1
-        if i > j:
-            self.swap(j, a)
-            return j, True
-        self.swap(i, j)
-        i, j = i + 1, j - 1
-        while True:
-            while i <= j and self.less(i, a):
-                i += 1
-            while i <= j and not self.less(j, a):
-                j -= 1
-            if i > j:
-                break
-            self.swap(i, j)
-            i, j = i + 1, j - 1
-        self.swap(j, a)
-        return j, False
-
-    def partition_equal(self, a: int, b: int, pivot: int) -> int:
-        self.swap(a, pivot)
-        i, j = a + 1, b - 1
-        while True:
-            while i <= j and not self.less(a, i):
-                i += 1
-            while i <= j and self.less(a, j):
-                j -= 1
-            if i > j:
-                return i
-            self.swap(i, j)
-            i, j = i + 1, j - 1
-
-    def partial_insertion_sort(self, a: int, b: int) -> bool:
-        i = a + 1
-        for _ in range(5):
-            while i < b and not self.less(i, i - 1):
-                i += 1
-            if i == b:
-                return True
-            if b - a < 50:
-                return False
-            self.swap(i, i - 1)
-            if i - a >= 2:
-                # Go's loop runs down to index 1, not to a+1.
-                for j in range(i - 1, 0, -1):
-                    if not self.less(j, j - 1):
-                        break
-                    self.swap(j, j - 1)
-            if b - i >= 2:
-                for j in range(i + 1, b):
-                    if not self.less(j, j - 1):
-                        break
-                    self.swap(j, j - 1)
-        return False
-
-    def break_patterns(self, a: int, b: int) -> None:
-        length = b - a
-        if length < 8:
-            return
-        random = length  # xorshift seeded with the length
-        modulus = 1 << length.bit_length()
-        start = a + (length // 4) * 2 - 1
-        for idx in range(start, start + 3):
-            random ^= (random << 13) & _MASK64
-            random ^= random >> 7
-            random ^= (random << 17) & _MASK64
-            other = random & (modulus - 1)
-            if other >= length:
-                other -= length
-            self.swap(idx, a + other)
-
-    def choose_pivot(self, a: int, b: int) -> tuple[int, int]:
-        n = b - a
-        self.swaps = 0
-        i, j, k = a + n // 4, a + n // 4 * 2, a + n // 4 * 3
-        if n >= 8:
-            if n >= 50:
-                i = self.median(i - 1, i, i + 1)
-                j = self.median(j - 1, j, j + 1)
-                k = self.median(k - 1, k, k + 1)
-            j = self.median(i, j, k)
-        if self.swaps == 0:
-            return j, _INCREASING_HINT
-        if self.swaps == 12:
-            return j, _DECREASING_HINT
-        return j, _UNKNOWN_HINT
-
-    def order2(self, a: int, b: int) -> tuple[int, int]:
-        if self.less(b, a):
-            self.swaps += 1
-            return b, a
-        return a, b
-
-    def median(self, a: int, b: int, c: int) -> int:
-        a, b = self.order2(a, b)
-        b, c = self.order2(b, c)
-        a, b = self.order2(a, b)
-        return b
-
-    def reverse_range(self, a: int, b: int) -> None:
-        i, j = a, b - 1
-        while i < j:
-            self.swap(i, j)
-            i, j = i + 1, j - 1
 
 
 def _as_error(st: Status) -> Status:

@@ -7,12 +7,7 @@ from typing import Any, Mapping, Sequence
 from kwhatif.api.core import Taint, Toleration
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import NodeScore
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncates toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
+from kwhatif.gocompat import go_div
 
 
 def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeScore]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
 from kwhatif.framework.interface import MAX_NODE_SCORE, SUCCESS, CycleState, ScorePlugin, Status
-from kwhatif.plugins.helper import go_div
+from kwhatif.gocompat import go_div
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -42,16 +42,26 @@ class ImageLocality(ScorePlugin):
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
+        b = handle.version.behaviour
+        self.image_volumes = b.image_locality_counts_image_volumes  # 1.36 (#130231)
+        self.image_volumes_in_threshold = b.image_locality_threshold_counts_image_volumes  # 1.37 (#138951)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         total = self.handle.snapshot.num_nodes
         images = node_info.image_states
+        names = [c.image for c in pod.init_containers + pod.containers]
+        sources = len(names)
+        if self.image_volumes:
+            volume_images = [v.image_reference for v in pod.volumes if v.kind == "image"]
+            names += volume_images
+            if self.image_volumes_in_threshold:
+                sources += len(volume_images)
         s = 0
-        for c in pod.init_containers + pod.containers:
-            st = images.get(normalized_image_name(c.image))
+        for name in names:
+            st = images.get(normalized_image_name(name))
             if st is not None:
                 s += scaled_image_score(st, total)
-        return calculate_priority(s, len(pod.init_containers) + len(pod.containers)), SUCCESS
+        return calculate_priority(s, sources), SUCCESS
 
 
 def new(args: Any, handle: Any) -> ImageLocality:

@@ -17,6 +17,7 @@ from kwhatif.api.labels import NOTHING
 from kwhatif.cache.node_info import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SKIP,
     SUCCESS,
@@ -354,9 +355,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        s = state.read(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, PreScoreState):
-            return 0, Status.error(f"{s!r} convert to interpodaffinity.preScoreState error")
+        s = _pre_score_state(state)
+        if isinstance(s, Status):
+            return 0, s
         labels = node_info.node.labels
         total = 0
         for key, by_value in s.topology_score.items():
@@ -366,9 +367,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return total, SUCCESS
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        s = state.read(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, PreScoreState):
-            return Status.error(f"{s!r} convert to interpodaffinity.preScoreState error")
+        s = _pre_score_state(state)
+        if isinstance(s, Status):
+            return s
         if not s.topology_score or not scores:
             return SUCCESS
         lo = min(ns.score for ns in scores)
@@ -381,10 +382,21 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return SUCCESS
 
 
+def _pre_score_state(state: CycleState) -> PreScoreState | Status:
+    """getPreScoreState (interpodaffinity/scoring.go), with its error text."""
+    s = state.get(PRE_SCORE_STATE_KEY)
+    if s is None:
+        return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+    if not isinstance(s, PreScoreState):
+        return Status.error(f"{s!r}  convert to interpodaffinity.preScoreState error")
+    return s
+
+
 def _pre_filter_state(state: CycleState) -> PreFilterState | Status:
+    """getPreFilterState (interpodaffinity/filtering.go), with its error text."""
     s = state.get(PRE_FILTER_STATE_KEY)
     if s is None:
-        return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
     if not isinstance(s, PreFilterState):
         return Status.error(f"{s!r}  convert to interpodaffinity.state error")
     return s

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kwhatif.api import parse
+from kwhatif.api.fields import aggregate
 from kwhatif.api.core import NodeAffinity as NodeAffinitySpec
 from kwhatif.api.core import NodeSelector, Pod, PreferredSchedulingTerm
 from kwhatif.api.labels import Selector, selector_from_set
@@ -72,6 +73,13 @@ def pod_preferred_terms(pod: Pod) -> tuple[PreferredSchedulingTerm, ...] | None:
     return aff.preferred if aff is not None and aff.preferred_set else None
 
 
+def preferred_parse_error(terms: tuple[PreferredSchedulingTerm, ...] | None) -> str | None:
+    """nodeaffinity.NewPreferredSchedulingTerms fails on the first term its label parsing
+    rejects, with every such error aggregated."""
+    errors = [e for t in terms or () for e in t.term.parse_errors]
+    return aggregate(errors) if errors else None
+
+
 class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
@@ -123,6 +131,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if not nodes:
             return SUCCESS
         preferred = pod_preferred_terms(pod)
+        err = preferred_parse_error(preferred)
+        if err is not None:
+            return Status.of(Code.ERROR, err)
         if preferred is None and self.added_pref_terms is None:
             return SKIP
         state.write(PRE_SCORE_STATE_KEY, preferred or ())
@@ -137,6 +148,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         if not isinstance(terms, tuple):
             # PreScore did not run: rebuild the terms, as upstream does
             terms = pod_preferred_terms(pod) or ()
+            err = preferred_parse_error(terms)
+            if err is not None:
+                return 0, Status.of(Code.ERROR, err)
         count += score_preferred(terms, node.labels, node.name)
         return count, SUCCESS
 

@@ -7,6 +7,7 @@ from typing import Any
 from kwhatif.api.core import ContainerPort, Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -23,7 +24,8 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
 def container_ports(pod: Pod) -> list[ContainerPort]:
-    """getContainerPorts: host ports of app containers (init containers are not considered)."""
+    """GetHostPorts: host ports of app containers, and from 1.34 (1.33.6) of restartable init
+    containers too (derived with the pod under the release's rules)."""
     return pod.host_ports()
 
 
@@ -46,7 +48,10 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        want = state.read(PRE_FILTER_STATE_KEY)
+        want = state.get(PRE_FILTER_STATE_KEY)
+        if want is None:
+            # getPreFilterState (node_ports.go)
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
         if not fits_ports(want, node_info):
             return Status.of(Code.UNSCHEDULABLE, ERR_REASON)
         return SUCCESS

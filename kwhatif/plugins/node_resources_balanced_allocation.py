@@ -12,6 +12,7 @@ from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
+    SKIP,
     SUCCESS,
     CycleState,
     PreScorePlugin,
@@ -21,6 +22,7 @@ from kwhatif.framework.interface import (
 from kwhatif.plugins.helper import check_args
 from kwhatif.plugins.resource_allocation import (
     ResourceSpec,
+    allocatable_and_requested,
     parse_resource_specs,
     pod_request_list,
     resource_allocation_score,
@@ -56,18 +58,47 @@ def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> in
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, resources: tuple[ResourceSpec, ...]) -> None:
+    def __init__(
+        self, resources: tuple[ResourceSpec, ...], skip_best_effort: bool = False, with_and_without: bool = False
+    ) -> None:
         self.resources = resources
+        # 1.36+ (#135573): score the change of balance the pod brings, 50 + (50 + with - without) / 2.
+        self.with_and_without = with_and_without
+        # 1.33+ (#130260): a pod requesting none of the resources is not scored (PreScore Skip),
+        # so best-effort pods do not pile onto one node.
+        self.skip_best_effort = skip_best_effort
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
-        state.write(PRE_SCORE_STATE_KEY, pod_request_list(pod, self.resources, True))
+        reqs = pod_request_list(pod, self.resources, True)
+        if self.skip_best_effort and not any(reqs):
+            return SKIP
+        state.write(PRE_SCORE_STATE_KEY, reqs)
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         reqs = state.get(PRE_SCORE_STATE_KEY)
         if reqs is None:
             reqs = pod_request_list(pod, self.resources, True)
+            if self.skip_best_effort and not any(reqs):
+                return 0, SUCCESS
+        if self.with_and_without:
+            return self._change_of_balance(node_info, reqs), SUCCESS
         return resource_allocation_score(node_info, self.resources, reqs, True, balanced_resource_scorer), SUCCESS
+
+    def _change_of_balance(self, node_info: NodeInfo, reqs: list[int]) -> int:
+        allocatable: list[int] = []
+        with_pod: list[int] = []
+        without_pod: list[int] = []
+        for i, r in enumerate(self.resources):
+            alloc, req = allocatable_and_requested(node_info, r.name, reqs[i], True)
+            if alloc == 0:
+                alloc = req = 0
+            allocatable.append(alloc)
+            with_pod.append(req)
+            without_pod.append(req - reqs[i] if alloc else 0)
+        with_score = balanced_resource_scorer(with_pod, allocatable)
+        without_score = balanced_resource_scorer(without_pod, allocatable)
+        return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_score - without_score) // 2
 
 
 def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesBalancedAllocation:
@@ -84,4 +115,7 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesBalancedAll
         seen.add(r.name)
         if r.weight != 1:
             raise ConfigError(f"Invalid value: {r.weight}: must be 1", field=f"resources[{i}].weight")
-    return NodeResourcesBalancedAllocation(resources)
+    b = handle.version.behaviour
+    return NodeResourcesBalancedAllocation(
+        resources, b.balanced_allocation_skips_best_effort, b.balanced_allocation_with_and_without_pod
+    )

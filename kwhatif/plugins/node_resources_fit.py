@@ -3,7 +3,6 @@ and the LeastAllocated / MostAllocated / RequestedToCapacityRatio scores."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -12,6 +11,7 @@ from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -24,7 +24,8 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.profile import default_args
-from kwhatif.plugins.helper import build_broken_linear_function, check_args, go_div
+from kwhatif.gocompat import go_div, go_round
+from kwhatif.plugins.helper import build_broken_linear_function, check_args
 from kwhatif.plugins.resource_allocation import (
     ResourceSpec,
     Scorer,
@@ -56,6 +57,12 @@ class InsufficientResource:
     requested: int
     used: int
     capacity: int
+
+    @property
+    def unresolvable(self) -> bool:
+        """The request alone exceeds the node's allocatable: no preemption can help (the pod count
+        never is)."""
+        return self.resource != "pods" and self.requested > self.capacity
 
 
 def fits_request(
@@ -151,14 +158,9 @@ def requested_to_capacity_ratio_scorer(resources: tuple[ResourceSpec, ...], shap
                 weight_sum += w
         if weight_sum == 0:
             return 0
-        return _go_round(node_score / weight_sum)
+        return go_round(float(node_score) / float(weight_sum))
 
     return scorer
-
-
-def _go_round(x: float) -> int:
-    """math.Round: half away from zero."""
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +179,9 @@ def _str_list(a: Mapping[str, Any], key: str) -> list[str]:
     return v
 
 
-def parse_args(args: Mapping[str, Any] | None) -> FitArgs:
+def parse_args(
+    args: Mapping[str, Any] | None, shape_order_detail: str = "utilization values must be sorted in increasing order"
+) -> FitArgs:
     if args is None:
         args = default_args()[NAME]
     a = check_args(NAME, args, {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"})
@@ -235,7 +239,7 @@ def parse_args(args: Mapping[str, Any] | None) -> FitArgs:
         for i in range(1, len(shape)):
             if shape[i - 1][0] >= shape[i][0]:
                 raise ConfigError(
-                    f"Invalid value: {shape[i][0]}: utilization values must be sorted in increasing order",
+                    f"Invalid value: {shape[i][0]}: {shape_order_detail}",
                     field=f"scoringStrategy.shape[{i}].utilization",
                 )
         for i, (u, s) in enumerate(shape):
@@ -256,8 +260,10 @@ def parse_args(args: Mapping[str, Any] | None) -> FitArgs:
 class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, args: FitArgs) -> None:
+    def __init__(self, args: FitArgs, unresolvable_above_allocatable: bool = False) -> None:
         self.args = args
+        # 1.34+ (#131345): a request above the node's allocatable is UnschedulableAndUnresolvable.
+        self.unresolvable_above_allocatable = unresolvable_above_allocatable
         self.resources = args.resources
         if args.strategy == LEAST_ALLOCATED:
             self.scorer = weighted_scorer(args.resources, least_requested_score)
@@ -271,10 +277,16 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        req = state.read(PRE_FILTER_STATE_KEY)
+        req = state.get(PRE_FILTER_STATE_KEY)
+        if req is None:
+            # getPreFilterState (fit.go)
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
         lacking = fits_request(req, node_info, self.args.ignored_resources, self.args.ignored_resource_groups)
         if lacking:
-            return Status(Code.UNSCHEDULABLE, tuple(r.reason for r in lacking))
+            code = Code.UNSCHEDULABLE
+            if self.unresolvable_above_allocatable and any(r.unresolvable for r in lacking):
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+            return Status(code, tuple(r.reason for r in lacking))
         return SUCCESS
 
     def insufficient_resources(self, pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
@@ -292,4 +304,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
 
 
 def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesFit:
-    return NodeResourcesFit(parse_args(args))
+    behaviour = handle.version.behaviour
+    return NodeResourcesFit(
+        parse_args(args, behaviour.shape_order_detail), behaviour.fit_unresolvable_above_allocatable
+    )

@@ -1,7 +1,9 @@
 """NodeVolumeLimits (pkg/scheduler/framework/plugins/nodevolumelimits/csi.go, utils.go): how many
-distinct CSI volumes each driver may attach to a node, from the CSINode's allocatable counts (and
-the node's ``attachable-volumes-*`` allocatable). In-tree volumes count under their CSI driver
-once the plugin is migrated on the node; unbound claims count through their class's provisioner.
+distinct CSI volumes each driver may attach to a node, from the CSINode's allocatable counts (and,
+until 1.31, the node's ``attachable-volumes-*`` allocatable). In-tree volumes count under their CSI
+driver once the plugin is migrated on the node; unbound claims count through their class's
+provisioner; from 1.32 the node's VolumeAttachments count as attached too. From 1.35, with
+VolumeLimitScaling on, a node whose CSINode lacks the driver of a new volume is rejected.
 
 The shared helpers of the in-tree limit plugins (node_volume_limits_in_tree.py) live here too.
 """
@@ -31,6 +33,11 @@ from kwhatif.framework.interface import (
 NAME = "NodeVolumeLimits"
 # nodevolumelimits/non_csi.go
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+
+
+def err_reason_driver_not_installed(driver: str) -> str:
+    return f"{driver} CSI driver is not installed on the node"
+
 
 # pkg/volume/util/attach_limit.go
 CSI_ATTACH_LIMIT_PREFIX = ATTACHABLE_VOLUMES_PREFIX + "csi-"
@@ -118,8 +125,10 @@ def claim_name_of(pod: Pod, vol: Volume) -> tuple[str, bool] | None:
     return None
 
 
-def get_volume_limits(node_info: NodeInfo, csi_node: CSINode | None) -> dict[str, int]:
-    limits = node_volume_limits(node_info)
+def get_volume_limits(node_info: NodeInfo, csi_node: CSINode | None, from_node: bool = True) -> dict[str, int]:
+    """getVolumeLimits, keyed by attach-limit key: the CSINode's counts, over the node's
+    attachable-volumes-* allocatable while ``from_node`` (until 1.31)."""
+    limits = node_volume_limits(node_info) if from_node else {}
     if csi_node is not None:
         for d in csi_node.drivers:
             if d.allocatable_count is not None:
@@ -132,6 +141,12 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
+        version = handle.version
+        b = version.behaviour
+        self.limits_from_node = b.volume_limits_from_node_allocatable
+        self.count_attachments = b.volume_limits_count_volume_attachments
+        self.check_driver = b.volume_limits_check_csi_driver and version.gate("VolumeLimitScaling")
+        self.check_needs_opt_in = b.csi_driver_check_needs_opt_in
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         for v in pod.volumes:
@@ -152,7 +167,12 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
             return Status.error(str(e))
         if not new_volumes:
             return SUCCESS
-        limits = get_volume_limits(node_info, csi_node)
+        if self.check_driver:
+            for unique_name in sorted(new_volumes):
+                driver = unique_name.split("/", 1)[0]
+                if not self._driver_on_node(driver, csi_node):
+                    return Status.of(Code.UNSCHEDULABLE, err_reason_driver_not_installed(driver))
+        limits = get_volume_limits(node_info, csi_node, self.limits_from_node)
         if not limits:
             return SUCCESS
         attached: dict[str, str] = {}
@@ -166,12 +186,40 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
             # a volume already attached for another pod is not attached again
             new_volumes.pop(unique_name, None)
             attached_count[limit_key] += 1
+        if self.count_attachments:
+            # getNodeVolumeAttachmentInfo: volumes still attached (a deleted pod's, detaching) count too
+            for unique_name, limit_key in self._node_attachments(node_info.name).items():
+                if unique_name not in attached:
+                    attached_count[limit_key] += 1
         new_count = Counter(new_volumes.values())
         for limit_key, count in sorted(new_count.items()):
             max_limit = limits.get(limit_key)
             if max_limit is not None and attached_count[limit_key] + count > max_limit:
                 return Status.of(Code.UNSCHEDULABLE, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return SUCCESS
+
+    def _driver_on_node(self, driver: str, csi_node: CSINode | None) -> bool:
+        """checkCSIDriverOnNode: a driver without a CSIDriver object (maybe not CSI) passes; from
+        1.36 so does one that does not opt in."""
+        obj = self.handle.cluster.csi_drivers.get(driver)
+        if obj is None or (self.check_needs_opt_in and not obj.prevent_pod_scheduling_if_missing):
+            return True
+        if csi_node is None:
+            return False
+        return any(d.name == driver for d in csi_node.drivers)
+
+    def _node_attachments(self, node_name: str) -> dict[str, str]:
+        """The CSI volumes the node's VolumeAttachments name: "driver/handle" -> attach limit key."""
+        out: dict[str, str] = {}
+        pvs = self.handle.cluster.pvs
+        for va in self.handle.cluster.volume_attachments:
+            if va.node_name != node_name or not va.attacher or not va.persistent_volume_name:
+                continue
+            pv = pvs.get(va.persistent_volume_name)
+            if pv is None or pv.source_kind != "csi":
+                continue
+            out[f"{va.attacher}/{pv.csi_handle}"] = csi_attach_limit_key(va.attacher)
+        return out
 
     def _attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool, result: dict[str, str]) -> None:
         """filterAttachableVolumes: "driver/handle" -> attach limit key for each CSI volume."""

@@ -30,6 +30,7 @@ from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.api.names import is_qualified_name
 from kwhatif.errors import ConfigError, FieldError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SKIP,
     SUCCESS,
@@ -44,12 +45,16 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
+from kwhatif.gocompat import go_round
 from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, check_args, find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+# The two reads word a missing state differently (filtering.go, scoring.go).
+ERR_READ_PRE_FILTER_STATE = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
+ERR_READ_PRE_SCORE_STATE = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
 
 # podtopologyspread/plugin.go
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -361,14 +366,6 @@ def score_for_count(cnt: int, max_skew: int, weight: float) -> float:
     return float(cnt) * weight + float(max_skew - 1)
 
 
-def go_round(x: float) -> int:
-    """math.Round: half away from zero (Python's round() rounds half to even)."""
-    if x < 0:
-        return -go_round(-x)
-    fl = math.floor(x)
-    return int(fl) + 1 if x - fl >= 0.5 else int(fl)
-
-
 # --- the plugin --------------------------------------------------------------------------------
 
 
@@ -451,14 +448,14 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         self._update_with_pod(s, to_add.pod, pod, node_info.node, 1)
         return SUCCESS
 
     def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         self._update_with_pod(s, to_remove.pod, pod, node_info.node, -1)
         return SUCCESS
 
@@ -483,7 +480,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = state.get(PRE_FILTER_STATE_KEY)
         if not isinstance(s, PreFilterState):
-            return _state_error(PRE_FILTER_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
         labels = node_info.node.labels
         for c in s.constraints:
             value = labels.get(c.topology_key)
@@ -554,7 +551,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState):
-            return 0, _state_error(PRE_SCORE_STATE_KEY, s)
+            return 0, _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
         node = node_info.node
         if node.name in s.ignored_nodes:
             return 0, SUCCESS
@@ -573,7 +570,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, PreScoreState):
-            return _state_error(PRE_SCORE_STATE_KEY, s)
+            return _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
         min_score = (1 << 63) - 1
         max_score = 0
         for ns in scores:
@@ -593,10 +590,12 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
 
-def _state_error(key: str, found: object) -> Status:
+def _state_error(not_found: str, found: object, kind: str) -> Status:
+    """getPreFilterState / getPreScoreState (filtering.go, scoring.go), with their error texts."""
     if found is None:
-        return Status.error(f'reading "{key}" from cycleState: not found')
-    return Status.error(f"{found!r} convert to podtopologyspread state error")
+        return Status.error(not_found)
+    sep = " " if kind == "preFilterState" else "  "
+    return Status.error(f"{found!r}{sep}convert to podtopologyspread.{kind} error")
 
 
 # --- args --------------------------------------------------------------------------------------

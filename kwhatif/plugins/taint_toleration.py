@@ -7,6 +7,7 @@ from typing import Any
 from kwhatif.api.core import Pod, Toleration
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -28,18 +29,29 @@ NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-def err_reason_untolerated(key: str, value: str) -> str:
-    return f"node(s) had untolerated taint {{{key}: {value}}}"
+# The Filter reason, per release (versions.Behaviour.taint_reason): up to 1.34.1 it names the
+# first untolerated taint, "node(s) had untolerated taint {key: value}"; from 1.34.2 and 1.35.0,
+# "node(s) had untolerated taint(s)".
+ERR_REASON_UNTOLERATED_V1_30 = "node(s) had untolerated taint {{{key}: {value}}}"
+
+
+def err_reason_untolerated(key: str, value: str, template: str = ERR_REASON_UNTOLERATED_V1_30) -> str:
+    return template.format(key=key, value=value)
 
 
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
+    def __init__(self, reason_template: str = ERR_REASON_UNTOLERATED_V1_30) -> None:
+        self.reason_template = reason_template
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         taint = find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
         if taint is None:
             return SUCCESS
-        return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err_reason_untolerated(taint.key, taint.value))
+        return Status.of(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err_reason_untolerated(taint.key, taint.value, self.reason_template)
+        )
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         if not nodes:
@@ -49,7 +61,12 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        tolerations: tuple[Toleration, ...] = state.read(PRE_SCORE_STATE_KEY)
+        tolerations = state.get(PRE_SCORE_STATE_KEY)
+        if tolerations is None:
+            # getPreScoreState (taint_toleration.go)
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+        if not isinstance(tolerations, tuple):
+            return 0, Status.error(f"{tolerations!r} convert to tainttoleration.preScoreState error")
         count = 0
         for taint in node_info.node.taints:
             if taint.effect != "PreferNoSchedule":
@@ -64,4 +81,4 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
 
 
 def new(args: Any, handle: Any) -> TaintToleration:
-    return TaintToleration()
+    return TaintToleration(handle.version.behaviour.taint_reason)

@@ -30,6 +30,7 @@ from kwhatif.api.storage import (
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
+    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -51,6 +52,9 @@ STATE_KEY = NAME
 
 # binder.go
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+# The node-affinity reason of 1.30 … 1.32; the release's own is
+# versions.Behaviour.volume_binding_node_conflict_reason ("node(s) didn't match PersistentVolume's
+# node affinity" from 1.33).
 ERR_REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
 ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
@@ -311,6 +315,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
 
     def __init__(self, handle: Any, bind_timeout_seconds: int) -> None:
         self.handle = handle
+        behaviour = handle.version.behaviour
+        self.node_conflict_reason: str = behaviour.volume_binding_node_conflict_reason
+        # Until 1.30.6/1.31.2, PreFilter narrowed the nodes to bound local PVs' hostname affinity.
+        self.narrows_nodes: bool = behaviour.volume_binding_prefilter_result
         self.bind_timeout_seconds = bind_timeout_seconds
         self.cache = AssumeCache(handle)
         # what PreBind would have sent to the API server, by pod key
@@ -418,7 +426,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
             return None, Status.error(str(e))
         if claims.unbound_immediate:
             return None, Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNBOUND_IMMEDIATE)
-        eligible = self.get_eligible_nodes(claims.bound)
+        eligible = self.get_eligible_nodes(claims.bound) if self.narrows_nodes else None
         state.write(
             STATE_KEY,
             _StateData(
@@ -440,7 +448,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = self._state(state)
         if s is None or s.claims is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         node = node_info.node
         try:
             pod_volumes, reasons = self.find_pod_volumes(pod, s.claims, node)
@@ -461,7 +469,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
         def reasons() -> list[str]:
             out = []
             if not bound_ok:
-                out.append(ERR_REASON_NODE_CONFLICT)
+                out.append(self.node_conflict_reason)
             if not unbound_ok:
                 out.append(ERR_REASON_BIND_CONFLICT)
             if not enough_storage:
@@ -584,7 +592,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         pod_volumes = s.pod_volumes_by_node.get(node_name)
         if pod_volumes is None:
             s.all_bound = True  # the pod has no claims
@@ -639,7 +647,7 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'reading "{STATE_KEY}" from cycleState: not found')
+            return Status.error(ERR_NOT_FOUND)  # getStateData returns the bare error
         if s.all_bound:
             return SUCCESS
         pod_volumes = s.pod_volumes_by_node.get(node_name)
@@ -667,9 +675,13 @@ def new(args: Mapping[str, Any] | None, handle: Any) -> VolumeBinding:
             f"Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value",
             field="bindTimeoutSeconds",
         )
-    if a.get("shape") is not None:
+    version = handle.version
+    if a.get("shape") is not None and not version.gate("StorageCapacityScoring"):
+        gate = "VolumeCapacityPriority" if version.has_gate("VolumeCapacityPriority") else "StorageCapacityScoring"
         raise ConfigError(
-            "Invalid value: unexpected field `shape`, remove it or turn on the feature gate VolumeCapacityPriority",
+            f"Invalid value: unexpected field `shape`, remove it or turn on the feature gate {gate}",
             field="shape",
         )
+    # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity; kwhatif does not
+    # model that score yet (README, Scheduler versions).
     return VolumeBinding(handle, timeout)

@@ -25,6 +25,7 @@ NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 # volume_restrictions.go
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
+# The ReadWriteOncePod reason of 1.30 … 1.33; the release's own is versions.Behaviour.volume_restrictions_rwop_reason.
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
@@ -96,6 +97,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
+        self.rwop_reason: str = handle.version.behaviour.volume_restrictions_rwop_reason
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
@@ -149,7 +151,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
         if s is None:
             return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
         if s.conflicting_ref_count > 0:
-            return Status.of(Code.UNSCHEDULABLE, ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
+            return Status.of(Code.UNSCHEDULABLE, self.rwop_reason)
         return SUCCESS
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
-from kwhatif.report.model import API_VERSION, PodResult, PodStatus
+from kwhatif.report.model import API_VERSION, PodResult, PodStatus, version_fields, version_suffix
+from kwhatif.versions import ChosenVersion
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,7 @@ class CapacityReport:
     failure: PodResult | None
     notes: tuple[str, ...] = ()
     kind: str = "CapacityReport"
+    scheduler_version: ChosenVersion | None = None
 
     @property
     def return_code(self) -> ExitCode:
@@ -37,6 +39,7 @@ class CapacityReport:
             "apiVersion": API_VERSION,
             "kind": self.kind,
             "profile": self.profile,
+            **version_fields(self.scheduler_version),
             "pod": {"namespace": self.namespace, "name": self.name},
             "fits": self.fits,
             "perNode": dict(self.per_node),
@@ -52,7 +55,7 @@ class CapacityReport:
         from tabulate import tabulate
 
         lines = [f"{self.fits} more cop{'y' if self.fits == 1 else 'ies'} of {self.namespace}/{self.name} fit "
-                 f"(profile {self.profile}, {self.num_nodes} nodes)"]
+                 f"(profile {self.profile}, {self.num_nodes} nodes{version_suffix(self.scheduler_version)})"]
         if self.per_node:
             rows = [[n, str(c)] for n, c in sorted(self.per_node.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines.append("\n".join("  " + ln for ln in tabulate(rows, headers=["NODE", "COPIES"], tablefmt="plain").splitlines()))
@@ -104,7 +107,14 @@ class CapacityReport:
         return junit_document(suite)
 
 
-def capacity_report(res: Any, profile: str, num_nodes: int, minimum: int | None) -> CapacityReport:
+def capacity_report(
+    res: Any,
+    profile: str,
+    num_nodes: int,
+    minimum: int | None,
+    scheduler_version: ChosenVersion | None = None,
+    notes: tuple[str, ...] = (),
+) -> CapacityReport:
     from kwhatif.report.model import pod_result
 
     failure = pod_result(res.failed_attempt) if res.failed_attempt is not None else None
@@ -123,5 +133,6 @@ def capacity_report(res: Any, profile: str, num_nodes: int, minimum: int | None)
         ties=res.ties,
         minimum=minimum,
         failure=failure,
-        notes=tuple(res.notes),
+        notes=tuple(res.notes) + notes,
+        scheduler_version=scheduler_version,
     )

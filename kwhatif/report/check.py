@@ -7,8 +7,18 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from kwhatif.check import FAILURES, WARNINGS, Verdict
 from kwhatif.errors import ExitCode
-from kwhatif.report.model import API_VERSION, PodResult, PodStatus, ScheduleReport, report_dict, result_dict
+from kwhatif.report.model import (
+    API_VERSION,
+    PodResult,
+    PodStatus,
+    ScheduleReport,
+    report_dict,
+    result_dict,
+    version_fields,
+    version_suffix,
+)
 
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
@@ -19,23 +29,48 @@ class WorkloadEntry:
     namespace: str
     name: str
     source: str
-    desired: int
+    desired: int | None  # None: unknown (a custom resource kwhatif cannot expand)
     placed: int
-    not_placed: int
+    not_placed: int  # refused ones included
     dominant_reason: str | None
-    message: str | None  # the FitError message of its first pod that did not fit
+    message: str | None  # the FitError message of its first pod that did not fit, or the refusal
     replaced: int
     notes: tuple[str, ...]
     results: tuple[PodResult, ...]
+    verdict: Verdict = Verdict.FITS
+    refused: int = 0  # pods the API server refuses to create (LimitRange, quota)
 
     @property
     def evicts(self) -> list[str]:
-        """Running pods its pods would preempt."""
-        return [f"{v.namespace}/{v.name}" for r in self.results if r.preemption for v in r.preemption.victims]
+        """Running pods its pods would preempt, on any of their attempts."""
+        return [f"{v.namespace}/{v.name}" for r in self.results for v in r.victims]
 
     @property
     def fits(self) -> bool:
-        return self.not_placed == 0
+        return self.verdict is Verdict.FITS
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict in FAILURES
+
+    @property
+    def warning(self) -> bool:
+        return self.verdict in WARNINGS
+
+    @property
+    def headline(self) -> str:
+        """One line on what went wrong, for annotations and test cases."""
+        if self.verdict is Verdict.NOT_CHECKED:
+            return f"{self.kind} {self.namespace}/{self.name}: not checked (a custom resource)"
+        if self.verdict is Verdict.NO_ELIGIBLE_NODES:
+            return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
+        if self.refused and self.refused == self.not_placed:
+            return f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self._desired} pods {self.verdict}"
+        return f"{self.kind} {self.namespace}/{self.name}: {self.not_placed} of {self._desired} pods do not fit"
+
+    @property
+    def _desired(self) -> str:
+        return "?" if self.desired is None else str(self.desired)
 
     def file_and_line(self) -> tuple[str, int]:
         m = _SOURCE_LINE.match(self.source)
@@ -49,10 +84,31 @@ class CheckReport:
     schedule: ScheduleReport
     workloads: tuple[WorkloadEntry, ...]
     kind: str = "CheckReport"
+    notes: tuple[str, ...] = ()
+    strict: bool = False  # warnings (not checked, no eligible nodes) fail the gate
 
     @property
     def return_code(self) -> ExitCode:
-        return ExitCode.OK if all(w.fits for w in self.workloads) else ExitCode.UNSCHEDULABLE
+        """The exit policy, in one place: 1 when a workload does not fit or is refused, or
+        (--strict) when one could not be checked or has no eligible node."""
+        if any(w.failed or (self.strict and w.warning) for w in self.workloads):
+            return ExitCode.UNSCHEDULABLE
+        return ExitCode.OK
+
+    def summary_line(self) -> str:
+        if not self.workloads:
+            return "no workloads to check"
+        checked = [w for w in self.workloads if not w.warning]
+        line = f"{sum(1 for w in checked if w.fits)}/{len(checked)} workloads fit"
+        no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
+        not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)
+        if no_nodes:
+            line += f", {no_nodes} with no eligible nodes"
+        if not_checked:
+            line += f", {not_checked} not checked"
+        if self.strict and (no_nodes or not_checked):
+            line += " (--strict: they fail)"
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         sched = report_dict(self.schedule)
@@ -60,6 +116,7 @@ class CheckReport:
             "apiVersion": API_VERSION,
             "kind": self.kind,
             "profile": self.schedule.profile,
+            **version_fields(self.schedule.scheduler_version),
             "workloads": [
                 {
                     "kind": w.kind,
@@ -72,19 +129,25 @@ class CheckReport:
                     "dominantReason": w.dominant_reason,
                     "message": w.message,
                     "replaced": w.replaced,
+                    "refused": w.refused,
+                    "verdict": str(w.verdict),
                     "evicts": w.evicts,
                     "notes": list(w.notes),
                 }
                 for w in self.workloads
             ],
             "results": [result_dict(r) for r in self.schedule.results],
+            "notes": list(dict.fromkeys((*self.notes, *self.schedule.notes))),
+            "strict": self.strict,
             "summary": {
                 "workloads": len(self.workloads),
                 "fit": sum(1 for w in self.workloads if w.fits),
-                "doNotFit": sum(1 for w in self.workloads if not w.fits),
+                "doNotFit": sum(1 for w in self.workloads if w.failed),
+                "warnings": sum(1 for w in self.workloads if w.warning),
                 "pods": sched["summary"]["pods"],
                 "placed": sched["summary"]["scheduled"],
                 "notPlaced": sched["summary"]["pods"] - sched["summary"]["scheduled"],
+                "refused": sum(w.refused for w in self.workloads),
                 "preempted": sched["summary"]["preempted"],
             },
         }
@@ -92,15 +155,22 @@ class CheckReport:
     def render_table(self, fmt: Any) -> str:
         from tabulate import tabulate
 
-        rows = []
+        out = []
+        if self.workloads:
+            rows = []
+            for w in self.workloads:
+                unknown = w.verdict is Verdict.NOT_CHECKED
+                rows.append([
+                    w.kind, f"{w.namespace}/{w.name}", w._desired, "-" if unknown else str(w.placed),
+                    "-" if unknown else str(w.not_placed), str(w.verdict), w.dominant_reason or "",
+                ])
+            out.append(tabulate(
+                rows, headers=["KIND", "WORKLOAD", "DESIRED", "PLACED", "NOT PLACED", "VERDICT", "DOMINANT REASON"],
+                tablefmt="plain", disable_numparse=True,
+            ))
         for w in self.workloads:
-            verdict = "fits" if w.fits else "DOES NOT FIT"
-            rows.append([f"{w.kind}", f"{w.namespace}/{w.name}", str(w.desired), str(w.placed), str(w.not_placed), verdict, w.dominant_reason or ""])
-        table = tabulate(rows, headers=["KIND", "WORKLOAD", "DESIRED", "PLACED", "NOT PLACED", "VERDICT", "DOMINANT REASON"], tablefmt="plain", disable_numparse=True)
-        out = [table]
-        for w in self.workloads:
-            if not w.fits and w.message:
-                block = [f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.not_placed} of {w.desired} pods do not fit", f"  {w.message}"]
+            if w.failed and w.message:
+                block = [f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}", f"  {w.message}"]
                 first = next((r for r in w.results if r.status is not PodStatus.SCHEDULED), None)
                 if first is not None:
                     block.extend(f"  hint: {h}" for h in first.hints)
@@ -109,27 +179,33 @@ class CheckReport:
             f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}" for w in self.workloads if w.evicts
         ]
         notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in self.workloads for n in w.notes]
+        notes += [f"note: {n}" for n in dict.fromkeys((*self.notes, *self.schedule.notes))]
         if notes:
             out.append("\n".join(notes))
-        fits = sum(1 for w in self.workloads if w.fits)
-        out.append(f"{fits}/{len(self.workloads)} workloads fit (profile {self.schedule.profile}, {self.schedule.num_nodes} nodes)")
+        out.append(
+            f"{self.summary_line()} (profile {self.schedule.profile}, {self.schedule.num_nodes} nodes"
+            f"{version_suffix(self.schedule.scheduler_version)})"
+        )
         return "\n\n".join(out) + "\n"
 
     def render_markdown(self, fmt: Any) -> str:
-        fits = sum(1 for w in self.workloads if w.fits)
-        lines = [f"### kwhatif check: {fits}/{len(self.workloads)} workloads fit", "",
-                 f"Profile `{self.schedule.profile}`, {self.schedule.num_nodes} nodes.", "",
-                 "| Workload | Desired | Placed | Not placed | Why not |", "|---|---|---|---|---|"]
+        lines = [f"### kwhatif check: {self.summary_line()}", "",
+                 f"Profile `{self.schedule.profile}`, {self.schedule.num_nodes} nodes"
+                 f"{version_suffix(self.schedule.scheduler_version)}.", ""]
+        if self.workloads:
+            lines += ["| Workload | Desired | Placed | Not placed | Why not |", "|---|---|---|---|---|"]
         for w in self.workloads:
-            icon = "✅" if w.fits else "❌"
-            why = (w.dominant_reason or "").replace("|", "\\|")
+            icon = "✅" if w.fits else ("⚠️" if w.warning and not self.strict else "❌")
+            why = (w.dominant_reason or ("" if w.fits else str(w.verdict))).replace("|", "\\|")
             if w.evicts:
                 why = (why + "; " if why else "") + "evicts " + ", ".join(f"`{p}`" for p in w.evicts)
-            lines.append(f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired} | {w.placed} | {w.not_placed} | {why} |")
+            lines.append(f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w._desired} | {w.placed} | {w.not_placed} | {why} |")
         lines.append("")
         for w in self.workloads:
-            if not w.fits and w.message:
+            if w.failed and w.message:
                 lines += [f"<details><summary>{w.kind} <code>{w.namespace}/{w.name}</code></summary>", "", w.message.replace("|", "\\|"), "", "</details>", ""]
+        for n in self.notes:
+            lines += [f"_{n}_", ""]
         return "\n".join(lines).rstrip() + "\n"
 
     def render_junit(self, fmt: Any) -> str:
@@ -137,33 +213,40 @@ class CheckReport:
 
         from kwhatif.report.junit import junit_document
 
+        failing = [w for w in self.workloads if w.failed or (self.strict and w.warning)]
+        skipped = [w for w in self.workloads if w.warning and not self.strict]
         suite = ET.Element("testsuite", {
             "name": f"kwhatif.check.{self.schedule.profile}", "tests": str(len(self.workloads)),
-            "failures": str(sum(1 for w in self.workloads if not w.fits)), "errors": "0",
+            "failures": str(len(failing)), "errors": "0", "skipped": str(len(skipped)),
         })
         for w in self.workloads:
             case = ET.SubElement(suite, "testcase", {"classname": f"{w.kind}.{w.namespace}", "name": w.name, "file": w.file_and_line()[0]})
             if w.fits:
                 out = ET.SubElement(case, "system-out")
                 out.text = f"{w.placed}/{w.desired} pods placed"
+            elif w in skipped:
+                ET.SubElement(case, "skipped", {"message": w.headline})
             else:
-                f = ET.SubElement(case, "failure", {"message": f"{w.not_placed} of {w.desired} pods do not fit: {w.dominant_reason or ''}", "type": "Unschedulable"})
-                f.text = w.message or ""
+                kind = "Refused" if w.verdict in (Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE) else (
+                    "Unschedulable" if w.failed else "Warning"
+                )
+                f = ET.SubElement(case, "failure", {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind})
+                f.text = w.message or "\n".join(w.notes)
         return junit_document(suite)
 
     def render_github(self, fmt: Any) -> str:
         """GitHub Actions workflow commands: an error annotation on the manifest line of every
-        workload that does not fit, and a notice summing up."""
+        workload that does not fit or is refused, a warning on those kwhatif could not check or
+        that have no eligible node (an error with --strict), and a notice summing up."""
         lines = []
         for w in self.workloads:
             if w.fits:
                 continue
             file, line = w.file_and_line()
-            title = f"{w.kind} {w.namespace}/{w.name}: {w.not_placed} of {w.desired} pods do not fit"
-            msg = w.message or w.dominant_reason or "does not fit"
-            lines.append(f"::error file={_esc_prop(file)},line={line},title={_esc_prop(title)}::{_esc_data(msg)}")
-        fits = sum(1 for w in self.workloads if w.fits)
-        lines.append(f"::notice title=kwhatif check::{fits}/{len(self.workloads)} workloads fit on {self.schedule.num_nodes} nodes")
+            level = "error" if w.failed or self.strict else "warning"
+            msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
+            lines.append(f"::{level} file={_esc_prop(file)},line={line},title={_esc_prop(w.headline)}::{_esc_data(msg)}")
+        lines.append(f"::notice title=kwhatif check::{self.summary_line()} on {self.schedule.num_nodes} nodes")
         return "\n".join(lines) + "\n"
 
 
@@ -198,13 +281,29 @@ def dominant_reason(results: list[PodResult]) -> str | None:
     return sorted(k for k, v in counts.items() if v == best)[0]
 
 
-def check_report(result: Any, schedule: ScheduleReport) -> CheckReport:
+def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False) -> CheckReport:
     by_pod = {str(r.pod): r for r in schedule.results}
     entries = []
     for w in result.workloads:
         results = tuple(by_pod[f"{p.namespace}/{p.name}"] for p in w.pods if f"{p.namespace}/{p.name}" in by_pod)
         placed = sum(1 for r in results if r.status is PodStatus.SCHEDULED)
         first_bad = next((r for r in results if r.status is not PodStatus.SCHEDULED), None)
+        # pods a DaemonSet already runs (kept with --surge) count as placed
+        already = max(0, (w.desired or 0) - len(w.pods) - w.refused) if w.verdict is None else 0
+        not_placed = len(w.pods) - placed + w.refused
+        if w.verdict is not None:
+            verdict = w.verdict
+        elif w.refused and w.refused_by is not None:
+            verdict = w.refused_by
+        elif not_placed:
+            verdict = Verdict.DOES_NOT_FIT
+        else:
+            verdict = Verdict.FITS
+        reason = dominant_reason(list(results))
+        message = first_bad.message if first_bad else None
+        if w.refusal is not None and (reason is None or verdict is w.refused_by):
+            reason = w.refusal.split(" is forbidden: ", 1)[-1].split(" is invalid: ", 1)[-1]
+            message = w.refusal
         entries.append(
             WorkloadEntry(
                 kind=w.kind,
@@ -212,14 +311,15 @@ def check_report(result: Any, schedule: ScheduleReport) -> CheckReport:
                 name=w.name,
                 source=w.source,
                 desired=w.desired,
-                # pods a DaemonSet already runs (kept with --surge) count as placed
-                placed=placed + max(0, w.desired - len(w.pods)),
-                not_placed=len(w.pods) - placed,
-                dominant_reason=dominant_reason(list(results)),
-                message=first_bad.message if first_bad else None,
+                placed=placed + already,
+                not_placed=not_placed,
+                dominant_reason=reason,
+                message=message,
                 replaced=w.replaced,
                 notes=tuple(w.notes),
                 results=results,
+                verdict=verdict,
+                refused=w.refused,
             )
         )
-    return CheckReport(schedule, tuple(entries))
+    return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
-from kwhatif.report.model import API_VERSION, PodResult, pod_result
+from kwhatif.report.model import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
+from kwhatif.versions import ChosenVersion
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class DrainReport:
     profile: str
     entries: tuple[DrainEntry, ...]
     kind: str = "DrainReport"
+    scheduler_version: ChosenVersion | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def evicted(self) -> list[DrainEntry]:
@@ -58,6 +61,7 @@ class DrainReport:
             "apiVersion": API_VERSION,
             "kind": self.kind,
             "profile": self.profile,
+            **version_fields(self.scheduler_version),
             "nodes": list(self.nodes),
             "pods": [
                 {
@@ -71,10 +75,13 @@ class DrainReport:
                     "pdbBlocked": e.pdb_blocked,
                     "node": e.node,
                     "message": e.message,
+                    # the replacement's scheduling attempts, as in a ScheduleReport's results
+                    "attempts": [attempt_dict(a) for a in e.result.all_attempts] if e.result else [],
                 }
                 for e in self.entries
             ],
             "summary": self.summary(),
+            "notes": list(self.notes),
         }
 
     def render_table(self, fmt: Any) -> str:
@@ -91,6 +98,9 @@ class DrainReport:
                 outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
             elif e.node:
                 outcome = f"-> {e.node}"
+                if e.result is not None and e.result.victims:
+                    victims = ", ".join(f"{v.namespace}/{v.name}" for v in e.result.victims)
+                    outcome += f" (attempt {e.result.attempt}, after preempting {victims})"
             else:
                 outcome = "DOES NOT FIT: " + (e.message or "")
             flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" and not e.pdb_blocked else ""
@@ -98,8 +108,13 @@ class DrainReport:
         s = self.summary()
         head = f"drain {', '.join(self.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, " \
                f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
+        if self.scheduler_version is not None:
+            head += f" ({self.scheduler_version.describe()})"
         body = tabulate(rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True)
-        return head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
+        out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
+        if self.notes:
+            out += "\n" + "\n".join(f"note: {n}" for n in self.notes) + "\n"
+        return out
 
     def render_markdown(self, fmt: Any) -> str:
         s = self.summary()
@@ -127,10 +142,13 @@ class DrainReport:
         return junit_document(suite)
 
 
-def drain_report(result: Any, profile: str) -> DrainReport:
+def drain_report(
+    result: Any, profile: str, scheduler_version: ChosenVersion | None = None, notes: tuple[str, ...] = ()
+) -> DrainReport:
     entries = []
     for d in result.pods:
-        res = pod_result(d.attempt) if d.attempt is not None else None
+        attempts = d.attempts or ([d.attempt] if d.attempt is not None else [])
+        res = pod_outcome([pod_result(a) for a in attempts]) if attempts else None
         message = res.message if res is not None and res.node is None else None
         entries.append(
             DrainEntry(
@@ -147,4 +165,4 @@ def drain_report(result: Any, profile: str) -> DrainReport:
                 result=res,
             )
         )
-    return DrainReport(tuple(result.nodes), profile, tuple(entries))
+    return DrainReport(tuple(result.nodes), profile, tuple(entries), scheduler_version=scheduler_version, notes=notes)

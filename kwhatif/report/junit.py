@@ -9,12 +9,37 @@ from kwhatif.report.formatter import Formatter
 from kwhatif.report.model import PodResult, PodStatus, ScheduleReport
 
 
+def _attempt_lines(r: PodResult) -> list[str]:
+    """One line per attempt before the last (its status, FitError and preemption), then the
+    head of the last one, so a CI log shows why a pod had to preempt before it fit."""
+    from kwhatif.report.table import preemption_text
+
+    attempts = r.all_attempts
+    lines = []
+    for a in attempts[:-1]:
+        line = f"attempt {a.attempt} of {len(attempts)}: {a.status.value}"
+        if a.message:
+            line += f": {a.message}"
+        if a.preemption:
+            line += f" preemption: {preemption_text(a)}"
+        lines.append(line)
+    last = attempts[-1]
+    line = f"attempt {last.attempt} of {len(attempts)}: {last.status.value}"
+    if last.nominated_node:
+        fits = "fits" if last.fast_path else "no longer fits"
+        line += f" (nominated node {last.nominated_node} tried first: the pod {fits} there)"
+    lines.append(line)
+    return lines
+
+
 def _detail(r: PodResult) -> str:
-    lines = [r.message or ""]
+    lines = _attempt_lines(r) if len(r.all_attempts) > 1 else []
+    lines.append(r.message or "")
     for n in r.nodes:
         f = n.upstream_failure
         if f is not None:
-            lines.append(f"{n.name}: {f.plugin}: {'; '.join(f.reasons)}")
+            detail = f" ({'; '.join(f.details)})" if f.details else ""
+            lines.append(f"{n.name}: {f.plugin}: {'; '.join(f.reasons)}{detail}")
     lines += [f"hint: {h}" for h in r.hints]
     return "\n".join(lines)
 
@@ -58,9 +83,12 @@ class JUnitFormatter(Formatter):
             from kwhatif.report.table import preemption_text
 
             out = ET.SubElement(case, "system-out")
-            out.text = f"scheduled on {r.node}" + (f" (score {r.best_score})" if r.best_score is not None else "")
-            if r.preemption:
-                out.text += "; " + preemption_text(r)
+            text = f"scheduled on {r.node}" + (f" (score {r.best_score})" if r.best_score is not None else "")
+            if len(r.all_attempts) > 1:
+                text = "\n".join(_attempt_lines(r) + [text])
+            elif r.preemption:
+                text += "; " + preemption_text(r)
+            out.text = text
         elif r.status is PodStatus.ERROR:
             err = ET.SubElement(case, "error", {"message": r.message or "", "type": "SchedulingError"})
             err.text = _detail(r)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import PodResult, PodStatus, ScheduleReport, version_suffix
 
 _ICON = {
     PodStatus.SCHEDULED: "✅ fits",
@@ -13,6 +13,9 @@ _ICON = {
     PodStatus.ERROR: "⚠️ error",
     PodStatus.GATED: "⏸️ gated",
 }
+
+
+MAX_EXPLAINED = 5  # nodes whose kwhatif explanation (details) is listed per pod
 
 
 def _cell(text: str) -> str:
@@ -31,18 +34,44 @@ class MarkdownFormatter(Formatter):
         lines = [
             f"### kwhatif: {s.scheduled}/{s.pods} pods fit",
             "",
-            f"Profile `{report.profile}`, {report.num_nodes} nodes.",
+            f"Profile `{report.profile}`, {report.num_nodes} nodes{version_suffix(report.scheduler_version)}.",
             "",
         ]
         lines += self.table(report.final_results())
         for r in report.final_results():
-            if r.status is not PodStatus.SCHEDULED:
+            if len(r.all_attempts) > 1:
+                lines += self.attempts(r)
+            elif r.status is not PodStatus.SCHEDULED:
                 lines += self.details(r)
-            elif r.preemption:
-                from kwhatif.report.table import preemption_text
-
-                lines += [f"- `{r.pod}` {_cell(preemption_text(r))}", ""]
         return "\n".join(lines).rstrip() + "\n"
+
+    def attempts(self, r: PodResult) -> list[str]:
+        """A pod tried more than once: each attempt, numbered, as the cluster's events show them."""
+        final = r.all_attempts[-1]
+        lines = [f"<details><summary><code>{r.pod}</code>: {len(r.all_attempts)} attempts</summary>", ""]
+        for a in r.all_attempts:
+            lines.append(f"{a.attempt}. {self.attempt_line(a)}")
+        lines.append("")
+        if final.status is not PodStatus.SCHEDULED:
+            lines += self.reasons(final)
+            lines.append("")
+        lines += ["</details>", ""]
+        return lines
+
+    @staticmethod
+    def attempt_line(a: PodResult) -> str:
+        if a.status is PodStatus.SCHEDULED:
+            text = f"{_ICON[a.status]} on `{a.node}`"
+            if a.fast_path:
+                text += ", its nominated node, tried first"
+        else:
+            text = f"{_ICON[a.status]}: {_cell(a.message or '')}"
+            if a.nominated_node and not a.fast_path:
+                text += f" (nominated node `{a.nominated_node}` no longer fits)"
+        if a.preemption:
+            victims = ", ".join(f"`{v.namespace}/{v.name}`" for v in a.preemption.victims)
+            text += f" — preemption: nominated `{a.preemption.nominated_node}`, evicting {victims}"
+        return text
 
     def table(self, results: list[PodResult]) -> list[str]:
         lines = ["| Pod | Result | Node | Why not |", "|---|---|---|---|"]
@@ -56,6 +85,17 @@ class MarkdownFormatter(Formatter):
         return lines
 
     def details(self, r: PodResult) -> list[str]:
+        lines = [f"<details><summary><code>{r.pod}</code>: why not</summary>", ""]
+        lines += self.reasons(r)
+        if r.preemption:
+            victims = ", ".join(f"`{v.namespace}/{v.name}`" for v in r.preemption.victims)
+            lines.append(f"- preemption: nominated `{r.preemption.nominated_node}`, evicting {victims}")
+        lines += ["", "</details>", ""]
+        return lines
+
+    @staticmethod
+    def reasons(r: PodResult) -> list[str]:
+        """The reasons upstream gives, with the count of nodes giving each, and the hints."""
         failing: dict[str, int] = {}
         for n in r.nodes:
             f = n.upstream_failure
@@ -63,13 +103,11 @@ class MarkdownFormatter(Formatter):
                 for reason in f.reasons:
                     key = f"{f.plugin}: {reason}"
                     failing[key] = failing.get(key, 0) + 1
-        lines = [f"<details><summary><code>{r.pod}</code>: why not</summary>", ""]
-        for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines.append(f"- {count} node(s): {_cell(key)}")
-        if r.preemption:
-            victims = ", ".join(f"`{v.namespace}/{v.name}`" for v in r.preemption.victims)
-            lines.append(f"- preemption: nominated `{r.preemption.nominated_node}`, evicting {victims}")
-        for h in r.hints:
-            lines.append(f"- hint: {_cell(h)}")
-        lines += ["", "</details>", ""]
+        lines = [f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))]
+        explained = [(n.name, f) for n in r.nodes for f in n.failures if f.details]
+        for name, f in explained[:MAX_EXPLAINED]:
+            lines.append(f"  - `{name}` {f.plugin}: {_cell('; '.join(f.details))}")
+        if len(explained) > MAX_EXPLAINED:
+            lines.append(f"  - ... and {len(explained) - MAX_EXPLAINED} more node(s)")
+        lines += [f"- hint: {_cell(h)}" for h in r.hints]
         return lines

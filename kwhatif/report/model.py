@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from kwhatif.errors import ExitCode
 from kwhatif.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Attempt
+from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
 
@@ -38,6 +39,9 @@ class FilterEntry:
     plugin: str
     code: str
     reasons: tuple[str, ...] = ()
+    # kwhatif's explanation beyond upstream's reasons (for example the devices DynamicResources
+    # would allocate on the node, or why it cannot)
+    details: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -76,6 +80,11 @@ class NodeEntry:
     def failures(self) -> tuple[FilterEntry, ...]:
         return tuple(f for f in self.filters if f.failed)
 
+    @property
+    def details(self) -> tuple[str, ...]:
+        """What the passing filters said about the node (the devices it would allocate)."""
+        return tuple(d for f in self.filters if not f.failed for d in f.details)
+
 
 @dataclass(frozen=True, slots=True)
 class Victim:
@@ -99,6 +108,12 @@ class BindingEntry:
     applied: bool = False
     error: str = ""
     manifest: Mapping[str, Any] = field(default_factory=dict)  # the v1 Binding (that would be) posted
+    outcome: str = "recorded"  # recorded (dry run) | bound | created | skipped | failed
+    code: int = 0  # HTTP status of the API server's answer (--apply); 0 when none
+    reason: str = ""  # its Status reason (Conflict, NotFound, Forbidden, ...)
+    message: str = ""  # its Status message, or why the pod was skipped
+    created_as: str = ""  # name the API server gave a pod created from generateName
+    text: str = ""  # one line for people
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,10 +139,25 @@ class PodResult:
     hints: tuple[str, ...] = ()
     source: str = ""
     reason_counts: Mapping[str, int] = field(default_factory=dict)  # when the node records were dropped
+    nominated_node: str = ""  # status.nominatedNodeName the attempt started with
+    fast_path: bool = False  # placed on that nominated node without evaluating the others
+    # Every attempt of the pod, in order, the last one included (the pod's result is that last
+    # attempt, with the preemption of an earlier one carried over); empty in an attempt itself.
+    attempts: tuple["PodResult", ...] = ()
 
     @property
     def fits(self) -> bool:
         return self.status is PodStatus.SCHEDULED
+
+    @property
+    def all_attempts(self) -> tuple["PodResult", ...]:
+        """The pod's attempts in order; a result built from one attempt is its own only one."""
+        return self.attempts or (self,)
+
+    @property
+    def victims(self) -> tuple[Victim, ...]:
+        """Every pod this pod's attempts evicted, in order."""
+        return tuple(v for a in self.all_attempts if a.preemption for v in a.preemption.victims)
 
     def feasible(self) -> list[NodeEntry]:
         return [n for n in self.nodes if n.feasible]
@@ -150,6 +180,7 @@ class ScheduleReport:
     num_nodes: int
     notes: tuple[str, ...] = ()
     kind: str = "ScheduleReport"
+    scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
 
     @property
     def summary(self) -> Summary:
@@ -160,11 +191,11 @@ class ScheduleReport:
             unschedulable=sum(1 for r in final if r.status is PodStatus.UNSCHEDULABLE),
             errors=sum(1 for r in final if r.status is PodStatus.ERROR),
             gated=sum(1 for r in final if r.status is PodStatus.GATED),
-            preempted=sum(len(r.preemption.victims) for r in self.results if r.preemption),
+            preempted=sum(len(r.victims) for r in final),
         )
 
     def final_results(self) -> list[PodResult]:
-        """The last attempt of each pod, in the order pods were first attempted."""
+        """One result per pod (its final outcome), in the order pods were first attempted."""
         last: dict[str, PodResult] = {}
         for r in self.results:
             last[str(r.pod)] = r
@@ -181,7 +212,7 @@ class ScheduleReport:
 
 
 def _filter_entries(statuses: Iterable[Any]) -> tuple[FilterEntry, ...]:
-    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons)) for st in statuses)
+    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details)) for st in statuses)
 
 
 def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
@@ -189,12 +220,14 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     pre_entries: tuple[FilterEntry, ...] = ()
     if pre is not None:
         pre_entries = tuple(
-            FilterEntry(st.plugin, st.code.label, tuple(st.reasons))
+            FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details))
             for st in pre.statuses
             if not st.is_success() and not st.is_skip()
         )
         if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
-            pre_entries += (FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons)),)
+            pre_entries += (
+                FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)),
+            )
     nodes = []
     for name, fr in att.filters.items():
         sc = att.scores.get(name)
@@ -226,8 +259,19 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
     binding = None
     if att.binding is not None:
+        b = att.binding
         binding = BindingEntry(
-            att.binding.node, recorded=True, applied=att.binding.applied, manifest=att.binding.to_manifest()
+            b.node,
+            recorded=True,
+            applied=b.applied,
+            error=b.message if b.outcome == "failed" else "",
+            manifest=b.to_manifest(),
+            outcome=b.outcome.value,
+            code=b.code,
+            reason=b.reason,
+            message=b.message,
+            created_as=b.created_as,
+            text=b.describe(),
         )
     skipped_scores = tuple(sorted(att.skipped_score_plugins))
     status = PodStatus(att.result)
@@ -253,42 +297,79 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         hints=tuple(att.hints),
         source=att.pod.source,
         reason_counts=dict(att.reason_counts),
+        nominated_node=att.pod.nominated_node_name,
+        fast_path=att.fast_path,
     )
 
 
-def merge_attempts(results: list[PodResult]) -> list[PodResult]:
-    """One result per pod: its last attempt, keeping the preemption an earlier attempt made (the
-    pod was placed on a retry after its victims were evicted)."""
-    final: dict[str, PodResult] = {}
-    for r in results:
-        prev = final.get(str(r.pod))
-        if prev is not None and r.preemption is None and prev.preemption is not None:
+def pod_outcome(attempts: Sequence[PodResult]) -> PodResult:
+    """One pod's result from its attempts, in order: the last attempt's fields (what existing
+    consumers read), the preemption of an earlier attempt carried over when the last one made
+    none (the pod was placed on a retry after its victims were evicted), and every attempt."""
+    final = attempts[-1]
+    if len(attempts) == 1:
+        return final
+    r = final
+    if r.preemption is None:
+        prev = next((a for a in reversed(attempts[:-1]) if a.preemption is not None), None)
+        if prev is not None:
+            assert prev.preemption is not None
             notes = r.notes + (
                 f"attempt {prev.attempt} preempted {len(prev.preemption.victims)} pod(s) on "
                 f"{prev.preemption.nominated_node}; this is attempt {r.attempt}",
             )
             r = dataclasses.replace(r, preemption=prev.preemption, notes=notes)
-        final[str(r.pod)] = r
-    return list(final.values())
+    return dataclasses.replace(r, attempts=tuple(attempts))
+
+
+def merge_attempts(results: Iterable[PodResult]) -> list[PodResult]:
+    """One result per pod (see pod_outcome), in the order pods were first attempted."""
+    by_pod: dict[str, list[PodResult]] = {}
+    for r in results:
+        by_pod.setdefault(str(r.pod), []).append(r)
+    return [pod_outcome(rs) for rs in by_pod.values()]
+
+
+def pod_outcomes(attempts: Iterable[Attempt]) -> list[PodResult]:
+    """The scheduler's attempts as one result per pod."""
+    return merge_attempts(pod_result(a) for a in attempts)
 
 
 def schedule_report(
-    attempts: list[Attempt], num_nodes: int, profile: str, notes: Iterable[str] = (), *, merge: bool = True
+    attempts: list[Attempt],
+    num_nodes: int,
+    profile: str,
+    notes: Iterable[str] = (),
+    *,
+    scheduler_version: ChosenVersion | None = None,
 ) -> ScheduleReport:
-    results = [pod_result(a) for a in attempts]
     return ScheduleReport(
         profile=profile,
-        results=tuple(merge_attempts(results) if merge else results),
+        results=tuple(pod_outcomes(attempts)),
         num_nodes=num_nodes,
         notes=tuple(notes),
+        scheduler_version=scheduler_version,
     )
+
+
+def version_fields(chosen: ChosenVersion | None) -> dict[str, Any]:
+    """schedulerVersion and schedulerVersionSource, for every report that has them."""
+    return chosen.report_fields() if chosen is not None else {}
+
+
+def version_suffix(chosen: ChosenVersion | None) -> str:
+    """The summary lines' mention of the release: ``, kube-scheduler 1.30.6 (from the dump)``."""
+    return f", {chosen.describe()}" if chosen is not None else ""
 
 
 # --- the documented dict form -------------------------------------------------------------------
 
 
 def filter_dict(f: FilterEntry) -> dict[str, Any]:
-    return {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
+    d: dict[str, Any] = {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
+    if f.details:
+        d["details"] = list(f.details)
+    return d
 
 
 def node_dict(n: NodeEntry) -> dict[str, Any]:
@@ -307,7 +388,60 @@ def node_dict(n: NodeEntry) -> dict[str, Any]:
     return d
 
 
+def preemption_dict(p: Preemption | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    return {
+        "nominatedNode": p.nominated_node,
+        "victims": [
+            {"namespace": v.namespace, "name": v.name, "node": v.node, "priority": v.priority, "pdbViolation": v.pdb_violation}
+            for v in p.victims
+        ],
+    }
+
+
+def binding_dict(b: BindingEntry | None) -> dict[str, Any] | None:
+    if b is None:
+        return None
+    d: dict[str, Any] = {
+        "node": b.node,
+        "recorded": b.recorded,
+        "applied": b.applied,
+        "outcome": b.outcome,
+        "object": dict(b.manifest),
+    }
+    if b.outcome != "recorded":
+        d["code"] = b.code
+        d["reason"] = b.reason
+        d["message"] = b.message
+    if b.created_as:
+        d["createdAs"] = b.created_as
+    return d
+
+
+def attempt_dict(a: PodResult) -> dict[str, Any]:
+    """One scheduling attempt: what upstream's cycle saw and did (its FailedScheduling event and
+    nomination, or its binding)."""
+    return {
+        "attempt": a.attempt,
+        "status": a.status.value,
+        "nominatedNodeName": a.nominated_node or None,
+        "node": a.node,
+        "tie": list(a.tie),
+        "message": a.message,
+        "evaluatedNodes": a.evaluated_nodes,
+        "feasibleNodes": a.feasible_nodes,
+        "preFilter": [filter_dict(f) for f in a.pre_filter],
+        "nodes": [node_dict(n) for n in a.nodes],
+        "preemption": preemption_dict(a.preemption),
+        "binding": binding_dict(a.binding),
+        "hints": list(a.hints),
+        "notes": list(a.notes),
+    }
+
+
 def result_dict(r: PodResult) -> dict[str, Any]:
+    """One pod: its final attempt's fields at the top, then every attempt in order."""
     return {
         "pod": {"namespace": r.pod.namespace, "name": r.pod.name},
         "status": r.status.value,
@@ -319,25 +453,11 @@ def result_dict(r: PodResult) -> dict[str, Any]:
         "message": r.message,
         "preFilter": [filter_dict(f) for f in r.pre_filter],
         "nodes": [node_dict(n) for n in r.nodes],
-        "preemption": {
-            "nominatedNode": r.preemption.nominated_node,
-            "victims": [
-                {"namespace": v.namespace, "name": v.name, "node": v.node, "priority": v.priority, "pdbViolation": v.pdb_violation}
-                for v in r.preemption.victims
-            ],
-        }
-        if r.preemption
-        else None,
-        "binding": {
-            "node": r.binding.node,
-            "recorded": r.binding.recorded,
-            "applied": r.binding.applied,
-            "object": dict(r.binding.manifest),
-        }
-        if r.binding
-        else None,
+        "preemption": preemption_dict(r.preemption),
+        "binding": binding_dict(r.binding),
         "hints": list(r.hints),
         "notes": list(r.notes),
+        "attempts": [attempt_dict(a) for a in r.all_attempts],
     }
 
 
@@ -347,6 +467,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": rep.kind,
         "profile": rep.profile,
+        **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],
         "summary": {
             "pods": s.pods,

@@ -3,7 +3,9 @@
 Per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
 "0/N nodes are available" message, the node table (feasible nodes first by total score, then
 infeasible ones with every failing filter and its reasons; the failure upstream reports is marked
-with "*"), and hints. Large clusters get their infeasible nodes grouped by reason.
+with "*"), and hints. Large clusters get their infeasible nodes grouped by reason. A pod attempted
+more than once shows each attempt in order, as a cluster's events would: the FitError and the
+preemption of its first attempt, then the retry.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport, version_suffix
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -25,8 +27,13 @@ SHORT = {
     "NodeResourcesFit": "Fit",
     "NodeResourcesBalancedAllocation": "Balanced",
     "ImageLocality": "Image",
+    "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
+    "DynamicResources": "DRA",
 }
+# Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
+# this many only the chosen node's, unless -o wide or --explain all.
+MAX_DETAILED_NODES = 8
 
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
@@ -46,7 +53,7 @@ class TableFormatter(Formatter):
                 out: str = render(self)
                 return out
             raise TypeError(f"no table rendering for {type(report).__name__}")
-        parts = [self.format_result(r, report.num_nodes) for r in report.results]
+        parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -63,7 +70,9 @@ class TableFormatter(Formatter):
             bits.append(self._c(_n(s.errors, "error"), "red"))
         if s.preempted:
             bits.append(f"{_n(s.preempted, 'pod')} preempted")
-        return ", ".join(bits) + f" (profile {report.profile}, {_n(report.num_nodes, 'node')})"
+        return ", ".join(bits) + (
+            f" (profile {report.profile}, {_n(report.num_nodes, 'node')}{version_suffix(report.scheduler_version)})"
+        )
 
     # --- one pod ----------------------------------------------------------------------------------
 
@@ -79,9 +88,11 @@ class TableFormatter(Formatter):
             break_long_words=False,
         )
 
-    def header(self, r: PodResult) -> str:
+    def header(self, r: PodResult, of: int = 1) -> str:
         pod = f"{r.pod}"
-        if r.attempt > 1:
+        if of > 1:
+            pod += f" (attempt {r.attempt} of {of})"
+        elif r.attempt > 1:
             pod += f" (attempt {r.attempt})"
         if r.status is PodStatus.SCHEDULED:
             line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
@@ -94,23 +105,39 @@ class TableFormatter(Formatter):
                 )
             if r.preemption:
                 line += f"\n  preemption: {preemption_text(r)}"
+            if r.nominated_node:
+                line += f"\n  {nominated_text(r)}"
             return line
         if r.status is PodStatus.GATED:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
         if r.status is PodStatus.ERROR:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
+        if r.nominated_node:
+            line += f"\n  {nominated_text(r)}"
         if r.preemption:
             line += f"\n  preemption: {preemption_text(r)}"
         return line
 
-    def format_result(self, r: PodResult, num_nodes: int) -> str:
-        lines = [self.header(r)]
+    def format_pod(self, r: PodResult, num_nodes: int) -> str:
+        """A pod's attempts, each in full; a pod tried once is its result."""
+        attempts = r.all_attempts
+        if len(attempts) == 1:
+            return self.format_result(r, num_nodes)
+        return "\n\n".join(self.format_result(a, num_nodes, of=len(attempts)) for a in attempts)
+
+    def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
+        lines = [self.header(r, of)]
         if r.status is PodStatus.GATED:
+            for f in r.pre_filter:
+                for d in f.details:
+                    lines.append(self._wrap(d, "  ", "    "))
             return "\n".join(lines)
         if r.pre_filter and any(n.at_pre_filter for n in r.nodes):
             for f in r.pre_filter:
                 lines.append(f"  PreFilter {f.plugin}: {f.code}: {'; '.join(f.reasons)}")
+                for d in f.details:
+                    lines.append(self._wrap(d, "    ", "      "))
         nodes = list(r.nodes)
         if self.options.nodes:
             wanted = set(self.options.nodes)
@@ -125,6 +152,10 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
+        if r.binding is not None and r.binding.outcome not in ("recorded", "failed"):
+            # --apply: what the cluster did (a failed binding is the ERROR line's message)
+            color = "yellow" if r.binding.outcome == "skipped" else "green"
+            lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
@@ -149,6 +180,19 @@ class TableFormatter(Formatter):
         out = []
         if rows:
             out.append(_indent(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True)))
+        detailed = [n for n in feasible if n.details]
+        if detailed:
+            if len(detailed) > MAX_DETAILED_NODES and not (self.wide or self.options.explain_all):
+                shown = [n for n in detailed if n.name == r.node] or detailed[:1]
+            else:
+                shown = detailed
+            lines = [f"  devices ({'per feasible node' if len(shown) > 1 else 'on ' + shown[0].name}):"]
+            for n in shown:
+                for d in n.details:
+                    lines.append(self._wrap(f"{n.name}: {d}" if len(shown) > 1 else d, "    ", "      "))
+            if len(shown) < len(detailed):
+                lines.append(f"    ({len(detailed) - len(shown)} more node(s); -o wide lists each)")
+            out.append("\n".join(lines))
         if infeasible:
             group = not self.options.explain_all and not self.options.nodes and len(infeasible) > self.options.group_threshold
             out.append(self.infeasible_table(infeasible, group))
@@ -193,6 +237,16 @@ def preemption_text(r: PodResult) -> str:
     return f"evicts {victims} on {r.preemption.nominated_node}"
 
 
+def nominated_text(r: PodResult) -> str:
+    """What an attempt made of the node its status named (status.nominatedNodeName)."""
+    if r.fast_path:
+        return (
+            f"nominated node {r.nominated_node} was tried first and the pod fits there "
+            "(upstream looks no further; kwhatif shows every node)"
+        )
+    return f"nominated node {r.nominated_node} was tried first and the pod no longer fits there"
+
+
 def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     if n.at_pre_filter:
         return "rejected at PreFilter for every node"
@@ -200,7 +254,10 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     parts = []
     for f in n.failures:
         mark = "*" if f is first else ""
-        parts.append(f"{mark}{f.plugin}: {'; '.join(f.reasons)}")
+        detail = f" ({'; '.join(f.details)})" if f.details else ""
+        # CEL errors carry a source excerpt on extra lines; a table cell keeps one line
+        reasons = "; ".join(r.replace("\n", " ") for r in f.reasons)
+        parts.append(f"{mark}{f.plugin}: {reasons}{detail}")
     text = " | ".join(parts)
     if n.excluded:
         text = "not in the PreFilter node set" + (f" ({text})" if text else "")

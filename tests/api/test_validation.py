@@ -42,14 +42,6 @@ from kwhatif.errors import FieldError
             "operator must be Exists when `key` is empty",
         ),
         (
-            make_pod().name("p").affinity(
-                {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                    {"matchExpressions": [{"key": "gen", "operator": "Gt", "values": ["five"]}]}]}}}
-            ),
-            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]",
-            "the value must be an integer",
-        ),
-        (
             make_pod().name("p").spread(0, "zone"),
             "spec.topologySpreadConstraints[0].maxSkew",
             "Invalid value: 0: must be greater than zero",
@@ -83,7 +75,7 @@ from kwhatif.errors import FieldError
     ],
     ids=[
         "requests-above-limits", "container-port-range", "host-port-range", "toleration-operator", "exists-with-value",
-        "empty-key-equal", "gt-not-integer", "max-skew", "when-unsatisfiable", "no-containers", "bad-quantity",
+        "empty-key-equal", "max-skew", "when-unsatisfiable", "no-containers", "bad-quantity",
         "empty-topology-key", "min-domains-schedule-anyway", "extended-not-overcommittable",
     ],
 )
@@ -140,11 +132,43 @@ def test_empty_preferred_list_still_scores():
             'Invalid value: "500m": must be an integer',
         ),
         (make_pod().name("p").req(cpu="-1"), "spec.containers[0].resources.requests[cpu]", "must be greater than or equal to 0"),
+        (make_pod().name("p").req(pods="1"), "spec.containers[0].resources.requests[pods]", "must be a standard resource for containers"),
+        (
+            make_pod().name("p").req(**{"requests.example.com/gpu": "1"}),
+            "spec.containers[0].resources.requests[requests.example.com/gpu]",
+            "doesn't follow extended resource name standard",
+        ),
     ],
-    ids=["pod-name", "namespace", "unqualified-resource", "bad-resource-name", "no-image", "fractional-extended", "negative"],
+    ids=[
+        "pod-name", "namespace", "unqualified-resource", "bad-resource-name", "no-image", "fractional-extended",
+        "negative", "not-a-container-resource", "quota-style-extended",
+    ],
 )
 def test_more_api_rejections(builder, field, message):
     with pytest.raises(FieldError) as ei:
         builder.obj()
     assert ei.value.field == field
     assert message in ei.value.message
+
+
+@pytest.mark.parametrize(
+    "requests,limits,scalar",
+    [
+        pytest.param({"kubernetes.io/something": "10"}, {}, {"kubernetes.io/something": 10}, id="prefixed-native"),
+        # not an integer resource: 500m is valid, and the scheduler counts Value(), rounded up
+        pytest.param(
+            {"subdomain.kubernetes.io/something": "500m"}, {}, {"subdomain.kubernetes.io/something": 1},
+            id="subdomain-prefixed-native-not-integer",
+        ),
+        # native resources may be overcommitted: a request below its limit is valid
+        pytest.param(
+            {"kubernetes.io/something": "1"}, {"kubernetes.io/something": "2"}, {"kubernetes.io/something": 1},
+            id="prefixed-native-overcommit",
+        ),
+    ],
+)
+def test_prefixed_native_resources_are_valid(requests, limits, scalar):
+    # validateContainerResourceName (v1.30): a name with a kubernetes.io/ prefix is native and
+    # needs no standard name; the overcommit and integer rules bind only extended resources.
+    pod = make_pod().name("p").req(**requests).limits(**limits).obj()
+    assert pod.requests.scalar == scalar

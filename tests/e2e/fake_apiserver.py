@@ -1,10 +1,26 @@
-"""A small stand-in for a Kubernetes API server on 127.0.0.1, speaking the real paths, list
-paging (limit/continue) and status codes, for tests of --kubeconfig and --apply."""
+"""A small stand-in for a Kubernetes API server on 127.0.0.1, for tests of --kubeconfig, --apply
+and `kwhatif snapshot`.
+
+It speaks HTTPS with a certificate made for the test (the kubeconfig carries its
+certificate-authority-data), checks a bearer token, serves the real list paths with paging
+(limit and an opaque continue token), GET of one pod, pod creation, and the pods/binding
+subresource with the API server's rules (pkg/registry/core/pod/storage/storage.go): a uid
+precondition, a pod that is already assigned or being deleted is refused with 409, a missing
+pod is 404. Errors are v1 Status bodies as the API server writes them.
+"""
 
 from __future__ import annotations
 
+import base64
+import copy
+import datetime
 import json
+import os
+import ssl
+import subprocess
+import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -17,12 +33,15 @@ LIST_PATHS = {
     "/api/v1/replicationcontrollers": ("v1", "ReplicationControllerList", "ReplicationController"),
     "/api/v1/persistentvolumes": ("v1", "PersistentVolumeList", "PersistentVolume"),
     "/api/v1/persistentvolumeclaims": ("v1", "PersistentVolumeClaimList", "PersistentVolumeClaim"),
+    "/api/v1/limitranges": ("v1", "LimitRangeList", "LimitRange"),
+    "/api/v1/resourcequotas": ("v1", "ResourceQuotaList", "ResourceQuota"),
     "/apis/scheduling.k8s.io/v1/priorityclasses": ("scheduling.k8s.io/v1", "PriorityClassList", "PriorityClass"),
     "/apis/policy/v1/poddisruptionbudgets": ("policy/v1", "PodDisruptionBudgetList", "PodDisruptionBudget"),
     "/apis/storage.k8s.io/v1/storageclasses": ("storage.k8s.io/v1", "StorageClassList", "StorageClass"),
     "/apis/storage.k8s.io/v1/csinodes": ("storage.k8s.io/v1", "CSINodeList", "CSINode"),
     "/apis/storage.k8s.io/v1/csidrivers": ("storage.k8s.io/v1", "CSIDriverList", "CSIDriver"),
     "/apis/storage.k8s.io/v1/csistoragecapacities": ("storage.k8s.io/v1", "CSIStorageCapacityList", "CSIStorageCapacity"),
+    "/apis/storage.k8s.io/v1/volumeattachments": ("storage.k8s.io/v1", "VolumeAttachmentList", "VolumeAttachment"),
     "/apis/node.k8s.io/v1/runtimeclasses": ("node.k8s.io/v1", "RuntimeClassList", "RuntimeClass"),
     "/apis/apps/v1/replicasets": ("apps/v1", "ReplicaSetList", "ReplicaSet"),
     "/apis/apps/v1/statefulsets": ("apps/v1", "StatefulSetList", "StatefulSet"),
@@ -30,24 +49,130 @@ LIST_PATHS = {
     "/apis/apps/v1/daemonsets": ("apps/v1", "DaemonSetList", "DaemonSet"),
     "/apis/batch/v1/jobs": ("batch/v1", "JobList", "Job"),
     "/apis/batch/v1/cronjobs": ("batch/v1", "CronJobList", "CronJob"),
+    "/apis/autoscaling/v2/horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscalerList", "HorizontalPodAutoscaler"),
+    "/apis/resource.k8s.io/v1/deviceclasses": ("resource.k8s.io/v1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1/resourceslices": ("resource.k8s.io/v1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1/resourceclaims": ("resource.k8s.io/v1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates": ("resource.k8s.io/v1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
+    # what a 1.32/1.33 cluster serves (objects in the v1beta1 shape)
+    "/apis/resource.k8s.io/v1beta1/deviceclasses": ("resource.k8s.io/v1beta1", "DeviceClassList", "DeviceClass"),
+    "/apis/resource.k8s.io/v1beta1/resourceslices": ("resource.k8s.io/v1beta1", "ResourceSliceList", "ResourceSlice"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaims": ("resource.k8s.io/v1beta1", "ResourceClaimList", "ResourceClaim"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates": ("resource.k8s.io/v1beta1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
 }
 
 
-def status(code: int, reason: str, message: str) -> dict[str, Any]:
-    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
+def status(code: int, reason: str, message: str, *, kind: str = "", name: str = "") -> dict[str, Any]:
+    """A v1 Status as apimachinery's errors.New* build them."""
+    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                            "message": message, "reason": reason, "code": code}
+    if kind or name:
+        body["details"] = {"name": name, "kind": kind}
+    return body
+
+
+def conflict(resource: str, name: str, err: str) -> dict[str, Any]:
+    """errors.NewConflict."""
+    return status(409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {err}', kind=resource, name=name)
+
+
+def not_found(name: str) -> dict[str, Any]:
+    """errors.NewNotFound for pods."""
+    return status(404, "NotFound", f'pods "{name}" not found', kind="pods", name=name)
+
+
+# --- a certificate for 127.0.0.1, made once per test run ---------------------------------------
+
+_CERT: tuple[str, str, bytes] | None = None  # cert file, key file, cert PEM
+_CERT_LOCK = threading.Lock()
+
+
+def _make_cert_with_cryptography(cert_path: str, key_path: str) -> bool:
+    try:
+        import ipaddress
+
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        return False
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kwhatif-test-apiserver")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    with open(key_path, "wb") as fh:
+        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    with open(cert_path, "wb") as fh:
+        fh.write(cert.public_bytes(serialization.Encoding.PEM))
+    return True
+
+
+def _make_cert_with_openssl(cert_path: str, key_path: str) -> None:
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key_path, "-out", cert_path, "-days", "1", "-subj", "/CN=kwhatif-test-apiserver",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:TRUE"],
+        check=True, capture_output=True,
+    )
+
+
+def make_certificate() -> tuple[str, str, bytes]:
+    global _CERT
+    with _CERT_LOCK:
+        if _CERT is None:
+            d = tempfile.mkdtemp(prefix="kwhatif-tls-")
+            cert_path, key_path = os.path.join(d, "tls.crt"), os.path.join(d, "tls.key")
+            if not _make_cert_with_cryptography(cert_path, key_path):
+                _make_cert_with_openssl(cert_path, key_path)
+            with open(cert_path, "rb") as fh:
+                _CERT = (cert_path, key_path, fh.read())
+        return _CERT
+
+
+def _continue_token(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v1", "start": offset}).encode()).decode()
+
+
+def _offset(token: str) -> int | None:
+    try:
+        return int(json.loads(base64.urlsafe_b64decode(token.encode()))["start"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 class FakeAPIServer:
     def __init__(self, objects: list[dict[str, Any]], *, page_size: int = 2, token: str = "secret-token") -> None:
-        self.objects = objects
+        self.objects = copy.deepcopy(objects)
         self.page_size = page_size
         self.token = token
-        self.forbidden: set[str] = set()
-        self.fail_bindings: dict[str, int] = {}  # "ns/name" -> HTTP status to answer
+        self.forbidden: set[str] = set()  # paths answered with 403
+        # "ns/name" -> (code, reason, message) answered to a binding or a creation of that pod
+        self.not_served: set[str] = set()  # paths answered 404, as for an API version not served
+        self.fail_bindings: dict[str, tuple[int, str, str]] = {}
+        self.fail_creates: dict[str, tuple[int, str, str]] = {}
+        self.delay: dict[tuple[str, str], float] = {}  # (method, path) -> seconds before answering
+        # "ns/name" -> callable(server), run once when that pod is read: the cluster changes in
+        # between kwhatif's list and its binding
+        self.on_get_pod: dict[str, Any] = {}
         self.requests: list[tuple[str, str]] = []
-        self.bindings: list[dict[str, Any]] = []
+        self.bindings: list[dict[str, Any]] = []  # accepted Binding bodies
         self.created: list[dict[str, Any]] = []
+        self.git_version: str | None = None  # GET /version answers it when set, else 404
         self.lock = threading.Lock()
+        self._rv = 100
+        self._names = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -62,99 +187,202 @@ class FakeAPIServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def authorized(self) -> bool:
-                if self.headers.get("Authorization") != f"Bearer {server.token}":
-                    self.send(401, status(401, "Unauthorized", "Unauthorized"))
-                    return False
-                return True
-
-            def do_GET(self) -> None:
+            def start(self, method: str) -> str | None:
                 url = urlparse(self.path)
                 with server.lock:
-                    server.requests.append(("GET", url.path))
-                if not self.authorized():
-                    return
+                    server.requests.append((method, url.path))
+                wait = server.delay.get((method, url.path))
+                if wait:
+                    time.sleep(wait)
+                if self.headers.get("Authorization") != f"Bearer {server.token}":
+                    self.send(401, status(401, "Unauthorized", "Unauthorized"))
+                    return None
                 if url.path in server.forbidden:
-                    self.send(403, status(403, "Forbidden", f"cannot list resource at {url.path}"))
+                    parts = url.path.strip("/").split("/")
+                    resource = parts[-1]
+                    group = parts[1] if parts[0] == "apis" else ""
+                    qualified = f"{resource}.{group}" if group else resource
+                    verb = "list" if method == "GET" else "create"
+                    self.send(403, status(403, "Forbidden", f'{qualified} is forbidden: User "system:serviceaccount:ci:kwhatif" '
+                                          f'cannot {verb} resource "{resource}" in API group "{group}" at the cluster scope',
+                                          kind=resource))
+                    return None
+                return url.path
+
+            def do_GET(self) -> None:
+                path = self.start("GET")
+                if path is None:
                     return
-                spec = LIST_PATHS.get(url.path)
-                if spec is None:
+                url = urlparse(self.path)
+                if path == "/version" and server.git_version is not None:
+                    self.send(200, {"major": "1", "minor": "", "gitVersion": server.git_version, "platform": "linux/amd64"})
+                    return
+                parts = path.strip("/").split("/")
+                if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
+                    hook = server.on_get_pod.pop(f"{parts[3]}/{parts[5]}", None)
+                    if hook is not None:
+                        hook(server)
+                    pod = server.pod(parts[3], parts[5])
+                    if pod is None:
+                        self.send(404, not_found(parts[5]))
+                        return
+                    self.send(200, {"kind": "Pod", "apiVersion": "v1", **{k: v for k, v in pod.items() if k not in ("kind", "apiVersion")}})
+                    return
+                spec = LIST_PATHS.get(path)
+                if spec is None or path in server.not_served:
                     self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                     return
                 api_version, list_kind, kind = spec
-                items = [o for o in server.objects if o.get("kind") == kind]
+                with server.lock:
+                    items = [copy.deepcopy(o) for o in server.objects if o.get("kind") == kind]
                 q = parse_qs(url.query)
                 limit = int(q.get("limit", ["0"])[0]) or len(items) or 1
                 limit = min(limit, server.page_size)
-                start = int(q.get("continue", ["0"])[0] or 0)
+                token = q.get("continue", [""])[0]
+                start = 0
+                if token:
+                    offset = _offset(token)
+                    if offset is None:
+                        self.send(400, status(400, "BadRequest", "continue key is not valid: illegal base64 data"))
+                        return
+                    start = offset
                 page = items[start : start + limit]
-                cont = str(start + limit) if start + limit < len(items) else ""
+                cont = _continue_token(start + limit) if start + limit < len(items) else ""
                 # The API omits kind/apiVersion of list items.
                 stripped = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in page]
-                meta: dict[str, object] = {"resourceVersion": "1", "continue": cont}
+                meta: dict[str, Any] = {"resourceVersion": str(server._rv)}
                 if cont:
+                    meta["continue"] = cont
                     meta["remainingItemCount"] = len(items) - start - limit  # as a paged list has
                 self.send(200, {"kind": list_kind, "apiVersion": api_version, "metadata": meta, "items": stripped})
 
             def do_POST(self) -> None:
-                url = urlparse(self.path)
                 length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with server.lock:
-                    server.requests.append(("POST", url.path))
-                if not self.authorized():
+                raw = self.rfile.read(length) or b"{}"
+                path = self.start("POST")
+                if path is None:
                     return
-                parts = url.path.strip("/").split("/")
-                # /api/v1/namespaces/{ns}/pods/{name}/binding
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self.send(400, status(400, "BadRequest", "the body of the request was in an unknown format"))
+                    return
+                parts = path.strip("/").split("/")
                 if len(parts) == 7 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods" and parts[6] == "binding":
-                    ns, name = parts[3], parts[5]
-                    code = server.fail_bindings.get(f"{ns}/{name}")
-                    if code:
-                        self.send(code, status(code, "Conflict" if code == 409 else "Error", f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already assigned to node "x"'))
-                        return
-                    pod = next((o for o in server.objects if o.get("kind") == "Pod" and o["metadata"]["name"] == name and o["metadata"].get("namespace", "default") == ns), None)
-                    if pod is None:
-                        self.send(404, status(404, "NotFound", f'pods "{name}" not found'))
-                        return
-                    if pod["spec"].get("nodeName"):
-                        self.send(409, status(409, "Conflict", f'pod {name} is already assigned to node "{pod["spec"]["nodeName"]}"'))
-                        return
-                    with server.lock:
-                        pod["spec"]["nodeName"] = body["target"]["name"]
-                        server.bindings.append(body)
-                    self.send(201, {"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 201})
+                    code, answer = server.bind(parts[3], parts[5], body)
+                    self.send(code, answer)
                     return
-                # /api/v1/namespaces/{ns}/pods
                 if len(parts) == 5 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
-                    ns = parts[3]
-                    name = body.get("metadata", {}).get("name")
-                    if any(o.get("kind") == "Pod" and o["metadata"]["name"] == name and o["metadata"].get("namespace", "default") == ns for o in server.objects):
-                        self.send(409, status(409, "AlreadyExists", f'pods "{name}" already exists'))
-                        return
-                    body.setdefault("kind", "Pod")
-                    body.setdefault("apiVersion", "v1")
-                    with server.lock:
-                        server.objects.append(body)
-                        server.created.append(body)
-                    self.send(201, body)
+                    code, answer = server.create(parts[3], body)
+                    self.send(code, answer)
                     return
                 self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        cert, key, self.ca_pem = make_certificate()
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    # --- the cluster's rules ---------------------------------------------------------------------
+
+    def pod(self, ns: str, name: str) -> dict[str, Any] | None:
+        with self.lock:
+            for o in self.objects:
+                if o.get("kind") == "Pod" and o["metadata"]["name"] == name and o["metadata"].get("namespace", "default") == ns:
+                    return o
+        return None
+
+    def bind(self, ns: str, name: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """BindingREST.Create and setPodHostAndAnnotations."""
+        if (body.get("metadata") or {}).get("name") != name:
+            return 400, status(400, "BadRequest", "name in URL does not match name in Binding object")
+        target = body.get("target") or {}
+        if not target.get("name"):
+            return 422, status(422, "Invalid", 'Binding.core "' + name + '" is invalid: target.name: Required value', kind="Binding", name=name)
+        injected = self.fail_bindings.get(f"{ns}/{name}")
+        if injected:
+            code, reason, message = injected
+            return code, status(code, reason, message, kind="pods", name=name)
+        pod = self.pod(ns, name)
+        if pod is None:
+            return 404, not_found(name)
+        with self.lock:
+            meta = pod["metadata"]
+            uid = (body.get("metadata") or {}).get("uid")
+            if uid and uid != meta.get("uid"):
+                err = (f"StorageError: invalid object, Code: 4, Key: /registry/pods/{ns}/{name}, ResourceVersion: 0, "
+                       f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid', '')}")
+                return 409, conflict("pods", name, err)
+            if meta.get("deletionTimestamp"):
+                return 409, conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
+            spec = pod.setdefault("spec", {})
+            if spec.get("nodeName"):
+                return 409, conflict("pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+            if spec.get("schedulingGates"):
+                return 409, conflict("pods/binding", name, f"pod {name} has non-empty .spec.schedulingGates")
+            spec["nodeName"] = target["name"]
+            self._rv += 1
+            meta["resourceVersion"] = str(self._rv)
+            self.bindings.append(body)
+        return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def create(self, ns: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        meta = body.setdefault("metadata", {})
+        if meta.get("namespace", ns) != ns:
+            return 400, status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+        name = meta.get("name")
+        if not name and meta.get("generateName"):
+            with self.lock:
+                self._names += 1
+                name = f"{meta['generateName']}x{self._names:04d}"
+            meta["name"] = name
+        injected = self.fail_creates.get(f"{ns}/{name}")
+        if injected:
+            code, reason, message = injected
+            return code, status(code, reason, message, kind="pods", name=name)
+        if self.pod(ns, name) is not None:
+            return 409, status(409, "AlreadyExists", f'pods "{name}" already exists', kind="pods", name=name)
+        with self.lock:
+            self._rv += 1
+            meta.update({"namespace": ns, "uid": f"created-{name}", "resourceVersion": str(self._rv)})
+            body.setdefault("kind", "Pod")
+            body.setdefault("apiVersion", "v1")
+            body.setdefault("status", {"phase": "Pending"})
+            self.objects.append(body)
+            self.created.append(copy.deepcopy(body))
+        return 201, body
+
+    def remove(self, ns: str, name: str) -> None:
+        with self.lock:
+            self.objects = [o for o in self.objects if not (o.get("kind") == "Pod" and o["metadata"]["name"] == name
+                                                            and o["metadata"].get("namespace", "default") == ns)]
+
+    def posts(self, suffix: str = "") -> list[str]:
+        return [p for m, p in self.requests if m == "POST" and p.endswith(suffix)]
+
+    # --- plumbing --------------------------------------------------------------------------------
 
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"https://{host}:{port}"
 
-    def kubeconfig(self, path: str, context: str = "test") -> str:
+    def kubeconfig(self, path: str, context: str = "test", *, token: str | None = None, namespace: str | None = None) -> str:
+        ctx: dict[str, Any] = {"cluster": "fake", "user": "tester"}
+        if namespace:
+            ctx["namespace"] = namespace
         cfg = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
-            "users": [{"name": "tester", "user": {"token": self.token}}],
-            "contexts": [{"name": context, "context": {"cluster": "fake", "user": "tester"}}],
+            "clusters": [{"name": "fake", "cluster": {
+                "server": self.url,
+                "certificate-authority-data": base64.b64encode(self.ca_pem).decode(),
+            }}],
+            "users": [{"name": "tester", "user": {"token": token or self.token}}],
+            "contexts": [{"name": context, "context": ctx}],
             "current-context": context,
         }
         with open(path, "w") as fh:

@@ -20,7 +20,11 @@ def test_multi_workload_check(run):
     }
     assert rows[("Job", "ml", "train-llm")]["dominantReason"] == "Insufficient nvidia.com/gpu"
     assert rows[("Deployment", "shop", "web")]["replaced"] == 6
-    assert d["summary"] == {"workloads": 5, "fit": 4, "doNotFit": 1, "pods": 23, "placed": 21, "notPlaced": 2, "preempted": 0}
+    assert d["summary"] == {
+        "workloads": 5, "fit": 4, "doNotFit": 1, "warnings": 0, "pods": 23, "placed": 21, "notPlaced": 2, "refused": 0,
+        "preempted": 0,
+    }
+    assert [w["verdict"] for w in d["workloads"]] == ["fits", "fits", "fits", "fits", "DOES NOT FIT"]
     # the search pods spread over the three zones (required anti-affinity per zone)
     search_nodes = [x["node"] for x in d["results"] if x["pod"]["name"].startswith("search-")]
     assert len(search_nodes) == 3

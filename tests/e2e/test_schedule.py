@@ -23,11 +23,12 @@ def test_fit_exit_0(run):
         "node": res["node"],
         "recorded": True,
         "applied": False,
+        "outcome": "recorded",
         "object": {
             "apiVersion": "v1",
             "kind": "Binding",
             "metadata": {"namespace": "shop", "name": "web-canary", "uid": "kwhatif-shop-web-canary"},
-            "target": {"apiVersion": "v1", "kind": "Node", "name": res["node"]},
+            "target": {"kind": "Node", "name": res["node"]},
         },
     }
     assert rep["summary"] == {"pods": 1, "scheduled": 1, "unschedulable": 0, "errors": 0, "gated": 0, "preempted": 0}

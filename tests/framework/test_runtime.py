@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from builders import make_node, make_pod
+from builders import PINNED, make_node, make_pod
 from kwhatif.framework.interface import (
     SKIP,
     SUCCESS,
@@ -18,6 +18,7 @@ from kwhatif.framework.interface import (
     NodeScore,
     PermitPlugin,
     PreBindPlugin,
+    PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
     ReservePlugin,
@@ -113,8 +114,8 @@ def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]]
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
     sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
     sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
-    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100)
-    state = ClusterState()
+    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100, version=PINNED)
+    state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]
     return Scheduler(state, cfg)
@@ -222,7 +223,7 @@ def test_success_records_the_binding(monkeypatch):
         "apiVersion": "v1",
         "kind": "Binding",
         "metadata": {"namespace": "default", "name": "p", "uid": "u-1"},
-        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"},
+        "target": {"kind": "Node", "name": "n1"},
     }
     assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["p"]
 
@@ -273,3 +274,53 @@ def test_unknown_scheduler_name_is_an_input_error(monkeypatch):
     s = scheduler(monkeypatch, {}, {})
     with pytest.raises(InputError, match='no profile for schedulerName "other"'):
         s.run([make_pod().name("p").scheduler_name("other").obj()])
+
+
+class AddPodFails(PreFilterPlugin, PreFilterExtensions, FilterPlugin):
+    """A PreFilter plugin whose AddPod fails: a nominated pod cannot be added to its state."""
+
+    NAME = "AddPodFails"
+
+    def pre_filter(self, state: CycleState, pod: Any) -> tuple[PreFilterResult | None, Status]:
+        return None, SUCCESS
+
+    def pre_filter_extensions(self) -> PreFilterExtensions:
+        return self
+
+    def add_pod(self, state: CycleState, pod: Any, to_add: Any, node_info: Any) -> Status:
+        return Status.error(f"no state to add {to_add.pod.name} to")
+
+    def remove_pod(self, state: CycleState, pod: Any, to_remove: Any, node_info: Any) -> Status:
+        return SUCCESS
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status:
+        return SUCCESS
+
+
+def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error(monkeypatch):
+    """RunFilterPluginsWithNominatedPods returns addNominatedPods' error as the node's status;
+    findNodesThatPassFilters stops on it and schedulePod fails the pod's cycle with that error.
+    The run goes on with the next pod."""
+    s = scheduler(monkeypatch, {"AddPodFails": AddPodFails()}, {"preFilter": ["AddPodFails"], "filter": ["AddPodFails"]})
+    s.nominator.add(make_pod().name("nominated").priority(10).obj(), "n2")
+    low, high = make_pod().name("low").obj(), make_pod().name("high").priority(20).obj()
+    atts = {a.pod.name: a for a in s.run([low, high], rounds=1)}
+    att_low, att_high = atts["low"], atts["high"]
+    assert (att_low.pod.name, att_low.result, att_low.node) == ("low", "Error", None)
+    assert att_low.message == 'running AddPod on PreFilter plugin "AddPodFails": no state to add nominated to'
+    fr = att_low.filters["n2"]
+    assert fr.first is not None and fr.first.code is Code.ERROR and fr.first.plugin == "AddPodFails"
+    # a pod of higher priority than the nominated one does not add it: nothing fails
+    assert (att_high.pod.name, att_high.result) == ("high", "Scheduled")
+
+
+def test_without_score_plugins_every_feasible_node_ties(monkeypatch):
+    """prioritizeNodes gives every node score 1 when there is no score plugin; selectHost picks at
+    random among them. kwhatif takes the first by name and lists the tie."""
+    s = scheduler(monkeypatch, {"A": Reject("A", {"n2"})}, {"filter": ["A"]})
+    att = s.schedule_one(make_pod().name("p").obj())
+    assert (att.result, att.node, att.best, att.scores) == ("Scheduled", "n1", ["n1", "n3"], {})
+    assert att.notes == [
+        "no score plugins: upstream gives every feasible node the same score and selectHost picks one of them "
+        "at random; kwhatif takes the first by name and lists them all as the tie"
+    ]

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
@@ -62,8 +62,8 @@ def scheduler(
 ) -> Scheduler:
     node_objs = [n.obj() for n in nodes]
     pod_objs = [p.obj() for p in pods]
-    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs))
-    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100)
+    cluster = ClusterState(nodes={n.name: n for n in node_objs}, pods=pod_objs, pdbs=list(pdbs), version=PINNED)
+    config = SchedulerConfiguration(profiles=(profile(args),), percentage_of_nodes_to_score=100, version=PINNED)
     return Scheduler(cluster, config, options=options)
 
 
@@ -240,6 +240,48 @@ def test_pod_eligible_to_preempt_others(
     assert pl.pod_eligible_to_preempt_others(pod.obj(), nominated_status) == (eligible, message)
 
 
+def _disruption(status: str, reason: str) -> list[dict[str, str]]:
+    return [{"type": "DisruptionTarget", "status": status, "reason": reason}]
+
+
+@pytest.mark.parametrize(
+    "victim,gate,want",
+    [
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION), True, True,
+                     id="preempted"),
+        pytest.param(bound("v", "n1", 0).set("status.conditions", TERMINATING_BY_PREEMPTION), True, False,
+                     id="not-deleted"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI")),
+                     True, False, id="evicted-by-the-eviction-api"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "DeletionByTaintManager")),
+                     True, False, id="deleted-by-the-taint-manager"),
+        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("False", "PreemptionByScheduler")),
+                     True, False, id="condition-false"),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set(
+                "status.conditions",
+                _disruption("True", "EvictionByEvictionAPI") + _disruption("True", "PreemptionByScheduler"),
+            ),
+            True, False, id="first-condition-decides",
+        ),
+        pytest.param(bound("v", "n1", 0).terminating(), True, False, id="no-condition"),
+        pytest.param(bound("v", "n1", 0).terminating(), False, True, id="gate-off-any-deletion"),
+        pytest.param(bound("v", "n1", 0), False, False, id="gate-off-not-deleted"),
+    ],
+)
+def test_pod_terminating_by_preemption(victim: PodBuilder, gate: bool, want: bool) -> None:
+    """podTerminatingByPreemption (default_preemption.go): deletionTimestamp set and, with
+    PodDisruptionConditions, the DisruptionTarget condition True with reason PreemptionByScheduler."""
+    assert dp.pod_terminating_by_preemption(victim.obj(), gate) is want
+
+
+def test_terminating_pod_evicted_for_another_reason_does_not_block_preemption() -> None:
+    existing = bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI"))
+    h = make_handle([node("n1").obj(), node("n2").obj()], [existing.obj()])
+    pl = dp.new(None, h)
+    assert pl.pod_eligible_to_preempt_others(pending("p", 100).nominated("n1").obj(), None) == (True, "")
+
+
 # --- nodesWherePreemptionMightHelp -----------------------------------------------------------------
 
 
@@ -353,12 +395,6 @@ def test_sort_like_upstream() -> None:
     assert [p.name for p in pods] == ["d", "b", "a", "e", "c"]
 
 
-def test_go_sort_slice_sorts() -> None:
-    values = [(i * 7919) % 101 for i in range(200)]
-    dp.go_sort_slice(values, lambda a, b: a < b)
-    assert values == sorted(values)
-
-
 @pytest.mark.parametrize(
     "pods,want",
     [
@@ -454,7 +490,6 @@ def test_preemption_success() -> None:
     assert att.result == "Unschedulable"
     # No suffix when preemption succeeded.
     assert att.message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert att.post_filter_status is not None and att.post_filter_status.code is Code.SUCCESS
     assert att.nominated_node == "n1"
     # "low" (priority 0) is given back first and does not fit; "lower" then fits.
     assert victims(att) == ["low"]

@@ -97,7 +97,17 @@ FILTER_CASES: list[tuple[str, PodBuilder, tuple[Code, tuple[str, ...]]]] = [
     # a label value that is not an integer never satisfies Gt or Lt
     ("gt-label-not-integer", with_affinity(required(term(expr("gen", "Gt", "1")))), MISMATCH),
     ("lt-label-not-integer", with_affinity(required(term(expr("gen", "Lt", "100")))), MISMATCH),
-    ("gt-negative-bound", with_affinity(required(term(expr("cores", "Gt", "-1")))), OK),
+    # the API server stores these, but the scheduler's label parsing rejects the term ("-1" is not
+    # a valid label value, "five" not an integer), so it never matches
+    ("gt-negative-bound", with_affinity(required(term(expr("cores", "Gt", "-1")))), MISMATCH),
+    ("gt-bound-not-integer", with_affinity(required(term(expr("cores", "Gt", "five")))), MISMATCH),
+    ("in-invalid-label-value", with_affinity(required(term(expr("zone", "In", "a", "not a label value")))), MISMATCH),
+    # LazyErrorNodeSelector: a term that fails to parse is skipped, the others are still ORed
+    (
+        "invalid-term-then-match",
+        with_affinity(required(term(expr("zone", "NotIn", "invalid value: ___@#$%^")), term(expr("zone", "In", "a")))),
+        OK,
+    ),
     (
         "expressions-anded",
         with_affinity(required(term(expr("zone", "In", "a"), expr("disk", "In", "hdd")))),
@@ -148,6 +158,145 @@ FILTER_CASES: list[tuple[str, PodBuilder, tuple[Code, tuple[str, ...]]]] = [
 @pytest.mark.parametrize("pod,expected", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES])
 def test_filter(pod: PodBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
     assert run_filter(pod, ZONE_A) == expected
+
+
+# component-helpers/scheduling/corev1/nodeaffinity (v0.30.6) TestPodMatchesNodeSelectorAndAffinityTerms:
+# GetRequiredNodeAffinity(pod).Match(node), which the NodeAffinity Filter, PodTopologySpread's
+# node inclusion policy and the DaemonSet controller all use. Its cases with a nil or empty
+# nodeSelectorTerms list are left out: the API server refuses such a pod (see below).
+REQUIRED_CASES: list[tuple[str, PodBuilder, dict[str, str], str, bool]] = [
+    ("no selector", pod(), {}, "", True),
+    ("missing labels", pod().node_selector(foo="bar"), {}, "", False),
+    ("same labels", pod().node_selector(foo="bar"), {"foo": "bar"}, "", True),
+    ("node labels are superset", pod().node_selector(foo="bar"), {"foo": "bar", "baz": "blah"}, "", True),
+    ("node labels are subset", pod().node_selector(foo="bar", baz="blah"), {"foo": "bar"}, "", False),
+    (
+        "Pod with matchExpressions using In operator that matches the existing node",
+        with_affinity(required(term(expr("foo", "In", "bar", "value2")))), {"foo": "bar"}, "", True,
+    ),
+    (
+        "Pod with matchExpressions using Gt operator that matches the existing node",
+        with_affinity(required(term(expr("kernel-version", "Gt", "0204")))), {"kernel-version": "0206"}, "", True,
+    ),
+    (
+        "Pod with matchExpressions using NotIn operator that matches the existing node",
+        with_affinity(required(term(expr("mem-type", "NotIn", "DDR", "DDR2")))), {"mem-type": "DDR3"}, "", True,
+    ),
+    (
+        "Pod with matchExpressions using Exists operator that matches the existing node",
+        with_affinity(required(term(expr("GPU", "Exists")))), {"GPU": "NVIDIA-GRID-K1"}, "", True,
+    ),
+    (
+        "Pod with affinity that don't match node's labels won't schedule onto the node",
+        with_affinity(required(term(expr("foo", "In", "value1", "value2")))), {"foo": "bar"}, "", False,
+    ),
+    (
+        "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
+        with_affinity(required({"matchExpressions": []})), {"foo": "bar"}, "", False,
+    ),
+    ("Pod with no Affinity will schedule onto a node", pod(), {"foo": "bar"}, "", True),
+    (
+        "Pod with Affinity but nil NodeSelector will schedule onto a node",
+        with_affinity({"requiredDuringSchedulingIgnoredDuringExecution": None}), {"foo": "bar"}, "", True,
+    ),
+    (
+        "Pod with multiple matchExpressions ANDed that matches the existing node",
+        with_affinity(required(term(expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")))),
+        {"GPU": "NVIDIA-GRID-K1"}, "", True,
+    ),
+    (
+        "Pod with multiple matchExpressions ANDed that doesn't match the existing node",
+        with_affinity(required(term(expr("GPU", "Exists"), expr("GPU", "In", "AMD", "INTER")))),
+        {"GPU": "NVIDIA-GRID-K1"}, "", False,
+    ),
+    (
+        "Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
+        with_affinity(required(term(expr("foo", "In", "bar", "value2")), term(expr("diffkey", "In", "wrong", "value2")))),
+        {"foo": "bar"}, "", True,
+    ),
+    (
+        "Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, "
+        "will schedule onto the node",
+        with_affinity(required(term(expr("foo", "Exists"))), pod().node_selector(foo="bar")), {"foo": "bar"}, "", True,
+    ),
+    (
+        "Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are "
+        "deprecating) is not satisfied, won't schedule onto the node",
+        with_affinity(required(term(expr("foo", "Exists"))), pod().node_selector(foo="bar")),
+        {"foo": "barrrrrr"}, "", False,
+    ),
+    (
+        "Pod with an invalid value in Affinity term won't be scheduled onto the node",
+        with_affinity(required(term(expr("foo", "NotIn", "invalid value: ___@#$%^")))), {"foo": "bar"}, "", False,
+    ),
+    (
+        "Pod with matchFields using In operator that matches the existing node",
+        with_affinity(required(term(fields=(name_in("node_1"),)))), {}, "node_1", True,
+    ),
+    (
+        "Pod with matchFields using In operator that does not match the existing node",
+        with_affinity(required(term(fields=(name_in("node_1"),)))), {}, "node_2", False,
+    ),
+    (
+        "Pod with two terms: matchFields does not match, but matchExpressions matches",
+        with_affinity(required(term(fields=(name_in("node_1"),)), term(expr("foo", "In", "bar")))),
+        {"foo": "bar"}, "node_2", True,
+    ),
+    (
+        "Pod with one term: matchFields does not match, but matchExpressions matches",
+        with_affinity(required(term(expr("foo", "In", "bar"), fields=(name_in("node_1"),)))),
+        {"foo": "bar"}, "node_2", False,
+    ),
+    (
+        "Pod with one term: both matchFields and matchExpressions match",
+        with_affinity(required(term(expr("foo", "In", "bar"), fields=(name_in("node_1"),)))),
+        {"foo": "bar"}, "node_1", True,
+    ),
+    (
+        "Pod with two terms: both matchFields and matchExpressions do not match",
+        with_affinity(required(term(fields=(name_in("node_1"),)), term(expr("foo", "In", "not-match-to-bar")))),
+        {"foo": "bar"}, "node_2", False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "pod,labels,node_name,want", [c[1:] for c in REQUIRED_CASES], ids=[c[0] for c in REQUIRED_CASES]
+)
+def test_required_node_affinity_match(pod: PodBuilder, labels: dict[str, str], node_name: str, want: bool) -> None:
+    assert na.RequiredNodeAffinity.of(pod.obj()).matches(labels, node_name) is want
+
+
+@pytest.mark.parametrize(
+    "node_affinity",
+    [
+        pytest.param({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": None}}, id="nil terms"),
+        pytest.param({"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}, id="empty terms"),
+    ],
+)
+def test_required_without_terms_is_refused(node_affinity: dict[str, Any]) -> None:
+    from kwhatif.errors import FieldError
+
+    with pytest.raises(FieldError, match="must have at least one node selector term"):
+        with_affinity(node_affinity).obj()
+
+
+def test_parse_errors_are_upstreams_field_errors() -> None:
+    # labels.NewRequirement's errors with the path NewLazyErrorNodeSelector gives them
+    p = with_affinity(
+        required(term(expr("zone", "In", "a")), term(expr("foo", "NotIn", "invalid value: ___@#$%^"), expr("gen", "Gt", "x")))
+    ).obj()
+    assert p.affinity is not None and p.affinity.node_affinity is not None and p.affinity.node_affinity.required
+    first, second = p.affinity.node_affinity.required.terms
+    assert first.parse_errors == ()
+    assert second.parse_errors == (
+        'nodeSelectorTerms[1].matchExpressions[0].values[0][foo]: Invalid value: "invalid value: ___@#$%^": '
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+        "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        "nodeSelectorTerms[1].matchExpressions[1].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the "
+        "value must be an integer",
+    )
 
 
 def test_filter_without_pre_filter_state() -> None:
@@ -372,6 +521,27 @@ def test_pre_score_without_nodes() -> None:
     st = CycleState()
     status = na.new(None, h).pre_score(st, with_affinity(preferred((1, ZONE))).obj(), [])
     assert status.code is Code.SUCCESS
+
+
+INVALID_PREFERENCE = term(expr("zone", "NotIn", "invalid value: ___@#$%^"))
+INVALID_PREFERENCE_ERROR = (
+    '[1].matchExpressions[0].values[0][zone]: Invalid value: "invalid value: ___@#$%^": a valid label must be an '
+    "empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+def test_pre_score_fails_on_a_preferred_term_it_cannot_parse() -> None:
+    # getPodPreferredNodeAffinity -> NewPreferredSchedulingTerms errors, and PreScore returns
+    # framework.AsStatus(err); the path counts the terms as given ([1], the second one)
+    h = make_handle([b.name(n).obj() for n, b in NODES.items()])
+    pl = na.new(None, h)
+    p = with_affinity(preferred((5, ZONE), (3, INVALID_PREFERENCE))).obj()
+    status = pl.pre_score(CycleState(), p, [h.snapshot.get(n) for n in NODES])
+    assert (status.code, status.reasons) == (Code.ERROR, (INVALID_PREFERENCE_ERROR,))
+    score, status = pl.score(CycleState(), p, h.snapshot.get("a"))
+    assert (score, status.code, status.reasons) == (0, Code.ERROR, (INVALID_PREFERENCE_ERROR,))
 
 
 def test_score_without_pre_score_state() -> None:

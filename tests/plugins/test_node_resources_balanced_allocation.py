@@ -154,12 +154,12 @@ def test_score_without_pre_score_state() -> None:
 
 
 def test_default_resources() -> None:
-    assert [(r.name, r.weight) for r in ba.new(None, None).resources] == [("cpu", 1), ("memory", 1)]
-    assert [(r.name, r.weight) for r in ba.new({"resources": []}, None).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new(None, make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new({"resources": []}, make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
 
 
 def test_weight_defaults_to_one() -> None:
-    pl = ba.new({"resources": [{"name": "cpu", "weight": 0}, {"name": GPU}]}, None)
+    pl = ba.new({"resources": [{"name": "cpu", "weight": 0}, {"name": GPU}]}, make_handle([]))
     assert [(r.name, r.weight) for r in pl.resources] == [("cpu", 1), (GPU, 1)]
 
 
@@ -181,6 +181,6 @@ def test_weight_defaults_to_one() -> None:
 )
 def test_bad_args(args: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        ba.new(args, None)
+        ba.new(args, make_handle([]))
     assert e.value.field == field
     assert message in str(e.value)

@@ -119,4 +119,50 @@ def test_rtcr_without_shape_is_rejected():
     from kwhatif.errors import ConfigError
 
     with pytest.raises(ConfigError, match="requestedToCapacityRatio"):
-        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, None)
+        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, make_handle([]))
+
+
+# Upstream's TestEnoughRequests (noderesources/fit_test.go, v1.30) on its node of
+# makeAllocatableResources(10, 20, 32, 5, 20, 5): 10m cpu, 20 bytes, 32 pods, 5 example.com/aaa,
+# 20 bytes of ephemeral storage, 5 bytes of hugepages-2Mi. Resources with a kubernetes.io/ prefix
+# are native, not extended: ignoredResourceGroups never skips them.
+UPSTREAM_NODE = make_node().name("n1").capacity(
+    cpu="10m", memory="20", pods="32", ephemeral_storage="20", hugepages_2Mi="5", **{"example.com/aaa": "5"}
+)
+KUBERNETES_IO_A = "kubernetes.io/something"
+KUBERNETES_IO_B = "subdomain.kubernetes.io/something"
+
+
+@pytest.mark.parametrize(
+    "pod,args,reasons",
+    [
+        pytest.param(
+            make_pod().name("p").req(cpu="1m", memory="1", **{KUBERNETES_IO_A: "10"}),
+            None,
+            ("Insufficient kubernetes.io/something",),
+            id="kubernetes.io resource capacity enforced",
+        ),
+        pytest.param(
+            make_pod().name("p").init_container("init", cpu="1m", memory="1", **{KUBERNETES_IO_B: "10"}),
+            None,
+            ("Insufficient subdomain.kubernetes.io/something",),
+            id="kubernetes.io resource capacity enforced for init container",
+        ),
+        pytest.param(
+            make_pod().name("p").req(cpu="1m", memory="1", **{"example.com/bbb": "1", KUBERNETES_IO_A: "1"}),
+            {"ignoredResourceGroups": ["example.com"]},
+            ("Insufficient kubernetes.io/something",),
+            id="skip checking ignored extended resource via resource groups",
+        ),
+        pytest.param(
+            make_pod().name("p").req(cpu="1m", memory="1", **{"example.com/bbb": "1"}),
+            {"ignoredResources": ["example.com/bbb"]},
+            (),
+            id="skip checking ignored extended resource",
+        ),
+    ],
+)
+def test_enough_requests_upstream(pod, args, reasons):
+    st = run_filter(pod.obj(), UPSTREAM_NODE.obj(), args=args)
+    assert st.reasons == reasons
+    assert st.code is (Code.UNSCHEDULABLE if reasons else Code.SUCCESS)

@@ -210,6 +210,22 @@ FILTER_CASES += [
         {"a1": NOT_MATCH, "a2": NOT_MATCH, "b1": NOT_MATCH, "c1": OK},
     ),
     (
+        # the second term's value is not a valid label value: the scheduler's parsing rejects the
+        # term, so zone c (which it would otherwise admit) is no domain and the minimum stays 1
+        "affinity-honor-unparsable-term",
+        make_pod()
+        .name("p")
+        .label("app", "web")
+        .affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["main"]}]},
+            {"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["invalid value: ___@#$%^"]}]},
+        ]}}})
+        .spread(1, ZONE, selector=WEB),
+        POLICY_NODES,
+        POLICY_PODS,
+        {"a1": NOT_MATCH, "a2": NOT_MATCH, "b1": OK, "c1": OK},
+    ),
+    (
         "taints-ignore-by-default",
         make_pod().name("p").label("app", "web").spread(1, ZONE, selector=WEB),
         POLICY_NODES,
@@ -311,7 +327,7 @@ def test_add_pod_of_other_namespace_or_not_matching_is_ignored() -> None:
     for other in (web("o1", "b1", ns="other"), make_pod().name("o2").node("b1").label("app", "db")):
         info = b1.clone()
         assert ext.add_pod(st, pod, info.add_pod(other.obj()), info).is_success()
-    s = st.read(pts.PRE_FILTER_STATE_KEY)
+    s = st.get(pts.PRE_FILTER_STATE_KEY)
     assert s.match_num == {(ZONE, "a"): 1, (ZONE, "b"): 0}
     assert s.critical_paths[ZONE].nums[0] == 0
 
@@ -415,10 +431,6 @@ def test_pre_score_skips_without_nodes() -> None:
     pl = pts.new(None, h)
     pod = make_pod().name("p").label("app", "web").spread(1, ZONE, "ScheduleAnyway", WEB).obj()
     assert pl.pre_score(CycleState(), pod, []).is_skip()
-
-
-def test_go_round_is_half_away_from_zero() -> None:
-    assert [pts.go_round(x) for x in (0.5, 1.5, 2.5, 2.4999, -0.5)] == [1, 2, 3, 2, -1]
 
 
 # --- default constraints ---------------------------------------------------------------------

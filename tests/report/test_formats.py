@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
+from builders import PINNED
 from kwhatif.framework.profile import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
@@ -26,14 +27,16 @@ SCENARIOS = {
     "misfit": ["pods/analytics-big.yaml", "pods/gpu-inference.yaml"],
     "tie": ["pods/tie.yaml"],
     "gated": ["pods/gated.yaml"],
+    "preempt": ["pods/fraud-model.yaml"],  # two attempts: the preemption, then the nominated node
 }
 
 
 def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
     state = load_cluster([str(SAMPLES / cluster)])
+    state.use_version(PINNED)  # the snapshots are kube-scheduler 1.30.6's answers
     pods, _ = load_pods([str(SAMPLES / p) for p in pod_files], state)
     pods = prepare_incoming(pods, state)
-    sched = Scheduler(state, default_configuration())
+    sched = Scheduler(state, default_configuration(PINNED))
     atts = sched.run(pods, skip_unchanged=True)
     return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler")
 
@@ -62,8 +65,9 @@ def test_large_cluster_groups_infeasible_nodes(snapshot, tmp_path):
         "  - name: c\n    image: x\n    resources: {requests: {cpu: '20', memory: 8Gi}}\n"
     )
     state = load_cluster([str(dump)])
+    state.use_version(PINNED)
     pods, _ = load_pods([str(pod)], state)
-    sched = Scheduler(state, default_configuration())
+    sched = Scheduler(state, default_configuration(PINNED))
     rep = schedule_report(sched.run(pods, skip_unchanged=True), sched.snapshot.num_nodes, "default-scheduler")
     grouped = get_formatter("table").format(rep)
     assert "grouped by reason" in grouped
@@ -96,3 +100,63 @@ def test_wrapping_follows_width():
     rep = report_for(SCENARIOS["misfit"])
     narrow = get_formatter("table", RenderOptions(width=80)).format(rep)
     assert max(len(line) for line in narrow.splitlines()) <= 80
+
+
+def _schema() -> dict:
+    return json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text())
+
+
+def test_multi_attempt_json_carries_every_attempt():
+    """A preemptor: its FailedScheduling attempt with the nomination and the victims, then the
+    retry that binds on the nominated node without looking at other nodes; the result's own
+    fields stay those of the final attempt (with the preemption carried over), as before."""
+    doc = json.loads(get_formatter("json").format(report_for(SCENARIOS["preempt"])))
+    jsonschema.validate(doc, _schema())
+    (r,) = doc["results"]
+    first, second = r["attempts"]
+    victim = {"namespace": "data", "name": "postgres-0", "node": "memory-c-1", "priority": 0, "pdbViolation": False}
+    assert (first["attempt"], first["status"], first["nominatedNodeName"], first["node"]) == (1, "Unschedulable", None, None)
+    assert first["message"] == (
+        "0/11 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "2 node(s) had untolerated taint {nvidia.com/gpu: present}, 8 Insufficient memory."
+    )
+    assert first["preemption"] == {"nominatedNode": "memory-c-1", "victims": [victim]}
+    assert (first["evaluatedNodes"], first["feasibleNodes"]) == (0, 0)
+    mem = next(n for n in first["nodes"] if n["name"] == "memory-c-1")
+    assert not mem["feasible"] and {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient memory"]} in mem["filters"]
+    assert first["hints"] and first["binding"] is None
+    assert (second["attempt"], second["status"], second["nominatedNodeName"], second["node"]) == (2, "Scheduled", "memory-c-1", "memory-c-1")
+    assert (second["evaluatedNodes"], second["feasibleNodes"]) == (1, 1)
+    assert second["message"] is None and second["preemption"] is None
+    assert second["binding"]["node"] == "memory-c-1"
+    top = {k: v for k, v in r.items() if k != "attempts"}
+    assert top["status"] == "Scheduled" and top["node"] == "memory-c-1" and top["attempt"] == 2
+    assert top["preemption"] == first["preemption"]
+    assert top["nodes"] == second["nodes"] and top["binding"] == second["binding"]
+    assert doc["summary"] == {"pods": 1, "scheduled": 1, "unschedulable": 0, "errors": 0, "gated": 0, "preempted": 1}
+    assert yaml.safe_load(get_formatter("yaml").format(report_for(SCENARIOS["preempt"]))) == doc
+
+
+def test_single_attempt_results_list_themselves_as_their_only_attempt():
+    doc = json.loads(get_formatter("json").format(report_for(SCENARIOS["misfit"])))
+    for r in doc["results"]:
+        (only,) = r["attempts"]
+        assert {k: only[k] for k in ("status", "node", "message", "nodes", "preemption")} == {
+            k: r[k] for k in ("status", "node", "message", "nodes", "preemption")
+        }
+
+
+@pytest.mark.parametrize(
+    "fmt,first,final",
+    [
+        pytest.param("table", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="table"),
+        pytest.param("wide", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="wide"),
+        pytest.param("markdown", "1. ❌ does not fit: 0/11 nodes are available", "2. ✅ fits on `memory-c-1`, its nominated node", id="markdown"),
+        pytest.param("junit", "attempt 1 of 2: Unschedulable: 0/11 nodes are available", "attempt 2 of 2: Scheduled (nominated node memory-c-1", id="junit"),
+    ],
+)
+def test_text_formats_show_the_first_attempt_before_the_final_verdict(fmt, first, final):
+    out = get_formatter(fmt, RenderOptions(wide=fmt == "wide")).format(report_for(SCENARIOS["preempt"]))
+    assert first in out and final in out
+    assert out.index(first) < out.index(final)
+    assert "data/postgres-0" in out[: out.index(final)]  # the victims come with the first attempt

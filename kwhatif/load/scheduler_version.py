@@ -1,0 +1,161 @@
+"""Which kube-scheduler release a run answers as, and where that came from.
+
+In this order: ``--scheduler-version``; a live cluster's /version (gitVersion); in a dump, the image
+tag of the kube-scheduler static pod in kube-system, else of the kube-apiserver one; else kwhatif's
+default release (1.35). Nodes whose kubelet is newer than that release, or more than three minors
+older, break the version skew policy and get a note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kwhatif import versions
+from kwhatif.errors import ConfigError
+from kwhatif.versions import ChosenVersion, SchedulerVersion, VersionSource
+
+if TYPE_CHECKING:
+    from kwhatif.api.core import Pod
+    from kwhatif.load.cluster import ClusterState
+
+
+def parse_flag(text: str) -> versions.Resolved:
+    """--scheduler-version: ``1.34``/``v1.34`` (newest known patch) or ``1.34.2``."""
+    try:
+        return versions.resolve(text)
+    except ValueError as e:
+        raise ConfigError(str(e), field="--scheduler-version") from None
+
+
+_CONTROL_PLANE = ("kube-scheduler", "kube-apiserver")
+_TAG = re.compile(r"v?\d+\.\d+(?:\.\d+)?(?:[-+.][0-9A-Za-z.+-]*)?")
+
+
+def _image_tag(image: str, component: str) -> str | None:
+    """The tag of ``registry/.../<component>:<tag>[@digest]`` images."""
+    ref = image.split("@", 1)[0]
+    slash = ref.rfind("/")
+    name_tag = ref[slash + 1:]
+    if ":" not in name_tag:
+        return None
+    name, tag = name_tag.split(":", 1)
+    # kube-scheduler, kube-scheduler-amd64, or a vendor build such as hyperkube images: the name
+    # must be the component (optionally with an architecture suffix).
+    if name != component and not name.startswith(component + "-"):
+        return None
+    return tag if _TAG.fullmatch(tag) else None
+
+
+def _is_static_control_plane_pod(pod: "Pod") -> bool:
+    return pod.namespace == "kube-system" and (
+        pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references)
+    )
+
+
+def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for pod in pods:
+        if not _is_static_control_plane_pod(pod):
+            continue
+        for c in pod.containers:
+            tag = _image_tag(c.image, component)
+            if tag is not None:
+                found[tag] += 1
+    return found
+
+
+def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
+    pods = state.pods + state.pending_pods
+    for component in _CONTROL_PLANE:
+        found = versions_in_dump(pods, component)
+        if not found:
+            continue
+        notes: list[str] = []
+        # Several control-plane nodes mid-upgrade can run different releases: take the most
+        # common one (the newer one on a tie).
+        ranked = sorted(found.items(), key=lambda kv: (kv[1], versions.parse_version(kv[0], lenient=True)), reverse=True)
+        tag = ranked[0][0]
+        if len(found) > 1:
+            seen = ", ".join(sorted(found))
+            notes.append(f"the dump's {component} static pods run different releases ({seen}); answering as {tag}")
+        try:
+            resolved = versions.resolve(tag, lenient=True)
+        except ValueError:
+            continue
+        return versions.Resolved(resolved.version, tuple(notes) + resolved.notes), f"{component} image {tag}"
+    return None
+
+
+def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVersion:
+    """The release to answer as, where it came from, and notes about it."""
+    if flag:
+        r = parse_flag(flag)
+        return ChosenVersion(r.version, VersionSource.FLAG, r.notes)
+    if live and state.server_version:
+        try:
+            r = versions.resolve(state.server_version, lenient=True)
+            return ChosenVersion(r.version, VersionSource.LIVE, r.notes)
+        except ValueError:
+            pass
+    if not live and state.recorded_server_version:
+        # the live cluster's /version, recorded by `kwhatif snapshot` when it saved the file
+        try:
+            r = versions.resolve(state.recorded_server_version, lenient=True)
+            return ChosenVersion(r.version, VersionSource.DUMP, r.notes)
+        except ValueError:
+            pass
+    if not live:
+        found = _from_dump(state)
+        if found is not None:
+            r, _ = found
+            return ChosenVersion(r.version, VersionSource.DUMP, r.notes)
+    default = versions.default_version()
+    note = (
+        f"kube-scheduler {default} assumed: "
+        + ("the cluster's /version could not be read" if live else "the cluster dump names no kube-scheduler or kube-apiserver image")
+        + "; give --scheduler-version to answer as the cluster's release"
+    )
+    return ChosenVersion(default, VersionSource.DEFAULT, (note,))
+
+
+def kubelet_skew_notes(state: "ClusterState", version: SchedulerVersion) -> list[str]:
+    """Nodes outside the version skew policy: a kubelet newer than the control plane, or more
+    than three minors older."""
+    newer: list[str] = []
+    older: list[str] = []
+    for node in state.nodes.values():
+        kv = node.kubelet_version
+        if not kv:
+            continue
+        try:
+            major, minor, _ = versions.parse_version(kv, lenient=True)
+        except ValueError:
+            continue
+        if major != versions.MAJOR:
+            continue
+        if minor > version.minor:
+            newer.append(f"{node.name} ({kv})")
+        elif version.minor - minor > versions.KUBELET_MAX_MINORS_OLDER:
+            older.append(f"{node.name} ({kv})")
+    notes = []
+    if newer:
+        notes.append(
+            f"{len(newer)} node(s) run a kubelet newer than kube-scheduler {version}, which the version skew "
+            f"policy does not allow: {_listed(newer)}"
+        )
+    if older:
+        notes.append(
+            f"{len(older)} node(s) run a kubelet more than {versions.KUBELET_MAX_MINORS_OLDER} minor releases older "
+            f"than kube-scheduler {version}, outside the version skew policy: {_listed(older)}"
+        )
+    return notes
+
+
+def _listed(items: list[str], shown: int = 5) -> str:
+    head = ", ".join(items[:shown])
+    return head + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+

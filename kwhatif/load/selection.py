@@ -1,0 +1,227 @@
+"""Which pods `kwhatif schedule` places: manifests, pods of the cluster named on the command line
+(``pod/NAME``, ``NAMESPACE/NAME``) and the cluster's pending pods (``--pending``), narrowed by
+``-n`` and ``-l`` as kubectl narrows them.
+
+A pod that exists in the cluster is always the cluster's pod (its uid, status and spec are what a
+binding binds); a manifest of it only names it, and a note says where the two differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kwhatif.api.core import Pod
+from kwhatif.api.labels import Selector
+from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
+from kwhatif.errors import InputError
+from kwhatif.load.cluster import ClusterState
+
+POD_RESOURCE = re.compile(r"^(?:pod|pods|po)/(?P<name>[^/]+)$")
+NAMESPACED = re.compile(r"^(?P<ns>[^/]+)/(?P<name>[^/]+)$")
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+# Added by admission to every pod of a real cluster; a manifest rarely says them.
+DEFAULT_TOLERATION_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+SERVICE_ACCOUNT_VOLUME = "kube-api-access-"
+
+
+@dataclass(frozen=True, slots=True)
+class PodName:
+    """A pod of the cluster named on the command line."""
+
+    arg: str
+    name: str
+    namespace: str | None = None  # None: the -n/context namespace
+
+
+def pod_name(arg: str) -> PodName | None:
+    """``pod/NAME`` (also ``pods/``, ``po/``) or ``NAMESPACE/NAME``; None for anything else:
+    an existing path (a file or directory of that name wins) or a manifest's file name."""
+    if arg == "-" or os.path.exists(arg) or arg.lower().endswith(MANIFEST_SUFFIXES):
+        return None  # a missing manifest is reported as a missing file
+    m = POD_RESOURCE.match(arg)
+    if m and not is_dns1123_subdomain(m.group("name")):
+        return PodName(arg, m.group("name"))
+    m = NAMESPACED.match(arg)
+    if m and not is_dns1123_label(m.group("ns")) and not is_dns1123_subdomain(m.group("name")):
+        return PodName(arg, m.group("name"), m.group("ns"))
+    return None
+
+
+def split_arguments(args: Iterable[str]) -> tuple[list[str], list[PodName]]:
+    paths: list[str] = []
+    names: list[PodName] = []
+    for a in args:
+        n = pod_name(a)
+        if n is None:
+            paths.append(a)
+        else:
+            names.append(n)
+    return paths, names
+
+
+@dataclass(slots=True)
+class Selection:
+    pods: list[Pod] = field(default_factory=list)
+    existing: dict[str, str] = field(default_factory=dict)  # key -> uid, pods that are in the cluster
+    notes: list[str] = field(default_factory=list)  # about the selection, for stderr
+    pod_notes: dict[str, list[str]] = field(default_factory=dict)  # key -> notes for its result
+
+
+def select_pods(
+    state: ClusterState,
+    manifest_pods: list[Pod],
+    names: list[PodName],
+    *,
+    namespace: str,
+    pending: bool = False,
+    all_namespaces: bool = True,
+    selector: Selector | None = None,
+    scheduler_names: frozenset[str] | None = None,
+) -> Selection:
+    """The pods to place, each once, in the order given (the scheduler's queue orders them).
+
+    ``namespace`` is where ``pod/NAME`` is looked up; ``all_namespaces`` False narrows
+    --pending to it. ``selector`` narrows --pending and the manifests. ``scheduler_names``
+    picks the pending pods by spec.schedulerName. The chosen pods of the cluster leave its
+    pending list (they are the ones being placed)."""
+    bound = {p.key: p for p in state.pods}
+    waiting = {p.key: p for p in state.pending_pods}
+    sel = Selection()
+    chosen: dict[str, Pod] = {}
+
+    def take(pod: Pod) -> None:
+        if pod.key not in chosen:
+            chosen[pod.key] = pod
+            if pod.key in waiting:
+                sel.existing[pod.key] = pod.uid
+
+    for n in names:
+        ns = n.namespace or namespace
+        key = f"{ns}/{n.name}"
+        live = waiting.get(key)
+        if live is None:
+            if key in bound:
+                raise InputError(f"pod {key} is already bound to node {bound[key].node_name}; kwhatif schedules pods that wait for a node", source=n.arg)
+            raise InputError(f'pods "{n.name}" not found in namespace "{ns}"', source=n.arg)
+        if live.deleting:
+            raise InputError(f"pod {key} is being deleted", source=n.arg)
+        take(live)
+
+    for pod in manifest_pods:
+        if selector is not None and not selector.matches(pod.labels):
+            continue
+        if pod.key in bound:
+            raise InputError(
+                f"a pod of this name already runs on node {bound[pod.key].node_name} in the cluster",
+                source=pod.source or None,
+                obj=f"Pod {pod.key}",
+            )
+        live = waiting.get(pod.key)
+        if live is None:
+            if pod.key not in chosen:
+                chosen[pod.key] = pod if pod.uid else dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
+            continue
+        diff = spec_differences(pod, live)
+        if diff:
+            sel.pod_notes.setdefault(pod.key, []).append(
+                f"the manifest ({pod.source}) differs from the pod in the cluster in {', '.join(diff)}; "
+                "the cluster's pod is scheduled"
+            )
+        take(live)
+
+    if pending:
+        others: dict[str, int] = {}
+        deleting = 0
+        for pod in state.pending_pods:
+            if not all_namespaces and pod.namespace != namespace:
+                continue
+            if selector is not None and not selector.matches(pod.labels):
+                continue
+            if pod.phase not in ("Pending", ""):
+                continue
+            if scheduler_names is not None and pod.scheduler_name not in scheduler_names:
+                others[pod.scheduler_name] = others.get(pod.scheduler_name, 0) + 1
+                continue
+            if pod.deleting:
+                deleting += 1
+                continue
+            take(pod)
+        if others:
+            which = ", ".join(f"{n} {name}" for name, n in sorted(others.items()))
+            sel.notes.append(f"pending pods of other schedulers are left to them ({which}); --scheduler-name NAME takes them")
+        if deleting:
+            sel.notes.append(f"{deleting} pending pod(s) being deleted are left out, as kube-scheduler leaves them")
+
+    sel.pods = list(chosen.values())
+    taken = set(sel.existing)
+    if taken:
+        state.pending_pods = [p for p in state.pending_pods if p.key not in taken]
+    return sel
+
+
+def spec_differences(manifest: Pod, live: Pod) -> list[str]:
+    """Where a manifest and the cluster's pod differ in what scheduling reads. What admission
+    adds to every pod of a cluster (DefaultTolerationSeconds' tolerations, the service account
+    volume) does not count."""
+    out = []
+
+    def tolerations(p: Pod, other: Pod) -> tuple[Any, ...]:
+        mine = {t.key for t in other.tolerations}
+        return tuple(
+            t for t in p.tolerations
+            if not (t.key in DEFAULT_TOLERATION_KEYS and t.key not in mine and t.effect == "NoExecute")
+        )
+
+    def volumes(p: Pod, other: Pod) -> tuple[Any, ...]:
+        mine = {v.name for v in other.volumes}
+        return tuple(
+            (v.name, v.kind, v.claim_name) for v in p.volumes
+            if not (v.name.startswith(SERVICE_ACCOUNT_VOLUME) and v.kind == "projected" and v.name not in mine)
+        )
+
+    def images(p: Pod) -> tuple[str, ...]:
+        return tuple(c.image for c in (*p.init_containers, *p.containers))
+
+    checks: list[tuple[str, Any, Any]] = [
+        ("metadata.labels", dict(manifest.labels), dict(live.labels)),
+        ("resource requests", dict(manifest.request_list), dict(live.request_list)),
+        ("container images", images(manifest), images(live)),
+        ("spec.nodeSelector", dict(manifest.node_selector), dict(live.node_selector)),
+        ("spec.affinity", manifest.affinity, live.affinity),
+        ("spec.tolerations", tolerations(manifest, live), tolerations(live, manifest)),
+        ("spec.topologySpreadConstraints", manifest.topology_spread_constraints, live.topology_spread_constraints),
+        ("spec.volumes", volumes(manifest, live), volumes(live, manifest)),
+        ("spec.schedulingGates", manifest.scheduling_gates, live.scheduling_gates),
+        ("spec.priority", manifest.priority, live.priority),
+        ("spec.runtimeClassName", manifest.runtime_class_name, live.runtime_class_name),
+        ("spec.hostNetwork", manifest.host_network, live.host_network),
+        ("spec.schedulerName", manifest.scheduler_name, live.scheduler_name),
+        ("host ports", manifest.host_ports(), live.host_ports()),
+    ]
+    for path, a, b in checks:
+        if a != b:
+            out.append(path)
+    return out
+
+
+def unbound_claims(state: ClusterState) -> Callable[[Pod], list[str]]:
+    """For --apply: the claims of a pod that are not bound yet. kube-scheduler's VolumeBinding
+    binds or provisions them in PreBind before the pod is bound; --apply does not, so such a pod
+    is not bound (it would wait for its volumes)."""
+
+    def check(pod: Pod) -> list[str]:
+        out = []
+        for v in pod.volumes:
+            claim = v.claim_name if v.kind == "persistentVolumeClaim" else (f"{pod.name}-{v.name}" if v.ephemeral_claim else "")
+            if not claim:
+                continue
+            pvc = state.pvcs.get(f"{pod.namespace}/{claim}")
+            if pvc is not None and not pvc.volume_name:
+                out.append(claim)
+        return out
+
+    return check

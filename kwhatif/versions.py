@@ -1,0 +1,548 @@
+"""The kube-scheduler releases kwhatif answers as: one profile per minor (1.30 … 1.37), as data.
+
+A release's behaviour is its minor's feature-gate defaults plus every recorded change that had
+landed by that patch release. Each change names where it landed on every release line it reached
+(``landed=("1.30.7", "1.31.3", "1.32.0")``: back-ported to 1.30.7 and 1.31.3, in every minor from
+1.32 on) and the behaviour switches it sets. Plugins, the configuration loader and the pod
+admission read the switches of the selected release by name (``version.behaviour.taint_reason``,
+``version.gate("PodLevelResources")``); none of them compares version numbers.
+
+Adding a minor is adding data: its newest patch to NEWEST_PATCH, its gate defaults to GATES, and
+the changes it brought to CHANGES.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+MAJOR = 1
+SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
+DEFAULT_MINOR = 35  # what kwhatif answers as when nothing says which release a cluster runs
+
+# The newest patch release of each minor that this table knows (k8s.io/api tags v0.MINOR.PATCH).
+# "1.34" means 1.34.10. 1.37 has no patch release yet.
+NEWEST_PATCH: Mapping[int, int] = {30: 14, 31: 14, 32: 13, 33: 13, 34: 10, 35: 7, 36: 3, 37: 0}
+
+# Version skew policy: a kubelet may be up to three minors older than the control plane, never newer.
+KUBELET_MAX_MINORS_OLDER = 3
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Release:
+    minor: int
+    patch: int
+
+    def __str__(self) -> str:
+        return f"{MAJOR}.{self.minor}.{self.patch}"
+
+    @classmethod
+    def parse(cls, text: str) -> "Release":
+        m = re.fullmatch(r"1\.(\d+)\.(\d+)", text)
+        if not m:
+            raise ValueError(f"not a release: {text!r}")
+        return cls(int(m.group(1)), int(m.group(2)))
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+_GIT_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+.].*)?")
+
+
+def parse_version(text: str, *, lenient: bool = False) -> tuple[int, int, int | None]:
+    """``1.34``, ``v1.34``, ``1.34.2`` or ``v1.34.2`` (the flag); with ``lenient``, also what a
+    cluster reports: ``v1.34.2-eks-1a2b3c``, ``v1.33.5-gke.1000``, ``v1.35.0+k3s1``."""
+    pattern = _GIT_VERSION if lenient else _VERSION
+    m = pattern.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"{text!r} is not a Kubernetes version such as 1.34 or 1.34.2")
+    major, minor = int(m.group(1)), int(m.group(2))
+    patch = int(m.group(3)) if m.group(3) is not None else None
+    return major, minor, patch
+
+
+# --- feature gates --------------------------------------------------------------------------------
+
+# Defaults of the feature gates the scheduler reads (plugins/feature.Features, default_plugins.go,
+# calculateResource) and of the API-server gates that decide what the scheduler gets to see of a
+# pod. Per gate: (minor, default) steps; a gate is off before its first step (it does not exist).
+# Source: pkg/features/kube_features.go (versioned_kube_features.go in 1.32) of each release.
+GATES: Mapping[str, tuple[tuple[int, bool], ...]] = {
+    "SidecarContainers": ((29, True),),
+    "PodSchedulingReadiness": ((27, True),),
+    "MinDomainsInPodTopologySpread": ((27, True),),
+    "NodeInclusionPolicyInPodTopologySpread": ((26, True),),
+    "MatchLabelKeysInPodTopologySpread": ((27, True),),
+    # The API server merges a pod's spread matchLabelKeys into its selector at creation.
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": ((34, True),),
+    # The API server merges pod (anti-)affinity matchLabelKeys/mismatchLabelKeys into the selector.
+    "MatchLabelKeysInPodAffinity": ((29, False), (31, True)),
+    "PodDisruptionConditions": ((26, True),),
+    "InPlacePodVerticalScaling": ((27, False), (33, True)),
+    "InPlacePodLevelResourcesVerticalScaling": ((35, False), (36, True)),
+    "PodLevelResources": ((32, False), (34, True)),
+    "DynamicResourceAllocation": ((26, False), (34, True)),
+    # Dynamic resource allocation (the structured allocator's features). 1.36 and 1.37: CHANGELOG-1.36
+    # and the versioned feature table of 1.37 (DRAAdminAccess GA in 1.36; partitionable devices,
+    # device taints and consumable capacity beta and on in 1.36).
+    "DRAAdminAccess": ((32, False), (34, True)),
+    "DRAPrioritizedList": ((33, False), (34, True)),
+    "DRAPartitionableDevices": ((33, False), (36, True)),
+    "DRADeviceTaints": ((33, False), (36, True)),
+    "DRAConsumableCapacity": ((34, False), (36, True)),
+    "DRASchedulerFilterTimeout": ((34, True),),
+    "DRAResourceClaimDeviceStatus": ((32, False), (33, True)),
+    "DRADeviceBindingConditions": ((34, False), (36, True)),
+    "DRAExtendedResource": ((34, False), (36, True)),
+    "VolumeCapacityPriority": ((21, False),),  # renamed StorageCapacityScoring in 1.33
+    "StorageCapacityScoring": ((33, False), (37, True)),
+    "VolumeLimitScaling": ((35, False), (37, True)),
+    "NodeDeclaredFeatures": ((35, False), (36, True)),
+    "GangScheduling": ((35, False),),
+    "TaintTolerationComparisonOperators": ((35, False),),
+    "SchedulerQueueingHints": ((28, False), (32, True)),
+    "SchedulerAsyncPreemption": ((32, False), (33, True)),
+}
+# Gates that no longer exist in a minor (renamed or removed).
+GATES_REMOVED: Mapping[str, int] = {"VolumeCapacityPriority": 33}
+
+
+def _gate_default(name: str, minor: int) -> bool:
+    removed = GATES_REMOVED.get(name)
+    if removed is not None and minor >= removed:
+        return False
+    value = False
+    for since, default in GATES[name]:
+        if minor >= since:
+            value = default
+    return value
+
+
+def gate_exists(name: str, minor: int) -> bool:
+    removed = GATES_REMOVED.get(name)
+    return minor >= GATES[name][0][0] and (removed is None or minor < removed)
+
+
+# --- behaviour switches ---------------------------------------------------------------------------
+
+
+VOLUME_LIMITS_IN_TREE = ("EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits")
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """Named switches for what changed between releases, at their v1.30.0 values. CHANGES sets them."""
+
+    # --- the default profile and the plugin registry
+    # AzureDiskLimits, EBSLimits and GCEPDLimits in the default multiPoint list.
+    volume_limits_in_tree_default: bool = True
+    # The in-tree volume-limit plugins exist in the registry (a configuration may enable them).
+    volume_limits_in_tree_registered: bool = True
+    # DynamicResources is a Score plugin (with this default weight) besides its other points.
+    dynamic_resources_score_weight: int | None = None
+
+    # --- KubeSchedulerConfiguration v1
+    # Plugin names validation refuses in plugin sets and pluginConfig (invalidPluginsByVersion).
+    config_invalid_plugins: frozenset[str] = frozenset()
+    queue_sort_mismatch_detail: str = "queueSort must be the same for all profiles"
+    shape_order_detail: str = "utilization values must be sorted in increasing order"
+    # DynamicResourcesArgs is a registered args kind (filterTimeout), and bindingTimeout a field of it.
+    dynamic_resources_args: bool = False
+    dynamic_resources_binding_timeout: bool = False
+
+    # --- scheduleOne and the framework
+    # Nodes outside a PreFilterResult count in the FitError histogram as
+    # "node(s) didn't satisfy plugin(s) [<plugins>]".
+    fit_error_counts_excluded_nodes: bool = False
+    # DefaultPreemption sorts each node's victims by importance again after reprieving, when both
+    # PDB-violating and non-violating victims were found (the candidate choice reads victims[0]).
+    preemption_resorts_victims: bool = False
+
+    # --- plugins
+    taint_reason: str = "node(s) had untolerated taint {{{key}: {value}}}"
+    volume_binding_prefilter_result: bool = True  # node subset from bound local PVs' hostname affinity
+    volume_binding_node_conflict_reason: str = "node(s) had volume node affinity conflict"
+    volume_restrictions_rwop_reason: str = (
+        "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    )
+    # Non-zero (scoring) requests via PodRequests with per-container defaults, so restartable init
+    # containers add their requests as they do to the real requests.
+    non_zero_requests_count_sidecars: bool = False
+    # NodeResourcesBalancedAllocation's PreScore skips pods that request none of its resources.
+    balanced_allocation_skips_best_effort: bool = False
+    # NodeResourcesFit: a request above the node's allocatable is UnschedulableAndUnresolvable.
+    fit_unresolvable_above_allocatable: bool = False
+    # NodePorts counts the host ports of restartable init (sidecar) containers.
+    node_ports_count_sidecars: bool = False
+    # NodeVolumeLimits: limits also from the node's attachable-volumes-csi-* allocatable (until 1.31),
+    # and the node's VolumeAttachments count as attached volumes (1.32+).
+    volume_limits_from_node_allocatable: bool = True
+    volume_limits_count_volume_attachments: bool = False
+    # NodeVolumeLimits rejects a node whose CSINode lacks a driver of the pod's new volumes, while
+    # VolumeLimitScaling is on (1.35+); from 1.36 only for CSIDrivers with preventPodSchedulingIfMissing.
+    volume_limits_check_csi_driver: bool = False
+    csi_driver_check_needs_opt_in: bool = False
+    # ImageLocality also sums image volumes' images (1.36), and counts them in its maximum (1.37).
+    image_locality_counts_image_volumes: bool = False
+    image_locality_threshold_counts_image_volumes: bool = False
+    # NodeResourcesBalancedAllocation scores the change of balance: 50 + (50 + with - without) / 2.
+    balanced_allocation_with_and_without_pod: bool = False
+    # DefaultPreemption's message when it found a node (1.37); None: no message.
+    preemption_success_message: str | None = None
+    # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
+    node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
+    # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
+    # PreFilter state (an earlier PreFilter rejected the pod) it fails with "not found".
+    dynamic_resources_post_filter_reads_state_first: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One upstream change: where it landed on each release line it reached, its PRs, what it does
+    to the behaviour switches, and the source it was checked against."""
+
+    landed: tuple[str, ...]
+    prs: tuple[int, ...]
+    summary: str
+    sets: Mapping[str, Any]
+    source: str = ""
+
+    def applies(self, release: Release) -> bool:
+        pins = [Release.parse(v) for v in self.landed]
+        for pin in pins:
+            if pin.minor == release.minor:
+                return release.patch >= pin.patch
+        return release.minor > max(pins).minor
+
+
+_VENDOR = "openshift-kni/scheduler-plugins vendor/k8s.io/kubernetes"
+
+# In the order they landed upstream.
+CHANGES: tuple[Change, ...] = (
+    Change(
+        ("1.31.0",), (124500,),
+        "in-tree volume-limit plugins (AzureDiskLimits, EBSLimits, GCEPDLimits) leave the default profile",
+        {"volume_limits_in_tree_default": False},
+        f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/v1/default_plugins.go",
+    ),
+    Change(
+        ("1.31.0",), (124003,),
+        "configurations naming AzureDiskLimits, CinderLimits, EBSLimits or GCEPDLimits in a plugin set or "
+        "pluginConfig are refused",
+        {"config_invalid_plugins": frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})},
+        f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/validation/validation.go",
+    ),
+    Change(
+        ("1.30.7", "1.31.3", "1.32.0"), (125398, 127585, 127584),
+        "VolumeBinding no longer narrows the nodes to the hostname affinity of bound local PVs (PreFilterResult)",
+        {"volume_binding_prefilter_result": False},
+        f"{_VENDOR} v1.31.8 volumebinding/volume_binding.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
+    ),
+    Change(
+        ("1.30.7", "1.31.3", "1.32.0"), (128307, 128434, 128431),
+        "preemption keeps each node's victims sorted by importance after reprieving PDB-violating ones first",
+        {"preemption_resorts_victims": True},
+        f"{_VENDOR} v1.31.8 defaultpreemption/default_preemption.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
+    ),
+    Change(
+        ("1.32.0",), (124003,),
+        "the in-tree volume-limit plugins are removed from the registry",
+        {"volume_limits_in_tree_registered": False},
+        f"{_VENDOR} v1.32.5 pkg/scheduler/framework/plugins/registry.go",
+    ),
+    Change(
+        ("1.32.0",), (),
+        "NodeVolumeLimits takes limits from CSINode only and counts the node's VolumeAttachments "
+        "(issue #126502)",
+        {"volume_limits_from_node_allocatable": False, "volume_limits_count_volume_attachments": True},
+        f"{_VENDOR} v1.32.5 nodevolumelimits/csi.go (absent from v1.31.8)",
+    ),
+    Change(
+        ("1.32.0",), (126022,),
+        "the FitError histogram counts the nodes a PreFilterResult excluded",
+        {"fit_error_counts_excluded_nodes": True},
+        f"{_VENDOR} v1.32.5 pkg/scheduler/schedule_one.go (findNodesThatFitPod), framework/types.go (FitError)",
+    ),
+    Change(
+        ("1.32.0",), (127878,),
+        "restartable init (sidecar) containers count in the non-zero requests used for scoring",
+        {"non_zero_requests_count_sidecars": True},
+        f"{_VENDOR} v1.32.5 pkg/scheduler/framework/types.go (calculateResource)",
+    ),
+    Change(
+        ("1.33.0",), (130260,),
+        "NodeResourcesBalancedAllocation skips best-effort pods (PreScore Skip)",
+        {"balanced_allocation_skips_best_effort": True},
+        f"{_VENDOR} v1.33.3 noderesources/balanced_allocation.go",
+    ),
+    Change(
+        ("1.33.0",), (129887,),
+        "VolumeBinding's node-affinity reason becomes \"node(s) didn't match PersistentVolume's node affinity\"",
+        {"volume_binding_node_conflict_reason": "node(s) didn't match PersistentVolume's node affinity"},
+        f"{_VENDOR} v1.33.3 volumebinding/binder.go",
+    ),
+    Change(
+        ("1.33.6", "1.34.0"), (132040, 133390),
+        "NodePorts counts the host ports of restartable init (sidecar) containers",
+        {"node_ports_count_sidecars": True},
+        f"{_VENDOR} v1.34.7 nodeports/node_ports.go; CHANGELOG-1.33 (1.33.6)",
+    ),
+    Change(
+        ("1.34.0",), (131345,),
+        "NodeResourcesFit: a request above the node's allocatable is UnschedulableAndUnresolvable",
+        {"fit_unresolvable_above_allocatable": True},
+        f"{_VENDOR} v1.34.7 noderesources/fit.go (absent from v1.33.3)",
+    ),
+    Change(
+        ("1.34.0",), (),
+        "VolumeRestrictions' ReadWriteOncePod reason is reworded",
+        {
+            "volume_restrictions_rwop_reason": "node(s) unavailable due to PersistentVolumeClaim with "
+            "ReadWriteOncePod access mode already in-use by another pod"
+        },
+        f"{_VENDOR} v1.34.7 volumerestrictions/volume_restrictions.go (absent from v1.33.3)",
+    ),
+    Change(
+        ("1.34.0",), (),
+        "KubeSchedulerConfiguration: DynamicResourcesArgs (filterTimeout); shape order message reworded",
+        {"dynamic_resources_args": True, "shape_order_detail": "values must be sorted in increasing order"},
+        f"{_VENDOR} v1.34.7 pkg/scheduler/apis/config (types_pluginargs.go, validation_pluginargs.go)",
+    ),
+    Change(
+        ("1.34.0",), (132706,),
+        "DynamicResources' PostFilter reads its PreFilter state before the no-claims check",
+        {"dynamic_resources_post_filter_reads_state_first": True},
+        f"{_VENDOR} v1.34.7 dynamicresources/dynamicresources.go",
+    ),
+    Change(
+        ("1.34.2", "1.35.0"), (134740, 135023),
+        "TaintToleration's reason no longer names the taint",
+        {"taint_reason": "node(s) had untolerated taint(s)"},
+        f"{_VENDOR} v1.34.7 and v1.35.7 tainttoleration/taint_toleration.go; CHANGELOG-1.34 (1.34.2)",
+    ),
+    Change(
+        ("1.35.0",), (135012,),
+        "NodeVolumeLimits rejects nodes lacking the CSI driver of the pod's volumes (gate VolumeLimitScaling, "
+        "off by default until 1.37)",
+        {"volume_limits_check_csi_driver": True},
+        f"{_VENDOR} v1.35.7 nodevolumelimits/csi.go",
+    ),
+    Change(
+        ("1.35.0",), (),
+        "DynamicResources scores nodes (default weight 2); bindingTimeout in DynamicResourcesArgs; "
+        "queueSort mismatch message reworded",
+        {
+            "dynamic_resources_score_weight": 2,
+            "dynamic_resources_binding_timeout": True,
+            "queue_sort_mismatch_detail": "must be the same for all profiles",
+        },
+        f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go, validation/validation.go",
+    ),
+    Change(
+        ("1.36.0",), (136042,),
+        "NodeDeclaredFeatures (beta, on) joins the default profile; its reason no longer lists the features",
+        {"node_declared_features_reason": "node(s) didn't match Pod's required features"},
+        "CHANGELOG-1.36 (v1.36.0); upstream nodedeclaredfeatures plugin tests (1.35 and 1.37)",
+    ),
+    Change(
+        ("1.36.0",), (137343,),
+        "the CSI-driver presence check applies only to CSIDrivers with preventPodSchedulingIfMissing",
+        {"csi_driver_check_needs_opt_in": True},
+        "CHANGELOG-1.36 (v1.36.0); k8s.io/api v0.36.0 CSIDriverSpec",
+    ),
+    Change(
+        ("1.36.0",), (135573,),
+        "NodeResourcesBalancedAllocation scores the balance with and without the pod",
+        {"balanced_allocation_with_and_without_pod": True},
+        "CHANGELOG-1.36 (v1.36.0); PR #135573 description (formula; rounding not read from source)",
+    ),
+    Change(
+        ("1.36.0",), (130231,),
+        "ImageLocality counts the images of image volumes",
+        {"image_locality_counts_image_volumes": True},
+        "CHANGELOG-1.36 (v1.36.0)",
+    ),
+    Change(
+        ("1.37.0",), (138951,),
+        "ImageLocality's maximum counts image volumes",
+        {"image_locality_threshold_counts_image_volumes": True},
+        "CHANGELOG-1.37 (v1.37.0-alpha.1)",
+    ),
+    Change(
+        ("1.37.0",), (140180,),
+        "a pod that preempts carries DefaultPreemption's message in its FitError",
+        {"preemption_success_message": "found a potential placement for pod on node {node}, preempting {count} victims"},
+        "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
+    ),
+)
+
+
+# --- a resolved release ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerVersion:
+    """Everything kwhatif needs to answer as one kube-scheduler release."""
+
+    release: Release
+    gates: Mapping[str, bool]
+    behaviour: Behaviour
+    changes: tuple[Change, ...] = field(default=())  # the recorded changes in force
+
+    def __str__(self) -> str:
+        return str(self.release)
+
+    @property
+    def minor(self) -> int:
+        return self.release.minor
+
+    def gate(self, name: str) -> bool:
+        """The default of feature gate ``name`` in this release (False when it does not exist)."""
+        if name not in GATES:
+            raise KeyError(f"feature gate {name} is not in the version table")
+        return self.gates.get(name, False)
+
+    def has_gate(self, name: str) -> bool:
+        return gate_exists(name, self.minor)
+
+    def default_plugins(self) -> tuple[tuple[str, int | None], ...]:
+        """getDefaultPlugins(): the multiPoint list (name, weight) of this release, after
+        applyFeatureGates."""
+        b = self.behaviour
+        refs: list[tuple[str, int | None]] = [
+            ("SchedulingGates", None),
+            ("PrioritySort", None),
+            ("NodeUnschedulable", None),
+            ("NodeName", None),
+            ("TaintToleration", 3),
+            ("NodeAffinity", 2),
+            ("NodePorts", None),
+            ("NodeResourcesFit", 1),
+            ("VolumeRestrictions", None),
+        ]
+        if b.volume_limits_in_tree_default:
+            refs += [("EBSLimits", None), ("GCEPDLimits", None), ("NodeVolumeLimits", None), ("AzureDiskLimits", None)]
+        else:
+            refs.append(("NodeVolumeLimits", None))
+        refs += [
+            ("VolumeBinding", None),
+            ("VolumeZone", None),
+            ("PodTopologySpread", 2),
+            ("InterPodAffinity", 2),
+            ("DefaultPreemption", None),
+            ("NodeResourcesBalancedAllocation", 1),
+            ("ImageLocality", 1),
+            ("DefaultBinder", None),
+        ]
+        if self.gate("NodeDeclaredFeatures"):
+            refs.append(("NodeDeclaredFeatures", None))
+        if self.gate("DynamicResourceAllocation"):
+            # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
+            i = next(i for i, (n, _) in enumerate(refs) if n == "DefaultPreemption")
+            refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
+        return tuple(refs)
+
+    def plugin_registered(self, name: str) -> bool:
+        """Whether the release's in-tree registry has the plugin."""
+        if name in VOLUME_LIMITS_IN_TREE:
+            return self.behaviour.volume_limits_in_tree_registered
+        if name == "NodeDeclaredFeatures":
+            return self.minor >= 35
+        return True
+
+
+def for_release(release: Release) -> SchedulerVersion:
+    if release.minor not in SUPPORTED_MINORS:
+        raise ValueError(f"kube-scheduler {release} is not supported (supported: {supported_text()})")
+    gates = {name: _gate_default(name, release.minor) for name in GATES}
+    in_force = tuple(c for c in CHANGES if c.applies(release))
+    behaviour = Behaviour()
+    for c in in_force:
+        behaviour = dataclasses.replace(behaviour, **c.sets)
+    return SchedulerVersion(release, gates, behaviour, in_force)
+
+
+def supported_text() -> str:
+    return f"{MAJOR}.{SUPPORTED_MINORS[0]} to {MAJOR}.{SUPPORTED_MINORS[-1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    version: SchedulerVersion
+    notes: tuple[str, ...] = ()
+
+
+def resolve(text: str, *, lenient: bool = False) -> Resolved:
+    """The release a version string names: a minor means its newest known patch. With ``lenient``
+    (a version a cluster reported), a minor outside the table is answered as the nearest supported
+    one, with a note; otherwise it is an error (ValueError)."""
+    major, minor, patch = parse_version(text, lenient=lenient)
+    notes: list[str] = []
+    if major != MAJOR:
+        raise ValueError(f"{text!r}: only Kubernetes {MAJOR}.x exists")
+    if minor not in SUPPORTED_MINORS:
+        if not lenient:
+            raise ValueError(f"{text!r}: kwhatif answers as kube-scheduler {supported_text()}")
+        nearest = min(max(minor, SUPPORTED_MINORS[0]), SUPPORTED_MINORS[-1])
+        notes.append(
+            f"kube-scheduler {MAJOR}.{minor} is outside what kwhatif knows ({supported_text()}); "
+            f"answering as {MAJOR}.{nearest}.{NEWEST_PATCH[nearest]}"
+        )
+        minor, patch = nearest, None
+    newest = NEWEST_PATCH[minor]
+    if patch is None:
+        patch = newest
+    elif patch > newest:
+        notes.append(
+            f"{MAJOR}.{minor}.{patch} is newer than the newest {MAJOR}.{minor} release kwhatif knows "
+            f"({MAJOR}.{minor}.{newest}); answering with what changed up to {MAJOR}.{minor}.{newest}"
+        )
+    return Resolved(for_release(Release(minor, patch)), tuple(notes))
+
+
+def default_version() -> SchedulerVersion:
+    return for_release(Release(DEFAULT_MINOR, NEWEST_PATCH[DEFAULT_MINOR]))
+
+
+def get(text: str) -> SchedulerVersion:
+    """A release by its version string (``1.30.6``, ``1.34``); for tests and library callers."""
+    return resolve(text).version
+
+
+# --- the release a run answers as -----------------------------------------------------------------
+
+
+class VersionSource(enum.StrEnum):
+    FLAG = "flag"
+    LIVE = "live"
+    DUMP = "dump"
+    DEFAULT = "default"
+
+
+_SOURCE_TEXT = {
+    VersionSource.FLAG: "from --scheduler-version",
+    VersionSource.LIVE: "from the cluster",
+    VersionSource.DUMP: "from the dump",
+    VersionSource.DEFAULT: "assumed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenVersion:
+    version: SchedulerVersion
+    source: VersionSource
+    notes: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return str(self.version)
+
+    def describe(self) -> str:
+        """For summary lines: ``kube-scheduler 1.30.6 from the dump``, ``kube-scheduler 1.35.7 assumed``."""
+        return f"kube-scheduler {self.version} {_SOURCE_TEXT[self.source]}"
+
+    def report_fields(self) -> dict[str, str]:
+        """The JSON/YAML fields of every report."""
+        return {"schedulerVersion": self.text, "schedulerVersionSource": self.source.value}
