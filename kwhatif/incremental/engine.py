@@ -149,7 +149,7 @@ class Template:
                 if ours is None or pl.name not in pre_score:
                     score_ok = False
             elif pl.name == DRA and _ours(pl, DRA):
-                pass  # scores 0 for the pods the engine sees (see _dra_raw)
+                pass  # scores 0 for the pods the engine sees (see _dra_scores_zero)
             elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
                 continue  # fine as long as its PreScore skips it
             elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
