@@ -10,6 +10,7 @@ import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 
+from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.scheduler import SCHEDULED, Attempt, Scheduler
 
@@ -37,13 +38,16 @@ def copy_of(template: Pod, i: int) -> Pod:
 def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIES) -> CapacityResult:
     per_node: Counter[str] = Counter()
     ties = 0
+    task = progress.task("placing copies", max_copies, "copies")
     for i in range(max_copies):
+        task.update(i)
         att = sched.schedule_one(copy_of(template, i))
         if att.result == SCHEDULED and att.node:
             per_node[att.node] += 1
             if len(att.best) > 1:
                 ties += 1
             continue
+        task.close()
         reasons: Counter[str] = Counter()
         for name, fr in att.filters.items():
             if name in att.excluded or fr.first is None:
@@ -61,6 +65,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
             victims = ", ".join(v.key for v in att.victims)
             res.notes.append(f"the next copy would only fit on {att.nominated_node} by preempting {victims}")
         return res
+    task.close()
     return CapacityResult(
         template,
         max_copies,

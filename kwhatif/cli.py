@@ -52,6 +52,7 @@ class ClusterOptions:
     without_node: tuple[str, ...]
     add_node: tuple[str, ...]
     preemption: bool
+    quiet: bool = False
     scheduler_version: str | None = None
 
 
@@ -71,6 +72,8 @@ def cluster_options(fn: F) -> F:
         click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
                      help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),
         click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
+        click.option("--quiet", is_flag=True,
+                     help="No progress line on standard error (shown on a terminal during long loads and runs)."),
         click.option("--scheduler-version", metavar="VERSION",
                      help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
                           "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
@@ -145,6 +148,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         without_node=tuple(kw.pop("without_node", ())),
         add_node=tuple(kw.pop("add_node", ())),
         preemption=not kw.pop("no_preemption", False),
+        quiet=kw.pop("quiet", False),
         scheduler_version=version,
     )
 
@@ -168,6 +172,9 @@ def _long_lived_scheduler(sched: T) -> T:
 
 
 def load_cluster_state(co: ClusterOptions) -> "ClusterState":
+    from kwhatif import progress
+
+    progress.enable_for_terminal(co.quiet)
     if co.cluster and (co.kubeconfig or co.context):
         raise click.UsageError("give either --cluster or --kubeconfig/--context, not both")
     if co.cluster:
@@ -684,6 +691,13 @@ def completion(shell: str) -> int:
 # --- entry point -----------------------------------------------------------------------------------
 
 
+def _clear_progress() -> None:
+    """An error message starts on a clean line, not after a half-drawn progress line."""
+    progress = sys.modules.get("kwhatif.progress")
+    if progress is not None:
+        progress.clear()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
@@ -696,6 +710,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as e:
         code = e.exit_code
     except click.Abort as e:
+        _clear_progress()
         if isinstance(e.__cause__, KeyboardInterrupt):
             click.echo("kwhatif: interrupted", err=True)
             code = ExitCode.INTERRUPTED
@@ -703,12 +718,14 @@ def main(argv: list[str] | None = None) -> None:
             click.echo("kwhatif: aborted", err=True)
             code = ExitCode.BAD_INPUT
     except (Interrupted, KeyboardInterrupt):
+        _clear_progress()
         click.echo("kwhatif: interrupted", err=True)
         code = ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show()
         code = ExitCode.BAD_INPUT
     except KwhatifError as e:
+        _clear_progress()
         if debug:
             traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
@@ -732,6 +749,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"kwhatif: error: {e.strerror or e}", err=True)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
+        _clear_progress()
         if debug:
             traceback.print_exc()
         msg = str(e).splitlines()[0] if str(e) else ""

@@ -84,7 +84,7 @@ def drain(sched: Scheduler, state: ClusterState, nodes: list[str]) -> DrainResul
     for name in nodes:
         ni = sched.snapshot.get(name)
         if ni is not None:
-            ni.node = dataclasses.replace(ni.node, unschedulable=True)
+            sched.snapshot.replace_node(dataclasses.replace(ni.node, unschedulable=True))
     evicted = [d for d in result.pods if d.action == EVICT and d.pdb_blocked is None]
     for d in evicted:
         sched.snapshot.remove_pod(d.pod)

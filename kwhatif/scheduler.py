@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
+from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
@@ -24,6 +25,9 @@ from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
 from kwhatif.framework.profile import Options, SchedulerConfiguration
 from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
 from kwhatif.load.cluster import ClusterState
+
+if TYPE_CHECKING:
+    from kwhatif.incremental.engine import Engine, Template
 
 SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"
@@ -52,7 +56,7 @@ class Attempt:
     filters: dict[str, FilterResult] = field(default_factory=dict)  # every node, node order
     excluded: frozenset[str] = frozenset()  # not in the PreFilterResult
     at_pre_filter: bool = False
-    scores: dict[str, NodeScores] = field(default_factory=dict)  # feasible nodes
+    scores: Mapping[str, NodeScores] = field(default_factory=dict)  # feasible nodes
     weights: dict[str, int] = field(default_factory=dict)
     upstream_scored: bool = False
     evaluated_nodes: int = 0
@@ -66,23 +70,31 @@ class Attempt:
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     fast_path: bool = False  # placed on its nominated node without looking further
     reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
+    filter_reasons: dict[str, int] | None = None  # that histogram, when the filter pass kept one
+    feasible_names: list[str] | None = None  # the feasible nodes, when the filter pass knows them
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
         counts of the reasons nodes gave (what a many-pod report needs)."""
-        counts: dict[str, int] = {}
-        for name, fr in self.filters.items():
-            if name in self.excluded or fr.first is None:
-                continue
-            for r in fr.first.reasons:
-                counts[r] = counts.get(r, 0) + 1
+        counts = self.filter_reasons
+        if counts is None:
+            counts = {}
+            for name, fr in self.filters.items():
+                if name in self.excluded or fr.first is None:
+                    continue
+                for r in fr.first.reasons:
+                    counts[r] = counts.get(r, 0) + 1
         self.reason_counts = counts
+        self.filter_reasons = None
         self.filters = {}
-        self.scores = {self.node: self.scores[self.node]} if self.node in self.scores else {}
+        self.feasible_names = None
+        self.scores = {self.node: self.scores[self.node]} if self.node is not None and self.node in self.scores else {}
     num_nodes: int = 0
 
     @property
     def feasible(self) -> list[str]:
+        if self.feasible_names is not None:
+            return list(self.feasible_names)
         return [n for n, fr in self.filters.items() if fr.feasible and n not in self.excluded]
 
 
@@ -153,6 +165,14 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
+        # Work kept across cycles (kwhatif.incremental); the template of the cycle in progress
+        # when the engine filtered it.
+        self.engine: Engine | None = None
+        if options.incremental and options.explain_all_filters:
+            from kwhatif.incremental.engine import Engine
+
+            self.engine = Engine(self.snapshot, self.nominator)
+        self._template: Template | None = None
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -204,7 +224,9 @@ class Scheduler:
         failed: dict[str, Attempt] = {}
         kept_failures = 0
         last_failure: tuple[Pod, tuple[int, int], Attempt] | None = None
+        task = progress.task("placing pods", len(pending), "pods")
         for rnd in range(1, rounds + 1):
+            task.update(task.done, task.done + len(pending))
             left: list[Pod] = []
             for pod in pending:
                 key = pod_id(pod)
@@ -222,6 +244,7 @@ class Scheduler:
                     if att.result == UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
                         last_failure = (_shape(pod), self._generation(), att)
                 attempts.append(att)
+                task.advance()
                 if self.options.compact:
                     if att.result == SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
                         att.compact()
@@ -244,6 +267,7 @@ class Scheduler:
             # Failed pods re-enter the queue when they fail: their new timestamps keep the order
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
+        task.close()
         return attempts
 
     def _with_nomination(self, pod: Pod) -> Pod:
@@ -310,7 +334,9 @@ class Scheduler:
         return att
 
     def _find_nodes_that_fit(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> dict[str, Status]:
-        pre = fw.run_pre_filter(state, pod)
+        tmpl = self.engine.template_for(fw, pod) if self.engine is not None else None
+        self._template = None
+        pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
         att.pre_filter = pre
         all_nodes = self.snapshot.node_infos
         if not pre.status.is_success():
@@ -338,6 +364,12 @@ class Scheduler:
         statuses: dict[str, Status] = {}
         error: Status | None = None
         all_plugins = self.options.explain_all_filters
+        reused = tmpl.filter_nodes(state, pod, att, pre) if tmpl is not None else None
+        if reused is not None:
+            # the same results, mostly kept from earlier cycles of identical pods
+            self._template = tmpl
+            statuses, error = reused
+            to_filter = []
         for ni in to_filter:
             fr = fw.run_filter_with_nominated_pods(state, pod, ni, all_plugins=all_plugins)
             att.filters[ni.name] = fr
@@ -420,6 +452,10 @@ class Scheduler:
     def _prioritize_and_select(
         self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, feasible: list[str]
     ) -> str | None:
+        if self._template is not None:
+            handled, host = self._template.prioritize(state, pod, att, feasible)
+            if handled:
+                return host
         nodes: list[NodeInfo] = sorted(
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )

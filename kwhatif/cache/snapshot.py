@@ -15,6 +15,13 @@ from kwhatif.api.core import Node, Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
 from kwhatif.errors import InputError
 
+# One change of the snapshot: the node, the pod added (+1) or removed (-1), or no pod and 0 when
+# the node object itself was replaced.
+Change = tuple[NodeInfo, "PodInfo | None", int]
+
+
+_PROGRESS_MIN_PODS = 20_000  # fewer pods are indexed too fast to show progress
+
 
 def _list_order(pod: Pod) -> tuple[str, str]:
     return (pod.namespace, pod.name)
@@ -28,7 +35,11 @@ class Snapshot:
         self._where: dict[str, str] = {}
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
+        self._by_namespace: dict[str, dict[str, PodInfo]] = {}  # namespace -> pod id -> PodInfo
         self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
+        # Every add and remove after start_changes(), in order, for readers that keep their own
+        # aggregates up to date (the incremental engine) instead of recounting.
+        self.changes: list[Change] | None = None
         self._build_image_states()
         # Each node's pods in API-server LIST order (namespace, then name), whatever order the
         # files, dump or live pages gave them in: a starting kube-scheduler fills its cache from
@@ -38,8 +49,18 @@ class Snapshot:
         # run are appended, as upstream's cache appends them. (The fake clientset of the reference
         # runs sorts the same way; etcd compares whole "namespace/name" keys, which differs only
         # for a namespace that is a prefix of another followed by "-" or ".".)
-        for pod in sorted(pods, key=_list_order):
-            self.add_pod(pod)
+        pods = sorted(pods, key=_list_order)
+        if len(pods) < _PROGRESS_MIN_PODS:
+            for pod in pods:
+                self.add_pod(pod)
+            return
+        from kwhatif import progress
+
+        with progress.task("indexing pods", len(pods), "pods") as task:
+            for i, pod in enumerate(pods):
+                self.add_pod(pod)
+                if not i & 1023:
+                    task.update(i)
 
     def _build_image_states(self) -> None:
         # cache.addNodeImageStates: one summary per image name, shared by every node holding it;
@@ -93,6 +114,21 @@ class Snapshot:
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return self._used_pvcs.get(key, 0) > 0
 
+    def namespaces(self) -> Iterable[str]:
+        """The namespaces the snapshot's pods run in."""
+        return self._by_namespace.keys()
+
+    def pods_in(self, namespace: str) -> Iterable[PodInfo]:
+        """The snapshot's pods in one namespace."""
+        return self._by_namespace.get(namespace, {}).values()
+
+    def start_changes(self) -> list["Change"]:
+        """Record every later add and remove (NodeInfo, PodInfo, +1 or -1) and node replacement
+        (NodeInfo, None, 0) in the returned list."""
+        if self.changes is None:
+            self.changes = []
+        return self.changes
+
     # --- writes -------------------------------------------------------------------------------
 
     def add_pod(self, pod: Pod) -> PodInfo:
@@ -106,6 +142,8 @@ class Snapshot:
         self.generation += 1
         self._where[key] = ni.name
         self._track(pod, pi, 1)
+        if self.changes is not None:
+            self.changes.append((ni, pi, 1))
         return pi
 
     def remove_pod(self, pod: Pod) -> bool:
@@ -119,7 +157,17 @@ class Snapshot:
         self.generation += 1
         if found is not None:
             self._track(found.pod, found, -1)
+            if self.changes is not None:
+                self.changes.append((ni, found, -1))
         return True
+
+    def replace_node(self, node: Node) -> None:
+        """Swap a node's object (a cordon), keeping its pods."""
+        ni = self._by_name[node.name]
+        ni.node = node
+        self.generation += 1
+        if self.changes is not None:
+            self.changes.append((ni, None, 0))
 
     def assume(self, pod: Pod, node_name: str) -> Pod:
         """Place the pod on the node (cache.AssumePod); returns the pod with spec.nodeName set."""
@@ -133,6 +181,18 @@ class Snapshot:
     def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
         if pi.has_affinity or pi.has_required_anti_affinity:
             self._affinity_lists = None
+        ns = pod.namespace
+        if sign > 0:
+            in_ns = self._by_namespace.get(ns)
+            if in_ns is None:
+                in_ns = self._by_namespace[ns] = {}
+            in_ns[pod_id(pod)] = pi
+        else:
+            in_ns = self._by_namespace.get(ns)
+            if in_ns is not None:
+                in_ns.pop(pod_id(pod), None)
+                if not in_ns:
+                    del self._by_namespace[ns]
         for v in pod.volumes:
             if v.kind == "persistentVolumeClaim":
                 k = f"{pod.namespace}/{v.claim_name}"

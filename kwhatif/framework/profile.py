@@ -148,3 +148,7 @@ class Options:
     # Keep per-node records only for the first pods that do not fit (many-pod runs: check,
     # capacity, drain); the others keep their verdict, message and reason counts.
     compact: bool = False
+    # Reuse work across cycles (kwhatif.incremental): state kept up to date as pods come and go,
+    # per-node results kept while their node is unchanged. Off, every cycle starts from scratch
+    # (the reference the engine is tested against); the reports are the same either way.
+    incremental: bool = True

@@ -9,7 +9,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -96,11 +96,26 @@ class PreFilterRecord:
 _SUCCESS_BY_PLUGIN: dict[str, Status] = {}
 
 
+_SKIP_BY_PLUGIN: dict[str, Status] = {}
+
+# A stand-in for one plugin's PreFilter or PreScore: same arguments, same result.
+PreFilterFn = Callable[[CycleState, Any], tuple[PreFilterResult | None, Status]]
+PreScoreFn = Callable[[CycleState, Any, list[Any]], Status]
+
+
 def _success_of(plugin: str) -> Status:
     """A shared Success status naming the plugin (statuses are immutable)."""
     st = _SUCCESS_BY_PLUGIN.get(plugin)
     if st is None:
         st = _SUCCESS_BY_PLUGIN[plugin] = Status(Code.SUCCESS, (), plugin)
+    return st
+
+
+def skip_of(plugin: str) -> Status:
+    """A shared Skip status naming the plugin: what Filter records for a plugin PreFilter skipped."""
+    st = _SKIP_BY_PLUGIN.get(plugin)
+    if st is None:
+        st = _SKIP_BY_PLUGIN[plugin] = Status(Code.SKIP, (), plugin)
     return st
 
 
@@ -118,6 +133,7 @@ class Framework:
         self.filter_plugins: list[FilterPlugin] = [cast(FilterPlugin, p) for p in self.points["filter"]]
         self.pre_filter_plugins: list[PreFilterPlugin] = [cast(PreFilterPlugin, p) for p in self.points["preFilter"]]
         self.score_plugins: list[ScorePlugin] = [cast(ScorePlugin, p) for p in self.points["score"]]
+        self._filter_plans: dict[frozenset[str], list[tuple[FilterPlugin, str, Status | None, Status]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -245,7 +261,11 @@ class Framework:
 
     # --- PreFilter ------------------------------------------------------------------------------
 
-    def run_pre_filter(self, state: CycleState, pod: Any) -> PreFilterRecord:
+    def run_pre_filter(
+        self, state: CycleState, pod: Any, substitutes: Mapping[str, PreFilterFn] | None = None
+    ) -> PreFilterRecord:
+        """RunPreFilterPlugins. ``substitutes`` stand in for some plugins' PreFilter (state kept up
+        to date across cycles instead of recounted); they must answer exactly as the plugin would."""
         skipped: set[str] = set()
         result: PreFilterResult | None = None
         statuses: list[Status] = []
@@ -257,7 +277,8 @@ class Framework:
             return PreFilterRecord(res, st, statuses, frozenset(skipped), plugins_with_nodes)
 
         for pl in self.pre_filter_plugins:
-            r, st = pl.pre_filter(state, pod)
+            fn = substitutes.get(pl.name) if substitutes else None
+            r, st = fn(state, pod) if fn is not None else pl.pre_filter(state, pod)
             st = st.with_plugin(pl.name)
             statuses.append(st)
             if st.is_skip():
@@ -313,14 +334,23 @@ class Framework:
 
     # --- Filter ---------------------------------------------------------------------------------
 
+    def _filter_plan(self, skip: frozenset[str]) -> list[tuple[FilterPlugin, str, Status | None, Status]]:
+        """Each filter plugin with its name, its Skip status when PreFilter skipped it, and its
+        Success status."""
+        plan = self._filter_plans.get(skip)
+        if plan is None:
+            plan = self._filter_plans[skip] = [
+                (pl, pl.NAME, skip_of(pl.NAME) if pl.NAME in skip else None, _success_of(pl.NAME))
+                for pl in self.filter_plugins
+            ]
+        return plan
+
     def run_filter(self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True) -> FilterResult:
         statuses: list[Status] = []
         first: Status | None = None
-        skip = state.skip_filter_plugins
-        for pl in self.filter_plugins:
-            name = pl.NAME
-            if name in skip:
-                statuses.append(Status(Code.SKIP, (), name))
+        for pl, name, skipped, success in self._filter_plan(state.skip_filter_plugins):
+            if skipped is not None:
+                statuses.append(skipped)
                 continue
             st = pl.filter(state, pod, node_info)
             if st.code is not Code.SUCCESS:
@@ -334,8 +364,20 @@ class Framework:
                 if not all_plugins:
                     break
             else:
-                statuses.append(st.with_plugin(name) if st.details else _success_of(name))
+                statuses.append(st.with_plugin(name) if st.details else success)
         return FilterResult(node_info.name, statuses, first)
+
+    def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Any, node_info: Any) -> Status:
+        """One plugin's entry in run_filter's statuses, recorded the same way."""
+        name = pl.NAME
+        if name in state.skip_filter_plugins:
+            return skip_of(name)
+        st = pl.filter(state, pod, node_info)
+        if st.code is Code.SUCCESS:
+            return st.with_plugin(name) if st.details else _success_of(name)
+        if not st.is_rejected():
+            return Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
+        return st.with_plugin(name)
 
     def run_filter_with_nominated_pods(
         self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
@@ -403,12 +445,16 @@ class Framework:
 
     # --- PreScore and Score ---------------------------------------------------------------------
 
-    def run_pre_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> Status:
+    def run_pre_score(
+        self, state: CycleState, pod: Any, nodes: Sequence[Any], substitutes: Mapping[str, PreScoreFn] | None = None
+    ) -> Status:
         skipped: set[str] = set()
+        node_list = list(nodes)  # no plugin changes the list it is given
         try:
             for pl in self.points["preScore"]:
                 assert isinstance(pl, PreScorePlugin)
-                st = pl.pre_score(state, pod, list(nodes))
+                fn = substitutes.get(pl.name) if substitutes else None
+                st = fn(state, pod, node_list) if fn is not None else pl.pre_score(state, pod, node_list)
                 if st.is_skip():
                     skipped.add(pl.name)
                     continue

@@ -225,7 +225,7 @@ def _json_or_yaml(text: str, source: str, max_yaml_bytes: int) -> Iterator[Docum
     the JSON error when the YAML reading fails too."""
     found = 0
     try:
-        for doc in _JsonStream(text, source).documents():
+        for doc in _JsonStream(text, source).documents_with_progress():
             found += 1
             yield doc
     except _JsonSyntaxError as json_error:
@@ -250,6 +250,7 @@ def _yaml_documents(text: str, source: str) -> Iterator[Document]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show progress
 _VALUE_START = '{["-0123456789tfn'
 
 
@@ -262,6 +263,7 @@ class _JsonStream:
         self.text = text
         self.source = source
         self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+        self.progress: Any = None
 
     def fail(self, pos: int, msg: str) -> InputError:
         line = self.text.count("\n", 0, pos) + 1
@@ -289,6 +291,16 @@ class _JsonStream:
         if pos >= len(self.text) or self.text[pos] not in chars:
             raise self.fail(pos, "Expecting " + " or ".join(repr(c) for c in chars) + " delimiter")
         return self.text[pos], pos + 1
+
+    def documents_with_progress(self) -> Iterator[Document]:
+        """documents(), with a progress line over the text for large inputs."""
+        if len(self.text) < PROGRESS_MIN_CHARS:
+            yield from self.documents()
+            return
+        from kwhatif import progress
+
+        with progress.task(f"reading {os.path.basename(self.source)}", len(self.text), "MB") as self.progress:
+            yield from self.documents()
 
     def documents(self) -> Iterator[Document]:
         text, n = self.text, len(self.text)
@@ -329,8 +341,11 @@ class _JsonStream:
                 streamed = True
                 ch, pos = self.expect(pos + 1, "]" + _VALUE_START)
                 i = 0
+                progress = self.progress
                 while ch != "]":
                     item, pos = self.value(pos - 1)
+                    if progress is not None:
+                        progress.update(pos)
                     if isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
                         yield from _expand_item(item, obj, where, i)
                     else:

@@ -263,6 +263,8 @@ class ListPage:
     list_kind: str
     api_version: str
     items: list[Any]
+    seen: int = 0  # items listed so far from this path, this page's included
+    remaining: int | None = None  # the server's remainingItemCount, on paged lists
 
 
 def iter_list_pages(
@@ -301,8 +303,17 @@ def iter_list_pages(
             seen += len(items)
             if progress is not None:
                 progress(path.rsplit("/", 1)[-1], seen)
-            yield ListPage(path, str(data.get("kind") or ""), str(data.get("apiVersion") or ""), items)
-            token = (data.get("metadata") or {}).get("continue") or ""
+            meta = data.get("metadata") or {}
+            remaining = meta.get("remainingItemCount") if isinstance(meta, dict) else None
+            yield ListPage(
+                path,
+                str(data.get("kind") or ""),
+                str(data.get("apiVersion") or ""),
+                items,
+                seen,
+                remaining if isinstance(remaining, int) and remaining >= 0 else None,
+            )
+            token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
             if not token:
                 break
 
@@ -311,9 +322,25 @@ def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
     docs: list[Document] = []
     notes: list[str] = []
     host = getattr(client.configuration, "host", "")
-    for page in iter_list_pages(client, notes):
-        lst = {"kind": page.list_kind, "apiVersion": page.api_version, "items": page.items}
-        docs.extend(_expand(lst, f"{host}{page.path}", 0))
+    from kwhatif import progress
+
+    task: progress.Task | None = None
+    task_path = ""
+    try:
+        for page in iter_list_pages(client, notes):
+            if task is None or page.path != task_path:
+                if task is not None:
+                    task.close()
+                task_path = page.path
+                task = progress.task(f"listing {page.path.rsplit('/', 1)[-1]}", None, "")
+            lst = {"kind": page.list_kind, "apiVersion": page.api_version, "items": page.items}
+            docs.extend(_expand(lst, f"{host}{page.path}", 0))
+            # the server's estimate of what is left, on paged lists
+            remaining = page.remaining
+            task.update(page.seen, page.seen + remaining if remaining is not None else None)
+    finally:
+        if task is not None:
+            task.close()
     return docs, notes
 
 

@@ -199,8 +199,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         exists in any real cluster, so it gets the labels the handle gives it."""
         cluster = self.handle.cluster
         out: dict[str, Mapping[str, str]] = {name: ns.labels for name, ns in cluster.namespaces.items()}
-        for pi in self.handle.snapshot.pods():
-            ns = pi.pod.namespace
+        for ns in self.handle.snapshot.namespaces():
             if ns not in out:
                 out[ns] = self.handle.namespace_labels(ns)
         if pod.namespace not in out:

@@ -253,6 +253,7 @@ class FakeAPIServer:
                 meta: dict[str, Any] = {"resourceVersion": str(server._rv)}
                 if cont:
                     meta["continue"] = cont
+                    meta["remainingItemCount"] = len(items) - start - limit  # as a paged list has
                 self.send(200, {"kind": list_kind, "apiVersion": api_version, "metadata": meta, "items": stripped})
 
             def do_POST(self) -> None:

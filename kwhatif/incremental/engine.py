@@ -1,0 +1,560 @@
+"""The engine: per pod template, the state and the per-node results kept across cycles.
+
+The scheduler asks for a Template at the start of a cycle. The Template stands in for the
+PreFilter of PodTopologySpread and InterPodAffinity (its models answer without walking the
+cluster), then fills the cycle's filter results from its cache, refiltering only what changed,
+then scores the feasible nodes over vectors. Each step answers "not handled" where it cannot be
+sure to match a from-scratch evaluation, and the scheduler then evaluates from scratch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from kwhatif.api.core import Pod, WhenUnsatisfiable
+from kwhatif.cache.snapshot import Snapshot
+from kwhatif.framework.handle import Nominator
+from kwhatif.framework.interface import (
+    SKIP,
+    SUCCESS,
+    Code,
+    CycleState,
+    FilterPlugin,
+    PreFilterResult,
+    ScorePlugin,
+    Status,
+)
+from kwhatif.framework.runtime import FilterResult, Framework, PreFilterFn, PreFilterRecord, PreScoreFn
+from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
+from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
+from kwhatif.incremental.scores import ScoreTable, default_normalize
+from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
+from kwhatif.plugins import dynamic_resources as dra
+from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import pod_topology_spread as pts
+
+# Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
+# PreFilter derives from the pod alone: kept per node until the node changes.
+NODE_FILTERS = frozenset(
+    {
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "NodeDeclaredFeatures",
+    }
+)
+# Score plugins of the same kind, with how each normalizes (None: not at all).
+NODE_SCORES: dict[str, bool | None] = {
+    "TaintToleration": True,  # DefaultNormalizeScore, reversed
+    "NodeAffinity": False,  # DefaultNormalizeScore
+    "NodeResourcesFit": None,
+    "NodeResourcesBalancedAllocation": None,
+    "ImageLocality": None,
+}
+SPREAD = pts.NAME
+AFFINITY = ipa.NAME
+# DynamicResources: its PreFilter skips a pod without resource claims (and so its Filter), and its
+# Score (1.35 on) gives such a pod 0 on every node. A pod with claims is evaluated from scratch
+# (what its Filter answers changes with every Reserve of a claim).
+DRA = dra.NAME
+
+MAX_TEMPLATES = 8
+MAX_NODE_SCORE = 100
+
+
+def shape_of(pod: Pod) -> Pod:
+    """What decides a pod's placement, without what tells replicas apart."""
+    return dataclasses.replace(pod, name="", uid="", creation_timestamp=0.0, source="")
+
+
+def _ours(pl: Any, name: str) -> bool:
+    return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
+
+
+class Engine:
+    """Templates of the pods seen so far (the most recent few), over one snapshot."""
+
+    def __init__(self, snapshot: Snapshot, nominator: Nominator) -> None:
+        self.index = NodeIndex(snapshot)
+        self.nominator = nominator
+        self.templates: list[Template] = []
+        # cycles filtered and scored by templates, and full filter passes (first cycles, resets)
+        self.stats: Counter[str] = Counter()
+        # Node order is name order (the snapshot sorts); the score tables rely on it.
+        self.ordered = self.index.names == sorted(self.index.names)
+
+    def template_for(self, fw: Framework, pod: Pod) -> Template | None:
+        """The template of this pod, caught up with the snapshot; None: evaluate from scratch."""
+        if (
+            not self.ordered
+            or pod.nominated_node_name
+            or pod.resource_claims
+            or any(v.kind == "ephemeral" for v in pod.volumes)
+        ):
+            return None
+        self.index.sync()
+        shape = shape_of(pod)
+        for i, t in enumerate(self.templates):
+            if t.fw is fw and t.shape == shape:
+                if i:
+                    self.templates.insert(0, self.templates.pop(i))
+                t.sync()
+                return t
+        t = Template(self, fw, shape)
+        self.templates.insert(0, t)
+        del self.templates[MAX_TEMPLATES:]
+        return t
+
+
+class Template:
+    """Everything kept for the replicas of one pod template under one profile."""
+
+    def __init__(self, engine: Engine, fw: Framework, shape: Pod) -> None:
+        self.engine = engine
+        self.index = engine.index
+        self.fw = fw
+        self.shape = shape
+        self.cursor = len(self.index.changes)
+        self.node_version = self.index.node_version
+        spread = fw.plugins.get(SPREAD)
+        self.spread = spread if isinstance(spread, pts.PodTopologySpread) else None
+        affinity = fw.plugins.get(AFFINITY)
+        self.affinity = affinity if isinstance(affinity, ipa.InterPodAffinity) else None
+        self.filter_ok, self.score_ok = self._classify()
+        self._reset()
+
+    def _classify(self) -> tuple[bool, bool]:
+        """Whether the profile's plugins are ones the engine knows (filters, then scores)."""
+        fw = self.fw
+        pre_filter = {pl.name for pl in fw.pre_filter_plugins}
+        filters = {pl.name for pl in fw.filter_plugins}
+        filter_ok = True
+        for name, special in ((SPREAD, self.spread), (AFFINITY, self.affinity)):
+            # The models stand in for PreFilter, and Filter reads what they write: both or neither.
+            if (name in pre_filter) != (name in filters) or ((name in filters) and special is None):
+                filter_ok = False
+        pre_score = {pl.name for pl in fw.points["preScore"]}
+        score_ok = True
+        self.known_scores: set[str] = set()
+        for pl in fw.score_plugins:
+            if pl.name in (SPREAD, AFFINITY):
+                ours = self.spread if pl.name == SPREAD else self.affinity
+                if ours is None or pl.name not in pre_score:
+                    score_ok = False
+            elif pl.name == DRA and _ours(pl, DRA):
+                pass  # scores 0 for the pods the engine sees (see _dra_scores_zero)
+            elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
+                continue  # fine as long as its PreScore skips it
+            elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
+                continue
+            self.known_scores.add(pl.name)
+        return filter_ok, score_ok
+
+    def _reset(self) -> None:
+        n = self.index.size
+        self.results: dict[str, FilterResult] = {}
+        self.built = False
+        self.stale: set[int] = set()
+        self.nominated: set[str] = set()
+        self.static_skip: frozenset[str] = frozenset()
+        self.skip_prev: frozenset[str] = frozenset()
+        self.feasible_mask: BoolArray = np.zeros(n, dtype=np.bool_)
+        self.failing: dict[int, Status] = {}  # the first failure of every infeasible node
+        self.failing_names: dict[str, Status] = {}  # the same by name
+        self.errors: set[int] = set()
+        self.reasons: dict[str, int] = {}  # reason -> infeasible nodes giving it first
+        self.spread_filter: SpreadFilterModel | None = None
+        self.affinity_filter: AffinityFilterModel | None = None
+        self.spread_score: SpreadScoreModel | None = None
+        self.affinity_score: AffinityScoreModel | None = None
+        self.raw: dict[str, IntArray] = {}
+        self.raw_valid: dict[str, BoolArray] = {}
+
+    # --- catching up ----------------------------------------------------------------------------
+
+    def sync(self) -> None:
+        """Apply the snapshot's changes since the last cycle of this template."""
+        index = self.index
+        if index.node_version != self.node_version:
+            self.node_version = index.node_version
+            self.cursor = len(index.changes)
+            self._reset()
+            return
+        changes = index.changes
+        end = len(changes)
+        if self.cursor == end:
+            return
+        position = index.position
+        for i in range(self.cursor, end):
+            ni, pi, sign = changes[i]
+            if pi is None:
+                continue
+            pos = position[ni.name]
+            self.stale.add(pos)
+            for valid in self.raw_valid.values():
+                valid[pos] = False
+            if self.spread_filter is not None:
+                self.spread_filter.apply(pos, pi.pod, sign)
+            if self.affinity_filter is not None:
+                self.affinity_filter.apply(pos, pi, sign)
+            if self.spread_score is not None:
+                self.spread_score.apply(pos, pi.pod, sign)
+            if self.affinity_score is not None:
+                self.affinity_score.apply(pos, pi, sign)
+        self.cursor = end
+
+    # --- PreFilter ------------------------------------------------------------------------------
+
+    def pre_filter_substitutes(self) -> dict[str, PreFilterFn]:
+        if not self.filter_ok:
+            return {}
+        out: dict[str, PreFilterFn] = {}
+        if self.spread is not None:
+            out[SPREAD] = self._spread_pre_filter
+        if self.affinity is not None:
+            out[AFFINITY] = self._affinity_pre_filter
+        return out
+
+    def _spread_pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        assert isinstance(self.spread, pts.PodTopologySpread)
+        constraints = tuple(self.spread.constraints_for(pod, WhenUnsatisfiable.DO_NOT_SCHEDULE))
+        if not constraints:
+            return None, SKIP
+        m = self.spread_filter
+        if m is None or m.constraints != constraints:
+            m = self.spread_filter = SpreadFilterModel(self.index, pod, constraints)
+        state.write(pts.PRE_FILTER_STATE_KEY, m.state())
+        return None, SUCCESS
+
+    def _affinity_pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
+        pl = self.affinity
+        assert isinstance(pl, ipa.InterPodAffinity)
+        m = self.affinity_filter
+        if m is None or (m.namespace_dependent and m.namespaces != namespaces_of(pl)):
+            m = self.affinity_filter = AffinityFilterModel(pl, self.index, pod)
+        if m.skip():
+            return None, SKIP
+        s = m.state()
+        s.pod = pod
+        state.write(ipa.PRE_FILTER_STATE_KEY, s)
+        return None, SUCCESS
+
+    # --- Filter ---------------------------------------------------------------------------------
+
+    def filter_nodes(
+        self, state: CycleState, pod: Pod, att: Any, pre: PreFilterRecord
+    ) -> tuple[dict[str, Status], Status | None] | None:
+        """Every node's filter result for this cycle into ``att.filters`` (node order); returns
+        the infeasible nodes' statuses (in node order when none is feasible or one failed with an
+        error) and the first error. None when this cycle must be filtered from scratch."""
+        if not self.filter_ok or (pre.result is not None and not pre.result.all_nodes()):
+            return None
+        fw = self.fw
+        skip = state.skip_filter_plugins
+        for pl in fw.filter_plugins:
+            name = pl.name
+            if name in skip or name in NODE_FILTERS and _ours(pl, name):
+                continue
+            if name == SPREAD and pl is self.spread or name == AFFINITY and pl is self.affinity:
+                continue
+            return None  # a plugin whose answer may depend on more than the node
+        index = self.index
+        infos = index.infos
+        nominated_now = {name for name, pis in self.engine.nominator.by_node.items() if pis}
+        static_skip = skip - {SPREAD, AFFINITY}
+        self.engine.stats["filtered"] += 1
+        if not self.built or static_skip != self.static_skip:
+            self.engine.stats["full"] += 1
+            self._filter_all(state, pod, nominated_now)
+            self.built = True
+            self.static_skip = static_skip
+            if self.spread_filter is not None:
+                self.spread_filter.take_affected()
+                self.spread_filter.group_status = {}
+            if self.affinity_filter is not None:
+                self.affinity_filter.take_affected()
+        else:
+            refresh = set(self.stale)
+            for name in nominated_now | self.nominated:
+                at = index.position.get(name)
+                if at is not None:
+                    refresh.add(at)
+            for pos in sorted(refresh):
+                self._set(pos, fw.run_filter_with_nominated_pods(state, pod, infos[pos]))
+            for k, pl in enumerate(fw.filter_plugins):
+                if pl.name == SPREAD and self.spread_filter is not None:
+                    self._splice_spread(k, pl, state, pod, skip, self.spread_filter, refresh)
+                elif pl.name == AFFINITY and self.affinity_filter is not None:
+                    self._splice(k, pl, state, pod, skip, self.affinity_filter.take_affected(), refresh)
+                elif pl.name in (SPREAD, AFFINITY) and (pl.name in skip) != (pl.name in self.skip_prev):
+                    self._splice(k, pl, state, pod, skip, None, refresh)
+        self.stale.clear()
+        self.nominated = nominated_now
+        self.skip_prev = skip
+        att.filters = dict(self.results)
+        att.feasible_names = index.names_np[self.feasible_mask].tolist()
+        att.filter_reasons = {r: n for r, n in self.reasons.items() if n > 0}
+        error = self.failing[min(self.errors)] if self.errors else None
+        if not att.feasible_names or error is not None:
+            names = index.names
+            return {names[p]: self.failing[p] for p in sorted(self.failing)}, error
+        return self.failing_names.copy(), None
+
+    def _filter_all(self, state: CycleState, pod: Pod, nominated: set[str]) -> None:
+        """Filter every node (the first cycle of a template): what _set does per node, in bulk."""
+        fw = self.fw
+        run, run_nominated = fw.run_filter, fw.run_filter_with_nominated_pods
+        results: dict[str, FilterResult] = {}
+        failing: dict[int, Status] = {}
+        failing_names: dict[str, Status] = {}
+        reasons: dict[str, int] = {}
+        errors: set[int] = set()
+        for pos, ni in enumerate(self.index.infos):
+            name = ni.name
+            fr = run_nominated(state, pod, ni) if name in nominated else run(state, pod, ni)
+            results[name] = fr
+            first = fr.first
+            if first is not None:
+                failing[pos] = first
+                failing_names[name] = first
+                for r in first.reasons:
+                    reasons[r] = reasons.get(r, 0) + 1
+                if first.code is Code.ERROR:
+                    errors.add(pos)
+        mask: BoolArray = np.ones(self.index.size, dtype=np.bool_)
+        mask[list(failing)] = False
+        self.results, self.failing, self.failing_names = results, failing, failing_names
+        self.reasons, self.errors, self.feasible_mask = reasons, errors, mask
+
+    def _set(self, pos: int, fr: FilterResult) -> None:
+        name = self.index.names[pos]
+        known = name in self.results
+        self.results[name] = fr
+        first = fr.first
+        old = self.failing.get(pos)
+        if known and old is first:
+            return  # same verdict, same first failure
+        reasons = self.reasons
+        if old is not None:
+            del self.failing[pos]
+            del self.failing_names[name]
+            for r in old.reasons:
+                reasons[r] -= 1
+            if old.code is Code.ERROR:
+                self.errors.discard(pos)
+        if first is None:
+            self.feasible_mask[pos] = True
+        else:
+            self.feasible_mask[pos] = False
+            self.failing[pos] = first
+            self.failing_names[name] = first
+            for r in first.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
+            if first.code is Code.ERROR:
+                self.errors.add(pos)
+
+    def _splice(
+        self,
+        k: int,
+        pl: FilterPlugin,
+        state: CycleState,
+        pod: Pod,
+        skip: frozenset[str],
+        affected: set[int] | None,
+        done: set[int],
+    ) -> None:
+        """Re-run one plugin's Filter on the nodes whose answer may have changed, keeping the
+        other plugins' answers. A plugin that went from skipped to run (or back) touches all."""
+        was_skipped, skipped = pl.name in self.skip_prev, pl.name in skip
+        if was_skipped != skipped:
+            affected = None
+        elif skipped:
+            return
+        fw = self.fw
+        infos = self.index.infos
+        positions = range(len(infos)) if affected is None else sorted(affected)
+        for pos in positions:
+            if pos not in done:
+                self._replace(pos, k, fw.run_filter_plugin(pl, state, pod, infos[pos]))
+
+    def _splice_spread(
+        self, k: int, pl: FilterPlugin, state: CycleState, pod: Pod, skip: frozenset[str], m: SpreadFilterModel, done: set[int]
+    ) -> None:
+        """_splice for PodTopologySpread, whose answer is the same for every node of a group
+        (nodes with the same values of the constraints' keys): each group is filtered once and
+        only the nodes of groups whose answer changed are touched."""
+        affected = m.take_affected()
+        was_skipped, skipped = pl.name in self.skip_prev, pl.name in skip
+        if was_skipped != skipped:
+            m.group_status = {}  # the nodes' answers are Skip, or not yet this plugin's
+            affected = None
+        if skipped:
+            if was_skipped != skipped:
+                self._splice(k, pl, state, pod, skip, None, done)
+            return
+        groups = range(len(m.representative)) if affected is None else sorted({int(m.group_of[p]) for p in affected})
+        infos = self.index.infos
+        changed: dict[int, Status] = {}
+        for g in groups:
+            st = self.fw.run_filter_plugin(pl, state, pod, infos[m.representative[g]])
+            if m.group_status.get(g) != st:
+                changed[g] = st
+            m.group_status[g] = st
+        if not changed:
+            return
+        group_of = m.group_of
+        for pos in m.members(list(changed)):
+            if pos not in done:
+                self._replace(pos, k, changed[int(group_of[pos])])
+
+    def _replace(self, pos: int, k: int, st: Status) -> None:
+        """Put one plugin's new answer into a node's result."""
+        fr = self.results[self.index.names[pos]]
+        if fr.statuses[k] == st:
+            return
+        statuses = list(fr.statuses)
+        statuses[k] = st
+        first = None
+        for s in statuses:
+            if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
+                first = s
+                break
+        self._set(pos, FilterResult(fr.node, statuses, first))
+
+    # --- PreScore and Score ---------------------------------------------------------------------
+
+    def _pre_score_substitutes(self) -> dict[str, PreScoreFn]:
+        out: dict[str, PreScoreFn] = {}
+        if self.spread is not None:
+            out[SPREAD] = self._spread_pre_score
+        if self.affinity is not None:
+            out[AFFINITY] = self._affinity_pre_score
+        return out
+
+    def _spread_pre_score(self, state: CycleState, pod: Pod, nodes: list[Any]) -> Status:
+        pl = self.spread
+        assert isinstance(pl, pts.PodTopologySpread)
+        if not self.index.infos:
+            return SKIP
+        require_all = bool(pod.topology_spread_constraints) or not pl.system_defaulted
+        constraints = tuple(pl.constraints_for(pod, WhenUnsatisfiable.SCHEDULE_ANYWAY))
+        if not constraints:
+            return SKIP
+        m = self.spread_score
+        if m is None or m.constraints != constraints or m.require_all != require_all:
+            self.spread_score = SpreadScoreModel(self.index, pod, constraints, require_all)
+        return SUCCESS
+
+    def _affinity_pre_score(self, state: CycleState, pod: Pod, nodes: list[Any]) -> Status:
+        pl = self.affinity
+        assert isinstance(pl, ipa.InterPodAffinity)
+        if not nodes:
+            return SKIP
+        if pl.args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+            return SKIP
+        m = self.affinity_score
+        if m is None or (m.namespace_dependent and m.namespaces != namespaces_of(pl)):
+            m = self.affinity_score = AffinityScoreModel(pl, self.index, pod)
+        if not m.contributed:
+            return SKIP
+        return SUCCESS
+
+    def prioritize(self, state: CycleState, pod: Pod, att: Any, feasible: list[str]) -> tuple[bool, str | None]:
+        """Score the feasible nodes of a cycle filtered by filter_nodes; (False, None) when the
+        scheduler must score from scratch."""
+        fw = self.fw
+        if not self.score_ok or att.fast_path or len(feasible) <= 1 or not fw.has_score_plugins():
+            return False, None
+        idx: IntArray = np.flatnonzero(self.feasible_mask)
+        if len(idx) != len(feasible):
+            return False, None
+        nodes = self.index.infos_np[idx].tolist()
+        st = fw.run_pre_score(state, pod, nodes, self._pre_score_substitutes())
+        if not st.is_success():
+            return False, None
+        skipped = state.skip_score_plugins
+        plugins = [pl for pl in fw.score_plugins if pl.name not in skipped]
+        if any(pl.name not in self.known_scores and pl.name not in (SPREAD, AFFINITY) for pl in plugins):
+            return False, None
+        raws: list[IntArray] = []
+        norms: list[IntArray] = []
+        for pl in plugins:
+            name = pl.name
+            if name == SPREAD:
+                assert self.spread_score is not None
+                raw, norm = self.spread_score.scores(idx)
+            elif name == AFFINITY:
+                assert self.affinity_score is not None
+                raw, norm = self.affinity_score.scores(idx)
+            elif name == DRA:
+                if not self._dra_scores_zero(pl, state):
+                    return False, None
+                raw = norm = np.zeros(len(idx), dtype=np.int64)
+            else:
+                got = self._node_raw(pl, state, pod, idx)
+                if got is None:
+                    return False, None
+                raw = got
+                reverse = NODE_SCORES[name]
+                norm = raw if reverse is None else default_normalize(raw, reverse)
+            if len(norm) and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < 0):
+                return False, None  # the range error is reported by the from-scratch path
+            raws.append(raw)
+            norms.append(norm)
+        self.engine.stats["scored"] += 1
+        att.upstream_scored = True
+        att.skipped_score_plugins = skipped
+        weights = [fw.score_weights[pl.name] for pl in plugins]
+        f = len(idx)
+        if plugins:
+            raw_m = np.vstack(raws)
+            norm_m = np.vstack(norms)
+            totals = (norm_m * np.array(weights, dtype=np.int64)[:, None]).sum(axis=0)
+        else:
+            raw_m = norm_m = np.zeros((0, f), dtype=np.int64)
+            totals = np.zeros(f, dtype=np.int64)
+        best = int(totals.max())
+        names = att.feasible_names
+        att.scores = ScoreTable(names, [pl.name for pl in plugins], weights, raw_m, norm_m, totals)
+        att.best_score = best
+        att.best = [names[i] for i in np.flatnonzero(totals == best).tolist()]
+        return True, att.best[0]
+
+    @staticmethod
+    def _dra_scores_zero(pl: ScorePlugin, state: CycleState) -> bool:
+        """Whether DynamicResources scores this cycle's pod 0 on every node, before and after
+        normalizing: it is off, or its PreFilter found no claims."""
+        if not getattr(pl, "enabled", True):
+            return True
+        s = state.get(dra.STATE_KEY)
+        return isinstance(s, dra._State) and not s.claims
+
+    def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
+        """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""
+        name = pl.name
+        raw = self.raw.get(name)
+        valid = self.raw_valid.get(name)
+        if raw is None or valid is None:
+            raw = self.raw[name] = np.zeros(self.index.size, dtype=np.int64)
+            valid = self.raw_valid[name] = np.zeros(self.index.size, dtype=np.bool_)
+        missing = idx[~valid[idx]]
+        if len(missing):
+            score = pl.score
+            try:
+                got = [score(state, pod, ni) for ni in self.index.infos_np[missing].tolist()]
+            except KeyError:
+                return None
+            if any(st.code is not Code.SUCCESS for _, st in got):
+                return None  # the from-scratch path reports the failure
+            raw[missing] = [s for s, _ in got]
+            valid[missing] = True
+        out: IntArray = raw[idx]
+        return out
+

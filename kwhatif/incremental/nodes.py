@@ -1,0 +1,102 @@
+"""What the engine looks up about the snapshot besides NodeInfo: node positions, nodes by label
+value, and the pods of some namespaces with their node's position."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+from kwhatif.cache.node_info import NodeInfo, PodInfo
+from kwhatif.cache.snapshot import Change, Snapshot
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+class NodeIndex:
+    """Nodes by position (the snapshot's node order) and the lookups built on it."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.infos: list[NodeInfo] = snapshot.node_infos
+        self.names: list[str] = [ni.name for ni in self.infos]
+        self.position: dict[str, int] = {n: i for i, n in enumerate(self.names)}
+        # the same as object arrays, to pick many by position at C speed
+        self.names_np = np.array(self.names, dtype=object)
+        self.infos_np = np.empty(len(self.infos), dtype=object)
+        self.infos_np[:] = self.infos
+        self.size = len(self.infos)
+        self.changes: list[Change] = snapshot.start_changes()
+        self.cursor = len(self.changes)
+        self.node_version = 0  # bumped when a node object is replaced
+        # label key -> (per-node index into values, -1 without the key; values; value -> index)
+        self._values: dict[str, tuple[IntArray, list[str], dict[str, int]]] = {}
+        self._nodes_with: dict[str, dict[str, list[int]]] = {}
+
+    def sync(self) -> None:
+        """Catch up with the snapshot's changes."""
+        changes = self.changes
+        end = len(changes)
+        if self.cursor == end:
+            return
+        for i in range(self.cursor, end):
+            if changes[i][1] is None:
+                # A replaced node may carry other labels: forget everything derived from labels.
+                self.node_version += 1
+                self._values.clear()
+                self._nodes_with.clear()
+        self.cursor = end
+
+    # --- labels ---------------------------------------------------------------------------------
+
+    def values_of(self, key: str) -> tuple[IntArray, list[str], dict[str, int]]:
+        """Per node, the index of its value of the label among ``values`` (-1 without it)."""
+        found = self._values.get(key)
+        if found is None:
+            values: list[str] = []
+            index: dict[str, int] = {}
+            per_node = np.full(self.size, -1, dtype=np.int64)
+            for pos, ni in enumerate(self.infos):
+                v = ni.node.labels.get(key)
+                if v is None:
+                    continue
+                j = index.get(v)
+                if j is None:
+                    j = index[v] = len(values)
+                    values.append(v)
+                per_node[pos] = j
+            found = self._values[key] = (per_node, values, index)
+        return found
+
+    def nodes_with(self, key: str, value: str) -> list[int]:
+        """Positions of the nodes whose label ``key`` has ``value``."""
+        by_value = self._nodes_with.get(key)
+        if by_value is None:
+            by_value = {}
+            for pos, ni in enumerate(self.infos):
+                v = ni.node.labels.get(key)
+                if v is not None:
+                    by_value.setdefault(v, []).append(pos)
+            self._nodes_with[key] = by_value
+        return by_value.get(value, [])
+
+    def has_label(self, key: str) -> BoolArray:
+        per_node = self.values_of(key)[0]
+        out: BoolArray = per_node >= 0
+        return out
+
+    # --- pods -----------------------------------------------------------------------------------
+
+    def namespace_pods(self, namespaces: frozenset[str] | None) -> Iterator[tuple[PodInfo, int]]:
+        """The snapshot's pods in these namespaces (all pods for None), with their node position."""
+        position = self.position
+        if namespaces is None:
+            for pos, ni in enumerate(self.infos):
+                for pi in ni.pods:
+                    yield pi, pos
+            return
+        for ns in sorted(namespaces):
+            for pi in self.snapshot.pods_in(ns):
+                yield pi, position[pi.pod.node_name]

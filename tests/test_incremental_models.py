@@ -1,0 +1,166 @@
+"""The engine's models against the plugins' own PreFilter and PreScore: after random pods come
+and go, a model kept up to date holds exactly the state the plugin computes from scratch."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from builders import make_cluster
+from kwhatif.api import parse
+from kwhatif.api.core import WhenUnsatisfiable
+from kwhatif.framework.interface import NodeScore, CycleState
+from kwhatif.framework.profile import default_configuration
+from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
+from kwhatif.incremental.engine import shape_of
+from kwhatif.incremental.nodes import NodeIndex
+from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
+from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import pod_topology_spread as pts
+from kwhatif.scheduler import Scheduler
+from test_incremental_equivalence import random_cluster, random_template
+
+
+def _setup(seed: int) -> tuple[random.Random, Scheduler, list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    objs = random_cluster(rng)
+    sched = Scheduler(make_cluster(copy.deepcopy(objs)), default_configuration())
+    templates = [random_template(rng, i) for i in range(6)]
+    return rng, sched, templates
+
+
+def _pod(sched: Scheduler, template: dict[str, Any], name: str, node: str = "") -> Any:
+    d = copy.deepcopy(template)
+    d["metadata"]["name"] = name
+    d["metadata"]["uid"] = f"uid-{name}"
+    if node:
+        d["spec"]["nodeName"] = node
+    return sched.cluster.admission.admit(parse.pod(d), strict=True)
+
+
+def _churn(rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]], index: NodeIndex, models: list[Any]) -> None:
+    """Add and remove pods through the snapshot, feeding every change to the models."""
+    snapshot = sched.snapshot
+    start = len(index.changes)
+    added = []
+    for i in range(25):
+        if added and rng.random() < 0.3:
+            snapshot.remove_pod(added.pop(rng.randrange(len(added))))
+            continue
+        node = rng.choice(index.names)
+        p = _pod(sched, rng.choice(templates), f"churn-{i}", node)
+        snapshot.add_pod(p)
+        added.append(p)
+    # some of the cluster's own pods go too (a drain)
+    for ni in rng.sample(index.infos, 2):
+        for pi in list(ni.pods)[:2]:
+            snapshot.remove_pod(pi.pod)
+    for ni, pi, sign in index.changes[start:]:
+        assert pi is not None
+        pos = index.position[ni.name]
+        for m in models:
+            m.apply(pos, pi if isinstance(m, (AffinityFilterModel, AffinityScoreModel)) else pi.pod, sign)
+
+
+SEEDS = range(25)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_spread_filter_model_is_the_prefilter_state(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kwhatif.incremental import spread
+
+    monkeypatch.setattr(spread, "_ARRAY_DOMAINS", seed % 3)  # small and large domain counts alike
+    rng, sched, templates = _setup(seed)
+    fw = sched.frameworks["default-scheduler"]
+    plugin = fw.plugins["PodTopologySpread"]
+    assert isinstance(plugin, pts.PodTopologySpread)
+    index = NodeIndex(sched.snapshot)
+    pods = [_pod(sched, t, f"incoming-{i}") for i, t in enumerate(templates)]
+    models = []
+    for pod in pods:
+        constraints = tuple(plugin.constraints_for(pod, WhenUnsatisfiable.DO_NOT_SCHEDULE))
+        if constraints:
+            models.append((pod, constraints, SpreadFilterModel(index, pod, constraints)))
+    _churn(rng, sched, templates, index, [m for _, _, m in models])
+    for pod, constraints, m in models:
+        got = m.state()
+        want = plugin._pre_filter_state(pod, constraints)
+        assert got.match_num == want.match_num
+        assert got.domains_num == want.domains_num
+        assert {k: (p.values, p.nums) for k, p in got.critical_paths.items()} == {
+            k: (p.values, p.nums) for k, p in want.critical_paths.items()
+        }
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_spread_score_model_scores_as_the_plugin(seed: int) -> None:
+    rng, sched, templates = _setup(seed)
+    fw = sched.frameworks["default-scheduler"]
+    plugin = fw.plugins["PodTopologySpread"]
+    assert isinstance(plugin, pts.PodTopologySpread)
+    index = NodeIndex(sched.snapshot)
+    cases = []
+    for i, t in enumerate(templates):
+        pod = _pod(sched, t, f"incoming-{i}")
+        constraints = tuple(plugin.constraints_for(pod, WhenUnsatisfiable.SCHEDULE_ANYWAY))
+        if constraints:
+            require_all = bool(pod.topology_spread_constraints) or not plugin.system_defaulted
+            cases.append((pod, SpreadScoreModel(index, pod, constraints, require_all)))
+    _churn(rng, sched, templates, index, [m for _, m in cases])
+    for pod, m in cases:
+        # score a random half of the nodes, as the feasible ones of a cycle
+        idx = np.array(sorted(rng.sample(range(index.size), max(1, index.size // 2))), dtype=np.int64)
+        nodes = [index.infos[p] for p in idx.tolist()]
+        state = CycleState()
+        assert plugin.pre_score(state, pod, nodes).is_success()
+        raw = [plugin.score(state, pod, ni)[0] for ni in nodes]
+        scores = [NodeScore(ni.name, s) for ni, s in zip(nodes, raw)]
+        plugin.normalize_score(state, pod, scores)
+        got_raw, got_norm = m.scores(idx)
+        assert got_raw.tolist() == raw
+        assert got_norm.tolist() == [s.score for s in scores]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_affinity_models_are_the_plugin_states(seed: int) -> None:
+    rng, sched, templates = _setup(seed)
+    fw = sched.frameworks["default-scheduler"]
+    plugin = fw.plugins["InterPodAffinity"]
+    assert isinstance(plugin, ipa.InterPodAffinity)
+    index = NodeIndex(sched.snapshot)
+    pods = [_pod(sched, t, f"incoming-{i}") for i, t in enumerate(templates)]
+    filters = [AffinityFilterModel(plugin, index, pod) for pod in pods]
+    scores = [AffinityScoreModel(plugin, index, pod) for pod in pods]
+    _churn(rng, sched, templates, index, filters + scores)
+    for pod, fm, sm in zip(pods, filters, scores):
+        state = CycleState()
+        _, st = plugin.pre_filter(state, pod)
+        assert st.is_skip() == fm.skip()
+        if not st.is_skip():
+            want = state.get(ipa.PRE_FILTER_STATE_KEY)
+            got = fm.state()
+            assert dict(got.existing_anti_affinity_counts) == dict(want.existing_anti_affinity_counts)
+            assert dict(got.affinity_counts) == dict(want.affinity_counts)
+            assert dict(got.anti_affinity_counts) == dict(want.anti_affinity_counts)
+        nodes = list(index.infos)
+        st = plugin.pre_score(state, pod, nodes)
+        assert st.is_skip() == (not sm.contributed)
+        if st.is_skip():
+            continue
+        raw = [plugin.score(state, pod, ni)[0] for ni in nodes]
+        node_scores = [NodeScore(ni.name, s) for ni, s in zip(nodes, raw)]
+        plugin.normalize_score(state, pod, node_scores)
+        got_raw, got_norm = sm.scores(np.arange(index.size, dtype=np.int64))
+        assert got_raw.tolist() == raw
+        assert got_norm.tolist() == [s.score for s in node_scores]
+
+
+def test_replicas_share_a_template() -> None:
+    _, sched, templates = _setup(0)
+    a = _pod(sched, templates[0], "a-1")
+    b = _pod(sched, templates[0], "a-2")
+    assert a != b and shape_of(a) == shape_of(b)
