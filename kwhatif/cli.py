@@ -35,8 +35,11 @@ def _parse_size(text: str) -> int:
     num = t.rstrip("kmgi")
     unit = t[len(num):]
     if not num.isdigit() or unit not in units:
-        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G")
-    return int(num) * units[unit]
+        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
+    size = int(num) * units[unit]
+    if size == 0:
+        raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'")
+    return size
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,8 @@ def cluster_options(fn: F) -> F:
                      help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with the profiles to use."),
         click.option("--profile", metavar="NAME", help="Schedule every pod with this profile, whatever its schedulerName."),
         click.option("--max-input-size", metavar="SIZE", default=None,
-                     help="Largest input file to read (default 128M for YAML, 2G for JSON)."),
+                     help="Largest input file to read, for YAML and JSON alike, such as 500M or 4G (above 0; "
+                          "default 128M for YAML, 2G for JSON)."),
         click.option("--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."),
         click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
                      help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),

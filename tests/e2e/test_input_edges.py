@@ -298,3 +298,16 @@ def test_a_key_given_twice_in_yaml_is_refused(run, tmp_path):
     r = run("schedule", str(pod), "--cluster", CLUSTER)
     assert r.code == 2
     assert errors(r.err) == [f'kwhatif: error: {pod}: invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3']
+
+
+@pytest.mark.parametrize(
+    "size,message",
+    [
+        pytest.param("abc", "Error: Invalid value for '--max-input-size': 'abc' is not a size such as 500M or 2G", id="not-a-size"),
+        pytest.param("0", "Error: Invalid value for '--max-input-size': 0 would refuse every input; give a size such as 500M or 2G", id="zero"),
+    ],
+)
+def test_max_input_size_errors_name_the_option(run, size, message):
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--max-input-size", size)
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == message
