@@ -305,6 +305,8 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
         )
     if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
+    if yes and not apply_:
+        raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
     paths, names = split_arguments(pods)
     if scheduler_name and not pending:
         raise click.UsageError("--scheduler-name selects pending pods: add --pending")
@@ -379,7 +381,10 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     for note in sel.notes:
         click.echo(f"kwhatif: note: {note}", err=True)
     incoming = sel.pods
-    if pending and not incoming:
+    if selector is not None and not incoming:
+        what = "pending pod" if pending and not paths else "pod"
+        click.echo(f"kwhatif: note: -l {selector}: no {what} matches the selector", err=True)
+    elif pending and not incoming:
         click.echo("kwhatif: note: no pending pods to schedule", err=True)
     if profile:
         incoming = [dataclasses.replace(p, scheduler_name=profile) for p in incoming]

@@ -311,3 +311,23 @@ def test_max_input_size_errors_name_the_option(run, size, message):
     r = run("schedule", FIT, "--cluster", CLUSTER, "--max-input-size", size)
     assert r.code == 2
     assert r.err.splitlines()[-1] == message
+
+
+def test_yes_without_apply_is_a_usage_error(run):
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--yes")
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == "Error: --yes answers the confirmation of --apply: without --apply nothing is bound"
+
+
+@pytest.mark.parametrize(
+    "args,note",
+    [
+        pytest.param([FIT], "kwhatif: note: -l app=nothing: no pod matches the selector", id="manifests"),
+        pytest.param(["--pending"], "kwhatif: note: -l app=nothing: no pending pod matches the selector", id="pending"),
+    ],
+)
+def test_a_selector_that_matches_nothing_is_noted(run, args, note):
+    r = run("schedule", *args, "--cluster", CLUSTER, "-l", "app=nothing", "-o", "json")
+    assert r.code == 0, r.err
+    assert note in r.err.splitlines()
+    assert json.loads(r.out)["results"] == []
