@@ -105,7 +105,8 @@ def namespace_option(fn: F) -> F:
 def ignore_node_name_option(fn: F) -> F:
     return click.option(
         "--ignore-node-name", is_flag=True,
-        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew.",
+        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew; "
+             "a bound pod of the cluster named or given is taken off its node first.",
     )(fn)
 
 
@@ -376,8 +377,13 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
         wanted = frozenset(p.scheduler_name for p in cfg.profiles)
     sel = select_pods(
         state, from_files, names, namespace=default_ns, pending=pending, all_namespaces=namespace is None,
-        selector=label_selector, scheduler_names=wanted,
+        selector=label_selector, scheduler_names=wanted, ignore_node_name=ignore_node_name,
     )
+    if apply_ and sel.moved:
+        raise click.UsageError(
+            f"--apply cannot bind pod {next(iter(sel.moved))} again: it is bound to node "
+            f"{next(iter(sel.moved.values()))}, and the API server never moves a bound pod"
+        )
     for note in sel.notes:
         click.echo(f"kwhatif: note: {note}", err=True)
     incoming = sel.pods
