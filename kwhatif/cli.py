@@ -37,8 +37,11 @@ def _parse_size(text: str) -> int:
     num = t.rstrip("kmgi")
     unit = t[len(num):]
     if not num.isdigit() or unit not in units:
-        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G")
-    return int(num) * units[unit]
+        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
+    size = int(num) * units[unit]
+    if size == 0:
+        raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'")
+    return size
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,8 @@ def cluster_options(fn: F) -> F:
                      help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with the profiles to use."),
         click.option("--profile", metavar="NAME", help="Schedule every pod with this profile, whatever its schedulerName."),
         click.option("--max-input-size", metavar="SIZE", default=None,
-                     help="Largest input file to read (default 128M for YAML, 2G for JSON)."),
+                     help="Largest input file to read, for YAML and JSON alike, such as 500M or 4G (above 0; "
+                          "default 128M for YAML, 2G for JSON)."),
         click.option("--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."),
         click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
                      help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),
@@ -106,7 +110,8 @@ def namespace_option(fn: F) -> F:
 def ignore_node_name_option(fn: F) -> F:
     return click.option(
         "--ignore-node-name", is_flag=True,
-        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew.",
+        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew; "
+             "a bound pod of the cluster named or given is taken off its node first.",
     )(fn)
 
 
@@ -334,6 +339,8 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
         )
     if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
+    if yes and not apply_:
+        raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
     paths, names = split_arguments(pods)
     if scheduler_name and not pending:
         raise click.UsageError("--scheduler-name selects pending pods: add --pending")
@@ -417,12 +424,20 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
         wanted = frozenset(p.scheduler_name for p in cfg.profiles)
     sel = select_pods(
         state, from_files, names, namespace=default_ns, pending=pending, all_namespaces=namespace is None,
-        selector=label_selector, scheduler_names=wanted,
+        selector=label_selector, scheduler_names=wanted, ignore_node_name=ignore_node_name,
     )
+    if apply_ and sel.moved:
+        raise click.UsageError(
+            f"--apply cannot bind pod {next(iter(sel.moved))} again: it is bound to node "
+            f"{next(iter(sel.moved.values()))}, and the API server never moves a bound pod"
+        )
     for note in sel.notes:
         click.echo(f"kwhatif: note: {note}", err=True)
     incoming = sel.pods
-    if pending and not incoming:
+    if selector is not None and not incoming:
+        what = "pending pod" if pending and not paths else "pod"
+        click.echo(f"kwhatif: note: -l {selector}: no {what} matches the selector", err=True)
+    elif pending and not incoming:
         click.echo("kwhatif: note: no pending pods to schedule", err=True)
     if profile:
         incoming = [dataclasses.replace(p, scheduler_name=profile) for p in incoming]

@@ -534,13 +534,22 @@ class ChosenVersion:
     version: SchedulerVersion
     source: VersionSource
     notes: tuple[str, ...] = ()
+    # the release the cluster reported when it is outside the supported ones (answered as the
+    # nearest): a summary line must not credit it to the cluster
+    outside: str = ""
 
     @property
     def text(self) -> str:
         return str(self.version)
 
     def describe(self) -> str:
-        """For summary lines: ``kube-scheduler 1.30.6 from the dump``, ``kube-scheduler 1.35.7 assumed``."""
+        """For summary lines: ``kube-scheduler 1.30.6 from the dump``, ``kube-scheduler 1.35.7 assumed``,
+        ``kube-scheduler 1.30.14 (the dump's v1.8.15 is older than the releases kwhatif answers as)``."""
+        if self.outside:
+            whose = "the cluster's" if self.source is VersionSource.LIVE else "the dump's"
+            _, minor, _ = parse_version(self.outside, lenient=True)
+            than = "older" if minor < SUPPORTED_MINORS[0] else "newer"
+            return f"kube-scheduler {self.version} ({whose} {self.outside} is {than} than the releases kwhatif answers as)"
         return f"kube-scheduler {self.version} {_SOURCE_TEXT[self.source]}"
 
     def report_fields(self) -> dict[str, str]:

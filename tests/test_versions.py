@@ -846,3 +846,20 @@ def test_empty_configuration_is_the_default_profile(minor: int) -> None:
     assert cfg.profiles == default_configuration(v).profiles
     assert cfg.version is v or cfg.version.release == v.release
     Framework(cfg.profiles[0], make_handle_for(f"1.{minor}"))
+
+
+@pytest.mark.parametrize(
+    "reported,source,text",
+    [
+        pytest.param("", versions.VersionSource.DUMP, "kube-scheduler 1.30.6 from the dump", id="supported"),
+        pytest.param("v1.8.4", versions.VersionSource.DUMP,
+                     "kube-scheduler 1.30.6 (the dump's v1.8.4 is older than the releases kwhatif answers as)", id="older-dump"),
+        pytest.param("v1.40.1-eks-1", versions.VersionSource.LIVE,
+                     "kube-scheduler 1.30.6 (the cluster's v1.40.1-eks-1 is newer than the releases kwhatif answers as)",
+                     id="newer-live"),
+    ],
+)
+def test_summary_names_a_release_outside_the_supported_ones(reported, source, text):
+    chosen = versions.ChosenVersion(get("1.30.6"), source, (), reported)
+    assert chosen.describe() == text
+    assert chosen.report_fields()["schedulerVersion"] == "1.30.6"

@@ -68,6 +68,7 @@ def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
 
 
 def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
+    """The release of the dump's control-plane static pods, and their image tag."""
     pods = state.pods + state.pending_pods
     for component in _CONTROL_PLANE:
         found = versions_in_dump(pods, component)
@@ -85,8 +86,14 @@ def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
             resolved = versions.resolve(tag, lenient=True)
         except ValueError:
             continue
-        return versions.Resolved(resolved.version, tuple(notes) + resolved.notes), f"{component} image {tag}"
+        return versions.Resolved(resolved.version, tuple(notes) + resolved.notes), tag
     return None
+
+
+def _outside(text: str) -> str:
+    """``text`` when it names a minor kwhatif does not answer as (it answers as the nearest)."""
+    _, minor, _ = versions.parse_version(text, lenient=True)
+    return "" if minor in versions.SUPPORTED_MINORS else text.strip()
 
 
 def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVersion:
@@ -97,21 +104,21 @@ def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVers
     if live and state.server_version:
         try:
             r = versions.resolve(state.server_version, lenient=True)
-            return ChosenVersion(r.version, VersionSource.LIVE, r.notes)
+            return ChosenVersion(r.version, VersionSource.LIVE, r.notes, _outside(state.server_version))
         except ValueError:
             pass
     if not live and state.recorded_server_version:
         # the live cluster's /version, recorded by `kwhatif snapshot` when it saved the file
         try:
             r = versions.resolve(state.recorded_server_version, lenient=True)
-            return ChosenVersion(r.version, VersionSource.DUMP, r.notes)
+            return ChosenVersion(r.version, VersionSource.DUMP, r.notes, _outside(state.recorded_server_version))
         except ValueError:
             pass
     if not live:
         found = _from_dump(state)
         if found is not None:
-            r, _ = found
-            return ChosenVersion(r.version, VersionSource.DUMP, r.notes)
+            r, tag = found
+            return ChosenVersion(r.version, VersionSource.DUMP, r.notes, _outside(tag))
     default = versions.default_version()
     note = (
         f"kube-scheduler {default} assumed: "

@@ -69,6 +69,7 @@ class Selection:
     existing: dict[str, str] = field(default_factory=dict)  # key -> uid, pods that are in the cluster
     notes: list[str] = field(default_factory=list)  # about the selection, for stderr
     pod_notes: dict[str, list[str]] = field(default_factory=dict)  # key -> notes for its result
+    moved: dict[str, str] = field(default_factory=dict)  # key -> node, bound pods scheduled anew
 
 
 def select_pods(
@@ -81,13 +82,15 @@ def select_pods(
     all_namespaces: bool = True,
     selector: Selector | None = None,
     scheduler_names: frozenset[str] | None = None,
+    ignore_node_name: bool = False,
 ) -> Selection:
     """The pods to place, each once, in the order given (the scheduler's queue orders them).
 
     ``namespace`` is where ``pod/NAME`` is looked up; ``all_namespaces`` False narrows
     --pending to it. ``selector`` narrows --pending and the manifests. ``scheduler_names``
     picks the pending pods by spec.schedulerName. The chosen pods of the cluster leave its
-    pending list (they are the ones being placed)."""
+    pending list (they are the ones being placed). With ``ignore_node_name``, a bound pod named
+    (or given as a manifest) is taken off its node and scheduled anew; ``moved`` lists them."""
     bound = {p.key: p for p in state.pods}
     waiting = {p.key: p for p in state.pending_pods}
     sel = Selection()
@@ -99,10 +102,21 @@ def select_pods(
             if pod.key in waiting:
                 sel.existing[pod.key] = pod.uid
 
+    def unbind(pod: Pod) -> Pod:
+        """--ignore-node-name: the bound pod leaves its node, to be scheduled anew."""
+        if pod.key not in sel.moved:
+            sel.moved[pod.key] = pod.node_name
+            sel.pod_notes.setdefault(pod.key, []).append(
+                f"--ignore-node-name: taken off node {pod.node_name}, where it is bound, and scheduled anew"
+            )
+        return dataclasses.replace(pod, node_name="", nominated_node_name="", phase="Pending")
+
     for n in names:
         ns = n.namespace or namespace
         key = f"{ns}/{n.name}"
         live = waiting.get(key)
+        if live is None and ignore_node_name and key in bound:
+            live = unbind(bound[key])
         if live is None:
             if key in bound:
                 raise InputError(f"pod {key} is already bound to node {bound[key].node_name}; kwhatif schedules pods that wait for a node", source=n.arg)
@@ -114,13 +128,13 @@ def select_pods(
     for pod in manifest_pods:
         if selector is not None and not selector.matches(pod.labels):
             continue
-        if pod.key in bound:
+        if pod.key in bound and not ignore_node_name:
             raise InputError(
                 f"a pod of this name already runs on node {bound[pod.key].node_name} in the cluster",
                 source=pod.source or None,
                 obj=f"Pod {pod.key}",
             )
-        live = waiting.get(pod.key)
+        live = unbind(bound[pod.key]) if pod.key in bound else waiting.get(pod.key)
         if live is None:
             if pod.key not in chosen:
                 chosen[pod.key] = pod if pod.uid else dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
@@ -160,6 +174,8 @@ def select_pods(
     taken = set(sel.existing)
     if taken:
         state.pending_pods = [p for p in state.pending_pods if p.key not in taken]
+    if sel.moved:
+        state.pods = [p for p in state.pods if p.key not in sel.moved]
     return sel
 
 

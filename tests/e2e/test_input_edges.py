@@ -298,3 +298,62 @@ def test_a_key_given_twice_in_yaml_is_refused(run, tmp_path):
     r = run("schedule", str(pod), "--cluster", CLUSTER)
     assert r.code == 2
     assert errors(r.err) == [f'kwhatif: error: {pod}: invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3']
+
+
+@pytest.mark.parametrize(
+    "size,message",
+    [
+        pytest.param("abc", "Error: Invalid value for '--max-input-size': 'abc' is not a size such as 500M or 2G", id="not-a-size"),
+        pytest.param("0", "Error: Invalid value for '--max-input-size': 0 would refuse every input; give a size such as 500M or 2G", id="zero"),
+    ],
+)
+def test_max_input_size_errors_name_the_option(run, size, message):
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--max-input-size", size)
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == message
+
+
+def test_yes_without_apply_is_a_usage_error(run):
+    r = run("schedule", FIT, "--cluster", CLUSTER, "--yes")
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == "Error: --yes answers the confirmation of --apply: without --apply nothing is bound"
+
+
+@pytest.mark.parametrize(
+    "args,note",
+    [
+        pytest.param([FIT], "kwhatif: note: -l app=nothing: no pod matches the selector", id="manifests"),
+        pytest.param(["--pending"], "kwhatif: note: -l app=nothing: no pending pod matches the selector", id="pending"),
+    ],
+)
+def test_a_selector_that_matches_nothing_is_noted(run, args, note):
+    r = run("schedule", *args, "--cluster", CLUSTER, "-l", "app=nothing", "-o", "json")
+    assert r.code == 0, r.err
+    assert note in r.err.splitlines()
+    assert json.loads(r.out)["results"] == []
+
+
+def test_ignore_node_name_takes_a_bound_cluster_pod_off_its_node(run, tmp_path):
+    # postgres-0 (4 cpu, 64Gi) is bound to memory-c-1, the only node with room for it: it can
+    # land there again only if it left that node first
+    note = "--ignore-node-name: taken off node memory-c-1, where it is bound, and scheduled anew"
+    r = run("schedule", "data/postgres-0", "--ignore-node-name", "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0, r.err
+    (res,) = json.loads(r.out)["results"]
+    assert (res["status"], res["node"]) == ("Scheduled", "memory-c-1")
+    assert note in res["notes"]
+    # without the flag it stays an error
+    r = run("schedule", "data/postgres-0", "--cluster", CLUSTER)
+    assert r.code == 2 and "is already bound to node memory-c-1" in r.err
+    # an exported manifest of it (spec.nodeName kept) is the same pod
+    import yaml
+
+    items = yaml.safe_load((ROOT / CLUSTER).read_text())["items"]
+    exported = next(i for i in items if i["kind"] == "Pod" and i["metadata"]["name"] == "postgres-0")
+    manifest = tmp_path / "postgres-0.yaml"
+    manifest.write_text(yaml.safe_dump({"apiVersion": "v1", **exported}))
+    r = run("schedule", str(manifest), "--ignore-node-name", "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 0, r.err
+    (res,) = json.loads(r.out)["results"]
+    assert (res["status"], res["node"]) == ("Scheduled", "memory-c-1")
+    assert note in res["notes"]

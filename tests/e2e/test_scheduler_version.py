@@ -131,3 +131,17 @@ def test_live_cluster_version(run, tmp_path):
         doc = json.loads(r.out)
         assert (doc["schedulerVersion"], doc["schedulerVersionSource"]) == ("1.35.7", "default")
         assert any("could not be read" in n for n in doc["notes"])
+
+
+def test_a_dump_of_an_older_release_is_not_credited_with_the_answer(run):
+    # a 2017 sonobuoy dump: v1.8.4 control plane, answered as the oldest supported release
+    so = "tests/e2e/realworld/sonobuoy-aws"
+    r = run("check", f"{so}/kube-dns-deployment.json", "--cluster", f"{so}/nodes-and-pods.json")
+    assert r.code == 0, r.err
+    assert r.out.splitlines()[-1].endswith(
+        "kube-scheduler 1.30.14 (the dump's v1.8.4 is older than the releases kwhatif answers as))"
+    )
+    assert "from the dump" not in r.out
+    r = run("check", f"{so}/kube-dns-deployment.json", "--cluster", f"{so}/nodes-and-pods.json", "-o", "json")
+    d = json.loads(r.out)
+    assert (d["schedulerVersion"], d["schedulerVersionSource"]) == ("1.30.14", "dump")
