@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
-from kwhatif.scheduler import SCHEDULED, Attempt, Scheduler
+from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduler import Attempt, Scheduler
 
 DEFAULT_MAX_COPIES = 1000
 
@@ -42,7 +43,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
     for i in range(max_copies):
         task.update(i)
         att = sched.schedule_one(copy_of(template, i))
-        if att.result == SCHEDULED and att.node:
+        if att.result is PodOutcome.SCHEDULED and att.node:
             per_node[att.node] += 1
             if len(att.best) > 1:
                 ties += 1
@@ -57,7 +58,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         if att.at_pre_filter and att.pre_filter is not None:
             for r in att.pre_filter.status.reasons:
                 reasons[r] = sched.snapshot.num_nodes
-        stopped = {"Gated": "gated", "Error": "error"}.get(att.result, "unschedulable")
+        stopped = {PodOutcome.GATED: "gated", PodOutcome.ERROR: "error"}.get(att.result, "unschedulable")
         if att.nominated_node:
             stopped = "preemption"
         res = CapacityResult(template, i, dict(sorted(per_node.items())), att.message, dict(sorted(reasons.items())), stopped, att, ties)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from kwhatif.api.core import Pod
 from kwhatif.load.cluster import ClusterState
-from kwhatif.scheduler import SCHEDULED, Attempt, Scheduler
+from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduler import Attempt, Scheduler
 
 EVICT = "evict"
 BLOCKED = "blocked"  # the eviction is refused (a PodDisruptionBudget): drain cannot finish
@@ -33,7 +34,7 @@ class DrainedPod:
 
     @property
     def node(self) -> str | None:
-        if self.attempt is not None and self.attempt.result == SCHEDULED:
+        if self.attempt is not None and self.attempt.result is PodOutcome.SCHEDULED:
             return self.attempt.node
         return None
 

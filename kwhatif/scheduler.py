@@ -23,18 +23,17 @@ from kwhatif.explain import hints
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
 from kwhatif.framework.profile import Options, SchedulerConfiguration
+from kwhatif.framework.types import PodOutcome, fit_error_message
 from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
 from kwhatif.load.cluster import ClusterState
 
 if TYPE_CHECKING:
     from kwhatif.incremental.engine import Engine, Template
 
-SCHEDULED = "Scheduled"
-UNSCHEDULABLE = "Unschedulable"
-ERROR = "Error"
-GATED = "Gated"
-
-NO_NODE_AVAILABLE_MSG = "0/{n} nodes are available"
+SCHEDULED = PodOutcome.SCHEDULED
+UNSCHEDULABLE = PodOutcome.UNSCHEDULABLE
+ERROR = PodOutcome.ERROR
+GATED = PodOutcome.GATED
 MIN_FEASIBLE_NODES_TO_FIND = 100
 COMPACT_KEEP_FAILURES = 20  # attempts that keep every node's record in a compact run
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -47,7 +46,7 @@ class Attempt:
     pod: Pod
     profile: str
     round: int
-    result: str = UNSCHEDULABLE
+    result: PodOutcome = UNSCHEDULABLE
     node: str | None = None
     best: list[str] = field(default_factory=list)
     best_score: int | None = None
@@ -96,24 +95,6 @@ class Attempt:
         if self.feasible_names is not None:
             return list(self.feasible_names)
         return [n for n, fr in self.filters.items() if fr.feasible and n not in self.excluded]
-
-
-def fit_error_message(num_nodes: int, pre_filter_msg: str, statuses: Mapping[str, Status], post_filter_msg: str) -> str:
-    """framework.FitError.Error()."""
-    msg = NO_NODE_AVAILABLE_MSG.format(n=num_nodes) + ":"
-    if pre_filter_msg:
-        msg += f" {pre_filter_msg}."
-    else:
-        counts: dict[str, int] = {}
-        for st in statuses.values():
-            for r in st.reasons:
-                counts[r] = counts.get(r, 0) + 1
-        entries = sorted(f"{v} {k}" for k, v in counts.items())
-        if entries:
-            msg += " " + ", ".join(entries) + "."
-    if post_filter_msg:
-        msg += f" {post_filter_msg}"
-    return msg
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:

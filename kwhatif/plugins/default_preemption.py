@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.errors import ConfigError
+from kwhatif.framework.types import fit_error_message
 from kwhatif.framework.interface import (
     SUCCESS,
     Code,
@@ -121,10 +122,7 @@ class DefaultPreemption(PostFilterPlugin):
         if errors and not candidates:
             return None, Status.error(_aggregate(errors))
         if not candidates:
-            # The FitError text over the preemption statuses; imported here because the scheduler
-            # module sits above the plugins.
-            from kwhatif.scheduler import fit_error_message
-
+            # The FitError text over the preemption statuses.
             message = fit_error_message(len(node_statuses), "", node_statuses, "")
             # An empty nominated node clears any nomination the pod had.
             return PostFilterResult(), Status.of(Code.UNSCHEDULABLE, message)

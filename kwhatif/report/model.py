@@ -7,22 +7,18 @@ documented JSON/YAML schema (apiVersion kwhatif/v1) with a stable key order.
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from kwhatif.errors import ExitCode
-from kwhatif.scheduler import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Attempt
+from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
 
 
-class PodStatus(enum.StrEnum):
-    SCHEDULED = SCHEDULED
-    UNSCHEDULABLE = UNSCHEDULABLE
-    ERROR = ERROR
-    GATED = GATED
+PodStatus = PodOutcome  # a report's status is the scheduler's outcome
 
 
 @dataclass(frozen=True, slots=True)
