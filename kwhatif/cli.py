@@ -699,7 +699,7 @@ def completion(shell: str) -> int:
     """Print the shell completion script (source it from your shell's rc file)."""
     from kwhatif.completions import completion_script
 
-    click.echo(completion_script(shell), nl=False)
+    click.echo(completion_script(shell, cli), nl=False)
     return 0
 
 
