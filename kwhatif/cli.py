@@ -18,17 +18,16 @@ import click
 
 from kwhatif import __version__
 from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
+from kwhatif.report.base import OutputFormat, ReportKind
 
 if TYPE_CHECKING:
     from kwhatif.framework.profile import SchedulerConfiguration
     from kwhatif.load.cluster import ClusterState
-    from kwhatif.report.formatter import RenderOptions
+    from kwhatif.report.formatter import AnyReport, RenderOptions
     from kwhatif.versions import ChosenVersion
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
-
-OUTPUT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "junit")
 
 
 def _parse_size(text: str) -> int:
@@ -88,10 +87,12 @@ def cluster_options(fn: F) -> F:
     return fn
 
 
-def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
+def output_options(kind: ReportKind) -> Callable[[F], F]:
+    """-o with the formats the command's kind of report is written in, and --color."""
+
     def deco(fn: F) -> F:
-        fn = click.option("-o", "--output", type=click.Choice(list(formats)), default="table", show_default=True,
-                          help="Output format.")(fn)
+        fn = click.option("-o", "--output", type=click.Choice([f.value for f in kind.formats]),
+                          default=OutputFormat.TABLE.value, show_default=True, help="Output format.")(fn)
         fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
                           help="Colour the table output (auto: on a terminal, unless NO_COLOR is set).")(fn)
         return fn
@@ -252,12 +253,14 @@ def render_options(color: str, **kw: Any) -> "RenderOptions":
     return RenderOptions(width=width, color=use_color, **kw)
 
 
-def emit(report: Any, output: str, ropts: "RenderOptions") -> None:
-    from kwhatif.report.formatter import get_formatter
+def emit(report: "AnyReport", output: str, ropts: "RenderOptions") -> int:
+    """Write the report in the format asked for; the command exits with the report's exit code."""
+    from kwhatif.report.output import get_formatter
 
-    text = get_formatter(output, ropts).format(report)
+    text = get_formatter(OutputFormat(output), ropts).format(report)
     sys.stdout.write(text)
     sys.stdout.flush()
+    return int(report.exit_code)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -302,7 +305,7 @@ def cli(debug: bool) -> None:
 @click.option("-l", "--selector", metavar="SELECTOR",
               help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.")
 @cluster_options
-@output_options()
+@output_options(ReportKind.SCHEDULE)
 @click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
 @click.option("--explain", type=click.Choice(["grouped", "all"]), default="grouped",
               help="all: list every infeasible node instead of grouping them by reason.")
@@ -470,39 +473,19 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     if binder is not None:
         notes.append(binder.summary())
     notes += chosen.notes
-    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen)
-    emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
-    if binder is not None:
-        return int(apply_exit_code(report, binder))
-    return int(report.return_code)
-
-
-def apply_exit_code(report: Any, binder: Any) -> ExitCode:
-    """--apply: 4 when some pods were bound and others failed to bind, 3 when bindings failed and
-    none succeeded; otherwise the report's code (1 when a pod does not fit). Pods skipped because
-    someone else bound or deleted them meanwhile are not failures."""
-    from kwhatif.binder import Outcome
-
-    records = binder.records
-    bound = sum(1 for b in records.values() if b.applied)
-    failed = sorted((k, b) for k, b in records.items() if b.outcome is Outcome.FAILED)
-    for key, b in failed:
-        click.echo(f"kwhatif: error: {key}: {b.describe()}", err=True)
-    for key, b in sorted(records.items()):
-        if b.outcome is Outcome.SKIPPED:
-            click.echo(f"kwhatif: note: {key}: {b.describe()}", err=True)
-    if failed and bound:
-        return ExitCode.PARTIAL_APPLY
-    if failed:
-        return ExitCode.CLUSTER
-    code: ExitCode = report.return_code
+    report = schedule_report(
+        attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen, apply=binder is not None
+    )
+    code = emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all"))
+    for line in report.apply_messages():
+        click.echo(f"kwhatif: {line}", err=True)
     return code
 
 
 @cli.command()
 @click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit", "github"))
+@output_options(ReportKind.CHECK)
 @click.option("--surge", is_flag=True,
               help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).")
 @click.option("--hpa-max", is_flag=True,
@@ -553,14 +536,13 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_
         result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
     )
     report = check_report(result, sched_report, strict=strict)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()
 @click.argument("pod", metavar="POD_OR_WORKLOAD")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit"))
+@output_options(ReportKind.CAPACITY)
 @click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
               help="Stop after this many copies (when --min is larger and --max not given: --min).")
 @click.option("--min", "minimum", type=click.IntRange(0), default=None,
@@ -605,14 +587,13 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     if origin:
         res.notes.insert(0, origin)
     report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum, chosen, chosen.notes)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()
 @click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit"))
+@output_options(ReportKind.DRAIN)
 def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     """Would the pods on these nodes fit elsewhere? A what-if of `kubectl drain NODE...`.
 
@@ -636,8 +617,7 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     long_lived()
     result = run_drain(sched, state, list(nodes))
     report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name, chosen, chosen.notes)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()

@@ -12,13 +12,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
+from kwhatif.report.base import ReportKind
 from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
-
-
-PodStatus = PodOutcome  # a report's status is the scheduler's outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +113,7 @@ class BindingEntry:
 @dataclass(frozen=True, slots=True)
 class PodResult:
     pod: PodRef
-    status: PodStatus
+    status: PodOutcome
     profile: str
     priority: int
     node: str | None
@@ -143,7 +141,7 @@ class PodResult:
 
     @property
     def fits(self) -> bool:
-        return self.status is PodStatus.SCHEDULED
+        return self.status is PodOutcome.SCHEDULED
 
     @property
     def all_attempts(self) -> tuple["PodResult", ...]:
@@ -175,18 +173,22 @@ class ScheduleReport:
     results: tuple[PodResult, ...]
     num_nodes: int
     notes: tuple[str, ...] = ()
-    kind: str = "ScheduleReport"
     scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
+    apply: bool = False  # --apply: the bindings were posted, and how they went decides the exit code
+
+    @property
+    def kind(self) -> ReportKind:
+        return ReportKind.SCHEDULE
 
     @property
     def summary(self) -> Summary:
         final = self.final_results()
         return Summary(
             pods=len(final),
-            scheduled=sum(1 for r in final if r.status is PodStatus.SCHEDULED),
-            unschedulable=sum(1 for r in final if r.status is PodStatus.UNSCHEDULABLE),
-            errors=sum(1 for r in final if r.status is PodStatus.ERROR),
-            gated=sum(1 for r in final if r.status is PodStatus.GATED),
+            scheduled=sum(1 for r in final if r.status is PodOutcome.SCHEDULED),
+            unschedulable=sum(1 for r in final if r.status is PodOutcome.UNSCHEDULABLE),
+            errors=sum(1 for r in final if r.status is PodOutcome.ERROR),
+            gated=sum(1 for r in final if r.status is PodOutcome.GATED),
             preempted=sum(len(r.victims) for r in final),
         )
 
@@ -198,10 +200,34 @@ class ScheduleReport:
         return list(last.values())
 
     @property
-    def return_code(self) -> ExitCode:
-        """The exit policy, in one place: 0 when every pod was placed, 1 otherwise."""
+    def exit_code(self) -> ExitCode:
+        """The exit policy, in one place: 0 when every pod was placed, 1 otherwise. With --apply,
+        4 when some pods were bound and others failed to bind, 3 when bindings failed and none
+        succeeded; pods skipped because someone else bound or deleted them meanwhile are not
+        failures."""
+        if self.apply:
+            bindings = [b for _, b in self.bindings()]
+            if any(b.outcome == "failed" for b in bindings):
+                return ExitCode.PARTIAL_APPLY if any(b.applied for b in bindings) else ExitCode.CLUSTER
         s = self.summary
         return ExitCode.OK if s.scheduled == s.pods else ExitCode.UNSCHEDULABLE
+
+    def bindings(self) -> list[tuple[PodRef, BindingEntry]]:
+        """Each pod's binding (recorded, or what the API server answered with --apply), by pod."""
+        pairs = [(r.pod, r.binding) for r in self.final_results() if r.binding is not None]
+        return sorted(pairs, key=lambda pb: str(pb[0]))
+
+    def apply_messages(self) -> list[str]:
+        """--apply: an error for each binding that failed, then a note for each pod skipped."""
+        if not self.apply:
+            return []
+        bindings = self.bindings()
+        return [f"error: {pod}: {b.text}" for pod, b in bindings if b.outcome == "failed"] + [
+            f"note: {pod}: {b.text}" for pod, b in bindings if b.outcome == "skipped"
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return report_dict(self)
 
 
 # --- building ------------------------------------------------------------------------------------
@@ -270,16 +296,16 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
             text=b.describe(),
         )
     skipped_scores = tuple(sorted(att.skipped_score_plugins))
-    status = PodStatus(att.result)
+    status = PodOutcome(att.result)
     return PodResult(
         pod=PodRef(att.pod.namespace, att.pod.name),
         status=status,
         profile=att.profile,
         priority=att.pod.priority,
-        node=att.node if status is PodStatus.SCHEDULED else None,
+        node=att.node if status is PodOutcome.SCHEDULED else None,
         tie=tuple(att.best) if len(att.best) > 1 else (),
         best_score=att.best_score,
-        message=att.message or None if status is not PodStatus.SCHEDULED else None,
+        message=att.message or None if status is not PodOutcome.SCHEDULED else None,
         pre_filter=pre_entries,
         nodes=tuple(nodes),
         preemption=preemption,
@@ -338,6 +364,7 @@ def schedule_report(
     notes: Iterable[str] = (),
     *,
     scheduler_version: ChosenVersion | None = None,
+    apply: bool = False,
 ) -> ScheduleReport:
     return ScheduleReport(
         profile=profile,
@@ -345,6 +372,7 @@ def schedule_report(
         num_nodes=num_nodes,
         notes=tuple(notes),
         scheduler_version=scheduler_version,
+        apply=apply,
     )
 
 
@@ -461,7 +489,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
     s = rep.summary
     return {
         "apiVersion": API_VERSION,
-        "kind": rep.kind,
+        "kind": rep.kind.value,
         "profile": rep.profile,
         **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],

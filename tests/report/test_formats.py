@@ -14,7 +14,9 @@ from builders import PINNED
 from kwhatif.framework.profile import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
-from kwhatif.report.formatter import RenderOptions, get_formatter
+from kwhatif.report.base import ReportKind
+from kwhatif.report.formatter import RenderOptions
+from kwhatif.report.output import get_formatter
 from kwhatif.report.model import schedule_report
 from kwhatif.scheduler import Scheduler
 
@@ -41,11 +43,11 @@ def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
     return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler")
 
 
-@pytest.mark.parametrize("fmt", ["table", "wide", "json", "yaml", "markdown", "junit"])
+@pytest.mark.parametrize("fmt", ReportKind.SCHEDULE.formats)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_format_snapshot(snapshot, scenario, fmt):
     snapshot.snapshot_dir = SNAPSHOTS
-    out = get_formatter(fmt, RenderOptions(wide=fmt == "wide")).format(report_for(SCENARIOS[scenario]))
+    out = get_formatter(fmt).format(report_for(SCENARIOS[scenario]))
     ext = {"json": "json", "yaml": "yaml", "junit": "xml", "markdown": "md"}.get(fmt, "txt")
     snapshot.assert_match(out, f"{scenario}.{fmt}.{ext}")
 
@@ -171,7 +173,7 @@ def test_a_pod_that_does_not_fit_is_attempted_again_with_the_same_answer():
     ],
 )
 def test_text_formats_show_the_first_attempt_before_the_final_verdict(fmt, first, final):
-    out = get_formatter(fmt, RenderOptions(wide=fmt == "wide")).format(report_for(SCENARIOS["preempt"]))
+    out = get_formatter(fmt).format(report_for(SCENARIOS["preempt"]))
     assert first in out and final in out
     assert out.index(first) < out.index(final)
     assert "data/postgres-0" in out[: out.index(final)]  # the victims come with the first attempt
