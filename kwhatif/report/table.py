@@ -321,8 +321,20 @@ class TableFormatter(Formatter):
 
 
 class WideTableFormatter(TableFormatter):
+    """A schedule's table with each score's breakdown; the other reports have no scores, and no
+    -o wide."""
+
     output_format = OutputFormat.WIDE
     wide = True
+
+    def check(self, report: CheckReport) -> str:
+        raise self._unsupported(report)
+
+    def capacity(self, report: CapacityReport) -> str:
+        raise self._unsupported(report)
+
+    def drain(self, report: DrainReport) -> str:
+        raise self._unsupported(report)
 
 
 def _n(count: int, noun: str) -> str:
