@@ -8,8 +8,9 @@ from kwhatif.report.base import OutputFormat
 from kwhatif.report.formatter import Formatter, RenderOptions
 
 
-def get_formatter(fmt: OutputFormat | str, options: RenderOptions = RenderOptions()) -> Formatter:
+def get_formatter(fmt: OutputFormat | str, options: RenderOptions | None = None) -> Formatter:
     fmt = OutputFormat(fmt)
+    options = options or RenderOptions()
     # Each format's module is imported when it is asked for.
     if fmt is OutputFormat.TABLE:
         from kwhatif.report.table import TableFormatter

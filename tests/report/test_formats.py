@@ -16,13 +16,13 @@ from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
 from kwhatif.report.base import ReportKind
 from kwhatif.report.formatter import RenderOptions
-from kwhatif.report.output import get_formatter
 from kwhatif.report.model import schedule_report
+from kwhatif.report.output import get_formatter
 from kwhatif.scheduler import Scheduler
+from tests.report import SNAPSHOTS, snapshot_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 SCENARIOS = {
     "fit": ["pods/web-canary.yaml"],
@@ -48,8 +48,7 @@ def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
 def test_format_snapshot(snapshot, scenario, fmt):
     snapshot.snapshot_dir = SNAPSHOTS
     out = get_formatter(fmt).format(report_for(SCENARIOS[scenario]))
-    ext = {"json": "json", "yaml": "yaml", "junit": "xml", "markdown": "md"}.get(fmt, "txt")
-    snapshot.assert_match(out, f"{scenario}.{fmt}.{ext}")
+    snapshot.assert_match(out, snapshot_file(scenario, fmt))
 
 
 def test_large_cluster_groups_infeasible_nodes(snapshot, tmp_path):

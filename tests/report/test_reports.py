@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,10 +28,9 @@ from kwhatif.report.model import ScheduleReport, schedule_report
 from kwhatif.report.output import get_formatter
 from kwhatif.scheduler import Scheduler
 from kwhatif.versions import ChosenVersion, VersionSource
+from tests.report import SNAPSHOTS, snapshot_file
 
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 CHOSEN = ChosenVersion(PINNED, VersionSource.FLAG)
-EXTENSIONS = {OutputFormat.JSON: "json", OutputFormat.YAML: "yaml", OutputFormat.JUNIT: "xml", OutputFormat.MARKDOWN: "md"}
 
 
 def nodes() -> list[dict[str, Any]]:
@@ -101,7 +99,7 @@ def check_of(manifests: list[tuple[int, dict[str, Any]]], *, strict: bool = Fals
 @pytest.mark.parametrize("fmt", ReportKind.CHECK.formats)
 def test_check_snapshot(snapshot, fmt):
     snapshot.snapshot_dir = SNAPSHOTS
-    snapshot.assert_match(render(check_of(CHECK_MANIFESTS), fmt), f"check.{fmt}.{EXTENSIONS.get(fmt, 'txt')}")
+    snapshot.assert_match(render(check_of(CHECK_MANIFESTS), fmt), snapshot_file("check", fmt))
 
 
 def test_check_verdicts():
@@ -146,12 +144,11 @@ def capacity_of(minimum: int | None, max_copies: int = 100) -> CapacityReport:
     return capacity_report(res, "default-scheduler", sched.snapshot.num_nodes, minimum, CHOSEN)
 
 
-@pytest.mark.parametrize("minimum", [pytest.param(6, id="meets"), pytest.param(7, id="short")])
+@pytest.mark.parametrize("minimum, name", [pytest.param(6, "meets", id="meets"), pytest.param(7, "short", id="short")])
 @pytest.mark.parametrize("fmt", ReportKind.CAPACITY.formats)
-def test_capacity_snapshot(snapshot, fmt, minimum):
+def test_capacity_snapshot(snapshot, fmt, minimum, name):
     snapshot.snapshot_dir = SNAPSHOTS
-    name = "meets" if minimum == 6 else "short"
-    snapshot.assert_match(render(capacity_of(minimum), fmt), f"capacity-{name}.{fmt}.{EXTENSIONS.get(fmt, 'txt')}")
+    snapshot.assert_match(render(capacity_of(minimum), fmt), snapshot_file(f"capacity-{name}", fmt))
 
 
 @pytest.mark.parametrize(
@@ -201,7 +198,7 @@ def drain_of(objs: list[dict[str, Any]], *nodes_: str) -> DrainReport:
 @pytest.mark.parametrize("fmt", ReportKind.DRAIN.formats)
 def test_drain_snapshot(snapshot, fmt):
     snapshot.snapshot_dir = SNAPSHOTS
-    snapshot.assert_match(render(drain_of(drain_cluster("2500m"), "worker-1"), fmt), f"drain.{fmt}.{EXTENSIONS.get(fmt, 'txt')}")
+    snapshot.assert_match(render(drain_of(drain_cluster("2500m"), "worker-1"), fmt), snapshot_file("drain", fmt))
 
 
 def test_drain_outcomes():
@@ -258,6 +255,9 @@ class Api:
         return 201, json.dumps({"metadata": {"name": name, "uid": f"u-{name}"}}).encode()
 
 
+MOVED_NOTE = (
+    "note: default/moved: skipped: the pod is already bound to node worker-9 (bound by someone else after kwhatif read the cluster)"
+)
 CONFLICT = (409, "Conflict", 'Operation cannot be fulfilled on pods/binding "b": pod b is already assigned to node "n9"')
 FORBIDDEN = (403, "Forbidden", 'User "ci" cannot create pods or their bindings in the namespace "default"')
 
@@ -291,8 +291,7 @@ def applied(api: Api, *pods: tuple[str, str], live: tuple[str, ...] = ()) -> Sch
         ),
         pytest.param(
             Api(), [("a", "1"), ("moved", "1")], ("a", "moved"), ExitCode.OK,
-            ["note: default/moved: skipped: the pod is already bound to node worker-9 (bound by someone else after "
-             "kwhatif read the cluster)"],
+            [MOVED_NOTE],
             id="skipped-is-not-a-failure",
         ),
         pytest.param(Api(), [("a", "1"), ("huge", "64")], ("a",), ExitCode.UNSCHEDULABLE, [], id="bound-but-one-does-not-fit"),
