@@ -6,14 +6,17 @@ import json
 
 import yaml
 
-from kwhatif.report.base import OutputFormat
-from kwhatif.report.formatter import AnyReport, Formatter
+from kwhatif.report.base import OutputFormat, Report
+from kwhatif.report.formatter import Formatter
 
 
 class JsonFormatter(Formatter):
+    """Any report, through the Report protocol (the wider argument type has mypy check that every
+    report class is one)."""
+
     output_format = OutputFormat.JSON
 
-    def format(self, report: AnyReport) -> str:
+    def format(self, report: Report) -> str:
         return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -32,5 +35,5 @@ _Dumper.add_representer(str, _str_representer)
 class YamlFormatter(Formatter):
     output_format = OutputFormat.YAML
 
-    def format(self, report: AnyReport) -> str:
+    def format(self, report: Report) -> str:
         return yaml.dump(report.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
