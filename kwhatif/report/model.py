@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from kwhatif.binder import Outcome
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
@@ -102,7 +103,7 @@ class BindingEntry:
     applied: bool = False
     error: str = ""
     manifest: Mapping[str, Any] = field(default_factory=dict)  # the v1 Binding (that would be) posted
-    outcome: str = "recorded"  # recorded (dry run) | bound | created | skipped | failed
+    outcome: Outcome = Outcome.RECORDED
     code: int = 0  # HTTP status of the API server's answer (--apply); 0 when none
     reason: str = ""  # its Status reason (Conflict, NotFound, Forbidden, ...)
     message: str = ""  # its Status message, or why the pod was skipped
@@ -207,7 +208,7 @@ class ScheduleReport:
         failures."""
         if self.apply:
             bindings = [b for _, b in self.bindings()]
-            if any(b.outcome == "failed" for b in bindings):
+            if any(b.outcome is Outcome.FAILED for b in bindings):
                 return ExitCode.PARTIAL_APPLY if any(b.applied for b in bindings) else ExitCode.CLUSTER
         s = self.summary
         return ExitCode.OK if s.scheduled == s.pods else ExitCode.UNSCHEDULABLE
@@ -222,8 +223,8 @@ class ScheduleReport:
         if not self.apply:
             return []
         bindings = self.bindings()
-        return [f"error: {pod}: {b.text}" for pod, b in bindings if b.outcome == "failed"] + [
-            f"note: {pod}: {b.text}" for pod, b in bindings if b.outcome == "skipped"
+        return [f"error: {pod}: {b.text}" for pod, b in bindings if b.outcome is Outcome.FAILED] + [
+            f"note: {pod}: {b.text}" for pod, b in bindings if b.outcome is Outcome.SKIPPED
         ]
 
     def to_dict(self) -> dict[str, Any]:
@@ -286,9 +287,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
             b.node,
             recorded=True,
             applied=b.applied,
-            error=b.message if b.outcome == "failed" else "",
+            error=b.message if b.outcome is Outcome.FAILED else "",
             manifest=b.to_manifest(),
-            outcome=b.outcome.value,
+            outcome=b.outcome,
             code=b.code,
             reason=b.reason,
             message=b.message,
@@ -431,10 +432,10 @@ def binding_dict(b: BindingEntry | None) -> dict[str, Any] | None:
         "node": b.node,
         "recorded": b.recorded,
         "applied": b.applied,
-        "outcome": b.outcome,
+        "outcome": b.outcome.value,
         "object": dict(b.manifest),
     }
-    if b.outcome != "recorded":
+    if b.outcome is not Outcome.RECORDED:
         d["code"] = b.code
         d["reason"] = b.reason
         d["message"] = b.message

@@ -16,6 +16,7 @@ import textwrap
 
 from tabulate import tabulate
 
+from kwhatif.binder import Outcome
 from kwhatif.check import Verdict
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
@@ -253,9 +254,9 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
-        if r.binding is not None and r.binding.outcome not in ("recorded", "failed"):
+        if r.binding is not None and r.binding.outcome not in (Outcome.RECORDED, Outcome.FAILED):
             # --apply: what the cluster did (a failed binding is the ERROR line's message)
-            color = "yellow" if r.binding.outcome == "skipped" else "green"
+            color = "yellow" if r.binding.outcome is Outcome.SKIPPED else "green"
             lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
