@@ -16,7 +16,7 @@ from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from
 from kwhatif.load.cluster import ClusterState, Workload, build_cluster
 from kwhatif.load.files import Document
 from kwhatif.plugins.pod_topology_spread import DefaultSelectorSource
-from tests.builders import make_pod
+from builders import make_pod
 
 
 def eq(key: str, value: str) -> Requirement:
