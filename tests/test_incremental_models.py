@@ -69,7 +69,7 @@ def _churn(rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]]
             m.apply(pos, pi if isinstance(m, (AffinityFilterModel, AffinityScoreModel)) else pi.pod, sign)
 
 
-SEEDS = range(25)
+SEEDS = [pytest.param(seed, id=f"seed-{seed}") for seed in range(25)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
