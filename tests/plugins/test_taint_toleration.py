@@ -3,8 +3,6 @@ Score counts untolerated PreferNoSchedule taints and NormalizeScore reverses the
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
