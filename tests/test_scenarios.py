@@ -6,13 +6,14 @@ expected.yaml, what the run must give (format: tests/scenarios/README.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
-
 from fidelity import load_case
+
 from kwhatif.framework.runtime import FilterResult
 from kwhatif.scheduler import Attempt
 
