@@ -441,6 +441,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 class DynamicResourcesScoring(DynamicResources, ScorePlugin):
     """1.35: Score prefers nodes where claims get earlier prioritized-list alternatives."""
 
+    def scores_zero_everywhere(self, state: CycleState) -> bool:
+        """Whether Score gives this cycle's pod 0 on every node, before and after NormalizeScore:
+        the plugin is off, or its PreFilter found that the pod has no resource claims. False
+        when PreFilter left no state (Score then fails)."""
+        if not self.enabled:
+            return True
+        s = state.get(STATE_KEY)
+        return isinstance(s, _State) and not s.claims
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         if not self.enabled:
             return 0, SUCCESS

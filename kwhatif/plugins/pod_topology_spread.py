@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kwhatif.api import fields as f
-from kwhatif.api import parse
 from kwhatif.api.core import (
     Node,
     NodeInclusionPolicy,
@@ -25,7 +24,7 @@ from kwhatif.api.core import (
     TopologySpreadConstraint,
     WhenUnsatisfiable,
 )
-from kwhatif.api.labels import NOTHING, Requirement, Selector, selector_from_set
+from kwhatif.api.labels import NOTHING, Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.api.names import is_qualified_name
 from kwhatif.errors import ConfigError, FieldError
@@ -48,6 +47,9 @@ from kwhatif.framework.interface import (
 from kwhatif.gocompat import go_round
 from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, check_args, find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
+
+if TYPE_CHECKING:
+    from kwhatif.load.cluster import Workload
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -176,15 +178,13 @@ def count_pods_match_selector(pod_infos: Sequence[PodInfo], selector: Selector, 
 class DefaultSelectorSource:
     """Reads the Services and controllers of the handle's cluster for helper.DefaultSelector.
 
-    Controller selectors come from the manifest bodies and are parsed once per object.
+    The controllers' selectors were parsed when they were loaded (load/cluster.py's Workload).
     """
 
-    __slots__ = ("_handle", "_parsed")
+    __slots__ = ("_handle",)
 
     def __init__(self, handle: Any) -> None:
         self._handle = handle
-        # (kind, namespace, name) -> (the Workload parsed, its requirements or None)
-        self._parsed: dict[tuple[str, str, str], tuple[object, tuple[Requirement, ...] | None]] = {}
 
     def selector(self, pod: Pod) -> Selector:
         """helper.DefaultSelector: the Services' selectors merged, plus the controlling
@@ -203,56 +203,21 @@ class DefaultSelectorSource:
             return sel
         gvk = (owner.api_version, owner.kind)
         if gvk == _RC:
-            rc_selector = self._rc_selector(pod.namespace, owner.name)
-            if rc_selector is not None:
-                label_set.update(rc_selector)
+            w = self._workload("ReplicationController", pod.namespace, owner.name)
+            if w is not None and w.selector_set is not None:
+                label_set.update(w.selector_set)
                 sel = selector_from_set(label_set)
         elif gvk in (_RS, _SS):
-            reqs = self._label_selector_requirements(owner.kind, pod.namespace, owner.name)
-            if reqs:
-                sel = Selector(sel.requirements + reqs)
+            w = self._workload(owner.kind, pod.namespace, owner.name)
+            other = w.selector if w is not None else None
+            # a selector that selects nothing has no requirements to add (Requirements() is not ok)
+            if other is not None and not other.nothing and other.requirements:
+                sel = Selector(sel.requirements + other.requirements)
         return sel
 
-    def _workload(self, kind: str, namespace: str, name: str) -> Any:
-        return self._handle.cluster.workloads.get((kind, namespace, name))
-
-    def _rc_selector(self, namespace: str, name: str) -> Mapping[str, str] | None:
-        w = self._workload("ReplicationController", namespace, name)
-        if w is None:
-            return None
-        spec = w.body.get("spec")
-        if not isinstance(spec, dict):
-            return {}
-        raw = spec.get("selector")
-        if not raw:
-            # the API server defaults an empty RC selector to the pod template's labels
-            tmpl = spec.get("template")
-            meta = tmpl.get("metadata") if isinstance(tmpl, dict) else None
-            raw = meta.get("labels") if isinstance(meta, dict) else None
-        if not isinstance(raw, dict):
-            return {}
-        return {str(k): str(v) for k, v in raw.items()}
-
-    def _label_selector_requirements(self, kind: str, namespace: str, name: str) -> tuple[Requirement, ...] | None:
-        w = self._workload(kind, namespace, name)
-        if w is None:
-            return None
-        key = (kind, namespace, name)
-        cached = self._parsed.get(key)
-        if cached is not None and cached[0] is w:
-            return cached[1]
-        reqs: tuple[Requirement, ...] | None
-        spec = w.body.get("spec")
-        raw = spec.get("selector") if isinstance(spec, dict) else None
-        try:
-            parsed = parse.label_selector(raw if isinstance(raw, dict) else None, "spec.selector")
-        except FieldError:
-            # metav1.LabelSelectorAsSelector failed: upstream leaves the selector out
-            parsed = NOTHING
-        # a selector that selects nothing has no requirements to add
-        reqs = None if parsed.nothing else parsed.requirements
-        self._parsed[key] = (w, reqs)
-        return reqs
+    def _workload(self, kind: str, namespace: str, name: str) -> Workload | None:
+        w: Workload | None = self._handle.cluster.workloads.get((kind, namespace, name))
+        return w
 
 
 # --- PreFilter state ---------------------------------------------------------------------------
