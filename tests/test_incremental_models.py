@@ -14,7 +14,7 @@ from builders import make_cluster
 from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
 from kwhatif.framework.interface import NodeScore, CycleState
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex

@@ -16,8 +16,8 @@ from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
 from kwhatif.errors import ConfigError
-from kwhatif.framework.config import parse_configuration
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.load import parse_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler

@@ -15,12 +15,10 @@ import yaml
 from builders import PINNED, make_handle, make_node
 from fidelity import SAMPLE as FIDELITY_SAMPLE
 from kwhatif.errors import ConfigError
-from kwhatif.framework.config import (
-    is_qualified_name,
-    load_configuration,
-    parse_configuration,
-)
-from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, default_args, default_configuration
+from kwhatif.api.names import is_qualified_name
+from kwhatif.config.load import load_configuration, parse_configuration
+from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef
+from kwhatif.config.defaults import default_args, default_configuration
 from kwhatif.framework.runtime import Framework
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

@@ -25,7 +25,7 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import registry
 from kwhatif.scheduler import Scheduler

@@ -14,14 +14,9 @@ from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, Status
-from kwhatif.framework.profile import (
-    Options,
-    PluginRef,
-    PluginSet,
-    Profile,
-    SchedulerConfiguration,
-    default_args,
-)
+from kwhatif.config.options import Options
+from kwhatif.config.types import PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.config.defaults import default_args
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
