@@ -60,13 +60,18 @@ def _node_affinity(a: Data) -> NodeAffinityArgs:
     added = a.get("addedAffinity")
     if added is None:
         return NodeAffinityArgs()
+    preferred = added.get("preferredDuringSchedulingIgnoredDuringExecution")
+    if preferred:
+        # NewPreferredSchedulingTerms skips terms of weight 0 without parsing them (and
+        # validation does not look at them either)
+        added = {**added, "preferredDuringSchedulingIgnoredDuringExecution": [t for t in preferred if t.get("weight")]}
     try:
         # the scheduler's own parsing of the selectors (nodeaffinity.NewNodeSelector and
         # NewPreferredSchedulingTerms), which accepts any weight and no terms
         affinity = parse.node_affinity(added, "addedAffinity", lenient=True)
     except FieldError as e:
         raise ConfigError(e.message, field=e.field) from None
-    return NodeAffinityArgs(affinity, bool(added.get("preferredDuringSchedulingIgnoredDuringExecution")))
+    return NodeAffinityArgs(affinity, bool(preferred))
 
 
 def _balanced_allocation(a: Data) -> NodeResourcesBalancedAllocationArgs:

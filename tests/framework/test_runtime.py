@@ -25,6 +25,7 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
+from kwhatif.config.defaults import default_args
 from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import registry
@@ -114,7 +115,7 @@ def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]]
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
     sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
     sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
-    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100, version=PINNED)
+    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, default_args(PINNED)),), percentage_of_nodes_to_score=100, version=PINNED)
     state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Namespace
 from kwhatif.cache.node_info import PodInfo
+from kwhatif.config.types import InterPodAffinityArgs
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState
@@ -90,7 +91,7 @@ def setup(
     pods: list[PodBuilder], cluster: ClusterState | None = None, args: dict[str, Any] | None = None
 ) -> tuple[Any, Any]:
     h = make_handle([n.obj() for n in NODES], [p.obj() for p in pods], cluster)
-    return h, ipa.new(args, h)
+    return h, ipa.new(plugin_args(ipa.NAME, args), h)
 
 
 def filter_all(
@@ -114,29 +115,43 @@ def filter_all(
 
 
 def test_default_args() -> None:
-    pl = ipa.new(None, None)
-    assert pl.args == ipa.InterPodAffinityArgs(1, False)
-    assert ipa.new({"hardPodAffinityWeight": 0}, None).args.hard_pod_affinity_weight == 0
-    assert ipa.new({"hardPodAffinityWeight": 100, "ignorePreferredTermsOfExistingPods": True}, None).args == (
-        ipa.InterPodAffinityArgs(100, True)
-    )
+    pl = ipa.new(plugin_args(ipa.NAME), None)
+    assert pl.args == InterPodAffinityArgs(1, False)
+    assert plugin_args(ipa.NAME, {"hardPodAffinityWeight": 0}) == InterPodAffinityArgs(0, False)
+    args = plugin_args(ipa.NAME, {"hardPodAffinityWeight": 100, "ignorePreferredTermsOfExistingPods": True})
+    assert ipa.new(args, None).args == InterPodAffinityArgs(100, True)
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), under the pluginConfig
+# entry's args.
 @pytest.mark.parametrize(
     "args,field,message",
     [
-        ({"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]"),
-        ({"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]"),
-        ({"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "must be an integer"),
-        ({"ignorePreferredTermsOfExistingPods": "yes"}, "ignorePreferredTermsOfExistingPods", "must be a boolean"),
-        ({"hardPodAffinityWeigth": 1}, "pluginConfig[InterPodAffinity].args", 'unknown field "hardPodAffinityWeigth"'),
+        pytest.param(
+            {"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]",
+            id="above-100",
+        ),
+        pytest.param(
+            {"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]",
+            id="negative",
+        ),
+        pytest.param(
+            {"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "cannot unmarshal string into Go value of type int32",
+            id="not-int",
+        ),
+        pytest.param(
+            {"ignorePreferredTermsOfExistingPods": "yes"},
+            "ignorePreferredTermsOfExistingPods",
+            "cannot unmarshal string into Go value of type bool",
+            id="not-bool",
+        ),
+        pytest.param({"hardPodAffinityWeigth": 1}, "", 'unknown field "hardPodAffinityWeigth"', id="unknown-field"),
     ],
-    ids=["above-100", "negative", "not-int", "not-bool", "unknown-field"],
 )
 def test_invalid_args(args: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        ipa.new(args, None)
-    assert e.value.field == field
+        plugin_args(ipa.NAME, args)
+    assert e.value.field == "profiles[0].pluginConfig[0].args" + (f".{field}" if field else "")
     assert e.value.message == message
 
 
@@ -541,7 +556,7 @@ def test_pods_on_nodes_without_labels_do_not_contribute() -> None:
     node = make_node().name("bare")
     node.d["metadata"]["labels"] = {}
     h = make_handle([node.obj()], [existing("db", "bare", app="db").obj()])
-    pl = ipa.new(None, h)
+    pl = ipa.new(plugin_args(ipa.NAME), h)
     pod = incoming(app="web").affinity(affinity(pref=(weighted(1, term(ZONE, app="db")),))).obj()
     assert pl.pre_score(CycleState(), pod, [h.snapshot.get("bare")]).code is Code.SKIP
 
@@ -557,7 +572,7 @@ def test_pods_on_nodes_without_labels_do_not_contribute() -> None:
     ids=["float64-truncation", "negative-min", "all-equal", "all-negative"],
 )
 def test_normalize_score(raw: list[int], normalized: list[int]) -> None:
-    pl = ipa.new(None, None)
+    pl = ipa.new(plugin_args(ipa.NAME), None)
     state = CycleState()
     state.write(ipa.PRE_SCORE_STATE_KEY, ipa.PreScoreState({ZONE: {"a": 1}}))
     scores = [NodeScore(f"n{i}", s) for i, s in enumerate(raw)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_resources_fit as fit
 
@@ -13,7 +13,7 @@ NODE = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="3", **{"exam
 
 def run_filter(pod, node, existing=(), args=None):
     h = make_handle([node], existing)
-    pl = fit.new(args, h)
+    pl = fit.new(plugin_args(fit.NAME, args), h)
     st = CycleState()
     pl.pre_filter(st, pod)
     return pl.filter(st, pod, h.snapshot.get(node.name))
@@ -78,7 +78,7 @@ def test_sidecar_and_init_requests():
 
 def score(pod, node, existing=(), args=None):
     h = make_handle([node], existing)
-    pl = fit.new(args, h)
+    pl = fit.new(plugin_args(fit.NAME, args), h)
     st = CycleState()
     pl.pre_score(st, pod, [h.snapshot.get(node.name)])
     s, status = pl.score(st, pod, h.snapshot.get(node.name))
@@ -119,7 +119,7 @@ def test_rtcr_without_shape_is_rejected():
     from kwhatif.errors import ConfigError
 
     with pytest.raises(ConfigError, match="requestedToCapacityRatio"):
-        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, make_handle([]))
+        fit.new(plugin_args(fit.NAME, {"scoringStrategy": {"type": "RequestedToCapacityRatio"}}), make_handle([]))
 
 
 # Upstream's TestEnoughRequests (noderesources/fit_test.go, v1.30) on its node of

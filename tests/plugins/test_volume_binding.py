@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
+from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import storage
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -125,7 +125,7 @@ def handle_for(objs: Sequence[dict[str, Any]]) -> Handle:
 
 
 def pre_filter(pod: Any, objs: Sequence[dict[str, Any]]) -> tuple[PreFilterResult | None, Code, tuple[str, ...]]:
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     r, st = pl.pre_filter(CycleState(), pod.obj())
     return r, st.code, st.reasons
 
@@ -145,7 +145,7 @@ def filter_all(pl: vb.VolumeBinding, pod: Any) -> tuple[CycleState, dict[str, tu
 
 
 def reasons(pod: Any, objs: Sequence[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
-    return filter_all(vb.new(None, handle_for(objs)), pod)[1]
+    return filter_all(vb.new(plugin_args(vb.NAME), handle_for(objs)), pod)[1]
 
 
 def pod_with(*claims: str, name: str = "p") -> Any:
@@ -490,7 +490,7 @@ def test_smallest_pv_wins() -> None:
         volume("pv-tiny", size="1Gi", sc="static"),
         volume("pv-mid", size="20Gi", sc="static"),
     ]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, _ = filter_all(pl, pod_with("data"))
     state = st.get(vb.STATE_KEY)
     assert [b.pv.name for b in state.pod_volumes_by_node["n1"].static_bindings] == ["pv-small"]
@@ -503,7 +503,7 @@ def test_smaller_claims_choose_first() -> None:
         volume("pv-1", size="1Gi", sc="static"),
         volume("pv-10", size="10Gi", sc="static"),
     ]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, got = filter_all(pl, pod_with("big", "small"))
     assert got == everywhere()
     bindings = st.get(vb.STATE_KEY).pod_volumes_by_node["n1"].static_bindings
@@ -584,7 +584,7 @@ def test_translated_pv_affinity_on_migrated_node() -> None:
 
 
 def test_filter_without_state_is_an_error() -> None:
-    pl = vb.new(None, handle_for([]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([]))
     ni = pl.handle.snapshot.node_infos[0]
     st = pl.filter(CycleState(), pod_with("data").obj(), ni)
     assert st.code is Code.ERROR
@@ -594,7 +594,7 @@ def test_filter_without_state_is_an_error() -> None:
 
 
 def test_score_is_skipped() -> None:
-    pl = vb.new(None, handle_for([claim("data")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("data")]))
     st, _ = filter_all(pl, pod_with("data"))
     assert pl.pre_score(st, pod_with("data").obj(), pl.handle.snapshot.node_infos).code is Code.SKIP
 
@@ -610,7 +610,7 @@ def schedule(pl: vb.VolumeBinding, pod: Any, node: str) -> CycleState:
 
 def test_assumed_static_binding_persists_across_cycles() -> None:
     objs = [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static")]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     schedule(pl, pod_with("a", name="first"), "n1")
     assumed = pl.cache.pv("pv-1")
     assert assumed is not None and assumed.claim_ref is not None
@@ -627,7 +627,7 @@ def test_assumed_static_binding_persists_across_cycles() -> None:
 
 def test_unreserve_reverts() -> None:
     objs = [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static")]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     first = pod_with("a", name="first")
     st, _ = filter_all(pl, first)
     assert pl.reserve(st, first.obj(), "n1").is_success()
@@ -638,7 +638,7 @@ def test_unreserve_reverts() -> None:
 
 
 def test_assumed_provisioning_selects_the_node() -> None:
-    pl = vb.new(None, handle_for([claim("shared")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("shared")]))
     schedule(pl, pod_with("shared", name="first"), "n3")
     assumed = pl.cache.pvc("default/shared")
     assert assumed is not None and assumed.annotations["volume.kubernetes.io/selected-node"] == "n3"
@@ -648,14 +648,14 @@ def test_assumed_provisioning_selects_the_node() -> None:
 
 
 def test_all_bound_pod_records_nothing() -> None:
-    pl = vb.new(None, handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]))
     schedule(pl, pod_with("data"), "n1")
     assert pl.prebound == {}
     assert pl.cache.assumed_pvs == {} and pl.cache.assumed_pvcs == {}
 
 
 def test_pod_without_claims_reserves() -> None:
-    pl = vb.new(None, handle_for([]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([]))
     st = CycleState()
     p = make_pod().name("p").obj()
     _, pre = pl.pre_filter(st, p)
@@ -668,29 +668,31 @@ def test_pod_without_claims_reserves() -> None:
 # --- args ---------------------------------------------------------------------------------------
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), under the pluginConfig
+# entry's args.
 @pytest.mark.parametrize(
     "args,field",
     [
-        ({"bindTimeoutSeconds": -1}, "bindTimeoutSeconds"),
-        ({"bindTimeoutSeconds": "10"}, "bindTimeoutSeconds"),
-        ({"shape": [{"utilization": 0, "score": 0}]}, "shape"),
-        ({"bindTimeout": 10}, "pluginConfig[VolumeBinding].args"),
+        pytest.param({"bindTimeoutSeconds": -1}, "bindTimeoutSeconds", id="negative-timeout"),
+        pytest.param({"bindTimeoutSeconds": "10"}, "bindTimeoutSeconds", id="string-timeout"),
+        pytest.param({"shape": [{"utilization": 0, "score": 0}]}, "shape", id="shape-without-feature"),
+        pytest.param({"bindTimeout": 10}, "", id="unknown-field"),
     ],
-    ids=["negative-timeout", "string-timeout", "shape-without-feature", "unknown-field"],
 )
 def test_bad_args(args: dict[str, Any], field: str) -> None:
     with pytest.raises(ConfigError) as e:
-        vb.new(args, handle_for([]))
-    assert e.value.field == field
+        plugin_args(vb.NAME, args)
+    assert e.value.field == "profiles[0].pluginConfig[0].args" + (f".{field}" if field else "")
 
 
 def test_args() -> None:
-    assert vb.new({"bindTimeoutSeconds": 0}, handle_for([])).bind_timeout_seconds == 0
-    assert vb.new({"bindTimeoutSeconds": 600}, handle_for([])).bind_timeout_seconds == 600
+    assert vb.new(plugin_args(vb.NAME, {"bindTimeoutSeconds": 0}), handle_for([])).bind_timeout_seconds == 0
+    assert vb.new(plugin_args(vb.NAME, {"bindTimeoutSeconds": 600}), handle_for([])).bind_timeout_seconds == 600
 
 
 def test_scheduler_run_keeps_bindings_between_pods() -> None:
     """Through the scheduler: the second pod cannot bind the static PV the first one took."""
+    from kwhatif.config.defaults import default_args
     from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
     from kwhatif.scheduler import Scheduler
 
@@ -698,7 +700,7 @@ def test_scheduler_run_keeps_bindings_between_pods() -> None:
     plugins["multiPoint"] = PluginSet(
         (PluginRef("PrioritySort"), PluginRef("VolumeBinding"), PluginRef("DefaultBinder"))
     )
-    config = SchedulerConfiguration((Profile("default-scheduler", plugins, {}),), 100)
+    config = SchedulerConfiguration((Profile("default-scheduler", plugins, default_args()),), 100)
     cluster = cluster_of([claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static", hosts=["n2"])])
     cluster.nodes = {n.obj().name: n.obj() for n in NODES}
     sched = Scheduler(cluster, config)
