@@ -140,8 +140,6 @@ def default_plugin_args(
     return fn(dict(given or {})) if fn is not None else None
 
 
-
-
 def default_args(version: SchedulerVersion | None = None) -> dict[str, PluginArgs]:
     """The typed default args of every plugin that has an args kind in the release."""
     version = version or default_version()
