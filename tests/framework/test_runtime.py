@@ -191,15 +191,23 @@ def test_pre_filter_unschedulable_continues_unresolvable_stops(monkeypatch):
 @pytest.mark.parametrize(
     "fail_at,result,message,calls",
     [
-        ("reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
+        pytest.param(
+            "reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
          # Reserve stops at the first failure; Unreserve then runs on every plugin, in reverse
-         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"]),
-        ("permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"]),
-        ("preBind", "Error", 'running PreBind plugin "L": L volume not ready',
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"]),
+         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="reserve",
+        ),
+        pytest.param(
+            "permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="permit",
+        ),
+        pytest.param(
+            "preBind", "Error", 'running PreBind plugin "L": L volume not ready',
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="prebind",
+        ),
     ],
-    ids=["reserve", "permit", "prebind"],
 )
 def test_failures_after_selecting_a_host_unreserve_and_forget(monkeypatch, fail_at, result, message, calls):
     s = scheduler(

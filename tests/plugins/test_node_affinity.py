@@ -314,15 +314,14 @@ ADDED = {"addedAffinity": required(term(expr("pool", "In", "system")))}
 @pytest.mark.parametrize(
     "pod,node,expected",
     [
-        (pod(), make_node().label("pool", "system"), OK),
-        (pod(), make_node().label("pool", "user"), ENFORCED),
-        (pod(), make_node(), ENFORCED),
+        pytest.param(pod(), make_node().label("pool", "system"), OK, id="match"),
+        pytest.param(pod(), make_node().label("pool", "user"), ENFORCED, id="mismatch"),
+        pytest.param(pod(), make_node(), ENFORCED, id="missing-label"),
         # the enforced affinity is checked first and hides the pod's own mismatch
-        (pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED),
-        (pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH),
-        (pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED, id="enforced-first"),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH, id="pod-mismatch"),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK, id="both-match"),
     ],
-    ids=["match", "mismatch", "missing-label", "enforced-first", "pod-mismatch", "both-match"],
 )
 def test_filter_added_affinity(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
     assert run_filter(pod, node, ADDED) == expected

@@ -126,18 +126,17 @@ def test_score(
 @pytest.mark.parametrize(
     "requested,allocatable,expected",
     [
-        ([1, 1], [2, 4], 87),
-        ([0, 0], [0, 0], 100),
-        ([3, 0], [4, 0], 100),
-        ([5, 0], [4, 4], 50),
-        ([1, 2, 3], [4, 4, 4], 79),
-        ([1, 2, 3, 4], [10, 10, 10, 10], 88),
-        ([3, 6], [10, 10], 85),
+        pytest.param([1, 1], [2, 4], 87, id="two"),
+        pytest.param([0, 0], [0, 0], 100, id="nothing"),
+        pytest.param([3, 0], [4, 0], 100, id="one-left"),
+        pytest.param([5, 0], [4, 4], 50, id="capped"),
+        pytest.param([1, 2, 3], [4, 4, 4], 79, id="three"),
+        pytest.param([1, 2, 3, 4], [10, 10, 10, 10], 88, id="four"),
+        pytest.param([3, 6], [10, 10], 85, id="exact"),
         # float64 as upstream: 0.6 - 0.8 is not exactly -0.2, so 100 * 0.9 truncates to 89
-        ([6, 8], [10, 10], 89),
-        ([1, 8], [10, 10], 64),
+        pytest.param([6, 8], [10, 10], 89, id="float-truncation"),
+        pytest.param([1, 8], [10, 10], 64, id="float-truncation-2"),
     ],
-    ids=["two", "nothing", "one-left", "capped", "three", "four", "exact", "float-truncation", "float-truncation-2"],
 )
 def test_balanced_resource_scorer(requested: list[int], allocatable: list[int], expected: int) -> None:
     assert ba.balanced_resource_scorer(requested, allocatable) == expected

@@ -174,74 +174,85 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
 @pytest.mark.parametrize(
     "pod,objs,want",
     [
-        (make_pod().name("p"), [], (None, Code.SKIP, ())),
-        (make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ())),
-        (pod_with("data"), [], unresolvable('persistentvolumeclaim "data" not found')),
-        (
+        pytest.param(make_pod().name("p"), [], (None, Code.SKIP, ()), id="no-volumes"),
+        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ()), id="no-claims"),
+        pytest.param(pod_with("data"), [], unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"),
+        pytest.param(
             make_pod().name("p").volume(EPHEMERAL),
             [],
             unresolvable('waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"'),
+            id="ephemeral-not-created",
         ),
-        (
+        pytest.param(
             make_pod().name("p").uid("uid-p").volume(EPHEMERAL),
             [claim("p-scratch", **owned_by("uid-other"))],
             unresolvable("PVC default/p-scratch was not created for pod default/p (pod is not owner)"),
+            id="ephemeral-not-owner",
         ),
-        (
+        pytest.param(
             make_pod().name("p").uid("uid-p").volume(EPHEMERAL),
             [claim("p-scratch", **owned_by("uid-p"))],
             (None, Code.SUCCESS, ()),
+            id="ephemeral-owned",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-x", status={"phase": "Lost"})],
             unresolvable('persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-x"'),
+            id="claim-lost",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", meta={"deletionTimestamp": "2024-01-01T00:00:00Z"})],
             unresolvable('persistentvolumeclaim "data" is being deleted'),
+            id="claim-deleting",
         ),
-        (pod_with("data"), [claim("data", sc="immediate")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc="missing")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
+        pytest.param(pod_with("data"), [claim("data", sc="immediate")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="unbound-immediate"),
+        pytest.param(pod_with("data"), [claim("data", sc="missing")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="missing-class"),
+        pytest.param(pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="no-class"),
+        pytest.param(pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="empty-class"),
         # pre-bound through spec.volumeName but not marked complete: still waiting for the PV controller
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1", bound=False), volume("pv-1")],
             unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="volume-name-not-complete",
         ),
         # the beta annotation wins over spec.storageClassName, both ways
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="immediate", annotations={"volume.beta.kubernetes.io/storage-class": "wffc"})],
             (None, Code.SUCCESS, ()),
+            id="beta-annotation-wffc",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="wffc", annotations={"volume.beta.kubernetes.io/storage-class": "immediate"})],
             unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="beta-annotation-immediate",
         ),
-        (pod_with("data"), [claim("data")], (None, Code.SUCCESS, ())),
+        pytest.param(pod_with("data"), [claim("data")], (None, Code.SUCCESS, ()), id="unbound-wffc"),
         # bound claims: local PVs restrict the nodes
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", hosts=["n1"])],
             (PreFilterResult(frozenset({"n1"})), Code.SUCCESS, ()),
+            id="local-pv",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", zone="a")],
             (None, Code.SUCCESS, ()),
+            id="zonal-pv-no-subset",
         ),
         # nodes that do not exist stay in the subset
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", hosts=["n1", "ghost"])],
             (PreFilterResult(frozenset({"n1", "ghost"})), Code.SUCCESS, ()),
+            id="local-pv-unknown-node",
         ),
-        (
+        pytest.param(
             pod_with("a", "b"),
             [
                 claim("a", volume="pv-a"),
@@ -250,9 +261,10 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
                 volume("pv-b", hosts=["n2", "n3"]),
             ],
             (PreFilterResult(frozenset({"n2"})), Code.SUCCESS, ()),
+            id="local-pvs-intersect",
         ),
         # disjoint subsets: empty, which the framework reports as "didn't satisfy plugin"
-        (
+        pytest.param(
             pod_with("a", "b"),
             [
                 claim("a", volume="pv-a"),
@@ -261,37 +273,15 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
                 volume("pv-b", hosts=["n2"]),
             ],
             (PreFilterResult(frozenset()), Code.SUCCESS, ()),
+            id="local-pvs-disjoint",
         ),
         # a missing bound PV gives up the reduction (Filter reports it)
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", volume="pv-a"), claim("b", volume="pv-gone"), volume("pv-a", hosts=["n1"])],
             (None, Code.SUCCESS, ()),
+            id="missing-bound-pv",
         ),
-    ],
-    ids=[
-        "no-volumes",
-        "no-claims",
-        "missing-claim",
-        "ephemeral-not-created",
-        "ephemeral-not-owner",
-        "ephemeral-owned",
-        "claim-lost",
-        "claim-deleting",
-        "unbound-immediate",
-        "missing-class",
-        "no-class",
-        "empty-class",
-        "volume-name-not-complete",
-        "beta-annotation-wffc",
-        "beta-annotation-immediate",
-        "unbound-wffc",
-        "local-pv",
-        "zonal-pv-no-subset",
-        "local-pv-unknown-node",
-        "local-pvs-intersect",
-        "local-pvs-disjoint",
-        "missing-bound-pv",
     ],
 )
 def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
@@ -301,9 +291,9 @@ def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
 @pytest.mark.parametrize(
     "terms,want",
     [
-        ([{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}], ["n1", "n2"]),
+        pytest.param([{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}], ["n1", "n2"], id="one-term"),
         # several hostname expressions in one term intersect
-        (
+        pytest.param(
             [
                 {
                     "matchExpressions": [
@@ -313,19 +303,20 @@ def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
                 }
             ],
             ["n2"],
+            id="intersect",
         ),
         # terms unite; a term without a hostname expression adds nothing
-        (
+        pytest.param(
             [
                 {"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1"]}]},
                 {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["b"]}]},
             ],
             ["n1"],
+            id="union",
         ),
-        ([{"matchExpressions": [{"key": HOST, "operator": "NotIn", "values": ["n1"]}]}], []),
-        ([{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a"]}]}], []),
+        pytest.param([{"matchExpressions": [{"key": HOST, "operator": "NotIn", "values": ["n1"]}]}], [], id="not-in"),
+        pytest.param([{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a"]}]}], [], id="no-hostname"),
     ],
-    ids=["one-term", "intersect", "union", "not-in", "no-hostname"],
 )
 def test_local_pv_node_names(terms: list[dict[str, Any]], want: list[str]) -> None:
     pv = storage.persistent_volume(volume("pv", nodeAffinity={"required": {"nodeSelectorTerms": terms}}))
@@ -347,129 +338,121 @@ ZONE_A = {"n1": (), "n2": (BIND_CONFLICT,), "n3": ()}
     "pod,objs,want",
     [
         # bound claims: the PV's node affinity
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", zone="a")],
             {"n1": (), "n2": (NODE_CONFLICT,), "n3": ()},
+            id="bound-affinity",
         ),
-        (pod_with("data"), [claim("data", volume="pv-gone")], everywhere(PV_GONE)),
+        pytest.param(pod_with("data"), [claim("data", volume="pv-gone")], everywhere(PV_GONE), id="bound-pv-missing"),
         # static PVs for an unbound claim of a class without provisioner
-        (pod_with("data"), [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])], ONLY_N1),
-        (
+        pytest.param(pod_with("data"), [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])], ONLY_N1, id="static-match"),
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", phase=None, hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-pending-default",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", phase="Released", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-released",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="wffc", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-other-class",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", size="5Gi", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-too-small",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", modes=["ReadWriteOnce", "ReadOnlyMany"]),
                 volume("pv-1", sc="static", hosts=["n1"]),
             ],
             everywhere(BIND_CONFLICT),
+            id="static-access-modes",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static", spec={"volumeMode": "Block"}), volume("pv-1", sc="static", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-volume-mode",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", hosts=["n1"]),
             ],
             everywhere(BIND_CONFLICT),
+            id="static-selector-miss",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", hosts=["n1"], labels={"tier": "fast"}),
             ],
             ONLY_N1,
+            id="static-selector-match",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", claim_ref="other", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-claimed-by-other",
         ),
         # a PV pre-bound to the claim is taken whatever its phase or labels ...
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", phase=None, claim_ref="data", hosts=["n1"]),
             ],
             ONLY_N1,
+            id="static-prebound",
         ),
         # ... but only within the claim's class
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="other", claim_ref="data", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-prebound-other-class",
         ),
         # dynamic provisioning
-        (pod_with("data"), [claim("data")], everywhere()),
-        (pod_with("data"), [claim("data", sc="zonal")], ZONE_A),
-        (pod_with("data"), [claim("data", sc="static")], everywhere(BIND_CONFLICT)),
+        pytest.param(pod_with("data"), [claim("data")], everywhere(), id="provision"),
+        pytest.param(pod_with("data"), [claim("data", sc="zonal")], ZONE_A, id="provision-allowed-topologies"),
+        pytest.param(pod_with("data"), [claim("data", sc="static")], everywhere(BIND_CONFLICT), id="no-provisioner"),
         # a static PV wins over provisioning on its node; the others provision
-        (pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere()),
-        (
+        pytest.param(pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere(), id="static-or-provision"),
+        pytest.param(
             pod_with("data"),
             [claim("data", annotations={"volume.kubernetes.io/selected-node": "n3"})],
             {"n1": (BIND_CONFLICT,), "n2": (BIND_CONFLICT,), "n3": ()},
+            id="selected-node",
         ),
         # bound and unbound reasons together, in upstream's order
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", volume="pv-a"), volume("pv-a", zone="c"), claim("b", sc="zonal")],
             {"n1": (NODE_CONFLICT,), "n2": (NODE_CONFLICT, BIND_CONFLICT), "n3": (NODE_CONFLICT,)},
+            id="bound-and-unbound",
         ),
         # one PV cannot serve two claims
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static", hosts=["n1", "n2"])],
             everywhere(BIND_CONFLICT),
+            id="one-pv-two-claims",
         ),
-    ],
-    ids=[
-        "bound-affinity",
-        "bound-pv-missing",
-        "static-match",
-        "static-pending-default",
-        "static-released",
-        "static-other-class",
-        "static-too-small",
-        "static-access-modes",
-        "static-volume-mode",
-        "static-selector-miss",
-        "static-selector-match",
-        "static-claimed-by-other",
-        "static-prebound",
-        "static-prebound-other-class",
-        "provision",
-        "provision-allowed-topologies",
-        "no-provisioner",
-        "static-or-provision",
-        "selected-node",
-        "bound-and-unbound",
-        "one-pv-two-claims",
     ],
 )
 def test_filter(pod: Any, objs: list[dict[str, Any]], want: dict[str, tuple[str, ...]]) -> None:
@@ -535,32 +518,19 @@ def driver(storage_capacity: bool) -> dict[str, Any]:
     "objs,want",
     [
         # no CSIDriver, or one that does not track capacity: no check
-        ([capacity("c", "1Gi", "a")], everywhere()),
-        ([driver(False), capacity("c", "1Gi", "a")], everywhere()),
-        ([driver(True)], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
-        ([driver(True), capacity("c", "5Gi", "a")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
+        pytest.param([capacity("c", "1Gi", "a")], everywhere(), id="no-driver"),
+        pytest.param([driver(False), capacity("c", "1Gi", "a")], everywhere(), id="driver-without-tracking"),
+        pytest.param([driver(True)], everywhere(NO_SPACE), id="no-capacity-objects"),
+        pytest.param([driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="enough-in-zone"),
+        pytest.param([driver(True), capacity("c", "5Gi", "a")], everywhere(NO_SPACE), id="too-small"),
+        pytest.param([driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="exactly-enough"),
         # maximumVolumeSize is preferred over capacity
-        ([driver(True), capacity("c", "100Gi", "a", max_size="5Gi")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "1Gi", "a", max_size="50Gi")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
+        pytest.param([driver(True), capacity("c", "100Gi", "a", max_size="5Gi")], everywhere(NO_SPACE), id="max-volume-size-too-small"),
+        pytest.param([driver(True), capacity("c", "1Gi", "a", max_size="50Gi")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="max-volume-size-enough"),
         # another class, no size, no topology: unusable
-        ([driver(True), capacity("c", "20Gi", "a", cls="zonal")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", None, "a")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "20Gi", None)], everywhere(NO_SPACE)),
-    ],
-    ids=[
-        "no-driver",
-        "driver-without-tracking",
-        "no-capacity-objects",
-        "enough-in-zone",
-        "too-small",
-        "exactly-enough",
-        "max-volume-size-too-small",
-        "max-volume-size-enough",
-        "other-class",
-        "no-size",
-        "no-topology",
+        pytest.param([driver(True), capacity("c", "20Gi", "a", cls="zonal")], everywhere(NO_SPACE), id="other-class"),
+        pytest.param([driver(True), capacity("c", None, "a")], everywhere(NO_SPACE), id="no-size"),
+        pytest.param([driver(True), capacity("c", "20Gi", None)], everywhere(NO_SPACE), id="no-topology"),
     ],
 )
 def test_storage_capacity(objs: list[dict[str, Any]], want: dict[str, tuple[str, ...]]) -> None:
