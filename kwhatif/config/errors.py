@@ -1,6 +1,7 @@
 """Field errors in upstream's wording (k8s.io/apimachinery/pkg/util/validation/field): the
 ``Invalid value``, ``Required value``, ``Duplicate value``, ``Forbidden`` and ``Unsupported
-value`` bodies, the path they belong to, and the aggregate of several errors.
+value`` bodies and the path they belong to. Where upstream aggregates several errors, kwhatif
+reports the first (validation.py).
 """
 
 from __future__ import annotations
@@ -60,9 +61,3 @@ def not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErro
 def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
-
-def aggregate(errs: Sequence[ConfigError]) -> ConfigError:
-    """field.ErrorList.ToAggregate().Error(): one error as it is, several in brackets."""
-    if len(errs) == 1:
-        return errs[0]
-    return ConfigError("[" + ", ".join(str(e) for e in errs) + "]")
