@@ -16,7 +16,7 @@ from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
 from kwhatif.dra import features as F
 from kwhatif.framework.interface import NodeScore, CycleState
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex

@@ -8,7 +8,7 @@ import pytest
 
 from builders import make_node, make_pod
 from kwhatif.framework.interface import QueuedPodInfo
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import queue_sort as qs
 from kwhatif.scheduler import Scheduler

@@ -8,7 +8,7 @@ import pytest
 
 from builders import PodBuilder, make_node, make_pod
 from kwhatif.framework.interface import Code
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
 from kwhatif.scheduler import GATED, SCHEDULED, Scheduler
