@@ -22,7 +22,8 @@ from kwhatif.errors import ConfigError, InputError
 from kwhatif.explain import hints
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
-from kwhatif.framework.profile import Options, SchedulerConfiguration
+from kwhatif.config.options import Options
+from kwhatif.config.types import SchedulerConfiguration
 from kwhatif.framework.types import PodOutcome, fit_error_message
 from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
 from kwhatif.load.cluster import ClusterState

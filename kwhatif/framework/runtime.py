@@ -40,7 +40,7 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.framework.profile import Profile
+from kwhatif.config.types import Profile
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.plugins import registry
 

@@ -149,7 +149,7 @@ class Template:
                 if ours is None or pl.name not in pre_score:
                     score_ok = False
             elif pl.name == DRA and _ours(pl, DRA):
-                pass  # scores 0 for the pods the engine sees (see _dra_scores_zero)
+                pass  # scores 0 for the pods it sees (DynamicResourcesScoring.scores_zero_everywhere)
             elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
                 continue  # fine as long as its PreScore skips it
             elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
@@ -494,7 +494,7 @@ class Template:
                 assert self.affinity_score is not None
                 raw, norm = self.affinity_score.scores(idx)
             elif name == DRA:
-                if not self._dra_scores_zero(pl, state):
+                if not (isinstance(pl, dra.DynamicResourcesScoring) and pl.scores_zero_everywhere(state)):
                     return False, None
                 raw = norm = np.zeros(len(idx), dtype=np.int64)
             else:
@@ -526,15 +526,6 @@ class Template:
         att.best_score = best
         att.best = [names[i] for i in np.flatnonzero(totals == best).tolist()]
         return True, att.best[0]
-
-    @staticmethod
-    def _dra_scores_zero(pl: ScorePlugin, state: CycleState) -> bool:
-        """Whether DynamicResources scores this cycle's pod 0 on every node, before and after
-        normalizing: it is off, or its PreFilter found no claims."""
-        if not getattr(pl, "enabled", True):
-            return True
-        s = state.get(dra.STATE_KEY)
-        return isinstance(s, dra._State) and not s.claims
 
     def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
         """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""

@@ -3,10 +3,13 @@ point hands the decision to the run's Binder (recording, or the API with --apply
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, BindPlugin, CycleState, Status
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "DefaultBinder"
 
@@ -25,5 +28,5 @@ class DefaultBinder(BindPlugin):
         return status
 
 
-def new(args: Any, handle: Any) -> DefaultBinder:
+def new(args: None, handle: "Handle") -> DefaultBinder:
     return DefaultBinder(handle)

@@ -1,7 +1,8 @@
 """Upstream plugin names and where each is implemented.
 
 Plugins are imported only when a profile uses them. Each module exposes ``new(args, handle)``,
-which validates its args (raising ConfigError) and returns the plugin.
+which takes the plugin's typed args (kwhatif.config.types; None for plugins without an args
+kind) and returns the plugin; NodeResourcesFit checks its args there, as upstream's NewFit does.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from kwhatif.api.core import Pod, Toleration
+from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
     ERR_NOT_FOUND,
@@ -24,6 +24,9 @@ from kwhatif.plugins.helper import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -80,5 +83,5 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> TaintToleration:
+def new(args: None, handle: "Handle") -> TaintToleration:
     return TaintToleration(handle.version.behaviour.taint_reason)

@@ -5,7 +5,7 @@ already in use anywhere in the cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod, Volume
 from kwhatif.cache.node_info import NodeInfo, PodInfo
@@ -20,6 +20,9 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -155,5 +158,5 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> VolumeRestrictions:
+def new(args: None, handle: "Handle") -> VolumeRestrictions:
     return VolumeRestrictions(handle)

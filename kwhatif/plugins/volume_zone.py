@@ -4,7 +4,7 @@ zone and region of the node, read from the zone/region labels of their PVs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.api.storage import (
@@ -25,6 +25,9 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -141,5 +144,5 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> VolumeZone:
+def new(args: None, handle: "Handle") -> VolumeZone:
     return VolumeZone(handle)
