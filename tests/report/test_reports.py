@@ -17,7 +17,8 @@ from kwhatif.capacity import measure
 from kwhatif.check import check
 from kwhatif.drain import drain
 from kwhatif.errors import ExitCode
-from kwhatif.framework.profile import Options, default_configuration
+from kwhatif.config.defaults import default_configuration
+from kwhatif.config.options import Options
 from kwhatif.load.files import Document
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.capacity import CapacityReport, capacity_report
