@@ -150,10 +150,41 @@ class NodeScore:
 
 
 @dataclass(frozen=True, slots=True)
+class PreemptionVictim:
+    pod: str  # namespace/name
+    priority: int
+    pdb_violation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionCandidate:
+    """A node where preemption would let the pod fit, as pickOneNodeForPreemption compared it."""
+
+    node: str
+    victims: tuple[str, ...]  # namespace/name
+    num_pdb_violations: int
+    highest_priority: int
+    sum_priorities: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionDetails:
+    """What the report shows about a preemption: every victim with its priority and PDB verdict,
+    the rule that picked the node, and the candidates that were compared."""
+
+    node: str
+    selected_by: str
+    victims: tuple[PreemptionVictim, ...]
+    pdb_violating_victims: tuple[str, ...]  # sorted
+    num_pdb_violations: int
+    candidates: tuple[PreemptionCandidate, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PostFilterResult:
     nominated_node_name: str = ""
     victims: tuple["Pod", ...] = ()
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: PreemptionDetails | None = None
 
 
 # --- plugin protocols --------------------------------------------------------------------------

@@ -1,15 +1,20 @@
-"""Upstream plugin names and where each is implemented.
+"""The in-tree registry (pkg/scheduler/framework/plugins/registry.go): upstream plugin names and
+their factories.
 
-Plugins are imported only when a profile uses them. Each module exposes ``new(args, handle)``,
-which validates its args (raising ConfigError) and returns the plugin.
+A Framework is built over a registry (a mapping of plugin name to factory, as upstream's
+NewFramework takes one); the Scheduler passes this one. Plugins are imported only when a profile
+uses them. Each factory is ``new(args, handle)`` and returns the plugin.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Iterator, Mapping
 
-REGISTRY: dict[str, str] = {
+if TYPE_CHECKING:
+    from kwhatif.framework.runtime import PluginFactory, Registry
+
+_IN_TREE: dict[str, str] = {
     "SchedulingGates": "kwhatif.plugins.scheduling_gates",
     "PrioritySort": "kwhatif.plugins.queue_sort",
     "NodeUnschedulable": "kwhatif.plugins.node_unschedulable",
@@ -37,11 +42,34 @@ REGISTRY: dict[str, str] = {
 }
 
 
-def factory(name: str) -> Callable[..., Any] | None:
-    target = REGISTRY.get(name)
-    if target is None:
-        return None
-    module_name, _, attr = target.partition(":")
-    module = importlib.import_module(module_name)
-    fn: Callable[..., Any] = getattr(module, attr or "new")
-    return fn
+class _LazyRegistry(Mapping[str, "PluginFactory"]):
+    """Name -> factory, importing a plugin's module the first time its factory is looked up."""
+
+    def __init__(self, targets: Mapping[str, str]) -> None:
+        self._targets = dict(targets)
+        self._loaded: dict[str, "PluginFactory"] = {}
+
+    def __getitem__(self, name: str) -> "PluginFactory":
+        fn = self._loaded.get(name)
+        if fn is None:
+            module_name, _, attr = self._targets[name].partition(":")
+            module = importlib.import_module(module_name)
+            fn = self._loaded[name] = getattr(module, attr or "new")
+        return fn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._targets)
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._targets
+
+
+IN_TREE: "Registry" = _LazyRegistry(_IN_TREE)
+
+
+def in_tree() -> "Registry":
+    """The default registry: every in-tree plugin kwhatif implements."""
+    return IN_TREE

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from builders import PINNED, make_handle, make_node
+from builders import PINNED, make_framework, make_node
 from fidelity import SAMPLE as FIDELITY_SAMPLE
 from kwhatif.errors import ConfigError
 from kwhatif.framework.config import (
@@ -84,7 +84,7 @@ def parse(body: str) -> Any:
 
 
 def framework(prof: Any) -> Framework:
-    return Framework(prof, make_handle([make_node().name("n1").obj()]))
+    return make_framework([make_node().name("n1").obj()], profile=prof)
 
 
 def raises(text: str) -> ConfigError:
