@@ -364,7 +364,7 @@ class Scheduler:
         att.upstream_scored = prio.upstream_scored
         att.skipped_score_plugins = prio.skipped_score_plugins
         att.notes.extend(prio.notes)
-        host = select_host(pod, fit, prio)
+        host = self.select_host(pod, fit, prio)
         return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes)
 
     def find_nodes_that_fit_pod(
@@ -535,6 +535,13 @@ class Scheduler:
             prio.best = sorted(feasible)
         return prio
 
+    def select_host(self, pod: Pod, fit: NodesFit, prio: Prioritized) -> str:
+        """selectHost: the nominated node when the pod fits there (evaluateNominatedNode), else the
+        first of the best-scored nodes by name (upstream picks among them at random)."""
+        if fit.fast_path:
+            return pod.nominated_node_name
+        return prio.best[0]
+
     def assume_and_bind(
         self, fw: Framework, state: CycleState, pod: Pod, host: str
     ) -> tuple[PodOutcome, str, Binding | None, list[str]]:
@@ -572,14 +579,6 @@ class Scheduler:
         binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
         self.nominator.delete(pod)
         return PodOutcome.SCHEDULED, "", binding, notes
-
-
-def select_host(pod: Pod, fit: NodesFit, prio: Prioritized) -> str:
-    """selectHost: the nominated node when the pod fits there (evaluateNominatedNode), else the
-    first of the best-scored nodes by name (upstream picks among them at random)."""
-    if fit.fast_path:
-        return pod.nominated_node_name
-    return prio.best[0]
 
 
 def _add_excluded_statuses(

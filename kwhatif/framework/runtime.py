@@ -10,7 +10,6 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
 
 from kwhatif.api.core import Pod

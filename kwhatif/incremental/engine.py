@@ -26,6 +26,7 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterResult,
     ScorePlugin,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
@@ -546,8 +547,10 @@ class Template:
         normalizing: it is off, or its PreFilter found no claims."""
         if not getattr(pl, "enabled", True):
             return True
-        s = state.get(dra.STATE_KEY)
-        return isinstance(s, dra._State) and not s.claims
+        try:
+            return not state.read(dra.STATE_KEY).claims
+        except StateNotFoundError:
+            return False
 
     def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
         """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""

@@ -57,12 +57,14 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.helper import check_args, default_normalize_score
 
 NAME = "DynamicResources"
-STATE_KEY = NAME
+STATE_KEY: StateKey[_State] = StateKey(NAME)
 
 # dynamicresources.go
 ERR_REASON_IN_USE = "resourceclaim in use"
@@ -297,8 +299,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
@@ -349,8 +352,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def post_filter(self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
         if not self.enabled:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return None, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CLAIMS)
@@ -371,8 +375,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
@@ -444,8 +449,9 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         if not self.enabled:
             return 0, SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return 0, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims or not self.features.prioritized_list:
             return 0, SUCCESS

@@ -11,7 +11,6 @@ from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -21,6 +20,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.profile import default_args
@@ -35,8 +36,8 @@ from kwhatif.plugins.resource_allocation import (
 )
 
 NAME = "NodeResourcesFit"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
 REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
@@ -277,10 +278,11 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        req = state.get(PRE_FILTER_STATE_KEY)
-        if req is None:
+        try:
+            req = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as e:
             # getPreFilterState (fit.go)
-            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
         lacking = fits_request(req, node_info, self.args.ignored_resources, self.args.ignored_resource_groups)
         if lacking:
             code = Code.UNSCHEDULABLE
@@ -297,8 +299,9 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
+        try:
+            reqs = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
             reqs = pod_request_list(pod, self.resources, False)
         return resource_allocation_score(node_info, self.resources, reqs, False, self.scorer), SUCCESS
 

@@ -42,13 +42,15 @@ from kwhatif.framework.interface import (
     PreScorePlugin,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.helper import check_args
 from kwhatif.plugins.node_volume_limits import claim_name_of, ephemeral_owner_error
 
 NAME = "VolumeBinding"
-STATE_KEY = NAME
+STATE_KEY: StateKey[_StateData] = StateKey(NAME)
 
 # binder.go
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -442,8 +444,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     # --- Filter ---------------------------------------------------------------------------------
 
     def _state(self, state: CycleState) -> _StateData | None:
-        s = state.get(STATE_KEY)
-        return s if isinstance(s, _StateData) else None
+        try:
+            return state.read(STATE_KEY)
+        except StateNotFoundError:
+            return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = self._state(state)
