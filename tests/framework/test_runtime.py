@@ -24,9 +24,14 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.cache.snapshot import Snapshot
+from kwhatif.errors import ConfigError
+from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 from kwhatif.scheduler import Scheduler
@@ -324,3 +329,66 @@ def test_without_score_plugins_every_feasible_node_ties():
         "no score plugins: upstream gives every feasible node the same score and selectHost picks one of them "
         "at random; kwhatif takes the first by name and lists them all as the tie"
     ]
+
+
+class Remember(FilterPlugin):
+    """Keeps the handle its factory was given."""
+
+    NAME = "Remember"
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status:
+        return SUCCESS
+
+
+def test_plugins_get_their_framework_as_the_handle():
+    made: list[Remember] = []
+
+    def new(args: Any, handle: Any) -> Remember:
+        made.append(Remember(handle))
+        return made[-1]
+
+    sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
+    sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
+    sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
+    sets["filter"] = PluginSet((PluginRef("Remember"),))
+    profiles = (Profile("a", sets, {}), Profile("b", sets, {}))
+    state = ClusterState(version=PINNED)
+    state.nodes = {"n1": make_node().name("n1").obj()}
+    s = Scheduler(state, SchedulerConfiguration(profiles, version=PINNED), registry=ChainMap({"Remember": new}, in_tree()))
+    assert [pl.handle for pl in made] == [s.frameworks["a"], s.frameworks["b"]]
+    # every profile's framework shares the run's snapshot, nominator and binder
+    for pl in made:
+        assert pl.handle.snapshot is s.snapshot
+        assert pl.handle.nominator is s.nominator
+        assert pl.handle.binder is s.binder
+        assert pl.handle.version is PINNED
+
+
+def test_a_plugin_missing_from_the_registry_does_not_exist():
+    sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
+    sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
+    sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
+    sets["filter"] = PluginSet((PluginRef("NodePorts"),))
+    only = {name: in_tree()[name] for name in ("PrioritySort", "DefaultBinder")}
+    with pytest.raises(ConfigError, match='FilterPlugin "NodePorts" does not exist'):
+        Framework(only, Profile("p", sets, {}), snapshot=Snapshot([], []), cluster=ClusterState(version=PINNED), version=PINNED)
+
+
+def test_cycle_state_reads_what_was_written_under_its_key():
+    key: StateKey[tuple[str, ...]] = StateKey("PreFilterExample")
+    other: StateKey[int] = StateKey("PreFilterExample")  # same name, another key
+    st = CycleState()
+    with pytest.raises(StateNotFoundError, match="^not found$"):
+        st.read(key)
+    st.write(key, ("a",))
+    assert st.read(key) == ("a",)
+    with pytest.raises(StateNotFoundError):
+        st.read(other)
+    clone = st.clone()
+    st.delete(key)
+    assert clone.read(key) == ("a",)
+    with pytest.raises(StateNotFoundError):
+        st.read(key)
