@@ -320,8 +320,9 @@ class Scheduler:
         att.feasible_names = fit.feasible_names
         att.filter_reasons = fit.filter_reasons
         att.notes.extend(fit.notes)
-        scheduled = self.schedule_pod(fw, state, pod, fit, tmpl, att)
+        scheduled = self.schedule_pod(fw, state, pod, fit, tmpl)
         if isinstance(scheduled, Status):
+            att.skipped_score_plugins = state.skip_score_plugins  # PreScore ran, if scoring failed
             att.result = PodOutcome.ERROR
             att.message = scheduled.message()
             return att
@@ -336,6 +337,14 @@ class Scheduler:
                 att.victims = list(nominating.victims)
                 att.preemption_details = nominating.details
             return att
+        prio = scheduled.prioritized
+        assert prio is not None
+        att.scores = prio.scores
+        att.best = prio.best
+        att.best_score = prio.best_score
+        att.upstream_scored = prio.upstream_scored
+        att.skipped_score_plugins = prio.skipped_score_plugins
+        att.notes.extend(prio.notes)
         att.evaluated_nodes = scheduled.evaluated_nodes
         att.feasible_nodes = scheduled.feasible_nodes
         att.result, att.message, att.binding, notes = self.assume_and_bind(fw, state, pod, scheduled.suggested_host)
@@ -345,10 +354,10 @@ class Scheduler:
         return att
 
     def schedule_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: "Template | None", att: Attempt
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: "Template | None"
     ) -> ScheduleResult | FitError | Status:
-        """schedulePod after findNodesThatFitPod: the node picked, the FitError when none fits, or
-        the error that ended the cycle. The scores are recorded on ``att`` as they are."""
+        """schedulePod after findNodesThatFitPod: the node picked (with the scores it was picked
+        by), the FitError when none fits, or the error that ended the cycle."""
         if fit.error is not None:
             return fit.error
         feasible = fit.feasible
@@ -356,16 +365,9 @@ class Scheduler:
             return FitError(pod, self.snapshot.num_nodes, fit.diagnosis)
         prio = self.prioritize_nodes(fw, state, pod, fit, feasible, tmpl)
         if isinstance(prio, Status):
-            att.skipped_score_plugins = state.skip_score_plugins
             return prio
-        att.scores = prio.scores
-        att.best = prio.best
-        att.best_score = prio.best_score
-        att.upstream_scored = prio.upstream_scored
-        att.skipped_score_plugins = prio.skipped_score_plugins
-        att.notes.extend(prio.notes)
         host = self.select_host(pod, fit, prio)
-        return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes)
+        return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
 
     def find_nodes_that_fit_pod(
         self, fw: Framework, state: CycleState, pod: Pod, tmpl: "Template | None"

@@ -110,12 +110,13 @@ class NominatingInfo:
 @dataclass(slots=True)
 class ScheduleResult:
     """ScheduleResult (schedule_one.go): the node picked, how many nodes the filter pass evaluated
-    and how many of them fit; a FitError carries its nominating info instead."""
+    and how many of them fit; kwhatif adds the scores the node was picked by."""
 
     suggested_host: str
     evaluated_nodes: int
     feasible_nodes: int
     nominating_info: NominatingInfo | None = None
+    prioritized: Prioritized | None = None
 
 
 @dataclass(slots=True)
