@@ -27,7 +27,7 @@ def main() -> None:
     from kwhatif.api import parse
     from kwhatif.capacity import measure
     from kwhatif.cli import long_lived
-    from kwhatif.framework.profile import default_configuration
+    from kwhatif.config.defaults import default_configuration
     from kwhatif.load.cluster import load_cluster
     from kwhatif.scheduler import Scheduler
 

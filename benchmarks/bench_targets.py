@@ -58,7 +58,7 @@ def load(path: str) -> tuple[Any, float]:
 
 
 def child_load(path: str, _: dict[str, Any]) -> dict[str, Any]:
-    from kwhatif.framework.profile import default_configuration
+    from kwhatif.config.defaults import default_configuration
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -77,7 +77,8 @@ def deployment_docs(replicas: int) -> list[Any]:
 
 def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.check import check
-    from kwhatif.framework.profile import Options, default_configuration
+    from kwhatif.config.defaults import default_configuration
+    from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
     from kwhatif.scheduler import Scheduler
 
@@ -100,7 +101,8 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
-    from kwhatif.framework.profile import Options, default_configuration
+    from kwhatif.config.options import Options
+    from kwhatif.config.defaults import default_configuration
     from kwhatif.load.workloads import expand_workload
     from kwhatif.load.cluster import build_cluster
     from kwhatif.report.model import report_dict, schedule_report
@@ -134,7 +136,8 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
 def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.api import parse
     from kwhatif.capacity import measure
-    from kwhatif.framework.profile import Options, default_configuration
+    from kwhatif.config.options import Options
+    from kwhatif.config.defaults import default_configuration
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)

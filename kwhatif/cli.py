@@ -20,7 +20,7 @@ from kwhatif import __version__
 from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
 
 if TYPE_CHECKING:
-    from kwhatif.framework.profile import SchedulerConfiguration
+    from kwhatif.config.types import SchedulerConfiguration
     from kwhatif.load.cluster import ClusterState
     from kwhatif.report.formatter import RenderOptions
     from kwhatif.versions import ChosenVersion
@@ -223,10 +223,10 @@ def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion"
 
 def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "SchedulerConfiguration":
     """The configuration of --config, or the release's default one."""
-    from kwhatif.framework.profile import default_configuration
+    from kwhatif.config.defaults import default_configuration
 
     if co.config:
-        from kwhatif.framework.config import load_configuration
+        from kwhatif.config.load import load_configuration
 
         cfg = load_configuration(co.config, version)
     else:
@@ -324,7 +324,7 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     """
     import dataclasses
 
-    from kwhatif.framework.profile import Options
+    from kwhatif.config.options import Options
     from kwhatif.load.pods import pods_from_documents
     from kwhatif.load.selection import select_pods, split_arguments, unbound_claims
     from kwhatif.report.model import schedule_report
@@ -523,7 +523,7 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_
     ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.check import check as run_check
-    from kwhatif.framework.profile import Options
+    from kwhatif.config.options import Options
     from kwhatif.report.check import check_report
     from kwhatif.report.model import schedule_report
     from kwhatif.scheduler import Scheduler
@@ -578,7 +578,7 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     import dataclasses
 
     from kwhatif.capacity import measure
-    from kwhatif.framework.profile import Options
+    from kwhatif.config.options import Options
     from kwhatif.load.pods import capacity_template
     from kwhatif.report.capacity import capacity_report
     from kwhatif.scheduler import Scheduler
@@ -621,7 +621,7 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     Exit status 0 when every evicted pod lands somewhere, 1 otherwise.
     """
     from kwhatif.drain import drain as run_drain
-    from kwhatif.framework.profile import Options
+    from kwhatif.config.options import Options
     from kwhatif.report.drain import drain_report
     from kwhatif.scheduler import Scheduler
 

@@ -20,9 +20,10 @@ from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.errors import ConfigError, InputError
 from kwhatif.explain import hints
+from kwhatif.config.options import Options
+from kwhatif.config.types import SchedulerConfiguration
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
-from kwhatif.framework.profile import Options, SchedulerConfiguration
 from kwhatif.framework.runtime import Framework, Registry
 from kwhatif.framework.types import (
     FilterResult,

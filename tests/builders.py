@@ -22,7 +22,7 @@ from kwhatif.api.core import Node, Pod
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.framework.handle import Handle, Nominator
-from kwhatif.framework.profile import PluginRef, PluginSet, Profile
+from kwhatif.config.types import PluginRef, PluginSet, Profile
 from kwhatif.framework.runtime import Framework, Registry
 from kwhatif.plugins.registry import in_tree
 from kwhatif.load.cluster import ClusterState
@@ -352,3 +352,23 @@ def pre_filter_then_filter(plugin: Any, pod: Pod, node_info: Any) -> tuple[Any, 
         return pre.code, pre.reasons
     s = plugin.filter(st, pod, node_info)
     return s.code, s.reasons
+
+
+def plugin_args(name: str, args: dict[str, Any] | None = None, version: SchedulerVersion | None = None) -> Any:
+    """The typed args of plugin ``name`` as a KubeSchedulerConfiguration whose pluginConfig gives it
+    ``args`` has them, decoded, defaulted and validated by kwhatif.config (a ConfigError names the
+    field under ``profiles[0].pluginConfig[0].args``); without ``args``, the release's defaults."""
+    import json
+
+    from kwhatif.config.defaults import default_args
+    from kwhatif.config.load import parse_configuration
+
+    version = version or PINNED
+    if args is None:
+        return default_args(version).get(name)
+    doc = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"pluginConfig": [{"name": name, "args": args}]}],
+    }
+    return parse_configuration(json.dumps(doc), "", version).profiles[0].plugin_config[name]

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from kwhatif.api.parse import pod as parse_pod
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import read_path
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get as get_version
 
@@ -47,7 +47,7 @@ def load_config(case: Path, version: str = BASE_VERSION) -> Any:
     release = get_version(version)
     cfg = case / "sched-config.yaml"
     if cfg.exists():
-        from kwhatif.framework.config import load_configuration
+        from kwhatif.config.load import load_configuration
 
         return load_configuration(str(cfg), release)
     c = default_configuration(release)

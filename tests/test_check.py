@@ -10,7 +10,8 @@ import pytest
 
 from builders import make_cluster, make_node
 from kwhatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
-from kwhatif.framework.profile import Options, default_configuration
+from kwhatif.config.options import Options
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import Workload
 from kwhatif.load.files import Document
 from kwhatif.scheduler import Scheduler

@@ -7,7 +7,7 @@ import gc
 from pathlib import Path
 
 from builders import PINNED, make_node
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState, load_cluster
 from kwhatif.scheduler import Scheduler
 

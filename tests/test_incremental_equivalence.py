@@ -19,7 +19,8 @@ import pytest
 from builders import make_cluster
 from kwhatif.api import parse
 from kwhatif.drain import drain
-from kwhatif.framework.profile import Options, default_configuration
+from kwhatif.config.options import Options
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.report.model import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
@@ -340,7 +341,7 @@ profiles:
 def configuration(custom: str, version: str) -> Any:
     if not custom:
         return default_configuration(get(version))
-    from kwhatif.framework.config import parse_configuration
+    from kwhatif.config.load import parse_configuration
 
     return parse_configuration(CUSTOM if custom == "custom" else TWO_PROFILES, "sched.yaml", get(version))
 

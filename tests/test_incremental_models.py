@@ -4,21 +4,24 @@ and go, a model kept up to date holds exactly the state the plugin computes from
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 from typing import Any
 
 import numpy as np
 import pytest
 
-from builders import make_cluster
+from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
+from kwhatif.dra import features as F
 from kwhatif.framework.interface import NodeScore, CycleState
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
+from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.scheduler import Scheduler
@@ -66,7 +69,7 @@ def _churn(rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]]
             m.apply(pos, pi if isinstance(m, (AffinityFilterModel, AffinityScoreModel)) else pi.pod, sign)
 
 
-SEEDS = range(25)
+SEEDS = [pytest.param(seed, id=f"seed-{seed}") for seed in range(25)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -164,3 +167,43 @@ def test_replicas_share_a_template() -> None:
     a = _pod(sched, templates[0], "a-1")
     b = _pod(sched, templates[0], "a-2")
     assert a != b and shape_of(a) == shape_of(b)
+
+
+_DRA = "resource.k8s.io/v1"
+_DRA_OBJS = [
+    {"apiVersion": _DRA, "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
+    {"apiVersion": _DRA, "kind": "ResourceSlice", "metadata": {"name": "n1-drv"},
+     "spec": {"driver": "drv", "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+              "devices": [{"name": "d"}]}},
+    {"apiVersion": _DRA, "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
+     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}},
+]
+
+
+@pytest.mark.parametrize(
+    "features,claims,prefilter,want",
+    [
+        pytest.param(F.for_release("1.35"), False, True, True, id="pod-without-claims"),
+        pytest.param(F.for_release("1.35"), True, True, False, id="pod-with-a-claim"),
+        pytest.param(F.for_release("1.35"), False, False, False, id="no-prefilter-state"),
+        pytest.param(dataclasses.replace(F.for_release("1.35"), enabled=False), True, True, True, id="plugin-off"),
+    ],
+)
+def test_dynamic_resources_scores_zero_everywhere(features: F.Features, claims: bool, prefilter: bool, want: bool) -> None:
+    """What the engine asks DynamicResources instead of computing its scores: when the answer is
+    yes, Score and NormalizeScore give 0 on every node."""
+    handle = make_handle([make_node().name(n).obj() for n in ("n1", "n2")], cluster=make_cluster(_DRA_OBJS))
+    plugin = dra.new(None, handle, features)
+    assert isinstance(plugin, dra.DynamicResourcesScoring)
+    pod_b = make_pod().name("p").uid("uid-p")
+    if claims:
+        pod_b.set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "c"}])
+    pod = pod_b.obj()
+    state = CycleState()
+    if prefilter:
+        plugin.pre_filter(state, pod)
+    assert plugin.scores_zero_everywhere(state) is want
+    if want:
+        scores = [NodeScore(ni.name, plugin.score(state, pod, ni)[0]) for ni in handle.snapshot.node_infos]
+        plugin.normalize_score(state, pod, scores)
+        assert [s.score for s in scores] == [0, 0]

@@ -1,88 +1,89 @@
-"""Small hand-made scenarios of upstream behaviours the fidelity sample does not cover
-(tests/scenarios/<name>/cluster.yaml + pod.yaml)."""
+"""Small hand-made scenarios of upstream behaviours the fidelity sample does not cover.
+
+Each folder of tests/scenarios holds cluster.yaml, the pods (pod.yaml or pods.yaml) and
+expected.yaml, what the run must give (format: tests/scenarios/README.md).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-
+import yaml
 from fidelity import load_case
 
+from kwhatif.framework.runtime import FilterResult
+from kwhatif.scheduler import Attempt
+
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+CASES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "expected.yaml").is_file())
+
+# expected.yaml's keys of an attempt, and how each is read off the Attempt
+ATTEMPT_FIELDS: dict[str, Callable[[Attempt], Any]] = {
+    "round": lambda a: a.round,
+    "pod": lambda a: a.pod.key,
+    "result": lambda a: str(a.result),
+    "node": lambda a: a.node,
+    "message": lambda a: a.message,
+    "nominated_node": lambda a: a.nominated_node,
+    "victims": lambda a: [v.key for v in a.victims],
+    "pod_nominated_node_name": lambda a: a.pod.nominated_node_name,
+    "fast_path": lambda a: a.fast_path,
+    "evaluated_nodes": lambda a: a.evaluated_nodes,
+    "feasible_nodes": lambda a: a.feasible_nodes,
+    "best": lambda a: list(a.best),
+}
+
+# a node's first failing filter
+FILTER_FIELDS: dict[str, Callable[[FilterResult], Any]] = {
+    "plugin": lambda fr: fr.first.plugin if fr.first else None,
+    "code": lambda fr: fr.first.code.label if fr.first else None,
+    "reasons": lambda fr: list(fr.first.reasons) if fr.first else None,
+    "with_nominated": lambda fr: fr.with_nominated,
+}
+
+CASE_KEYS = {"pods", "rounds", "cache", "attempts", "nominations"}
 
 
-def run(name: str):
-    sched, pods = load_case(SCENARIOS / name)
-    return sched.run(pods, rounds=1)[0]
+def expected(name: str) -> dict[str, Any]:
+    with open(SCENARIOS / name / "expected.yaml") as fh:
+        exp: dict[str, Any] = yaml.safe_load(fh)
+    assert set(exp) <= CASE_KEYS, f"{name}/expected.yaml: unknown keys {sorted(set(exp) - CASE_KEYS)}"
+    return exp
 
 
-def test_pending_nominated_pod_holds_its_node():
-    # A preemptor waiting on node-a (status.nominatedNodeName) counts there for lower-priority
-    # pods: the newcomer no longer fits node-a and goes to node-b.
-    att = run("nominated-pending")
-    assert att.node == "node-b"
-    fr = att.filters["node-a"]
-    assert fr.first is not None and fr.first.reasons == ("Insufficient cpu",) and fr.with_nominated
+def actual(att: Attempt, want: dict[str, Any]) -> dict[str, Any]:
+    """The attempt's values for the keys ``want`` names."""
+    unknown = set(want) - set(ATTEMPT_FIELDS) - {"filters"}
+    assert not unknown, f"unknown attempt keys {sorted(unknown)}"
+    got = {k: ATTEMPT_FIELDS[k](att) for k in want if k != "filters"}
+    if "filters" in want:
+        got["filters"] = {}
+        for node, fields in want["filters"].items():
+            assert set(fields) <= set(FILTER_FIELDS), f"unknown filter keys {sorted(set(fields) - set(FILTER_FIELDS))}"
+            fr = att.filters[node]
+            assert fr.first is not None, f"{node} passed every filter"
+            got["filters"][node] = {k: FILTER_FIELDS[k](fr) for k in fields}
+    return got
 
 
-def test_nominated_node_outside_the_prefilter_result():
-    # evaluateNominatedNode runs before the PreFilterResult narrows the nodes.
-    att = run("nominated-outside-prefilter-result")
-    assert att.result == "Scheduled" and att.node == "node-b"
-    assert att.fast_path and (att.evaluated_nodes, att.feasible_nodes) == (1, 1)
+def test_every_scenario_has_an_expected_file() -> None:
+    folders = sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir())
+    assert folders == CASES
 
 
-def test_runtime_class_scheduling_constraints():
-    att = run("runtimeclass-scheduling")
-    assert att.node == "node-b"
-    assert att.filters["node-a"].first is not None and att.filters["node-a"].first.plugin == "NodeAffinity"
-
-
-def test_preemptor_retries_on_its_nominated_node():
-    # Round 1: the preemptor evicts the guard on node-a and is nominated there; the follower
-    # (lower priority) sees it on node-a and goes to node-c. Round 2: the preemptor tries node-a
-    # first and binds there, though node-c now scores higher (a retry without the nomination
-    # would land on node-c).
-    sched, pods = load_case(SCENARIOS / "retry-on-nominated-node", "pods.yaml")
-    first, follower, retry = sched.run(pods, rounds=2)
-    assert (first.round, first.pod.key, first.result) == (1, "default/preemptor", "Unschedulable")
-    assert first.message == "0/2 nodes are available: 2 node(s) didn't satisfy existing pods anti-affinity rules."
-    assert first.nominated_node == "node-a" and [v.key for v in first.victims] == ["default/guard"]
-    assert (follower.round, follower.pod.key, follower.result, follower.node) == (1, "default/follower", "Scheduled", "node-c")
-    fr = follower.filters["node-a"]
-    assert fr.first is not None and fr.first.reasons == ("Insufficient cpu",) and fr.with_nominated
-    assert (retry.round, retry.pod.key, retry.result, retry.node) == (2, "default/preemptor", "Scheduled", "node-a")
-    assert retry.pod.nominated_node_name == "node-a" and retry.fast_path
-    assert (retry.evaluated_nodes, retry.feasible_nodes) == (1, 1)
-    assert retry.best == ["node-c"]  # what a full evaluation would have picked
-    assert not sched.nominator.node_of  # bound: the nomination is gone
-
-
-@pytest.mark.parametrize(
-    "start_time,victims",
-    [
-        # equal start times: the sort keeps LIST order, the first pods are given back first
-        pytest.param(True, ["default/web-10", "default/web-2"], id="same-start-time"),
-        # no start time: MoreImportantPod says yes both ways and the insertion sort reverses them
-        pytest.param(False, ["batch/job-1", "default/web-1"], id="no-start-time"),
-    ],
-)
-def test_victims_follow_list_order_not_file_order(tmp_path, start_time, victims):
-    # The file lists default/web-2, default/web-10, batch/job-1, default/web-1; the cache holds
-    # them in LIST order: batch/job-1, default/web-1, default/web-10, default/web-2.
-    src = SCENARIOS / "victims-in-list-order"
-    case = tmp_path / "case"
-    case.mkdir()
-    text = (src / "cluster.yaml").read_text()
-    if not start_time:
-        text = text.replace(', startTime: "2024-01-01T00:00:00Z"', "")
-    (case / "cluster.yaml").write_text(text)
-    (case / "pod.yaml").write_text((src / "pod.yaml").read_text())
-    sched, pods = load_case(case)
-    assert [pi.pod.key for pi in sched.snapshot.get("node-a").pods] == [
-        "batch/job-1", "default/web-1", "default/web-10", "default/web-2"
-    ]
-    (att,) = sched.run(pods, rounds=1)
-    assert att.nominated_node == "node-a"
-    assert sorted(v.key for v in att.victims) == victims
+@pytest.mark.parametrize("name", CASES)
+def test_scenario(name: str) -> None:
+    exp = expected(name)
+    sched, pods = load_case(SCENARIOS / name, exp.get("pods", "pod.yaml"))
+    for node, keys in exp.get("cache", {}).items():
+        assert [pi.pod.key for pi in sched.snapshot.get(node).pods] == keys, f"cache of {node}"
+    attempts = sched.run(pods, rounds=exp.get("rounds", 1))
+    want = exp["attempts"]
+    assert len(attempts) == len(want)
+    for i, (att, w) in enumerate(zip(attempts, want)):
+        assert actual(att, w) == w, f"attempt {i}"
+    if "nominations" in exp:
+        assert dict(sched.nominator.node_of) == exp["nominations"]

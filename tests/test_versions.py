@@ -16,8 +16,9 @@ from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
 from kwhatif.errors import ConfigError
-from kwhatif.framework.config import parse_configuration
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.load import parse_configuration
+from kwhatif.config.defaults import default_configuration
+from kwhatif.config.types import DynamicResourcesArgs
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
@@ -307,12 +308,14 @@ def test_dynamic_resources_args() -> None:
     """DynamicResourcesArgs is a kind of the v1 scheme from 1.34 (filterTimeout defaults to 10s)."""
     body = "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args: {filterTimeout: 5s}\n"
     cfg = parse_configuration(HEADER + body, "s", get("1.34"))
-    assert cfg.profiles[0].plugin_config["DynamicResources"] == {"filterTimeout": 5_000_000_000}
-    assert default_configuration(get("1.34")).profiles[0].plugin_config["DynamicResources"] == {"filterTimeout": 10_000_000_000}
+    assert cfg.profiles[0].plugin_config["DynamicResources"] == DynamicResourcesArgs(filter_timeout_ns=5_000_000_000)
+    assert default_configuration(get("1.34")).profiles[0].plugin_config["DynamicResources"] == DynamicResourcesArgs(
+        filter_timeout_ns=10_000_000_000
+    )
     # 1.33: not an args kind, kept raw (runtime.Unknown), like any plugin without args
-    assert parse_configuration(HEADER + body, "s", get("1.33")).profiles[0].plugin_config["DynamicResources"] == {
-        "filterTimeout": "5s"
-    }
+    profile_1_33 = parse_configuration(HEADER + body, "s", get("1.33")).profiles[0]
+    assert profile_1_33.unknown_args["DynamicResources"] == {"filterTimeout": "5s"}
+    assert "DynamicResources" not in profile_1_33.plugin_config
     assert "must be zero or positive" in config_error("1.34", body.replace("5s", "-1s"))
     assert 'unknown field "bindingTimeout"' in config_error("1.34", body.replace("filterTimeout: 5s", "bindingTimeout: 5s"))
     assert "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled" in config_error(

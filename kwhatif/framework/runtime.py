@@ -43,7 +43,7 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.framework.profile import Profile
+from kwhatif.config.types import Profile
 from kwhatif.framework.types import FilterResult, NodeScores, PluginScore, PreFilterRecord
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.versions import SchedulerVersion, default_version

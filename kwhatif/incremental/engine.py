@@ -26,7 +26,6 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterResult,
     ScorePlugin,
-    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
@@ -162,7 +161,7 @@ class Template:
                 if ours is None or pl.name not in pre_score:
                     score_ok = False
             elif pl.name == DRA and _ours(pl, DRA):
-                pass  # scores 0 for the pods the engine sees (see _dra_scores_zero)
+                pass  # scores 0 for the pods it sees (DynamicResourcesScoring.scores_zero_everywhere)
             elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
                 continue  # fine as long as its PreScore skips it
             elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
@@ -508,7 +507,7 @@ class Template:
                 assert self.affinity_score is not None
                 raw, norm = self.affinity_score.scores(idx)
             elif name == DRA:
-                if not self._dra_scores_zero(pl, state):
+                if not (isinstance(pl, dra.DynamicResourcesScoring) and pl.scores_zero_everywhere(state)):
                     return None
                 raw = norm = np.zeros(len(idx), dtype=np.int64)
             else:
@@ -540,17 +539,6 @@ class Template:
             upstream_scored=True,
             skipped_score_plugins=skipped,
         )
-
-    @staticmethod
-    def _dra_scores_zero(pl: ScorePlugin, state: CycleState) -> bool:
-        """Whether DynamicResources scores this cycle's pod 0 on every node, before and after
-        normalizing: it is off, or its PreFilter found no claims."""
-        if not getattr(pl, "enabled", True):
-            return True
-        try:
-            return not state.read(dra.STATE_KEY).claims
-        except StateNotFoundError:
-            return False
 
     def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
         """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""

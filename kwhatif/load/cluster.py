@@ -6,7 +6,7 @@ import contextlib
 import gc
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
@@ -14,6 +14,7 @@ from kwhatif.api.resources import PodRules
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
 from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.resourcequota import ResourceQuota
+from kwhatif.api.labels import NOTHING, Selector, selector_from_set
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -109,7 +110,11 @@ _BUILTIN_GROUP_VERSIONS = {
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """A controller object as written; load/workloads.py turns it into pods."""
+    """A controller object as written; load/workloads.py turns it into pods.
+
+    Its spec.selector is parsed when the Workload is made, as helper.DefaultSelector reads it for
+    PodTopologySpread's default constraints (upstream helper/spread.go), so no plugin reads the body.
+    """
 
     kind: str
     namespace: str
@@ -117,10 +122,53 @@ class Workload:
     uid: str
     body: dict[str, Any]
     source: str
+    # A ReplicationController's selector map (the API server defaults an empty one to the pod
+    # template's labels); DefaultSelector merges it into the Services' label set. None for other kinds.
+    selector_set: Mapping[str, str] | None = field(init=False, repr=False, compare=False)
+    # labels.Selector of a ReplicationController (SelectorFromSet of selector_set), ReplicaSet or
+    # StatefulSet (metav1.LabelSelectorAsSelector: NOTHING for a nil selector, and where it fails,
+    # for upstream then adds none of it). None for the kinds DefaultSelector does not read.
+    selector: Selector | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        selector_set: Mapping[str, str] | None = None
+        selector: Selector | None = None
+        if self.kind == "ReplicationController":
+            selector_set = _rc_selector(self.body)
+            selector = selector_from_set(selector_set)
+        elif self.kind in ("ReplicaSet", "StatefulSet"):
+            selector = _apps_selector(self.body)
+        object.__setattr__(self, "selector_set", selector_set)
+        object.__setattr__(self, "selector", selector)
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.kind, self.namespace, self.name)
+
+
+def _rc_selector(body: dict[str, Any]) -> Mapping[str, str]:
+    """A ReplicationController's spec.selector, or its template's labels when empty."""
+    spec = body.get("spec")
+    if not isinstance(spec, dict):
+        return {}
+    raw = spec.get("selector")
+    if not raw:
+        tmpl = spec.get("template")
+        meta = tmpl.get("metadata") if isinstance(tmpl, dict) else None
+        raw = meta.get("labels") if isinstance(meta, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def _apps_selector(body: dict[str, Any]) -> Selector:
+    """A ReplicaSet's or StatefulSet's spec.selector through LabelSelectorAsSelector."""
+    spec = body.get("spec")
+    raw = spec.get("selector") if isinstance(spec, dict) else None
+    try:
+        return parse.label_selector(raw if isinstance(raw, dict) else None, "spec.selector")
+    except FieldError:
+        return NOTHING
 
 
 @dataclass(slots=True)

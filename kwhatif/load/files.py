@@ -8,7 +8,6 @@ it came from. Nothing here interprets an object beyond its apiVersion and kind.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -18,13 +17,16 @@ from typing import Any, Generator, Iterator
 
 import yaml
 
+from kwhatif.config.reader import (
+    ALIAS_EXPANSION_FACTOR,
+    ALIAS_EXPANSION_FLOOR,
+    YAML_LOADER as _YamlLoader,
+    json_error_message,
+    os_errors,
+    yaml_error_message,
+    yaml_nesting_problem,
+)
 from kwhatif.errors import InputError
-
-try:  # the C loader is an order of magnitude faster; fall back where libyaml is missing
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _YamlLoader = yaml.SafeLoader
-
 
 
 class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
@@ -56,14 +58,6 @@ MiB = 1024 * 1024
 # is not: each format has its own ceiling, which --max-input-size raises or lowers for both.
 DEFAULT_MAX_YAML_BYTES = 128 * MiB
 DEFAULT_MAX_JSON_BYTES = 2048 * MiB
-# An alias-expanded document may be this many times larger than its text, at least this large.
-ALIAS_EXPANSION_FACTOR = 20
-ALIAS_EXPANSION_FLOOR = 1_000_000
-
-# Deepest nesting of YAML collections accepted: libyaml's composer recurses in C without a
-# guard and overflows the stack somewhere above 20,000 levels; go-yaml stops at 10,000 ("exceeded
-# max depth"), which no real manifest comes near.
-MAX_YAML_DEPTH = 10_000
 
 _LOG_START = re.compile(r"==== START logs for [^\n]*====\n?")
 _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
@@ -143,21 +137,6 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
     return parse_text(_read_text(path, limits), path, limits.max_yaml_bytes)
-
-
-@contextlib.contextmanager
-def os_errors(path: str, error: type[InputError] = InputError) -> Iterator[None]:
-    """Turn the ways a path cannot be read into one-line errors naming it."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise error("no such file or directory", source=path) from None
-    except IsADirectoryError:
-        raise error("is a directory", source=path) from None
-    except PermissionError:
-        raise error("permission denied", source=path) from None
-    except OSError as e:
-        raise error(f"cannot read: {e.strerror or e}", source=path) from None
 
 
 def _read_text(path: str, limits: Limits) -> str:
@@ -268,7 +247,7 @@ class _JsonStream:
     def fail(self, pos: int, msg: str) -> InputError:
         line = self.text.count("\n", 0, pos) + 1
         col = pos - self.text.rfind("\n", 0, pos)
-        return _JsonSyntaxError(f"invalid JSON at line {line} column {col}: {msg}", source=self.source)
+        return _JsonSyntaxError(json_error_message(line, col, msg), source=self.source)
 
     def skip_ws(self, pos: int) -> int:
         m = _WS.match(self.text, pos)
@@ -388,26 +367,6 @@ def _recorded_version(lst: dict[str, Any], where: str) -> Iterator[Document]:
         yield Document({"gitVersion": version}, where, SERVER_VERSION_KIND, "")
 
 
-def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
-    """One line for a YAML error, with the line and column where they are known."""
-    if isinstance(e, yaml.MarkedYAMLError):
-        mark = e.problem_mark or e.context_mark
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        problem = e.problem or e.context or "malformed"
-        if isinstance(e, yaml.constructor.ConstructorError) and "tag" in (e.problem or ""):
-            problem = f"{problem} (only plain YAML is accepted)"
-    elif isinstance(e, yaml.reader.ReaderError):
-        # a character YAML does not allow (NUL, other control characters)
-        pos = min(max(e.position, 0), len(text))
-        line = text.count("\n", 0, pos) + 1
-        where = f" at line {line} column {pos - text.rfind(chr(10), 0, pos)}"
-        char = e.character if isinstance(e.character, int) else ord(e.character) if e.character else 0
-        problem = f"unacceptable character #x{char:04x}: {e.reason}"
-    else:
-        where, problem = "", str(e)
-    return f"invalid YAML{where}: {' '.join(problem.split())}"
-
-
 def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
     problem = yaml_nesting_problem(text)
     if problem:
@@ -430,41 +389,6 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
         (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}")
         for i, doc in enumerate(docs)
     )
-
-
-def yaml_nesting_problem(text: str) -> str | None:
-    """Why ``text`` must not reach the C YAML loader (its collections nest deeper than
-    MAX_YAML_DEPTH), with the line and column where the limit is crossed; None when it is safe.
-
-    A collection takes at least one character of the text, so short texts are safe; otherwise
-    flow collections need an opening bracket each and block collections indentation (or "- " and
-    "? " indicators) at the start of a line, so a text with few non-empty brackets and no long
-    prefix of those is safe too (a 40 MB kubectl dump is checked in half a second). Only what passes neither bound is parsed, event by event, to measure it."""
-    limit = MAX_YAML_DEPTH
-    if len(text) <= limit:
-        return None
-    # empty collections ({} and [], as kubectl and PyYAML write them) nest nothing further
-    brackets = text.count("{") + text.count("[") - text.count("{}") - text.count("[]")
-    if brackets < limit // 2 and not _LONG_PREFIX.match(text) and not _LONG_LINE_PREFIX.search(text):
-        return None
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=_YamlLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > limit:
-                    mark = event.start_mark
-                    where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-                    return f"invalid YAML{where}: nested too deeply (more than {limit} levels)"
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        return None  # the loader reports the syntax error itself
-    return None
-
-
-_LONG_PREFIX = re.compile(r"[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
-_LONG_LINE_PREFIX = re.compile(r"\n[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
 
 
 def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:

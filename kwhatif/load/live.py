@@ -103,7 +103,7 @@ _KUBECONFIG_ITEM = {"clusters": "cluster", "contexts": "context", "users": "user
 
 def _check_kubeconfig(path: str) -> None:
     """A malformed kubeconfig is bad input named by its file, not a crash inside the client."""
-    from kwhatif.load.files import os_errors, yaml_error_message, yaml_nesting_problem
+    from kwhatif.config.reader import os_errors, yaml_error_message, yaml_nesting_problem
 
     if not os.path.isfile(path):
         return  # the client says what is missing

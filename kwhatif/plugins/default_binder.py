@@ -3,7 +3,7 @@ point hands the decision to the run's Binder (recording, or the API with --apply
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, BindPlugin, CycleState, Status
@@ -27,5 +27,5 @@ class DefaultBinder(BindPlugin):
         return binder.bind(pod, node_name)
 
 
-def new(args: Any, handle: Any) -> DefaultBinder:
+def new(args: None, handle: "Handle") -> DefaultBinder:
     return DefaultBinder(handle)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import DefaultPreemptionArgs
 from kwhatif.framework.types import fit_error_message
 from kwhatif.framework.interface import (
     SUCCESS,
@@ -31,9 +31,7 @@ from kwhatif.framework.interface import (
     PreemptionVictim,
     Status,
 )
-from kwhatif.framework.profile import default_args
 from kwhatif.gocompat import go_sort_slice
-from kwhatif.plugins.helper import check_args
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -61,12 +59,6 @@ BY_SUM_PRIORITIES = "lowestSumOfPriorities"
 BY_NUM_VICTIMS = "fewestVictims"
 BY_LATEST_START = "latestStartTime"
 BY_FIRST = "first"
-
-
-@dataclass(frozen=True, slots=True)
-class DefaultPreemptionArgs:
-    min_candidate_nodes_percentage: int = 10
-    min_candidate_nodes_absolute: int = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,47 +489,5 @@ def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str)
     )
 
 
-# --- args ----------------------------------------------------------------------------------------
-
-
-def parse_args(args: Mapping[str, Any] | None) -> DefaultPreemptionArgs:
-    """Defaults field by field, then ValidateDefaultPreemptionArgs (validation_pluginargs.go)."""
-    defaults = default_args()[NAME]
-    a = check_args(NAME, args, {"minCandidateNodesPercentage", "minCandidateNodesAbsolute"})
-    values: dict[str, int] = {}
-    for key in ("minCandidateNodesPercentage", "minCandidateNodesAbsolute"):
-        v = a.get(key)
-        if v is None:
-            v = defaults[key]
-        if isinstance(v, bool) or not isinstance(v, int) or not -(_INT32_MAX + 1) <= v <= _INT32_MAX:
-            raise ConfigError("must be a 32-bit integer", field=key)
-        values[key] = v
-    pct, absolute = values["minCandidateNodesPercentage"], values["minCandidateNodesAbsolute"]
-    errs: list[tuple[str, str]] = []
-    if pct < 0 or pct > 100:
-        errs.append(("minCandidateNodesPercentage", f"Invalid value: {pct}: not in valid range [0, 100]"))
-    if absolute < 0:
-        errs.append(("minCandidateNodesAbsolute", f"Invalid value: {absolute}: not in valid range [0, inf)"))
-    if pct == 0 and absolute == 0:
-        errs.append(
-            (
-                "minCandidateNodesPercentage",
-                "Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute",
-            )
-        )
-        errs.append(
-            (
-                "minCandidateNodesAbsolute",
-                "Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage",
-            )
-        )
-    if len(errs) == 1:
-        raise ConfigError(errs[0][1], field=errs[0][0])
-    if errs:
-        # An aggregate of field errors prints as "[field: msg, field: msg]".
-        raise ConfigError("[" + ", ".join(f"{f}: {m}" for f, m in errs) + "]")
-    return DefaultPreemptionArgs(pct, absolute)
-
-
-def new(args: Mapping[str, Any] | None, handle: "Handle") -> DefaultPreemption:
-    return DefaultPreemption(parse_args(args), handle)
+def new(args: DefaultPreemptionArgs, handle: "Handle") -> DefaultPreemption:
+    return DefaultPreemption(args, handle)

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from kwhatif.api.core import NodeSelector, Pod
 from kwhatif.cache.node_info import NodeInfo
+from kwhatif.config.types import DynamicResourcesArgs
 from kwhatif.dra import cel
 from kwhatif.dra import claims as dra_claims
 from kwhatif.dra import features as dra_features
@@ -61,7 +62,10 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.plugins.helper import check_args, default_normalize_score
+from kwhatif.plugins.helper import default_normalize_score
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "DynamicResources"
 STATE_KEY: StateKey[_State] = StateKey(NAME)
@@ -446,6 +450,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 class DynamicResourcesScoring(DynamicResources, ScorePlugin):
     """1.35: Score prefers nodes where claims get earlier prioritized-list alternatives."""
 
+    def scores_zero_everywhere(self, state: CycleState) -> bool:
+        """Whether Score gives this cycle's pod 0 on every node, before and after NormalizeScore:
+        the plugin is off, or its PreFilter found that the pod has no resource claims. False
+        when PreFilter left no state (Score then fails)."""
+        if not self.enabled:
+            return True
+        try:
+            return not state.read(STATE_KEY).claims
+        except StateNotFoundError:
+            return False
+
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         if not self.enabled:
             return 0, SUCCESS
@@ -498,12 +513,11 @@ def features_of(handle: Any) -> dra_features.Features:
 
 
 def new(
-    args: Mapping[str, Any] | None, handle: Any, features: dra_features.Features | None = None
+    args: DynamicResourcesArgs | None, handle: "Handle", features: dra_features.Features | None = None
 ) -> DynamicResources:
-    # DynamicResourcesArgs (filterTimeout, bindingTimeout) are validated and defaulted with the
-    # configuration; a dry run has no timeouts to apply. ``features`` overrides the release's
-    # feature set (tests of gated code paths).
-    check_args(NAME, args, {"filterTimeout", "bindingTimeout"})
+    # DynamicResourcesArgs (filterTimeout, bindingTimeout) have no effect on a dry run. The args
+    # are None in releases without the args kind (before 1.34). ``features`` overrides the
+    # release's feature set (tests of gated code paths).
     if features is None:
         features = features_of(handle)
     cls = DynamicResourcesScoring if features.scores else DynamicResources

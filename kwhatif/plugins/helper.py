@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from kwhatif.api.core import Taint, Toleration
-from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import NodeScore
 from kwhatif.gocompat import go_div
 
@@ -64,14 +63,3 @@ def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Any:
 
     return fn
 
-
-def check_args(name: str, args: Mapping[str, Any] | None, allowed: set[str]) -> Mapping[str, Any]:
-    """Reject fields a plugin's args type does not have (the v1 decoder is strict)."""
-    if args is None:
-        return {}
-    if not isinstance(args, Mapping):
-        raise ConfigError(f"args of {name} must be an object", field=f"pluginConfig[{name}].args")
-    for k in args:
-        if k not in allowed and k not in ("kind", "apiVersion"):
-            raise ConfigError(f'unknown field "{k}"', field=f"pluginConfig[{name}].args")
-    return args

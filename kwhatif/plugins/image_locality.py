@@ -3,12 +3,15 @@ the pod's images, scaled by how widely each image is spread."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
 from kwhatif.framework.interface import MAX_NODE_SCORE, SUCCESS, CycleState, ScorePlugin, Status
 from kwhatif.gocompat import go_div
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "ImageLocality"
 MB = 1024 * 1024
@@ -64,5 +67,5 @@ class ImageLocality(ScorePlugin):
         return calculate_priority(s, sources), SUCCESS
 
 
-def new(args: Any, handle: Any) -> ImageLocality:
+def new(args: None, handle: "Handle") -> ImageLocality:
     return ImageLocality(handle)

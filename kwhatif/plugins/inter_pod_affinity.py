@@ -10,12 +10,12 @@ adjust a cloned copy when the framework evaluates nominated pods or preemption v
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.labels import NOTHING
 from kwhatif.cache.node_info import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import InterPodAffinityArgs
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
     SKIP,
@@ -33,8 +33,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.framework.profile import default_args
-from kwhatif.plugins.helper import check_args
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "InterPodAffinity"
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
@@ -45,22 +46,12 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy exis
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
 
-# validation_pluginargs.go: validateHardPodAffinityWeight
-MIN_HARD_POD_AFFINITY_WEIGHT = 0
-MAX_HARD_POD_AFFINITY_WEIGHT = 100
-
 # The incoming pod's terms are matched with no namespace labels at all (upstream passes nil): after
 # merging, their namespace selector is either Nothing or Everything, and an empty label set gives
 # both the answer a nil set gives.
 _NO_NAMESPACE_LABELS: dict[str, str] = {}
 
 TopologyPair = tuple[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class InterPodAffinityArgs:
-    hard_pod_affinity_weight: int
-    ignore_preferred_terms_of_existing_pods: bool
 
 
 class TopologyCounts(dict[TopologyPair, int]):
@@ -435,27 +426,5 @@ def _satisfy_existing_pods_anti_affinity(s: PreFilterState, node: Node) -> bool:
     return True
 
 
-def parse_args(args: Mapping[str, Any] | None) -> InterPodAffinityArgs:
-    defaults = default_args()[NAME]
-    a = check_args(NAME, args, {"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"})
-    weight = a.get("hardPodAffinityWeight")
-    if weight is None:
-        weight = defaults["hardPodAffinityWeight"]
-    if isinstance(weight, bool) or not isinstance(weight, int):
-        raise ConfigError("must be an integer", field="hardPodAffinityWeight")
-    if not MIN_HARD_POD_AFFINITY_WEIGHT <= weight <= MAX_HARD_POD_AFFINITY_WEIGHT:
-        raise ConfigError(
-            f"Invalid value: {weight}: not in valid range "
-            f"[{MIN_HARD_POD_AFFINITY_WEIGHT}, {MAX_HARD_POD_AFFINITY_WEIGHT}]",
-            field="hardPodAffinityWeight",
-        )
-    ignore = a.get("ignorePreferredTermsOfExistingPods")
-    if ignore is None:
-        ignore = defaults["ignorePreferredTermsOfExistingPods"]
-    if not isinstance(ignore, bool):
-        raise ConfigError("must be a boolean", field="ignorePreferredTermsOfExistingPods")
-    return InterPodAffinityArgs(weight, ignore)
-
-
-def new(args: Mapping[str, Any] | None, handle: Any) -> InterPodAffinity:
-    return InterPodAffinity(parse_args(args), handle)
+def new(args: InterPodAffinityArgs, handle: "Handle") -> InterPodAffinity:
+    return InterPodAffinity(args, handle)

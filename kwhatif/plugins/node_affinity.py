@@ -4,15 +4,14 @@ preferred node affinity, and the scheduler-enforced addedAffinity from the plugi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Mapping
 
-from kwhatif.api import parse
 from kwhatif.api.fields import aggregate
 from kwhatif.api.core import NodeAffinity as NodeAffinitySpec
 from kwhatif.api.core import NodeSelector, Pod, PreferredSchedulingTerm
 from kwhatif.api.labels import Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo
-from kwhatif.errors import ConfigError, FieldError
+from kwhatif.config.types import NodeAffinityArgs
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
     SKIP,
@@ -29,7 +28,10 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.plugins.helper import check_args, default_normalize_score
+from kwhatif.plugins.helper import default_normalize_score
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeAffinity"
 PRE_FILTER_STATE_KEY: StateKey[RequiredNodeAffinity] = StateKey("PreFilter" + NAME)
@@ -163,17 +165,5 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
 
-def new(args: Mapping[str, Any] | None, handle: Any) -> NodeAffinity:
-    a = check_args(NAME, args, {"addedAffinity"})
-    added_raw = a.get("addedAffinity")
-    added = None
-    has_added_preferred = False
-    if added_raw is not None:
-        if not isinstance(added_raw, dict):
-            raise ConfigError("must be an object", field="addedAffinity")
-        try:
-            added = parse.node_affinity(added_raw, "addedAffinity", lenient=True)
-        except FieldError as e:
-            raise ConfigError(e.message, field=e.field) from None
-        has_added_preferred = bool(added_raw.get("preferredDuringSchedulingIgnoredDuringExecution"))
-    return NodeAffinity(added, has_added_preferred)
+def new(args: NodeAffinityArgs, handle: "Handle") -> NodeAffinity:
+    return NodeAffinity(args.added_affinity, args.added_preferred)

@@ -5,7 +5,7 @@ gate off it skips every pod."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo
@@ -21,6 +21,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeDeclaredFeatures"
 PRE_FILTER_STATE_KEY: StateKey[tuple[str, ...]] = StateKey("PreFilter" + NAME)
@@ -54,6 +57,6 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.reason_template.format(features=", ".join(missing)))
 
 
-def new(args: Any, handle: Any) -> NodeDeclaredFeatures:
+def new(args: None, handle: "Handle") -> NodeDeclaredFeatures:
     version = handle.version
     return NodeDeclaredFeatures(version.gate("NodeDeclaredFeatures"), version.behaviour.node_declared_features_reason)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import SUCCESS, Code, CycleState, FilterPlugin, Status
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeName"
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -21,5 +24,5 @@ class NodeName(FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 
-def new(args: Any, handle: Any) -> NodeName:
+def new(args: None, handle: "Handle") -> NodeName:
     return NodeName()

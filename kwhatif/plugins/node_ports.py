@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import ContainerPort, Pod
 from kwhatif.cache.node_info import NodeInfo
@@ -18,6 +18,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY: StateKey[list[ContainerPort]] = StateKey("PreFilter" + NAME)
@@ -59,5 +62,5 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> NodePorts:
+def new(args: None, handle: "Handle") -> NodePorts:
     return NodePorts()

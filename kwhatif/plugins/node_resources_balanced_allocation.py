@@ -5,11 +5,11 @@ non-zero defaults)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import NodeResourcesBalancedAllocationArgs, ResourceSpec
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
     SKIP,
@@ -21,14 +21,14 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.plugins.helper import check_args
 from kwhatif.plugins.resource_allocation import (
-    ResourceSpec,
     allocatable_and_requested,
-    parse_resource_specs,
     pod_request_list,
     resource_allocation_score,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
@@ -104,21 +104,8 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
         return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_score - without_score) // 2
 
 
-def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesBalancedAllocation:
-    a = check_args(NAME, args, {"resources"})
-    resources = parse_resource_specs(a.get("resources"), "resources")
-    if not resources:
-        resources = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
-    else:
-        resources = tuple(ResourceSpec(r.name, r.weight or 1) for r in resources)
-    seen: set[str] = set()
-    for i, r in enumerate(resources):
-        if r.name in seen:
-            raise ConfigError(f'Duplicate value: "{r.name}"', field=f"resources[{i}].name")
-        seen.add(r.name)
-        if r.weight != 1:
-            raise ConfigError(f"Invalid value: {r.weight}: must be 1", field=f"resources[{i}].weight")
+def new(args: NodeResourcesBalancedAllocationArgs, handle: "Handle") -> NodeResourcesBalancedAllocation:
     b = handle.version.behaviour
     return NodeResourcesBalancedAllocation(
-        resources, b.balanced_allocation_skips_best_effort, b.balanced_allocation_with_and_without_pod
+        args.resources, b.balanced_allocation_skips_best_effort, b.balanced_allocation_with_and_without_pod
     )

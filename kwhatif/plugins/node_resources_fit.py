@@ -4,12 +4,18 @@ and the LeastAllocated / MostAllocated / RequestedToCapacityRatio scores."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    NodeResourcesFitArgs,
+    ResourceSpec,
+)
+from kwhatif.config.validation import MAX_CUSTOM_PRIORITY_SCORE, validate_node_resources_fit_args
 from kwhatif.framework.interface import (
     MAX_NODE_SCORE,
     SUCCESS,
@@ -24,25 +30,20 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.framework.profile import default_args
 from kwhatif.gocompat import go_div, go_round
-from kwhatif.plugins.helper import build_broken_linear_function, check_args
+from kwhatif.plugins.helper import build_broken_linear_function
 from kwhatif.plugins.resource_allocation import (
-    ResourceSpec,
     Scorer,
-    parse_resource_specs,
     pod_request_list,
     resource_allocation_score,
 )
 
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
+
 NAME = "NodeResourcesFit"
 PRE_FILTER_STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
 PRE_SCORE_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
-LEAST_ALLOCATED = "LeastAllocated"
-MOST_ALLOCATED = "MostAllocated"
-REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
-STRATEGIES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
-MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
 ERR_REASON_TOO_MANY_PODS = "Too many pods"
 
@@ -164,114 +165,25 @@ def requested_to_capacity_ratio_scorer(resources: tuple[ResourceSpec, ...], shap
     return scorer
 
 
-@dataclass(frozen=True, slots=True)
-class FitArgs:
-    ignored_resources: frozenset[str]
-    ignored_resource_groups: frozenset[str]
-    strategy: str
-    resources: tuple[ResourceSpec, ...]
-    shape: tuple[tuple[int, int], ...]
-
-
-def _str_list(a: Mapping[str, Any], key: str) -> list[str]:
-    v = a.get(key) or []
-    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ConfigError("must be a list of strings", field=key)
-    return v
-
-
-def parse_args(
-    args: Mapping[str, Any] | None, shape_order_detail: str = "utilization values must be sorted in increasing order"
-) -> FitArgs:
-    if args is None:
-        args = default_args()[NAME]
-    a = check_args(NAME, args, {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"})
-    ignored = _str_list(a, "ignoredResources")
-    groups = _str_list(a, "ignoredResourceGroups")
-    for i, g in enumerate(groups):
-        if "/" in g:
-            raise ConfigError(f'Invalid value: "{g}": resource group name can\'t contain \'/\'', field=f"ignoredResourceGroups[{i}]")
-    ss = a.get("scoringStrategy")
-    if ss is None:
-        ss = default_args()[NAME]["scoringStrategy"]
-    if not isinstance(ss, dict):
-        raise ConfigError("must be an object", field="scoringStrategy")
-    for k in ss:
-        if k not in ("type", "resources", "requestedToCapacityRatio"):
-            raise ConfigError(f'unknown field "{k}"', field="scoringStrategy")
-    # SetDefaults fills in a whole scoringStrategy only when it is absent: one given without a
-    # type keeps "" and fails validation, as upstream.
-    strategy = ss.get("type", "")
-    if strategy not in STRATEGIES:
-        raise ConfigError(
-            f'Unsupported value: "{strategy}": supported values: ' + ", ".join(f'"{s}"' for s in STRATEGIES),
-            field="scoringStrategy.type",
-        )
-    resources = parse_resource_specs(ss.get("resources"), "scoringStrategy.resources")
-    if not resources:
-        resources = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
-    resources = tuple(ResourceSpec(r.name, r.weight or 1) for r in resources)
-    for i, r in enumerate(resources):
-        if r.weight <= 0 or r.weight > 100:
-            raise ConfigError(
-                f"Invalid value: {r.weight}: resource weight of {r.name} not in valid range (0, 100]",
-                field=f"scoringStrategy.resources[{i}].weight",
-            )
-    shape: list[tuple[int, int]] = []
-    rtcr = ss.get("requestedToCapacityRatio")
-    if rtcr is not None:
-        if not isinstance(rtcr, dict):
-            raise ConfigError("must be an object", field="scoringStrategy.requestedToCapacityRatio")
-        for k in rtcr:
-            if k != "shape":
-                raise ConfigError(f'unknown field "{k}"', field="scoringStrategy.requestedToCapacityRatio")
-        raw_shape = rtcr.get("shape") or []
-        if not isinstance(raw_shape, list):
-            raise ConfigError("must be a list", field="scoringStrategy.shape")
-        if not raw_shape:
-            raise ConfigError("Required value: at least one point must be specified", field="scoringStrategy.shape")
-        for i, pt in enumerate(raw_shape):
-            if not isinstance(pt, dict) or any(k not in ("utilization", "score") for k in pt):
-                raise ConfigError("must be an object with utilization and score", field=f"scoringStrategy.shape[{i}]")
-            u, s = pt.get("utilization", 0), pt.get("score", 0)
-            if not isinstance(u, int) or not isinstance(s, int):
-                raise ConfigError("utilization and score must be integers", field=f"scoringStrategy.shape[{i}]")
-            shape.append((u, s))
-        for i in range(1, len(shape)):
-            if shape[i - 1][0] >= shape[i][0]:
-                raise ConfigError(
-                    f"Invalid value: {shape[i][0]}: {shape_order_detail}",
-                    field=f"scoringStrategy.shape[{i}].utilization",
-                )
-        for i, (u, s) in enumerate(shape):
-            if not 0 <= u <= 100:
-                raise ConfigError(f"Invalid value: {u}: not in valid range [0, 100]", field=f"scoringStrategy.shape[{i}].utilization")
-            if not 0 <= s <= MAX_CUSTOM_PRIORITY_SCORE:
-                raise ConfigError(f"Invalid value: {s}: not in valid range [0, 10]", field=f"scoringStrategy.shape[{i}].score")
-    elif strategy == REQUESTED_TO_CAPACITY_RATIO:
-        # Upstream validation lets this through and kube-scheduler then dies on a nil pointer.
-        raise ConfigError(
-            "Required value: scoringStrategy.requestedToCapacityRatio with a shape is needed for the "
-            "RequestedToCapacityRatio strategy (kube-scheduler would crash on this configuration)",
-            field="scoringStrategy.requestedToCapacityRatio",
-        )
-    return FitArgs(frozenset(ignored), frozenset(groups), strategy, resources, tuple(shape))
-
-
 class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, args: FitArgs, unresolvable_above_allocatable: bool = False) -> None:
+    def __init__(self, args: NodeResourcesFitArgs, unresolvable_above_allocatable: bool = False) -> None:
         self.args = args
+        self.ignored_resources = frozenset(args.ignored_resources)
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         # 1.34+ (#131345): a request above the node's allocatable is UnschedulableAndUnresolvable.
         self.unresolvable_above_allocatable = unresolvable_above_allocatable
-        self.resources = args.resources
-        if args.strategy == LEAST_ALLOCATED:
-            self.scorer = weighted_scorer(args.resources, least_requested_score)
-        elif args.strategy == MOST_ALLOCATED:
-            self.scorer = weighted_scorer(args.resources, most_requested_score)
+        strategy = args.scoring_strategy
+        self.resources = strategy.resources
+        if strategy.type == LEAST_ALLOCATED:
+            self.scorer = weighted_scorer(strategy.resources, least_requested_score)
+        elif strategy.type == MOST_ALLOCATED:
+            self.scorer = weighted_scorer(strategy.resources, most_requested_score)
         else:
-            self.scorer = requested_to_capacity_ratio_scorer(args.resources, list(args.shape))
+            rtcr = strategy.requested_to_capacity_ratio
+            shape = [(p.utilization, p.score) for p in rtcr.shape] if rtcr is not None else []
+            self.scorer = requested_to_capacity_ratio_scorer(strategy.resources, shape)
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         state.write(PRE_FILTER_STATE_KEY, pod.requests)
@@ -283,7 +195,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         except StateNotFoundError as e:
             # getPreFilterState (fit.go)
             return Status.error(f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
-        lacking = fits_request(req, node_info, self.args.ignored_resources, self.args.ignored_resource_groups)
+        lacking = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups)
         if lacking:
             code = Code.UNSCHEDULABLE
             if self.unresolvable_above_allocatable and any(r.unresolvable for r in lacking):
@@ -292,7 +204,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return SUCCESS
 
     def insufficient_resources(self, pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
-        return fits_request(pod.requests, node_info, self.args.ignored_resources, self.args.ignored_resource_groups)
+        return fits_request(pod.requests, node_info, self.ignored_resources, self.ignored_resource_groups)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         state.write(PRE_SCORE_STATE_KEY, pod_request_list(pod, self.resources, False))
@@ -306,8 +218,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return resource_allocation_score(node_info, self.resources, reqs, False, self.scorer), SUCCESS
 
 
-def new(args: Mapping[str, Any] | None, handle: Any) -> NodeResourcesFit:
+def new(args: NodeResourcesFitArgs, handle: "Handle") -> NodeResourcesFit:
+    # NewFit validates its args itself: the configuration's validation does not (validation.py).
     behaviour = handle.version.behaviour
-    return NodeResourcesFit(
-        parse_args(args, behaviour.shape_order_detail), behaviour.fit_unresolvable_above_allocatable
-    )
+    validate_node_resources_fit_args(args, behaviour.shape_order_detail)
+    return NodeResourcesFit(args, behaviour.fit_unresolvable_above_allocatable)

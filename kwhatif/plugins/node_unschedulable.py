@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod, Taint
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import SUCCESS, Code, CycleState, FilterPlugin, Status
 from kwhatif.plugins.helper import tolerations_tolerate_taint
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeUnschedulable"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -26,5 +29,5 @@ class NodeUnschedulable(FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
 
-def new(args: Any, handle: Any) -> NodeUnschedulable:
+def new(args: None, handle: "Handle") -> NodeUnschedulable:
     return NodeUnschedulable()

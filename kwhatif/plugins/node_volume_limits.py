@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api import storage
 from kwhatif.api.core import Pod, Volume
@@ -29,6 +29,9 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "NodeVolumeLimits"
 # nodevolumelimits/non_csi.go
@@ -286,5 +289,5 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
         return provisioner, handle
 
 
-def new(args: Any, handle: Any) -> CSILimits:
+def new(args: None, handle: "Handle") -> CSILimits:
     return CSILimits(handle)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -35,6 +35,9 @@ from kwhatif.plugins.node_volume_limits import (
     lookup_claim,
     node_volume_limits,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 EBS_NAME = "EBSLimits"
 GCE_PD_NAME = "GCEPDLimits"
@@ -204,17 +207,17 @@ class CinderLimits(NonCSILimits):
     volume_filter = CINDER_FILTER
 
 
-def new_ebs(args: Any, handle: Any) -> EBSLimits:
+def new_ebs(args: None, handle: "Handle") -> EBSLimits:
     return EBSLimits(handle)
 
 
-def new_gce_pd(args: Any, handle: Any) -> GCEPDLimits:
+def new_gce_pd(args: None, handle: "Handle") -> GCEPDLimits:
     return GCEPDLimits(handle)
 
 
-def new_azure_disk(args: Any, handle: Any) -> AzureDiskLimits:
+def new_azure_disk(args: None, handle: "Handle") -> AzureDiskLimits:
     return AzureDiskLimits(handle)
 
 
-def new_cinder(args: Any, handle: Any) -> CinderLimits:
+def new_cinder(args: None, handle: "Handle") -> CinderLimits:
     return CinderLimits(handle)

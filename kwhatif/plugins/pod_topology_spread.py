@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from kwhatif.api import fields as f
-from kwhatif.api import parse
 from kwhatif.api.core import (
     Node,
     NodeInclusionPolicy,
@@ -25,10 +23,9 @@ from kwhatif.api.core import (
     TopologySpreadConstraint,
     WhenUnsatisfiable,
 )
-from kwhatif.api.labels import NOTHING, Requirement, Selector, selector_from_set
+from kwhatif.api.labels import NOTHING, Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo, PodInfo
-from kwhatif.api.names import is_qualified_name
-from kwhatif.errors import ConfigError, FieldError
+from kwhatif.config.types import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from kwhatif.framework.interface import (
     ERR_NOT_FOUND,
     MAX_NODE_SCORE,
@@ -48,8 +45,12 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.gocompat import go_round
-from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, check_args, find_matching_untolerated_taint
+from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
+    from kwhatif.load.cluster import Workload
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
@@ -65,8 +66,6 @@ ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
-SYSTEM_DEFAULTING = "System"
-LIST_DEFAULTING = "List"
 
 # plugin.go systemDefaultConstraints: soft spreading over hosts and zones.
 SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
@@ -178,15 +177,13 @@ def count_pods_match_selector(pod_infos: Sequence[PodInfo], selector: Selector, 
 class DefaultSelectorSource:
     """Reads the Services and controllers of the handle's cluster for helper.DefaultSelector.
 
-    Controller selectors come from the manifest bodies and are parsed once per object.
+    The controllers' selectors were parsed when they were loaded (load/cluster.py's Workload).
     """
 
-    __slots__ = ("_handle", "_parsed")
+    __slots__ = ("_handle",)
 
     def __init__(self, handle: Any) -> None:
         self._handle = handle
-        # (kind, namespace, name) -> (the Workload parsed, its requirements or None)
-        self._parsed: dict[tuple[str, str, str], tuple[object, tuple[Requirement, ...] | None]] = {}
 
     def selector(self, pod: Pod) -> Selector:
         """helper.DefaultSelector: the Services' selectors merged, plus the controlling
@@ -205,56 +202,21 @@ class DefaultSelectorSource:
             return sel
         gvk = (owner.api_version, owner.kind)
         if gvk == _RC:
-            rc_selector = self._rc_selector(pod.namespace, owner.name)
-            if rc_selector is not None:
-                label_set.update(rc_selector)
+            w = self._workload("ReplicationController", pod.namespace, owner.name)
+            if w is not None and w.selector_set is not None:
+                label_set.update(w.selector_set)
                 sel = selector_from_set(label_set)
         elif gvk in (_RS, _SS):
-            reqs = self._label_selector_requirements(owner.kind, pod.namespace, owner.name)
-            if reqs:
-                sel = Selector(sel.requirements + reqs)
+            w = self._workload(owner.kind, pod.namespace, owner.name)
+            other = w.selector if w is not None else None
+            # a selector that selects nothing has no requirements to add (Requirements() is not ok)
+            if other is not None and not other.nothing and other.requirements:
+                sel = Selector(sel.requirements + other.requirements)
         return sel
 
-    def _workload(self, kind: str, namespace: str, name: str) -> Any:
-        return self._handle.cluster.workloads.get((kind, namespace, name))
-
-    def _rc_selector(self, namespace: str, name: str) -> Mapping[str, str] | None:
-        w = self._workload("ReplicationController", namespace, name)
-        if w is None:
-            return None
-        spec = w.body.get("spec")
-        if not isinstance(spec, dict):
-            return {}
-        raw = spec.get("selector")
-        if not raw:
-            # the API server defaults an empty RC selector to the pod template's labels
-            tmpl = spec.get("template")
-            meta = tmpl.get("metadata") if isinstance(tmpl, dict) else None
-            raw = meta.get("labels") if isinstance(meta, dict) else None
-        if not isinstance(raw, dict):
-            return {}
-        return {str(k): str(v) for k, v in raw.items()}
-
-    def _label_selector_requirements(self, kind: str, namespace: str, name: str) -> tuple[Requirement, ...] | None:
-        w = self._workload(kind, namespace, name)
-        if w is None:
-            return None
-        key = (kind, namespace, name)
-        cached = self._parsed.get(key)
-        if cached is not None and cached[0] is w:
-            return cached[1]
-        reqs: tuple[Requirement, ...] | None
-        spec = w.body.get("spec")
-        raw = spec.get("selector") if isinstance(spec, dict) else None
-        try:
-            parsed = parse.label_selector(raw if isinstance(raw, dict) else None, "spec.selector")
-        except FieldError:
-            # metav1.LabelSelectorAsSelector failed: upstream leaves the selector out
-            parsed = NOTHING
-        # a selector that selects nothing has no requirements to add
-        reqs = None if parsed.nothing else parsed.requirements
-        self._parsed[key] = (w, reqs)
-        return reqs
+    def _workload(self, kind: str, namespace: str, name: str) -> Workload | None:
+        w: Workload | None = self._handle.cluster.workloads.get((kind, namespace, name))
+        return w
 
 
 # --- PreFilter state ---------------------------------------------------------------------------
@@ -599,124 +561,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
 
 
 
-# --- args --------------------------------------------------------------------------------------
-
-_ARG_FIELDS = {"defaultingType", "defaultConstraints"}
-_CONSTRAINT_FIELDS = {
-    "maxSkew",
-    "topologyKey",
-    "whenUnsatisfiable",
-    "labelSelector",
-    "minDomains",
-    "nodeAffinityPolicy",
-    "nodeTaintsPolicy",
-    "matchLabelKeys",
-}
-_WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
-
-@dataclass(frozen=True, slots=True)
-class PodTopologySpreadArgs:
-    defaulting_type: str
-    default_constraints: tuple[TopologySpreadConstraint, ...]
-
-
-def _decode_constraint(raw: object, path: str) -> tuple[TopologySpreadConstraint, dict[str, Any]]:
-    """One v1.TopologySpreadConstraint of defaultConstraints, decoded strictly; validation is
-    separate (ValidatePodTopologySpreadArgs) and sees the raw values."""
-    if not isinstance(raw, dict):
-        raise ConfigError("must be an object", field=path)
-    for k in raw:
-        if k not in _CONSTRAINT_FIELDS:
-            raise ConfigError(f'unknown field "{k}"', field=path)
-    try:
-        max_skew = f.integer(raw, "maxSkew", path, 0) or 0
-        key = f.string(raw, "topologyKey", path)
-        when = f.string(raw, "whenUnsatisfiable", path)
-        min_domains = f.integer(raw, "minDomains", path)
-        match_keys = f.str_list(raw, "matchLabelKeys", path)
-        policies: list[NodeInclusionPolicy | None] = []
-        for fld in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
-            v = f.string(raw, fld, path)
-            # not validated for args: upstream only compares with Honor, anything else ignores
-            policies.append(None if not v else NodeInclusionPolicy.HONOR if v == "Honor" else NodeInclusionPolicy.IGNORE)
-    except FieldError as e:
-        raise ConfigError(e.message, field=e.field) from None
-    c = TopologySpreadConstraint(
-        max_skew=max_skew,
-        topology_key=key,
-        # validation rejects a selector, and the default selector replaces it anyway
-        when_unsatisfiable=WhenUnsatisfiable(when) if when in _WHEN_UNSATISFIABLE else WhenUnsatisfiable.DO_NOT_SCHEDULE,
-        label_selector=NOTHING,
-        min_domains=min_domains,
-        node_affinity_policy=policies[0],
-        node_taints_policy=policies[1],
-        match_label_keys=match_keys,
-    )
-    return c, raw
-
-
-def validate_args(
-    defaulting_type: str, items: Sequence[tuple[TopologySpreadConstraint, dict[str, Any]]]
-) -> list[tuple[str, str]]:
-    """ValidatePodTopologySpreadArgs over the decoded constraints and their raw fields:
-    every (field, message) error, in upstream's order."""
-    errs: list[tuple[str, str]] = []
-    if defaulting_type not in (SYSTEM_DEFAULTING, LIST_DEFAULTING):
-        errs.append(
-            ("defaultingType", f.unsupported("", defaulting_type, (SYSTEM_DEFAULTING, LIST_DEFAULTING)).message)
-        )
-    elif defaulting_type == SYSTEM_DEFAULTING and items:
-        errs.append(("defaultingType", f.invalid("", defaulting_type, "when .defaultConstraints are not empty").message))
-    seen: list[tuple[str, str]] = []
-    for i, (c, raw) in enumerate(items):
-        p = f"defaultConstraints[{i}]"
-        if c.max_skew <= 0:
-            errs.append((f"{p}.maxSkew", f.invalid("", c.max_skew, "not in valid range (0, inf)").message))
-        key = c.topology_key
-        if not key:
-            errs.append((f"{p}.topologyKey", "Required value: can not be empty"))
-        else:
-            for msg in is_qualified_name(key):
-                errs.append((f"{p}.topologyKey", f.invalid("", key, msg).message))
-        when = raw.get("whenUnsatisfiable") or ""
-        if not when:
-            errs.append((f"{p}.whenUnsatisfiable", "Required value: can not be empty"))
-        elif when not in _WHEN_UNSATISFIABLE:
-            errs.append((f"{p}.whenUnsatisfiable", f.unsupported("", when, _WHEN_UNSATISFIABLE).message))
-        if raw.get("labelSelector") is not None:
-            errs.append(
-                (f"{p}.labelSelector", "Forbidden: constraint must not define a selector, as they deduced for each pod")
-            )
-        if (key, when) in seen:
-            errs.append((p, f'Duplicate value: "{{{key}, {when}}}"'))
-        seen.append((key, when))
-    return errs
-
-
-def parse_args(args: Mapping[str, Any] | None) -> PodTopologySpreadArgs:
-    a = check_args(NAME, args, _ARG_FIELDS)
-    defaulting = a.get("defaultingType")
-    if defaulting is None or defaulting == "":
-        defaulting = SYSTEM_DEFAULTING  # SetDefaults_PodTopologySpreadArgs
-    if not isinstance(defaulting, str):
-        raise ConfigError("must be a string", field="defaultingType")
-    raw_items = a.get("defaultConstraints")
-    if raw_items is None:
-        raw_items = []
-    if not isinstance(raw_items, list):
-        raise ConfigError("must be a list", field="defaultConstraints")
-    decoded = [_decode_constraint(raw, f"defaultConstraints[{i}]") for i, raw in enumerate(raw_items)]
-    errs = validate_args(defaulting, decoded)
-    if len(errs) == 1:
-        raise ConfigError(errs[0][1], field=errs[0][0])
-    if errs:
-        # field.ErrorList.ToAggregate: every error, bracketed
-        raise ConfigError("[" + ", ".join(f"{fld}: {msg}" for fld, msg in errs) + "]")
-    return PodTopologySpreadArgs(defaulting, tuple(c for c, _ in decoded))
-
-
-def new(args: Mapping[str, Any] | None, handle: Any) -> PodTopologySpread:
-    a = parse_args(args)
-    if a.defaulting_type == SYSTEM_DEFAULTING:
+def new(args: PodTopologySpreadArgs, handle: "Handle") -> PodTopologySpread:
+    if args.defaulting_type == SYSTEM_DEFAULTING:
         return PodTopologySpread(handle, SYSTEM_DEFAULT_CONSTRAINTS, True)
-    return PodTopologySpread(handle, a.default_constraints, False)
+    return PodTopologySpread(handle, args.default_constraints, False)

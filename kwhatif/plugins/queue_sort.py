@@ -3,9 +3,12 @@ earlier queue timestamp. kwhatif adds the input order as a last, deterministic t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.framework.interface import QueuedPodInfo, QueueSortPlugin
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "PrioritySort"
 
@@ -18,5 +21,5 @@ class PrioritySort(QueueSortPlugin):
         return p1 > p2 or (p1 == p2 and (a.timestamp, a.order) < (b.timestamp, b.order))
 
 
-def new(args: Any, handle: Any) -> PrioritySort:
+def new(args: None, handle: "Handle") -> PrioritySort:
     return PrioritySort()

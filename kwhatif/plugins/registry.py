@@ -3,7 +3,9 @@ their factories.
 
 A Framework is built over a registry (a mapping of plugin name to factory, as upstream's
 NewFramework takes one); the Scheduler passes this one. Plugins are imported only when a profile
-uses them. Each factory is ``new(args, handle)`` and returns the plugin.
+uses them. Each factory is ``new(args, handle)``: it takes the plugin's typed args
+(kwhatif.config.types; None for plugins without an args kind) and returns the plugin;
+NodeResourcesFit checks its args there, as upstream's NewFit does.
 """
 
 from __future__ import annotations

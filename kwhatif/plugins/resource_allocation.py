@@ -1,10 +1,9 @@
 """The shared scorer of NodeResourcesFit and NodeResourcesBalancedAllocation
-(noderesources/resource_allocation.go) and the args both read (ResourceSpec lists)."""
+(noderesources/resource_allocation.go) over the resources their args list."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
@@ -19,36 +18,10 @@ from kwhatif.api.resources import (
     pod_requests,
 )
 from kwhatif.cache.node_info import NodeInfo
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import ResourceSpec
 from fractions import Fraction
 
 _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceSpec:
-    name: str
-    weight: int
-
-
-def parse_resource_specs(raw: Any, path: str) -> tuple[ResourceSpec, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise ConfigError("must be a list", field=path)
-    out = []
-    for i, r in enumerate(raw):
-        if not isinstance(r, dict):
-            raise ConfigError("must be an object", field=f"{path}[{i}]")
-        for k in r:
-            if k not in ("name", "weight"):
-                raise ConfigError(f'unknown field "{k}"', field=f"{path}[{i}]")
-        name = r.get("name", "")
-        weight = r.get("weight", 0)
-        if not isinstance(name, str) or isinstance(weight, bool) or not isinstance(weight, int):
-            raise ConfigError("name must be a string and weight an integer", field=f"{path}[{i}]")
-        out.append(ResourceSpec(name, weight))
-    return tuple(out)
 
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:

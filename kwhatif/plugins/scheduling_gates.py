@@ -3,10 +3,13 @@ out of the active queue."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, Code, PreEnqueuePlugin, Status
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "SchedulingGates"
 
@@ -21,5 +24,5 @@ class SchedulingGates(PreEnqueuePlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]")
 
 
-def new(args: Any, handle: Any) -> SchedulingGates:
+def new(args: None, handle: "Handle") -> SchedulingGates:
     return SchedulingGates()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod, Toleration
 from kwhatif.cache.node_info import NodeInfo
@@ -25,6 +25,9 @@ from kwhatif.plugins.helper import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
@@ -80,5 +83,5 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> TaintToleration:
+def new(args: None, handle: "Handle") -> TaintToleration:
     return TaintToleration(handle.version.behaviour.taint_reason)

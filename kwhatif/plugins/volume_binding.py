@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -28,7 +28,7 @@ from kwhatif.api.storage import (
     TopologySelectorTerm,
 )
 from kwhatif.cache.node_info import NodeInfo
-from kwhatif.errors import ConfigError
+from kwhatif.config.types import VolumeBindingArgs
 from kwhatif.framework.interface import (
     ERR_NOT_FOUND,
     SKIP,
@@ -46,8 +46,10 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.plugins.helper import check_args
 from kwhatif.plugins.node_volume_limits import claim_name_of, ephemeral_owner_error
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "VolumeBinding"
 STATE_KEY: StateKey[_StateData] = StateKey(NAME)
@@ -72,7 +74,6 @@ VOLUME_AVAILABLE = "Available"
 CLAIM_LOST = "Lost"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 
-DEFAULT_BIND_TIMEOUT_SECONDS = 600
 
 
 class BinderError(Exception):
@@ -669,23 +670,7 @@ def _capacity_sufficient(cap: CSIStorageCapacity, size: int) -> bool:
     return limit is not None and math.ceil(limit) >= size
 
 
-def new(args: Mapping[str, Any] | None, handle: Any) -> VolumeBinding:
-    a = check_args(NAME, args, {"bindTimeoutSeconds", "shape"})
-    timeout = a.get("bindTimeoutSeconds", DEFAULT_BIND_TIMEOUT_SECONDS)
-    if isinstance(timeout, bool) or not isinstance(timeout, int):
-        raise ConfigError("must be an integer", field="bindTimeoutSeconds")
-    if timeout < 0:
-        raise ConfigError(
-            f"Invalid value: {timeout}: invalid BindTimeoutSeconds, should not be a negative value",
-            field="bindTimeoutSeconds",
-        )
-    version = handle.version
-    if a.get("shape") is not None and not version.gate("StorageCapacityScoring"):
-        gate = "VolumeCapacityPriority" if version.has_gate("VolumeCapacityPriority") else "StorageCapacityScoring"
-        raise ConfigError(
-            f"Invalid value: unexpected field `shape`, remove it or turn on the feature gate {gate}",
-            field="shape",
-        )
-    # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity; kwhatif does not
-    # model that score yet (README, Scheduler versions).
-    return VolumeBinding(handle, timeout)
+def new(args: VolumeBindingArgs, handle: "Handle") -> VolumeBinding:
+    # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity (args.shape);
+    # kwhatif does not model that score yet (README, Scheduler versions).
+    return VolumeBinding(handle, args.bind_timeout_seconds)

@@ -5,7 +5,7 @@ already in use anywhere in the cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod, Volume
 from kwhatif.cache.node_info import NodeInfo, PodInfo
@@ -22,6 +22,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY: StateKey[_PreFilterState] = StateKey("PreFilter" + NAME)
@@ -159,5 +162,5 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> VolumeRestrictions:
+def new(args: None, handle: "Handle") -> VolumeRestrictions:
     return VolumeRestrictions(handle)

@@ -4,7 +4,7 @@ zone and region of the node, read from the zone/region labels of their PVs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.api.storage import (
@@ -27,6 +27,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+
+if TYPE_CHECKING:
+    from kwhatif.framework.handle import Handle
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY: StateKey[_StateData] = StateKey("PreFilter" + NAME)
@@ -142,5 +145,5 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
         return SUCCESS
 
 
-def new(args: Any, handle: Any) -> VolumeZone:
+def new(args: None, handle: "Handle") -> VolumeZone:
     return VolumeZone(handle)

@@ -12,31 +12,31 @@ from kwhatif.api.quantity import QuantityError, milli_value, parse_quantity, val
 @pytest.mark.parametrize(
     "raw,milli,val",
     [
-        ("1", 1000, 1),
-        ("100m", 100, 1),  # Value() rounds up
-        ("0.5", 500, 1),
-        ("1.5", 1500, 2),
-        ("1Ki", 1024000, 1024),
-        ("1Mi", 1048576000, 1048576),
-        ("1Gi", 1073741824000, 1073741824),
-        ("1k", 1000000, 1000),
-        ("1M", 10**9, 10**6),
-        ("1G", 10**12, 10**9),
-        ("1e3", 10**6, 1000),
-        ("1E3", 10**6, 1000),
-        ("1e-3", 1, 1),
-        ("1n", 1, 1),  # 0.000001m rounds up to 1m
-        ("1u", 1, 1),
-        ("0.1m", 1, 1),
-        ("2.5Gi", 2684354560000, 2684354560),
-        (2, 2000, 2),
-        (0.25, 250, 1),
-        ("+3", 3000, 3),
-        ("-1", -1000, -1),
-        ("-0.5", -500, -1),  # away from zero
-        ("0", 0, 0),
-        (".5", 500, 1),
-        ("5.", 5000, 5),
+        pytest.param("1", 1000, 1, id="1"),
+        pytest.param("100m", 100, 1, id="100m"),  # Value() rounds up
+        pytest.param("0.5", 500, 1, id="0.5"),
+        pytest.param("1.5", 1500, 2, id="1.5"),
+        pytest.param("1Ki", 1024000, 1024, id="1Ki"),
+        pytest.param("1Mi", 1048576000, 1048576, id="1Mi"),
+        pytest.param("1Gi", 1073741824000, 1073741824, id="1Gi"),
+        pytest.param("1k", 1000000, 1000, id="1k"),
+        pytest.param("1M", 10**9, 10**6, id="1M"),
+        pytest.param("1G", 10**12, 10**9, id="1G"),
+        pytest.param("1e3", 10**6, 1000, id="1e3"),
+        pytest.param("1E3", 10**6, 1000, id="1E3"),
+        pytest.param("1e-3", 1, 1, id="1e-3"),
+        pytest.param("1n", 1, 1, id="1n"),  # 0.000001m rounds up to 1m
+        pytest.param("1u", 1, 1, id="1u"),
+        pytest.param("0.1m", 1, 1, id="0.1m"),
+        pytest.param("2.5Gi", 2684354560000, 2684354560, id="2.5Gi"),
+        pytest.param(2, 2000, 2, id="int-2"),
+        pytest.param(0.25, 250, 1, id="float-0.25"),
+        pytest.param("+3", 3000, 3, id="+3"),
+        pytest.param("-1", -1000, -1, id="-1"),
+        pytest.param("-0.5", -500, -1, id="-0.5"),  # away from zero
+        pytest.param("0", 0, 0, id="0"),
+        pytest.param(".5", 500, 1, id=".5"),
+        pytest.param("5.", 5000, 5, id="5."),
     ],
 )
 def test_parse_and_round(raw, milli, val):
@@ -52,7 +52,24 @@ def test_exact_sum():
     assert milli_value(parse_quantity("1.0005")) == 1001
 
 
-@pytest.mark.parametrize("raw", ["1x", "abc", "", "1.5.5", "1KB", "1 Gi", "Gi", "1K", "1e", "1e1000", True, None, [1]])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param("1x", id="unknown-suffix"),
+        pytest.param("abc", id="no-number"),
+        pytest.param("", id="empty"),
+        pytest.param("1.5.5", id="two-points"),
+        pytest.param("1KB", id="suffix-with-trailing-letter"),
+        pytest.param("1 Gi", id="space-before-suffix"),
+        pytest.param("Gi", id="suffix-only"),
+        pytest.param("1K", id="upper-case-kilo"),
+        pytest.param("1e", id="exponent-without-digits"),
+        pytest.param("1e1000", id="exponent-too-large"),
+        pytest.param(True, id="bool"),
+        pytest.param(None, id="null"),
+        pytest.param([1], id="list"),
+    ],
+)
 def test_invalid(raw):
     with pytest.raises(QuantityError):
         parse_quantity(raw)
@@ -70,7 +87,15 @@ def test_nano_precision_rounds_up():
     assert parse_quantity("100Ei") == Fraction((1 << 63) - 1)
 
 
-@pytest.mark.parametrize("raw", [" 1", "1 ", "\u0661", "1\n"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(" 1", id="leading-space"),
+        pytest.param("1 ", id="trailing-space"),
+        pytest.param("\u0661", id="arabic-indic-digit"),
+        pytest.param("1\n", id="trailing-newline"),
+    ],
+)
 def test_no_space_or_unicode_digits(raw):
     with pytest.raises(QuantityError):
         parse_quantity(raw)

@@ -15,24 +15,24 @@ Mi = 1024 * 1024
 @pytest.mark.parametrize(
     "builder,cpu,mem,non0_cpu,non0_mem",
     [
-        (make_pod().name("p").req(cpu="1", memory="1Gi"), 1000, 1024 * Mi, 1000, 1024 * Mi),
-        (make_pod().name("p"), 0, 0, 100, 200 * Mi),
-        (make_pod().name("p").req(cpu="500m").container("c2", memory="100Mi"), 500, 100 * Mi, 600, 300 * Mi),
+        pytest.param(make_pod().name("p").req(cpu="1", memory="1Gi"), 1000, 1024 * Mi, 1000, 1024 * Mi, id="plain"),
+        pytest.param(make_pod().name("p"), 0, 0, 100, 200 * Mi, id="nothing"),
+        pytest.param(make_pod().name("p").req(cpu="500m").container("c2", memory="100Mi"), 500, 100 * Mi, 600, 300 * Mi, id="two-containers"),
         # init container larger than the app containers wins
-        (make_pod().name("p").req(cpu="1").init_container("i", cpu="3"), 3000, 0, 3000, 200 * Mi),
+        pytest.param(make_pod().name("p").req(cpu="1").init_container("i", cpu="3"), 3000, 0, 3000, 200 * Mi, id="init-wins"),
         # a sidecar adds to the app containers and to every later init container
-        (
+        pytest.param(
             make_pod().name("p").req(cpu="1").init_container("side", sidecar=True, cpu="500m").init_container("i", cpu="1"),
             1500,
             0,
             # non-zero: app 1000 vs init max(sidecar sum 500, init 1000+500) = 1500
             1500,
             200 * Mi,
+            id="sidecar",
         ),
-        (make_pod().name("p").limits(cpu="2", memory="1Gi"), 2000, 1024 * Mi, 2000, 1024 * Mi),
-        (make_pod().name("p").req(cpu="1").overhead(cpu="250m", memory="120Mi"), 1250, 120 * Mi, 1250, 320 * Mi),
+        pytest.param(make_pod().name("p").limits(cpu="2", memory="1Gi"), 2000, 1024 * Mi, 2000, 1024 * Mi, id="limits-default-requests"),
+        pytest.param(make_pod().name("p").req(cpu="1").overhead(cpu="250m", memory="120Mi"), 1250, 120 * Mi, 1250, 320 * Mi, id="overhead"),
     ],
-    ids=["plain", "nothing", "two-containers", "init-wins", "sidecar", "limits-default-requests", "overhead"],
 )
 def test_requests(builder, cpu, mem, non0_cpu, non0_mem):
     pod = builder.obj()

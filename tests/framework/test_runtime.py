@@ -28,8 +28,9 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.cache.snapshot import Snapshot
+from kwhatif.config.defaults import default_args
+from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
@@ -121,7 +122,7 @@ def scheduler(plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1"
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
     sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
     sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
-    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, {}),), percentage_of_nodes_to_score=100, version=PINNED)
+    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, default_args(PINNED)),), percentage_of_nodes_to_score=100, version=PINNED)
     state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]
@@ -196,15 +197,23 @@ def test_pre_filter_unschedulable_continues_unresolvable_stops():
 @pytest.mark.parametrize(
     "fail_at,result,message,calls",
     [
-        ("reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
+        pytest.param(
+            "reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
          # Reserve stops at the first failure; Unreserve then runs on every plugin, in reverse
-         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"]),
-        ("permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"]),
-        ("preBind", "Error", 'running PreBind plugin "L": L volume not ready',
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"]),
+         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="reserve",
+        ),
+        pytest.param(
+            "permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="permit",
+        ),
+        pytest.param(
+            "preBind", "Error", 'running PreBind plugin "L": L volume not ready',
+         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"],
+            id="prebind",
+        ),
     ],
-    ids=["reserve", "permit", "prebind"],
 )
 def test_failures_after_selecting_a_host_unreserve_and_forget(fail_at, result, message, calls):
     s = scheduler(

@@ -123,61 +123,61 @@ NEW_RS = (
     f"Deployment: creates ReplicaSet web-{DEPLOY_HASH} (pod-template-hash {DEPLOY_HASH} stands in for upstream's hash)",
 )
 
-COUNT_CASES: list[tuple[str, Workload, int, int, tuple[str, ...]]] = [
-    ("deployment-3", apps("Deployment", replicas=3), 3, 3, NEW_RS),
-    ("deployment-default-1", apps("Deployment"), 1, 1, NEW_RS),
-    ("deployment-0", apps("Deployment", replicas=0), 0, 0, NEW_RS),
-    ("replicaset-2", apps("ReplicaSet", replicas=2), 2, 2, ()),
-    ("replicaset-0", apps("ReplicaSet", replicas=0), 0, 0, ()),
-    ("rc-selector", rc(selector={"app": "legacy"}), 2, 2, ()),
-    ("rc-selector-defaulted", rc(), 2, 2, ()),
-    ("statefulset-3-parallel", apps("StatefulSet", replicas=3, podManagementPolicy="Parallel"), 3, 3, ()),
-    ("statefulset-0", apps("StatefulSet", replicas=0), 0, 0, ()),
-    ("job-defaults", job(), 1, 1, ()),
-    (
-        "job-parallelism-only",
+COUNT_CASES = [
+    pytest.param(apps("Deployment", replicas=3), 3, 3, NEW_RS, id="deployment-3"),
+    pytest.param(apps("Deployment"), 1, 1, NEW_RS, id="deployment-default-1"),
+    pytest.param(apps("Deployment", replicas=0), 0, 0, NEW_RS, id="deployment-0"),
+    pytest.param(apps("ReplicaSet", replicas=2), 2, 2, (), id="replicaset-2"),
+    pytest.param(apps("ReplicaSet", replicas=0), 0, 0, (), id="replicaset-0"),
+    pytest.param(rc(selector={"app": "legacy"}), 2, 2, (), id="rc-selector"),
+    pytest.param(rc(), 2, 2, (), id="rc-selector-defaulted"),
+    pytest.param(apps("StatefulSet", replicas=3, podManagementPolicy="Parallel"), 3, 3, (), id="statefulset-3-parallel"),
+    pytest.param(apps("StatefulSet", replicas=0), 0, 0, (), id="statefulset-0"),
+    pytest.param(job(), 1, 1, (), id="job-defaults"),
+    pytest.param(
         job(parallelism=4),
         4,
         4,
         ("Job: parallelism 4 without completions: pods run until one succeeds",),
+        id="job-parallelism-only",
     ),
-    ("job-completions-only", job(completions=10), 1, 1, ("Job: parallelism 1 of completions 10 run at once",)),
-    (
-        "job-parallelism-of-completions",
+    pytest.param(job(completions=10), 1, 1, ("Job: parallelism 1 of completions 10 run at once",), id="job-completions-only"),
+    pytest.param(
         job(parallelism=4, completions=10),
         4,
         4,
         ("Job: parallelism 4 of completions 10 run at once",),
+        id="job-parallelism-of-completions",
     ),
-    ("job-completions-cap", job(parallelism=5, completions=2), 2, 2, ()),
-    ("job-equal", job(parallelism=3, completions=3), 3, 3, ()),
-    ("job-parallelism-0", job(parallelism=0, completions=3), 0, 0, ("Job: parallelism 0; it runs no pods",)),
-    (
-        "job-suspended",
+    pytest.param(job(parallelism=5, completions=2), 2, 2, (), id="job-completions-cap"),
+    pytest.param(job(parallelism=3, completions=3), 3, 3, (), id="job-equal"),
+    pytest.param(job(parallelism=0, completions=3), 0, 0, ("Job: parallelism 0; it runs no pods",), id="job-parallelism-0"),
+    pytest.param(
         job(parallelism=2, suspend=True),
         0,
         0,
         ("Job: suspended; it creates no pods until it is resumed",),
+        id="job-suspended",
     ),
-    (
-        "job-indexed",
+    pytest.param(
         job(parallelism=2, completions=5, completionMode="Indexed"),
         2,
         2,
         ("Job: parallelism 2 of completions 5 run at once",),
+        id="job-indexed",
     ),
-    (
-        "cronjob",
+    pytest.param(
         cronjob(parallelism=2, completions=2),
         2,
         2,
         ("CronJob: one run of its job template, as Job nightly-68374080",),
+        id="cronjob",
     ),
-    ("cronjob-suspended", cronjob(suspend=True), 0, 0, ("CronJob: suspended; it creates no Job until it is resumed",)),
+    pytest.param(cronjob(suspend=True), 0, 0, ("CronJob: suspended; it creates no Job until it is resumed",), id="cronjob-suspended"),
 ]
 
 
-@pytest.mark.parametrize("w,desired,count,notes", [c[1:] for c in COUNT_CASES], ids=[c[0] for c in COUNT_CASES])
+@pytest.mark.parametrize("w,desired,count,notes", COUNT_CASES)
 def test_counts(w: Workload, desired: int, count: int, notes: tuple[str, ...]) -> None:
     e = expand_workload(w, cluster())
     assert (e.desired, len(e.pods)) == (desired, count)
@@ -203,37 +203,36 @@ def test_namespace_defaults() -> None:
 
 # --- names, labels, owners ---------------------------------------------------------------------
 
-NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str, str, str, bool]]] = [
-    (
-        "deployment",
+NAME_CASES = [
+    pytest.param(
         apps("Deployment", replicas=2, uid="uid-web"),
         ["web-9d599fc85-hcgvl", "web-9d599fc85-xfr9b"],
         {"app": "web", "pod-template-hash": DEPLOY_HASH},
         ("apps/v1", "ReplicaSet", f"web-{DEPLOY_HASH}", f"kwhatif-replicaset-shop-web-{DEPLOY_HASH}", True),
+        id="deployment",
     ),
-    (
-        "replicaset",
+    pytest.param(
         apps("ReplicaSet", replicas=2, uid="uid-rs"),
         ["web-9hjlf", "web-5826k"],
         {"app": "web"},
         ("apps/v1", "ReplicaSet", "web", "uid-rs", True),
+        id="replicaset",
     ),
-    (
-        "replicaset-without-uid",
+    pytest.param(
         apps("ReplicaSet", replicas=1),
         ["web-9hjlf"],
         {"app": "web"},
         ("apps/v1", "ReplicaSet", "web", "kwhatif-replicaset-shop-web", True),
+        id="replicaset-without-uid",
     ),
-    (
-        "replicationcontroller",
+    pytest.param(
         rc(),
         ["legacy-q89wk", "legacy-rdbsr"],
         {"app": "legacy", "tier": "web"},
         ("v1", "ReplicationController", "legacy", "uid-rc", True),
+        id="replicationcontroller",
     ),
-    (
-        "statefulset",
+    pytest.param(
         apps("StatefulSet", replicas=2, uid="uid-db"),
         ["web-0", "web-1"],
         {
@@ -243,9 +242,9 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "apps.kubernetes.io/pod-index": "0",
         },
         ("apps/v1", "StatefulSet", "web", "uid-db", True),
+        id="statefulset",
     ),
-    (
-        "statefulset-start-ordinal",
+    pytest.param(
         apps("StatefulSet", replicas=2, uid="uid-db", ordinals={"start": 5}),
         ["web-5", "web-6"],
         {
@@ -255,9 +254,9 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "apps.kubernetes.io/pod-index": "5",
         },
         ("apps/v1", "StatefulSet", "web", "uid-db", True),
+        id="statefulset-start-ordinal",
     ),
-    (
-        "job",
+    pytest.param(
         job(parallelism=2, uid="uid-job"),
         ["train-g6rwr", "train-thn64"],
         {
@@ -268,9 +267,9 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "batch.kubernetes.io/job-name": "train",
         },
         ("batch/v1", "Job", "train", "uid-job", True),
+        id="job",
     ),
-    (
-        "job-without-uid",
+    pytest.param(
         job(),
         ["train-g6rwr"],
         {
@@ -281,9 +280,9 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "batch.kubernetes.io/job-name": "train",
         },
         ("batch/v1", "Job", "train", "kwhatif-job-shop-train", True),
+        id="job-without-uid",
     ),
-    (
-        "job-indexed",
+    pytest.param(
         job(parallelism=2, completions=4, completionMode="Indexed", uid="uid-job"),
         ["train-0-cwbd2", "train-1-bp89v"],
         {
@@ -295,9 +294,9 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "batch.kubernetes.io/job-completion-index": "0",
         },
         ("batch/v1", "Job", "train", "uid-job", True),
+        id="job-indexed",
     ),
-    (
-        "cronjob",
+    pytest.param(
         cronjob(),
         ["nightly-68374080-psh4p"],
         {
@@ -308,11 +307,12 @@ NAME_CASES: list[tuple[str, Workload, list[str], dict[str, str], tuple[str, str,
             "batch.kubernetes.io/job-name": "nightly-68374080",
         },
         ("batch/v1", "Job", "nightly-68374080", "kwhatif-job-shop-nightly-68374080", True),
+        id="cronjob",
     ),
 ]
 
 
-@pytest.mark.parametrize("w,names,labels,ref", [c[1:] for c in NAME_CASES], ids=[c[0] for c in NAME_CASES])
+@pytest.mark.parametrize("w,names,labels,ref", NAME_CASES)
 def test_names_labels_owner(
     w: Workload, names: list[str], labels: dict[str, str], ref: tuple[str, str, str, str, bool]
 ) -> None:
@@ -400,17 +400,17 @@ def test_paused_deployment_note() -> None:
 # --- admission ---------------------------------------------------------------------------------
 
 PRIORITY_CASES = [
-    ("no-class", (), None, (0, "", "PreemptLowerPriority")),
-    ("class", (priority_class("high", 1000),), "high", (1000, "high", "PreemptLowerPriority")),
-    ("class-never", (priority_class("batch", -5, policy="Never"),), "batch", (-5, "batch", "Never")),
-    ("global-default", (priority_class("dflt", 7, default=True),), None, (7, "dflt", "PreemptLowerPriority")),
-    (
-        "class-over-global-default",
+    pytest.param((), None, (0, "", "PreemptLowerPriority"), id="no-class"),
+    pytest.param((priority_class("high", 1000),), "high", (1000, "high", "PreemptLowerPriority"), id="class"),
+    pytest.param((priority_class("batch", -5, policy="Never"),), "batch", (-5, "batch", "Never"), id="class-never"),
+    pytest.param((priority_class("dflt", 7, default=True),), None, (7, "dflt", "PreemptLowerPriority"), id="global-default"),
+    pytest.param(
         (priority_class("dflt", 7, default=True), priority_class("high", 1000)),
         "high",
         (1000, "high", "PreemptLowerPriority"),
+        id="class-over-global-default",
     ),
-    ("system-class", (), "system-node-critical", (2000001000, "system-node-critical", "PreemptLowerPriority")),
+    pytest.param((), "system-node-critical", (2000001000, "system-node-critical", "PreemptLowerPriority"), id="system-class"),
 ]
 
 
@@ -427,7 +427,7 @@ def with_pod_spec(kind: str, **pod_spec: Any) -> Workload:
     return apps(kind, replicas=2, template=template(**pod_spec))
 
 
-@pytest.mark.parametrize("classes,name,expected", [c[1:] for c in PRIORITY_CASES], ids=[c[0] for c in PRIORITY_CASES])
+@pytest.mark.parametrize("classes,name,expected", PRIORITY_CASES)
 @pytest.mark.parametrize("kind", ["Deployment", "StatefulSet", "Job", "CronJob"])
 def test_priority(
     kind: str, classes: tuple[dict[str, Any], ...], name: str | None, expected: tuple[int, str, str]
@@ -536,15 +536,15 @@ def storage_class(name: str, default: bool, created: float = 0.0) -> Defaultable
 
 
 DEFAULT_CLASS_CASES = [
-    ("no-default", [storage_class("a", False)], None),
-    ("one-default", [storage_class("a", False), storage_class("b", True)], "b"),
-    ("newest-default", [storage_class("old", True, 100.0), storage_class("new", True, 200.0)], "new"),
-    ("same-age-by-name", [storage_class("z", True), storage_class("m", True)], "m"),
+    pytest.param([storage_class("a", False)], None, id="no-default"),
+    pytest.param([storage_class("a", False), storage_class("b", True)], "b", id="one-default"),
+    pytest.param([storage_class("old", True, 100.0), storage_class("new", True, 200.0)], "new", id="newest-default"),
+    pytest.param([storage_class("z", True), storage_class("m", True)], "m", id="same-age-by-name"),
 ]
 
 
 @pytest.mark.parametrize(
-    "classes,expected", [c[1:] for c in DEFAULT_CLASS_CASES], ids=[c[0] for c in DEFAULT_CLASS_CASES]
+    "classes,expected", DEFAULT_CLASS_CASES
 )
 def test_statefulset_claims_get_the_default_class(classes: list[StorageClass], expected: str | None) -> None:
     state = cluster()
@@ -624,25 +624,24 @@ NODE_SELECTOR_AFFINITY = {
 }
 
 DAEMON_CASES = [
-    ("default-tolerations", {}, ["a-plain", "c-not-ready", "d-cordoned", "g-prefer"]),
-    ("host-network", {"hostNetwork": True}, ["a-plain", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"]),
-    (
-        "tolerate-all",
+    pytest.param({}, ["a-plain", "c-not-ready", "d-cordoned", "g-prefer"], id="default-tolerations"),
+    pytest.param({"hostNetwork": True}, ["a-plain", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"], id="host-network"),
+    pytest.param(
         {"tolerations": [{"operator": "Exists"}]},
         ["a-plain", "b-gpu", "c-not-ready", "d-cordoned", "e-no-network", "f-control-plane", "g-prefer"],
+        id="tolerate-all",
     ),
-    (
-        "node-selector",
+    pytest.param(
         {"nodeSelector": {"role": "worker"}, "tolerations": [{"operator": "Exists"}]},
         ["a-plain", "b-gpu", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"],
+        id="node-selector",
     ),
-    (
-        "required-affinity",
+    pytest.param(
         {"affinity": NODE_SELECTOR_AFFINITY, "hostNetwork": True},
         ["a-plain", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"],
+        id="required-affinity",
     ),
-    (
-        "match-fields",
+    pytest.param(
         {
             "affinity": {
                 "nodeAffinity": {
@@ -655,12 +654,13 @@ DAEMON_CASES = [
             }
         },
         ["g-prefer"],
+        id="match-fields",
     ),
-    ("node-name", {"nodeName": "a-plain"}, ["a-plain"]),
+    pytest.param({"nodeName": "a-plain"}, ["a-plain"], id="node-name"),
 ]
 
 
-@pytest.mark.parametrize("tmpl_spec,nodes", [c[1:] for c in DAEMON_CASES], ids=[c[0] for c in DAEMON_CASES])
+@pytest.mark.parametrize("tmpl_spec,nodes", DAEMON_CASES)
 def test_daemonset_eligible_nodes(tmpl_spec: dict[str, Any], nodes: list[str]) -> None:
     e = expand_workload(daemonset(**tmpl_spec), build_cluster(doc(n) for n in daemon_nodes()))
     assert e.desired == len(nodes)
@@ -784,9 +784,8 @@ def test_owned_pods_of_sample() -> None:
     assert len(names[("DaemonSet", "kube-system", "kube-proxy")]) == len(state.nodes)
 
 
-OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = [
-    (
-        "replicaset-by-uid",
+OWNED_CASES = [
+    pytest.param(
         apps("ReplicaSet", uid="uid-rs"),
         [
             pod("mine", app="web").owner("ReplicaSet", "web", "uid-rs"),
@@ -795,37 +794,37 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
         ],
         [],
         ["mine"],
+        id="replicaset-by-uid",
     ),
-    (
-        "replicaset-by-name-without-uid",
+    pytest.param(
         apps("ReplicaSet"),
         [pod("mine").owner("ReplicaSet", "web", "uid-x"), pod("other").owner("ReplicaSet", "web2")],
         [],
         ["mine"],
+        id="replicaset-by-name-without-uid",
     ),
-    (
-        "replicaset-adopts-orphans",
+    pytest.param(
         apps("ReplicaSet", uid="uid-rs"),
         [pod("orphan", app="web"), pod("orphan-other", app="api"), pod("deleting-orphan", app="web").terminating()],
         [],
         ["orphan"],
+        id="replicaset-adopts-orphans",
     ),
-    (
-        "rc",
+    pytest.param(
         rc(),
         [pod("mine").owner("ReplicationController", "legacy", "uid-rc", "v1"), pod("orphan", app="legacy", tier="web")],
         [],
         ["mine", "orphan"],
+        id="rc",
     ),
-    (
-        "statefulset",
+    pytest.param(
         apps("StatefulSet", uid="uid-sts"),
         [pod("web-0").owner("StatefulSet", "web", "uid-sts"), pod("web-3", app="web"), pod("web-x", app="web")],
         [],
         ["web-0", "web-3"],
+        id="statefulset",
     ),
-    (
-        "daemonset-pending-too",
+    pytest.param(
         daemonset(),
         [
             pod("agent-1", ns="kube-system").owner("DaemonSet", "agent", "uid-ds"),
@@ -833,9 +832,9 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
         ],
         [],
         ["agent-1", "agent-2"],
+        id="daemonset-pending-too",
     ),
-    (
-        "job",
+    pytest.param(
         job(uid="uid-job"),
         [
             pod("train-a").owner("Job", "train", "uid-job", "batch/v1"),
@@ -844,9 +843,9 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
         ],
         [],
         ["train-a", "orphan"],
+        id="job",
     ),
-    (
-        "deployment-through-replicasets",
+    pytest.param(
         apps("Deployment", uid="uid-dep"),
         [
             pod("new").owner("ReplicaSet", "web-1", "uid-rs1"),
@@ -876,9 +875,9 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
             workload("ReplicaSet", "other-1", {}, uid="uid-other"),
         ],
         ["new", "old"],
+        id="deployment-through-replicasets",
     ),
-    (
-        "deployment-replicasets-not-in-dump",
+    pytest.param(
         apps("Deployment", uid="uid-dep"),
         [
             pod("by-selector", app="web").owner("ReplicaSet", "web-1"),
@@ -887,9 +886,9 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
         ],
         [],
         ["by-selector"],
+        id="deployment-replicasets-not-in-dump",
     ),
-    (
-        "cronjob-through-jobs",
+    pytest.param(
         cronjob(),
         [
             pod("run-a").owner("Job", "nightly-100", "uid-j1", "batch/v1"),
@@ -915,11 +914,12 @@ OWNED_CASES: list[tuple[str, Workload, list[Any], list[Workload], list[str]]] = 
             )
         ],
         ["run-a", "run-b"],
+        id="cronjob-through-jobs",
     ),
 ]
 
 
-@pytest.mark.parametrize("w,pods,children,expected", [c[1:] for c in OWNED_CASES], ids=[c[0] for c in OWNED_CASES])
+@pytest.mark.parametrize("w,pods,children,expected", OWNED_CASES)
 def test_owned_pods(w: Workload, pods: list[Any], children: list[Workload], expected: list[str]) -> None:
     state = cluster()
     for b in pods:
@@ -940,157 +940,157 @@ def with_spec(w: Workload, **changes: Any) -> Workload:
 
 BAD_CPU = template(cpu="1x")
 ERROR_CASES = [
-    (
-        "selector-mismatch",
+    pytest.param(
         with_spec(apps("Deployment"), selector={"matchLabels": {"app": "api"}}),
         'spec.template.metadata.labels: Invalid value: {"app": "web"}: `selector` does not match template `labels`',
+        id="selector-mismatch",
     ),
-    (
-        "rc-selector-mismatch",
+    pytest.param(
         rc(selector={"app": "other"}),
         'spec.template.metadata.labels: Invalid value: {"app": "legacy", "tier": "web"}: `selector` does not match template `labels`',
+        id="rc-selector-mismatch",
     ),
-    (
-        "statefulset-selector-expression-mismatch",
+    pytest.param(
         with_spec(
             apps("StatefulSet"), selector={"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}
         ),
         'spec.template.metadata.labels: Invalid value: {"app": "web"}: `selector` does not match template `labels`',
+        id="statefulset-selector-expression-mismatch",
     ),
-    ("missing-selector", with_spec(apps("ReplicaSet"), selector=None), "spec.selector: Required value"),
-    (
-        "empty-selector-deployment",
+    pytest.param(with_spec(apps("ReplicaSet"), selector=None), "spec.selector: Required value", id="missing-selector"),
+    pytest.param(
         with_spec(apps("Deployment"), selector={}),
         "spec.selector: Invalid value: {}: empty selector is invalid for deployment",
+        id="empty-selector-deployment",
     ),
-    (
-        "empty-selector-replicaset",
+    pytest.param(
         with_spec(apps("ReplicaSet"), selector={}),
         "spec.selector: Invalid value: {}: empty selector is invalid for deployment",
+        id="empty-selector-replicaset",
     ),
-    (
-        "empty-selector-statefulset",
+    pytest.param(
         with_spec(apps("StatefulSet"), selector={}),
         "spec.selector: Invalid value: {}: empty selector is invalid for statefulset",
+        id="empty-selector-statefulset",
     ),
-    (
-        "empty-selector-daemonset",
+    pytest.param(
         with_spec(daemonset(), selector={}),
         "spec.selector: Invalid value: {}: empty selector is invalid for daemonset",
+        id="empty-selector-daemonset",
     ),
-    (
-        "rc-no-selector-no-labels",
+    pytest.param(
         workload("ReplicationController", "r", {"template": template({})}),
         "spec.selector: Required value",
+        id="rc-no-selector-no-labels",
     ),
-    (
-        "negative-replicas",
+    pytest.param(
         apps("Deployment", replicas=-1),
         "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+        id="negative-replicas",
     ),
-    (
-        "bad-quantity",
+    pytest.param(
         apps("Deployment", replicas=0, template=BAD_CPU),
         "spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        id="bad-quantity",
     ),
-    (
-        "bad-quantity-job",
+    pytest.param(
         job(template=template({"app": "batch"}, cpu="1x", restartPolicy="Never")),
         "spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        id="bad-quantity-job",
     ),
-    (
-        "bad-quantity-cronjob",
+    pytest.param(
         workload("CronJob", "c", {"jobTemplate": {"spec": {"template": template(cpu="1x", restartPolicy="Never")}}}),
         "spec.jobTemplate.spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        id="bad-quantity-cronjob",
     ),
-    (
-        "no-containers",
+    pytest.param(
         apps("ReplicaSet", template={"metadata": {"labels": {"app": "web"}}}),
         "spec.template.spec.containers: Required value",
+        id="no-containers",
     ),
-    ("label-not-a-string", apps("ReplicaSet", template=template({"app": 1})), "spec.template.metadata.labels.app: expected a string, got int 1"),  # type: ignore[dict-item]
-    (
-        "annotation-not-a-string",
+    pytest.param(apps("ReplicaSet", template=template({"app": 1})), "spec.template.metadata.labels.app: expected a string, got int 1", id="label-not-a-string"),  # type: ignore[dict-item]
+    pytest.param(
         apps("ReplicaSet", template={**template(), "metadata": {"labels": {"app": "web"}, "annotations": {"a": 2}}}),
         "spec.template.metadata.annotations.a: expected a string, got int 2",
+        id="annotation-not-a-string",
     ),
-    (
-        "unknown-priority-class",
+    pytest.param(
         apps("ReplicaSet", template=template(priorityClassName="gold")),
         "spec.template.spec.priorityClassName: no PriorityClass with name gold was found",
+        id="unknown-priority-class",
     ),
-    (
-        "unknown-runtime-class",
+    pytest.param(
         apps("ReplicaSet", template=template(runtimeClassName="gvisor")),
         'spec.template.spec.runtimeClassName: RuntimeClass "gvisor" not found',
+        id="unknown-runtime-class",
     ),
-    (
-        "restart-never",
+    pytest.param(
         apps("Deployment", template=template(restartPolicy="Never")),
         'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
+        id="restart-never",
     ),
-    (
-        "job-restart-default",
+    pytest.param(
         job(template=template({"app": "batch"})),
         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+        id="job-restart-default",
     ),
-    (
-        "job-restart-always",
+    pytest.param(
         job(template=template({"app": "batch"}, restartPolicy="Always")),
         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+        id="job-restart-always",
     ),
-    (
-        "job-negative-parallelism",
+    pytest.param(
         job(parallelism=-2),
         "spec.parallelism: Invalid value: -2: must be greater than or equal to 0",
+        id="job-negative-parallelism",
     ),
-    (
-        "job-indexed-without-completions",
+    pytest.param(
         job(completionMode="Indexed"),
         "spec.completions: Required value: when completion mode is Indexed",
+        id="job-indexed-without-completions",
     ),
-    (
-        "job-bad-completion-mode",
+    pytest.param(
         job(completionMode="Each"),
         'spec.completionMode: Unsupported value: "Each": supported values: "NonIndexed", "Indexed"',
+        id="job-bad-completion-mode",
     ),
-    (
-        "job-selector-not-generated",
+    pytest.param(
         job(uid="u1", selector={"matchLabels": {"app": "batch"}}),
         'spec.selector: Invalid value: {"matchLabels": {"app": "batch", "batch.kubernetes.io/controller-uid": "u1"}}: `selector` not auto-generated',
+        id="job-selector-not-generated",
     ),
-    (
-        "job-stale-controller-uid",
+    pytest.param(
         job(uid="u2", template=template({"app": "batch", "controller-uid": "u1"}, restartPolicy="Never")),
         "spec.template.metadata.labels[controller-uid]: Invalid value: "
         '{"app": "batch", "batch.kubernetes.io/controller-uid": "u2", "batch.kubernetes.io/job-name": "train", "controller-uid": "u1", "job-name": "train"}: '
         "must be 'u2'",
+        id="job-stale-controller-uid",
     ),
-    ("job-manual-selector-missing", job(manualSelector=True), "spec.selector: Required value"),
-    (
-        "job-manual-selector-mismatch",
+    pytest.param(job(manualSelector=True), "spec.selector: Required value", id="job-manual-selector-missing"),
+    pytest.param(
         job(manualSelector=True, selector={"matchLabels": {"app": "other"}}),
         'spec.template.metadata.labels: Invalid value: {"app": "batch"}: `selector` does not match template `labels`',
+        id="job-manual-selector-mismatch",
     ),
-    (
-        "statefulset-bad-policy",
+    pytest.param(
         apps("StatefulSet", podManagementPolicy="Fast"),
         "spec.podManagementPolicy: Invalid value: \"Fast\": must be 'OrderedReady' or 'Parallel'",
+        id="statefulset-bad-policy",
     ),
-    (
-        "statefulset-claim-without-name",
+    pytest.param(
         apps("StatefulSet", volumeClaimTemplates=[{"spec": {}}]),
         "spec.volumeClaimTemplates[0].metadata.name: Required value",
+        id="statefulset-claim-without-name",
     ),
-    (
-        "statefulset-claim-bad-storage",
+    pytest.param(
         apps("StatefulSet", volumeClaimTemplates=[claim_template("data", "ten")]),
         "spec.volumeClaimTemplates[0].spec.resources.requests[storage]: invalid quantity 'ten'",
+        id="statefulset-claim-bad-storage",
     ),
 ]
 
 
-@pytest.mark.parametrize("w,message", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
+@pytest.mark.parametrize("w,message", ERROR_CASES)
 def test_errors(w: Workload, message: str) -> None:
     with pytest.raises(FieldError) as ei:
         expand_workload(w, cluster())

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState, NodeScore, Status
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import node_ports as np
@@ -21,7 +21,7 @@ from kwhatif.plugins import volume_restrictions as vr
 
 def _run(module: Any, point: str) -> Status:
     h = make_handle([make_node().name("n1").obj()])
-    pl = module.new(None, h)
+    pl = module.new(plugin_args(module.NAME), h)
     pod = make_pod().name("p").obj()
     ni = h.snapshot.get("n1")
     state = CycleState()

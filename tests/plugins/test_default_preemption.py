@@ -8,20 +8,15 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import PINNED, PodBuilder, make_handle, make_node, make_pod
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.errors import ConfigError
+from kwhatif.config.defaults import default_args
+from kwhatif.config.options import Options
+from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
-from kwhatif.framework.profile import (
-    Options,
-    PluginRef,
-    PluginSet,
-    Profile,
-    SchedulerConfiguration,
-    default_args,
-)
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
@@ -48,7 +43,7 @@ PLUGINS = (
 def profile(args: dict[str, Any] | None = None) -> Profile:
     cfg = default_args()
     if args is not None:
-        cfg["DefaultPreemption"] = args
+        cfg["DefaultPreemption"] = plugin_args("DefaultPreemption", args)
     plugins = {"multiPoint": PluginSet(tuple(PluginRef(n, 1 if n == "NodeResourcesFit" else None) for n in PLUGINS))}
     return Profile("default-scheduler", plugins, cfg)
 
@@ -126,55 +121,61 @@ def schedule(s: Scheduler, pod: PodBuilder) -> Attempt:
 
 
 def test_default_args() -> None:
-    pl = dp.new(None, make_handle([]))
-    assert pl.args == dp.DefaultPreemptionArgs(10, 100)
-    assert dp.parse_args({"minCandidateNodesPercentage": 0}) == dp.DefaultPreemptionArgs(0, 100)
+    pl = dp.new(plugin_args(dp.NAME), make_handle([]))
+    assert pl.args == DefaultPreemptionArgs(10, 100)
+    assert plugin_args(dp.NAME, {"minCandidateNodesPercentage": 0}) == DefaultPreemptionArgs(0, 100)
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), which reports the first
+# error under the pluginConfig entry's args.
 @pytest.mark.parametrize(
     "args,message",
     [
-        (
+        pytest.param(
             {"minCandidateNodesPercentage": 120},
             "minCandidateNodesPercentage: Invalid value: 120: not in valid range [0, 100]",
+            id="pct-high",
         ),
-        (
+        pytest.param(
             {"minCandidateNodesPercentage": -1},
             "minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]",
+            id="pct-negative",
         ),
-        (
+        pytest.param(
             {"minCandidateNodesAbsolute": -5},
             "minCandidateNodesAbsolute: Invalid value: -5: not in valid range [0, inf)",
+            id="abs-negative",
         ),
-        (
+        pytest.param(
             {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
-            "[minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
-            "minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the "
-            "same time as minCandidateNodesPercentage]",
+            "minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute",
+            id="both-zero",
         ),
-        (
+        pytest.param(
             {"minCandidateNodesPercentage": 101, "minCandidateNodesAbsolute": -1},
-            "[minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100], "
-            "minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)]",
+            "minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]",
+            id="two-errors",
         ),
-        ({"minCandidateNodesPercentage": "10"}, "minCandidateNodesPercentage: must be a 32-bit integer"),
-        ({"minCandidateNodes": 1}, 'pluginConfig[DefaultPreemption].args: unknown field "minCandidateNodes"'),
+        pytest.param(
+            {"minCandidateNodesPercentage": "10"},
+            "minCandidateNodesPercentage: cannot unmarshal string into Go value of type int32",
+            id="not-int",
+        ),
+        pytest.param({"minCandidateNodes": 1}, ': unknown field "minCandidateNodes"', id="unknown-field"),
     ],
-    ids=["pct-high", "pct-negative", "abs-negative", "both-zero", "two-errors", "not-int", "unknown-field"],
 )
 def test_invalid_args(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        dp.parse_args(args)
-    assert str(e.value) == message
+        plugin_args(dp.NAME, args)
+    assert str(e.value) == "profiles[0].pluginConfig[0].args" + ("" if message.startswith(":") else ".") + message
 
 
 @pytest.mark.parametrize(
     "num_nodes,pct,absolute,want",
-    [(10, 10, 100, 10), (1000, 10, 100, 100), (5000, 10, 100, 500), (50, 0, 3, 3), (7, 50, 1, 3), (2, 100, 0, 2)],
-    ids=["few-nodes", "absolute-wins", "percentage-wins", "zero-pct", "int-division", "never-above-nodes"],
+    [pytest.param(10, 10, 100, 10, id="few-nodes"), pytest.param(1000, 10, 100, 100, id="absolute-wins"), pytest.param(5000, 10, 100, 500, id="percentage-wins"), pytest.param(50, 0, 3, 3, id="zero-pct"), pytest.param(7, 50, 1, 3, id="int-division"), pytest.param(2, 100, 0, 2, id="never-above-nodes")],
 )
 def test_calculate_num_candidates(num_nodes: int, pct: int, absolute: int, want: int) -> None:
-    pl = dp.DefaultPreemption(dp.DefaultPreemptionArgs(pct, absolute), make_handle([]))
+    pl = dp.DefaultPreemption(DefaultPreemptionArgs(pct, absolute), make_handle([]))
     assert pl.calculate_num_candidates(num_nodes) == want
 
 
@@ -188,60 +189,56 @@ TERMINATING_BY_PREEMPTION = [
 @pytest.mark.parametrize(
     "pod,existing,nominated_status,eligible,message",
     [
-        (pending("p", 100).preemption_policy("Never"), [], None, False, "not eligible due to preemptionPolicy=Never."),
-        (pending("p", 100), [], None, True, ""),
-        (
+        pytest.param(pending("p", 100).preemption_policy("Never"), [], None, False, "not eligible due to preemptionPolicy=Never.", id="policy-never"),
+        pytest.param(pending("p", 100), [], None, True, "", id="not-nominated"),
+        pytest.param(
             pending("p", 100).nominated("n1"),
             [bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION)],
             None,
             False,
             "not eligible due to a terminating pod on the nominated node.",
+            id="terminating-victim-on-nominated-node",
         ),
-        (
+        pytest.param(
             # PodDisruptionConditions is on in v1.30: deletion for another reason does not count.
             pending("p", 100).nominated("n1"),
             [bound("v", "n1", 0).terminating()],
             None,
             True,
             "",
+            id="terminating-not-by-preemption",
         ),
-        (
+        pytest.param(
             pending("p", 100).nominated("n1"),
             [bound("v", "n1", 100).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION)],
             None,
             True,
             "",
+            id="terminating-pod-not-lower-priority",
         ),
-        (
+        pytest.param(
             pending("p", 100).nominated("n1"),
             [bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION)],
             Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) were unschedulable"),
             True,
             "",
+            id="nominated-node-unresolvable",
         ),
-        (
+        pytest.param(
             pending("p", 100).nominated("n2"),
             [bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION)],
             None,
             True,
             "",
+            id="terminating-on-another-node",
         ),
-    ],
-    ids=[
-        "policy-never",
-        "not-nominated",
-        "terminating-victim-on-nominated-node",
-        "terminating-not-by-preemption",
-        "terminating-pod-not-lower-priority",
-        "nominated-node-unresolvable",
-        "terminating-on-another-node",
     ],
 )
 def test_pod_eligible_to_preempt_others(
     pod: PodBuilder, existing: list[PodBuilder], nominated_status: Status | None, eligible: bool, message: str
 ) -> None:
     h = make_handle([node("n1").obj(), node("n2").obj()], [e.obj() for e in existing])
-    pl = dp.new(None, h)
+    pl = dp.new(plugin_args(dp.NAME), h)
     assert pl.pod_eligible_to_preempt_others(pod.obj(), nominated_status) == (eligible, message)
 
 
@@ -283,7 +280,7 @@ def test_pod_terminating_by_preemption(victim: PodBuilder, gate: bool, want: boo
 def test_terminating_pod_evicted_for_another_reason_does_not_block_preemption() -> None:
     existing = bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI"))
     h = make_handle([node("n1").obj(), node("n2").obj()], [existing.obj()])
-    pl = dp.new(None, h)
+    pl = dp.new(plugin_args(dp.NAME), h)
     assert pl.pod_eligible_to_preempt_others(pending("p", 100).nominated("n1").obj(), None) == (True, "")
 
 
@@ -316,42 +313,33 @@ def infos(*pods: PodBuilder) -> list[PodInfo]:
 @pytest.mark.parametrize(
     "pods,pdbs,violating",
     [
-        ([bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"})], ["a"]),
-        ([bound("a", "n1", 0, app="web")], [pdb("p", 1, {"app": "web"})], []),
-        (
+        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"})], ["a"], id="none-allowed"),
+        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 1, {"app": "web"})], [], id="one-allowed"),
+        pytest.param(
             # minAvailable/maxUnavailable are already folded into status.disruptionsAllowed: one left.
             [bound("a", "n1", 0, app="web"), bound("b", "n1", 0, app="web"), bound("c", "n1", 0, app="web")],
             [pdb("p", 1, {"app": "web"})],
             ["b", "c"],
+            id="budget-used-up-in-order",
         ),
-        ([bound("a", "n1", 0)], [pdb("p", 0, {"app": "web"})], []),
-        ([bound("a", "n1", 0, app="db")], [pdb("p", 0, {"app": "web"})], []),
-        ([bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"}, namespace="other")], []),
-        ([bound("a", "n1", 0, app="web")], [pdb("p", 0, selector={})], []),
-        ([bound("a", "n1", 0, app="web")], [pdb("p", 0)], []),
-        (
+        pytest.param([bound("a", "n1", 0)], [pdb("p", 0, {"app": "web"})], [], id="no-labels"),
+        pytest.param([bound("a", "n1", 0, app="db")], [pdb("p", 0, {"app": "web"})], [], id="selector-mismatch"),
+        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"}, namespace="other")], [], id="other-namespace"),
+        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0, selector={})], [], id="empty-selector-matches-nothing"),
+        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0)], [], id="no-selector"),
+        pytest.param(
             # Already being disrupted: it does not use up the budget again.
             [bound("a", "n1", 0, app="web"), bound("b", "n1", 0, app="web")],
             [pdb("p", 1, {"app": "web"}, disrupted=["a"])],
             [],
+            id="disrupted-pods",
         ),
-        (
+        pytest.param(
             [bound("a", "n1", 0, app="web", tier="fe")],
             [pdb("p1", 5, {"app": "web"}), pdb("p2", 0, {"tier": "fe"})],
             ["a"],
+            id="any-pdb-violated",
         ),
-    ],
-    ids=[
-        "none-allowed",
-        "one-allowed",
-        "budget-used-up-in-order",
-        "no-labels",
-        "selector-mismatch",
-        "other-namespace",
-        "empty-selector-matches-nothing",
-        "no-selector",
-        "disrupted-pods",
-        "any-pdb-violated",
     ],
 )
 def test_filter_pods_with_pdb_violation(
@@ -378,16 +366,15 @@ T1, T2, T3 = "2024-01-01T00:00:01Z", "2024-01-01T00:00:02Z", "2024-01-01T00:00:0
 @pytest.mark.parametrize(
     "a,b,want",
     [
-        (pod("a", 10), pod("b", 5), True),
-        (pod("a", 5), pod("b", 10), False),
-        (pod("a", 5, T1), pod("b", 5, T2), True),
-        (pod("a", 5, T2), pod("b", 5, T1), False),
-        (pod("a", 5, T1), pod("b", 5, T1), False),
-        (pod("a", 5, T1), pod("b", 5), True),
-        (pod("a", 5), pod("b", 5, T1), False),
-        (pod("a", 5), pod("b", 5), True),
+        pytest.param(pod("a", 10), pod("b", 5), True, id="higher"),
+        pytest.param(pod("a", 5), pod("b", 10), False, id="lower"),
+        pytest.param(pod("a", 5, T1), pod("b", 5, T2), True, id="earlier"),
+        pytest.param(pod("a", 5, T2), pod("b", 5, T1), False, id="later"),
+        pytest.param(pod("a", 5, T1), pod("b", 5, T1), False, id="same-time"),
+        pytest.param(pod("a", 5, T1), pod("b", 5), True, id="started-vs-not"),
+        pytest.param(pod("a", 5), pod("b", 5, T1), False, id="not-vs-started"),
+        pytest.param(pod("a", 5), pod("b", 5), True, id="neither-started"),
     ],
-    ids=["higher", "lower", "earlier", "later", "same-time", "started-vs-not", "not-vs-started", "neither-started"],
 )
 def test_more_important_pod(a: Pod, b: Pod, want: bool) -> None:
     assert dp.more_important_pod(a, b) is want
@@ -403,11 +390,10 @@ def test_sort_like_upstream() -> None:
 @pytest.mark.parametrize(
     "pods,want",
     [
-        ([pod("a", 10, T2), pod("b", 10, T1), pod("c", 5, T3)], T1),
-        ([pod("a", 5, T1), pod("b", 10, T3), pod("c", 10, T2)], T2),
-        ([pod("a", 10, T2), pod("b", 10)], T2),
+        pytest.param([pod("a", 10, T2), pod("b", 10, T1), pod("c", 5, T3)], T1, id="earliest-of-highest"),
+        pytest.param([pod("a", 5, T1), pod("b", 10, T3), pod("c", 10, T2)], T2, id="higher-later-in-list"),
+        pytest.param([pod("a", 10, T2), pod("b", 10)], T2, id="unstarted-counts-as-now"),
     ],
-    ids=["earliest-of-highest", "higher-later-in-list", "unstarted-counts-as-now"],
 )
 def test_earliest_pod_start_time(pods: list[Pod], want: str) -> None:
     assert dp.earliest_pod_start_time(pods) == pod("x", 0, want).start_time
@@ -423,53 +409,48 @@ def cand(node_name: str, *victim_pods: Pod, violations: int = 0) -> dp.Candidate
 @pytest.mark.parametrize(
     "candidates,node_name,criterion",
     [
-        ([cand("n1", pod("a", 0), violations=1), cand("n2", pod("b", 0), pod("c", 0))], "n2", dp.BY_PDB_VIOLATIONS),
-        ([cand("n1", pod("a", 5)), cand("n2", pod("b", 1), pod("c", 1))], "n2", dp.BY_HIGHEST_PRIORITY),
-        ([cand("n1", pod("a", 5), pod("b", 4)), cand("n2", pod("c", 5), pod("d", 1))], "n2", dp.BY_SUM_PRIORITIES),
-        (
+        pytest.param([cand("n1", pod("a", 0), violations=1), cand("n2", pod("b", 0), pod("c", 0))], "n2", dp.BY_PDB_VIOLATIONS, id="fewest-pdb-violations"),
+        pytest.param([cand("n1", pod("a", 5)), cand("n2", pod("b", 1), pod("c", 1))], "n2", dp.BY_HIGHEST_PRIORITY, id="lowest-highest-priority"),
+        pytest.param([cand("n1", pod("a", 5), pod("b", 4)), cand("n2", pod("c", 5), pod("d", 1))], "n2", dp.BY_SUM_PRIORITIES, id="lowest-sum"),
+        pytest.param(
             # Raw sums would prefer n1 (-100 < 0); shifted by MaxInt32+1 each, one pod weighs more.
             [cand("n1", pod("a", 0), pod("b", -100)), cand("n2", pod("c", 0))],
             "n2",
             dp.BY_SUM_PRIORITIES,
+            id="sum-offset",
         ),
-        (
+        pytest.param(
             # A MinInt32 victim adds nothing to the shifted sum, so only the count tells them apart.
             [cand("n1", pod("a", 0), pod("b", -(2**31))), cand("n2", pod("c", 0))],
             "n2",
             dp.BY_NUM_VICTIMS,
+            id="fewest-victims",
         ),
-        (
+        pytest.param(
             [cand("n1", pod("a", 5), pod("b", 0), pod("c", 0)), cand("n2", pod("d", 5), pod("e", 0), pod("f", 0))],
             "n1",
             dp.BY_FIRST,
+            id="first-on-tie",
         ),
-        (
+        pytest.param(
             [cand("n1", pod("a", 5, T1)), cand("n2", pod("b", 5, T2)), cand("n3", pod("c", 5, T1))],
             "n2",
             dp.BY_LATEST_START,
+            id="latest-start",
         ),
-        (
+        pytest.param(
             [cand("n1", pod("a", 5, T3)), cand("n2", pod("b", 5))],
             "n2",
             dp.BY_LATEST_START,
+            id="unstarted-is-latest",
         ),
-        (
+        pytest.param(
             # Victims[0] stands for the highest priority even when a lower PDB victim comes first.
             [cand("n1", pod("a", 1), pod("b", 9), violations=1), cand("n2", pod("c", 2), violations=1)],
             "n1",
             dp.BY_HIGHEST_PRIORITY,
+            id="victims0-is-highest",
         ),
-    ],
-    ids=[
-        "fewest-pdb-violations",
-        "lowest-highest-priority",
-        "lowest-sum",
-        "sum-offset",
-        "fewest-victims",
-        "first-on-tie",
-        "latest-start",
-        "unstarted-is-latest",
-        "victims0-is-highest",
     ],
 )
 def test_pick_one_node_for_preemption(candidates: list[dp.Candidate], node_name: str, criterion: str) -> None:
@@ -477,7 +458,7 @@ def test_pick_one_node_for_preemption(candidates: list[dp.Candidate], node_name:
 
 
 def test_select_candidate_single() -> None:
-    pl = dp.new(None, make_handle([]))
+    pl = dp.new(plugin_args(dp.NAME), make_handle([]))
     c = cand("n1", pod("a", 0))
     assert pl.select_candidate([c]) == (c, dp.BY_ONLY_CANDIDATE)
     assert pl.select_candidate([]) == (None, "")
@@ -556,14 +537,15 @@ def test_prefers_node_without_pdb_violation() -> None:
 @pytest.mark.parametrize(
     "pods,cpu,want_node,criterion",
     [
-        ([bound("a", "n1", 50, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n2", dp.BY_HIGHEST_PRIORITY),
-        (
+        pytest.param([bound("a", "n1", 50, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n2", dp.BY_HIGHEST_PRIORITY, id="lowest-priority-victim"),
+        pytest.param(
             [bound("a", "n1", 10, cpu="2"), bound("b", "n1", 10, cpu="2"), bound("c", "n2", 10, cpu="4")],
             "4",
             "n2",
             dp.BY_SUM_PRIORITIES,
+            id="fewer-victims-lower-sum",
         ),
-        (
+        pytest.param(
             [
                 bound("a", "n1", 10, cpu="4").start_time(T1),
                 bound("b", "n2", 10, cpu="4").start_time(T2),
@@ -571,10 +553,10 @@ def test_prefers_node_without_pdb_violation() -> None:
             "2",
             "n2",
             dp.BY_LATEST_START,
+            id="latest-start",
         ),
-        ([bound("a", "n1", 10, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n1", dp.BY_FIRST),
+        pytest.param([bound("a", "n1", 10, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n1", dp.BY_FIRST, id="tie-first-node"),
     ],
-    ids=["lowest-priority-victim", "fewer-victims-lower-sum", "latest-start", "tie-first-node"],
 )
 def test_candidate_choice(pods: list[PodBuilder], cpu: str, want_node: str, criterion: str) -> None:
     s = scheduler([node("n1"), node("n2")], pods)
@@ -586,35 +568,38 @@ def test_candidate_choice(pods: list[PodBuilder], cpu: str, want_node: str, crit
 @pytest.mark.parametrize(
     "nodes,pods,pod,message",
     [
-        (
+        pytest.param(
             [node("n1")],
             [bound("a", "n1", 100, cpu="4")],
             pending("p", 100, cpu="2"),
             "0/1 nodes are available: 1 Insufficient cpu. "
             f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}.",
+            id="no-victims",
         ),
-        (
+        pytest.param(
             [node("n1"), node("n2").taint("dedicated", "infra")],
             [bound("a", "n1", 0, cpu="3")],
             pending("p", 100, cpu="8"),
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: infra}. "
             f"preemption: 0/2 nodes are available: 1 Insufficient cpu, 1 {NOT_HELPFUL}.",
+            id="leftover-reason-and-not-helpful",
         ),
-        (
+        pytest.param(
             [node("n1"), node("n2")],
             [bound("a", "n1", 200, cpu="4"), bound("b", "n2", 0, cpu="4")],
             pending("p", 100, cpu="2").preemption_policy("Never"),
             "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.",
+            id="policy-never",
         ),
-        (
+        pytest.param(
             [make_node().name("n1").unschedulable()],
             [],
             pending("p", 100),
             "0/1 nodes are available: 1 node(s) were unschedulable. "
             f"preemption: 0/1 nodes are available: 1 {NOT_HELPFUL}.",
+            id="all-unresolvable",
         ),
     ],
-    ids=["no-victims", "leftover-reason-and-not-helpful", "policy-never", "all-unresolvable"],
 )
 def test_failure_messages(nodes: list[Any], pods: list[PodBuilder], pod: PodBuilder, message: str) -> None:
     s = scheduler(nodes, pods)

@@ -37,63 +37,62 @@ def score(pod: PodBuilder, nodes: dict[str, NodeBuilder], on: str) -> int:
 
 
 # 250MB on the only node: 100 * (250 - 23) / (1000 - 23) = 23 (integer division)
-SINGLE: list[tuple[str, PodBuilder, NodeBuilder, int]] = [
-    ("no-image", pod("nginx"), node(), 0),
-    ("latest-appended", pod("nginx"), node((250 * MB, "nginx:latest")), 23),
-    ("untagged-node-entry", pod("nginx"), node((250 * MB, "nginx")), 0),
-    ("tag-kept", pod("nginx:1.25"), node((250 * MB, "nginx:1.25")), 23),
-    ("other-tag", pod("nginx:1.25"), node((250 * MB, "nginx:latest")), 0),
-    ("no-library-prefix", pod("nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 0),
-    ("full-name", pod("docker.io/library/nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 23),
-    ("digest", pod(DIGEST), node((250 * MB, DIGEST)), 23),
-    ("digest-gets-no-tag", pod(DIGEST), node((250 * MB, DIGEST + ":latest")), 0),
-    ("registry-port", pod("reg:5000/app"), node((250 * MB, "reg:5000/app:latest")), 23),
-    ("registry-port-untagged-entry", pod("reg:5000/app"), node((250 * MB, "reg:5000/app")), 0),
-    ("registry-port-tag", pod("reg:5000/app:v1"), node((250 * MB, "reg:5000/app:v1")), 23),
-    ("below-floor", pod("small"), node((20 * MB, "small:latest")), 0),
-    ("at-floor", pod("small"), node((23 * MB, "small:latest")), 0),
-    ("just-above-floor", pod("small"), node((24 * MB, "small:latest")), 0),
-    ("ceiling", pod("big"), node((2000 * MB, "big:latest")), 100),
-    ("at-ceiling", pod("big"), node((1000 * MB, "big:latest")), 100),
+SINGLE = [
+    pytest.param(pod("nginx"), node(), 0, id="no-image"),
+    pytest.param(pod("nginx"), node((250 * MB, "nginx:latest")), 23, id="latest-appended"),
+    pytest.param(pod("nginx"), node((250 * MB, "nginx")), 0, id="untagged-node-entry"),
+    pytest.param(pod("nginx:1.25"), node((250 * MB, "nginx:1.25")), 23, id="tag-kept"),
+    pytest.param(pod("nginx:1.25"), node((250 * MB, "nginx:latest")), 0, id="other-tag"),
+    pytest.param(pod("nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 0, id="no-library-prefix"),
+    pytest.param(pod("docker.io/library/nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 23, id="full-name"),
+    pytest.param(pod(DIGEST), node((250 * MB, DIGEST)), 23, id="digest"),
+    pytest.param(pod(DIGEST), node((250 * MB, DIGEST + ":latest")), 0, id="digest-gets-no-tag"),
+    pytest.param(pod("reg:5000/app"), node((250 * MB, "reg:5000/app:latest")), 23, id="registry-port"),
+    pytest.param(pod("reg:5000/app"), node((250 * MB, "reg:5000/app")), 0, id="registry-port-untagged-entry"),
+    pytest.param(pod("reg:5000/app:v1"), node((250 * MB, "reg:5000/app:v1")), 23, id="registry-port-tag"),
+    pytest.param(pod("small"), node((20 * MB, "small:latest")), 0, id="below-floor"),
+    pytest.param(pod("small"), node((23 * MB, "small:latest")), 0, id="at-floor"),
+    pytest.param(pod("small"), node((24 * MB, "small:latest")), 0, id="just-above-floor"),
+    pytest.param(pod("big"), node((2000 * MB, "big:latest")), 100, id="ceiling"),
+    pytest.param(pod("big"), node((1000 * MB, "big:latest")), 100, id="at-ceiling"),
     # 300 + 300 of a 2000MB ceiling: 100 * 577 / 1977 = 29
-    ("init-container-counted", pod("app", init=("setup",)), node((300 * MB, "app:latest"), (300 * MB, "setup:latest")), 29),
+    pytest.param(pod("app", init=("setup",)), node((300 * MB, "app:latest"), (300 * MB, "setup:latest")), 29, id="init-container-counted"),
     # the ceiling grows with every container, init containers included: 100 * 977 / 1977 = 49
-    ("ceiling-per-container", pod("app", "sidecar"), node((1000 * MB, "app:latest")), 49),
-    ("same-image-twice", pod("app", "app"), node((1000 * MB, "app:latest")), 100),
+    pytest.param(pod("app", "sidecar"), node((1000 * MB, "app:latest")), 49, id="ceiling-per-container"),
+    pytest.param(pod("app", "app"), node((1000 * MB, "app:latest")), 100, id="same-image-twice"),
     # one image entry can carry several names; either one matches
-    (
-        "image-with-several-names",
+    pytest.param(
         pod("nginx:1.25"),
         make_node().image(250 * MB, "docker.io/library/nginx:1.25", "nginx:1.25"),
         23,
+        id="image-with-several-names",
     ),
 ]
 
 
-@pytest.mark.parametrize("pod,node,expected", [c[1:] for c in SINGLE], ids=[c[0] for c in SINGLE])
+@pytest.mark.parametrize("pod,node,expected", SINGLE)
 def test_score_single_node(pod: PodBuilder, node: NodeBuilder, expected: int) -> None:
     assert score(pod, {"n1": node}, "n1") == expected
 
 
-SPREAD: list[tuple[str, PodBuilder, dict[str, NodeBuilder], dict[str, int]]] = [
+SPREAD = [
     # 900MB on 2 of 3 nodes counts 600MB: 100 * 577 / 977 = 59
-    (
-        "two-of-three",
+    pytest.param(
         pod("app"),
         {"n1": node((900 * MB, "app:latest")), "n2": node((900 * MB, "app:latest")), "n3": node()},
         {"n1": 59, "n2": 59, "n3": 0},
+        id="two-of-three",
     ),
     # 300MB on 1 of 3 nodes counts 100MB: 100 * 77 / 977 = 7
-    (
-        "one-of-three",
+    pytest.param(
         pod("app"),
         {"n1": node((300 * MB, "app:latest")), "n2": node(), "n3": node()},
         {"n1": 7, "n2": 0, "n3": 0},
+        id="one-of-three",
     ),
     # n1: int(1000MB / 3) + int(600MB * 2 / 3) = 349525333 + 419430400 of a 2000MB ceiling = 35;
     # n2: 419430400 alone = 19
-    (
-        "truncated-per-image",
+    pytest.param(
         pod("a", "b"),
         {
             "n1": node((1000 * MB, "a:latest"), (600 * MB, "b:latest")),
@@ -101,11 +100,12 @@ SPREAD: list[tuple[str, PodBuilder, dict[str, NodeBuilder], dict[str, int]]] = [
             "n3": node(),
         },
         {"n1": 35, "n2": 19, "n3": 0},
+        id="truncated-per-image",
     ),
 ]
 
 
-@pytest.mark.parametrize("pod,nodes,expected", [c[1:] for c in SPREAD], ids=[c[0] for c in SPREAD])
+@pytest.mark.parametrize("pod,nodes,expected", SPREAD)
 def test_score_spread(pod: PodBuilder, nodes: dict[str, NodeBuilder], expected: dict[str, int]) -> None:
     assert {n: score(pod, nodes, n) for n in nodes} == expected
 
@@ -113,16 +113,15 @@ def test_score_spread(pod: PodBuilder, nodes: dict[str, NodeBuilder], expected: 
 @pytest.mark.parametrize(
     "name,expected",
     [
-        ("nginx", "nginx:latest"),
-        ("nginx:1.25", "nginx:1.25"),
-        ("library/nginx", "library/nginx:latest"),
-        ("docker.io/library/nginx", "docker.io/library/nginx:latest"),
-        (DIGEST, DIGEST),
-        ("reg:5000/app", "reg:5000/app:latest"),
-        ("reg:5000/app:v1", "reg:5000/app:v1"),
-        ("reg:5000/team/app", "reg:5000/team/app:latest"),
+        pytest.param("nginx", "nginx:latest", id="bare"),
+        pytest.param("nginx:1.25", "nginx:1.25", id="tagged"),
+        pytest.param("library/nginx", "library/nginx:latest", id="path"),
+        pytest.param("docker.io/library/nginx", "docker.io/library/nginx:latest", id="registry"),
+        pytest.param(DIGEST, DIGEST, id="digest"),
+        pytest.param("reg:5000/app", "reg:5000/app:latest", id="registry-port"),
+        pytest.param("reg:5000/app:v1", "reg:5000/app:v1", id="registry-port-tag"),
+        pytest.param("reg:5000/team/app", "reg:5000/team/app:latest", id="registry-port-path"),
     ],
-    ids=["bare", "tagged", "path", "registry", "digest", "registry-port", "registry-port-tag", "registry-port-path"],
 )
 def test_normalized_image_name(name: str, expected: str) -> None:
     assert il.normalized_image_name(name) == expected
@@ -130,8 +129,14 @@ def test_normalized_image_name(name: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     "total,containers,expected",
-    [(0, 1, 0), (23 * MB, 1, 0), (500 * MB, 1, 48), (1000 * MB, 1, 100), (5000 * MB, 1, 100), (1500 * MB, 2, 74)],
-    ids=["zero", "floor", "half", "ceiling", "over", "two-containers"],
+    [
+        pytest.param(0, 1, 0, id="zero"),
+        pytest.param(23 * MB, 1, 0, id="floor"),
+        pytest.param(500 * MB, 1, 48, id="half"),
+        pytest.param(1000 * MB, 1, 100, id="ceiling"),
+        pytest.param(5000 * MB, 1, 100, id="over"),
+        pytest.param(1500 * MB, 2, 74, id="two-containers"),
+    ],
 )
 def test_calculate_priority(total: int, containers: int, expected: Any) -> None:
     assert il.calculate_priority(total, containers) == expected

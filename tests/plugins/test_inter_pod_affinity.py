@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Namespace
 from kwhatif.cache.node_info import PodInfo
+from kwhatif.config.types import InterPodAffinityArgs
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState
@@ -90,7 +91,7 @@ def setup(
     pods: list[PodBuilder], cluster: ClusterState | None = None, args: dict[str, Any] | None = None
 ) -> tuple[Any, Any]:
     h = make_handle([n.obj() for n in NODES], [p.obj() for p in pods], cluster)
-    return h, ipa.new(args, h)
+    return h, ipa.new(plugin_args(ipa.NAME, args), h)
 
 
 def filter_all(
@@ -114,29 +115,43 @@ def filter_all(
 
 
 def test_default_args() -> None:
-    pl = ipa.new(None, None)
-    assert pl.args == ipa.InterPodAffinityArgs(1, False)
-    assert ipa.new({"hardPodAffinityWeight": 0}, None).args.hard_pod_affinity_weight == 0
-    assert ipa.new({"hardPodAffinityWeight": 100, "ignorePreferredTermsOfExistingPods": True}, None).args == (
-        ipa.InterPodAffinityArgs(100, True)
-    )
+    pl = ipa.new(plugin_args(ipa.NAME), None)
+    assert pl.args == InterPodAffinityArgs(1, False)
+    assert plugin_args(ipa.NAME, {"hardPodAffinityWeight": 0}) == InterPodAffinityArgs(0, False)
+    args = plugin_args(ipa.NAME, {"hardPodAffinityWeight": 100, "ignorePreferredTermsOfExistingPods": True})
+    assert ipa.new(args, None).args == InterPodAffinityArgs(100, True)
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), under the pluginConfig
+# entry's args.
 @pytest.mark.parametrize(
     "args,field,message",
     [
-        ({"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]"),
-        ({"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]"),
-        ({"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "must be an integer"),
-        ({"ignorePreferredTermsOfExistingPods": "yes"}, "ignorePreferredTermsOfExistingPods", "must be a boolean"),
-        ({"hardPodAffinityWeigth": 1}, "pluginConfig[InterPodAffinity].args", 'unknown field "hardPodAffinityWeigth"'),
+        pytest.param(
+            {"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]",
+            id="above-100",
+        ),
+        pytest.param(
+            {"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]",
+            id="negative",
+        ),
+        pytest.param(
+            {"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "cannot unmarshal string into Go value of type int32",
+            id="not-int",
+        ),
+        pytest.param(
+            {"ignorePreferredTermsOfExistingPods": "yes"},
+            "ignorePreferredTermsOfExistingPods",
+            "cannot unmarshal string into Go value of type bool",
+            id="not-bool",
+        ),
+        pytest.param({"hardPodAffinityWeigth": 1}, "", 'unknown field "hardPodAffinityWeigth"', id="unknown-field"),
     ],
-    ids=["above-100", "negative", "not-int", "not-bool", "unknown-field"],
 )
 def test_invalid_args(args: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        ipa.new(args, None)
-    assert e.value.field == field
+        plugin_args(ipa.NAME, args)
+    assert e.value.field == "profiles[0].pluginConfig[0].args" + (f".{field}" if field else "")
     assert e.value.message == message
 
 
@@ -146,78 +161,90 @@ def test_invalid_args(args: dict[str, Any], field: str, message: str) -> None:
 @pytest.mark.parametrize(
     "pod,pods,expected",
     [
-        (incoming(app="web"), [existing("db", "n1", app="db")], Code.SKIP),
-        (
+        pytest.param(incoming(app="web"), [existing("db", "n1", app="db")], Code.SKIP, id="no-affinity-skip"),
+        pytest.param(
             # preferred terms alone do not take part in filtering
             incoming(app="web").affinity(affinity(pref=(weighted(5, term(ZONE, app="db")),))),
             [existing("db", "n1", app="db")],
             Code.SKIP,
+            id="preferred-only-skip",
         ),
-        (
+        pytest.param(
             # an existing pod's anti-affinity that does not select the pod: still nothing to do
             incoming(app="web"),
             [existing("db", "n1", app="db").affinity(affinity(anti_req=(term(HOST, app="cache"),)))],
             Code.SKIP,
+            id="existing-anti-not-matching-skip",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"),))),
             [existing("db", "n1", app="db")],
             {"n1": OK, "n2": OK, "n3": AFF_FAIL, "n4": AFF_FAIL},
+            id="affinity-zone",
         ),
-        (
+        pytest.param(
             # only pods matching every term count
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"), term(HOST, tier="be")))),
             [existing("db", "n1", app="db"), existing("be", "n3", tier="be"), existing("both", "n2", app="db", tier="be")],
             {"n1": AFF_FAIL, "n2": OK, "n3": AFF_FAIL, "n4": AFF_FAIL},
+            id="affinity-all-terms",
         ),
-        (
+        pytest.param(
             # first of its kind: nothing matches anywhere and the pod matches its own term
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="web"),))),
             [existing("db", "n1", app="db")],
             {"n1": OK, "n2": OK, "n3": OK, "n4": AFF_FAIL},
+            id="self-affinity",
         ),
-        (
+        pytest.param(
             # nothing matches anywhere, but the pod does not match its own term
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"),))),
             [existing("other", "n1", app="other")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": AFF_FAIL, "n4": AFF_FAIL},
+            id="no-match-not-self",
         ),
-        (
+        pytest.param(
             # self-affinity does not apply once a matching pod exists somewhere (zone a only)
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="web"),))),
             [existing("web-0", "n1", app="web")],
             {"n1": OK, "n2": OK, "n3": AFF_FAIL, "n4": AFF_FAIL},
+            id="self-affinity-not-first",
         ),
-        (
+        pytest.param(
             # a matching pod on a node without the topology key is not counted, so the
             # self-affinity rule applies
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="web"),))),
             [existing("web-0", "n4", app="web")],
             {"n1": OK, "n2": OK, "n3": OK, "n4": AFF_FAIL},
+            id="match-on-node-without-key",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(anti_req=(term(HOST, app="web"),))),
             [existing("web-0", "n1", app="web")],
             {"n1": ANTI_FAIL, "n2": OK, "n3": OK, "n4": OK},
+            id="anti-affinity-host",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(anti_req=(term(ZONE, app="web"),))),
             [existing("web-0", "n1", app="web"), existing("web-1", "n4", app="web")],
             {"n1": ANTI_FAIL, "n2": ANTI_FAIL, "n3": OK, "n4": OK},
+            id="anti-affinity-zone",
         ),
-        (
+        pytest.param(
             # the existing pod's zone anti-affinity selects the incoming pod
             incoming(app="web"),
             [existing("db", "n1", app="db").affinity(affinity(anti_req=(term(ZONE, app="web"),)))],
             {"n1": EXISTING_FAIL, "n2": EXISTING_FAIL, "n3": OK, "n4": OK},
+            id="existing-anti-affinity",
         ),
-        (
+        pytest.param(
             # terminating pods are still in the snapshot and still count, as upstream
             incoming(app="web"),
             [existing("db", "n3", app="db").terminating().affinity(affinity(anti_req=(term(HOST, app="web"),)))],
             {"n1": OK, "n2": OK, "n3": EXISTING_FAIL, "n4": OK},
+            id="existing-terminating",
         ),
-        (
+        pytest.param(
             # affinity is checked first, then the pod's anti-affinity, then the existing pods'
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"),), anti_req=(term(HOST, app="cache"),))),
             [
@@ -226,45 +253,30 @@ def test_invalid_args(args: dict[str, Any], field: str, message: str) -> None:
                 existing("x", "n1", app="x").affinity(affinity(anti_req=(term(HOST, app="web"),))),
             ],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": ANTI_FAIL, "n4": AFF_FAIL},
+            id="order-affinity-first",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(anti_req=(term(HOST, app="cache"),))),
             [
                 existing("cache", "n2", app="cache").affinity(affinity(anti_req=(term(HOST, app="web"),))),
                 existing("x", "n1", app="x").affinity(affinity(anti_req=(term(HOST, app="web"),))),
             ],
             {"n1": EXISTING_FAIL, "n2": ANTI_FAIL, "n3": OK, "n4": OK},
+            id="order-anti-before-existing",
         ),
-        (
+        pytest.param(
             # a term without namespaces looks in the pod's own namespace only
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"),))),
             [existing("db-a", "n3", ns="team-a", app="db"), existing("other", "n1", ns="default", app="other")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": AFF_FAIL, "n4": AFF_FAIL},
+            id="own-namespace",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(req=(term(ZONE, ns=["team-a"], app="db"),))),
             [existing("db-a", "n3", ns="team-a", app="db"), existing("db2", "n1", ns="default", app="db")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": OK, "n4": AFF_FAIL},
+            id="namespaces-list",
         ),
-    ],
-    ids=[
-        "no-affinity-skip",
-        "preferred-only-skip",
-        "existing-anti-not-matching-skip",
-        "affinity-zone",
-        "affinity-all-terms",
-        "self-affinity",
-        "no-match-not-self",
-        "self-affinity-not-first",
-        "match-on-node-without-key",
-        "anti-affinity-host",
-        "anti-affinity-zone",
-        "existing-anti-affinity",
-        "existing-terminating",
-        "order-affinity-first",
-        "order-anti-before-existing",
-        "own-namespace",
-        "namespaces-list",
     ],
 )
 def test_filter(pod: PodBuilder, pods: list[PodBuilder], expected: Any) -> None:
@@ -277,12 +289,13 @@ NS_CLUSTER = {"team-a": {"team": "a"}, "team-b": {"team": "b"}, "default": {}}
 @pytest.mark.parametrize(
     "pod,pods,expected",
     [
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(req=(term(ZONE, ns_selector={"matchLabels": {"team": "a"}}, app="db"),))),
             [existing("db-a", "n3", ns="team-a", app="db"), existing("db-b", "n1", ns="team-b", app="db")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": OK, "n4": AFF_FAIL},
+            id="selector",
         ),
-        (
+        pytest.param(
             # namespaces and namespaceSelector add up
             incoming(app="web").affinity(
                 affinity(anti_req=(term(HOST, ns=["team-b"], ns_selector={"matchLabels": {"team": "a"}}, app="db"),))
@@ -293,22 +306,25 @@ NS_CLUSTER = {"team-a": {"team": "a"}, "team-b": {"team": "b"}, "default": {}}
                 existing("db-default", "n2", ns="default", app="db"),
             ],
             {"n1": ANTI_FAIL, "n2": OK, "n3": ANTI_FAIL, "n4": OK},
+            id="namespaces-and-selector",
         ),
-        (
+        pytest.param(
             # an empty namespaceSelector selects every namespace
             incoming(app="web").affinity(affinity(anti_req=(term(HOST, ns_selector={}, app="db"),))),
             [existing("db-a", "n3", ns="team-a", app="db"), existing("db-b", "n1", ns="team-b", app="db")],
             {"n1": ANTI_FAIL, "n2": OK, "n3": ANTI_FAIL, "n4": OK},
+            id="empty-selector",
         ),
-        (
+        pytest.param(
             # a namespace missing from the input still exists where its pods run
             incoming(app="web").affinity(
                 affinity(req=(term(ZONE, ns_selector={"matchLabels": {"kubernetes.io/metadata.name": "ghost"}}, app="db"),))
             ),
             [existing("db", "n3", ns="ghost", app="db")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": OK, "n4": AFF_FAIL},
+            id="missing-namespace",
         ),
-        (
+        pytest.param(
             # the existing pod's selector is matched against the incoming pod's namespace labels
             incoming(app="web").namespace("team-a"),
             [
@@ -320,9 +336,9 @@ NS_CLUSTER = {"team-a": {"team": "a"}, "team-b": {"team": "b"}, "default": {}}
                 ),
             ],
             {"n1": EXISTING_FAIL, "n2": OK, "n3": OK, "n4": OK},
+            id="existing-selector",
         ),
     ],
-    ids=["selector", "namespaces-and-selector", "empty-selector", "missing-namespace", "existing-selector"],
 )
 def test_filter_namespace_selector(pod: PodBuilder, pods: list[PodBuilder], expected: Any) -> None:
     assert filter_all(pod, pods, cluster_with_namespaces(**NS_CLUSTER)) == expected
@@ -417,20 +433,22 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
 @pytest.mark.parametrize(
     "pod,pods,args,expected",
     [
-        (incoming(app="web"), [existing("db", "n1", app="db")], None, Code.SKIP),
-        (
+        pytest.param(incoming(app="web"), [existing("db", "n1", app="db")], None, Code.SKIP, id="no-affinity-skip"),
+        pytest.param(
             incoming(app="web").affinity(affinity(pref=(weighted(10, term(ZONE, app="db")),))),
             [existing("db-0", "n1", app="db"), existing("db-1", "n2", app="db"), existing("db-2", "n3", app="db")],
             None,
             ({"n1": 20, "n2": 20, "n3": 10, "n4": 0}, {"n1": 100, "n2": 100, "n3": 50, "n4": 0}),
+            id="preferred-affinity",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(anti_pref=(weighted(5, term(HOST, app="web")),))),
             [existing("web-0", "n1", app="web"), existing("web-1", "n1", app="web")],
             None,
             ({"n1": -10, "n2": 0, "n3": 0, "n4": 0}, {"n1": 0, "n2": 100, "n3": 100, "n4": 100}),
+            id="preferred-anti-affinity-negative",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(
                 affinity(pref=(weighted(4, term(ZONE, app="db")),), anti_pref=(weighted(7, term(HOST, app="web")),))
             ),
@@ -438,8 +456,9 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
             None,
             # n1 -7, n3 4 - 7 = -3; min -7, max 0: 100*4/7 = 57.14, 100*7/7
             ({"n1": -7, "n2": 0, "n3": -3, "n4": 0}, {"n1": 0, "n2": 100, "n3": 57, "n4": 100}),
+            id="mixed-negative",
         ),
-        (
+        pytest.param(
             # existing pods' preferred terms that select the incoming pod
             incoming(app="web"),
             [
@@ -448,41 +467,47 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
             ],
             None,
             ({"n1": 30, "n2": 30, "n3": -20, "n4": 0}, {"n1": 100, "n2": 100, "n3": 0, "n4": 40}),
+            id="existing-preferred",
         ),
-        (
+        pytest.param(
             # an existing pod's required affinity counts with hardPodAffinityWeight (default 1)
             incoming(app="web"),
             [existing("anchor", "n3", app="anchor").affinity(ANCHOR_REQ)],
             None,
             ({"n1": 0, "n2": 0, "n3": 1, "n4": 0}, {"n1": 0, "n2": 0, "n3": 100, "n4": 0}),
+            id="hard-weight-default",
         ),
-        (
+        pytest.param(
             incoming(app="web"),
             [existing("anchor", "n3", app="anchor").affinity(ANCHOR_REQ)],
             {"hardPodAffinityWeight": 7},
             ({"n1": 0, "n2": 0, "n3": 7, "n4": 0}, {"n1": 0, "n2": 0, "n3": 100, "n4": 0}),
+            id="hard-weight-7",
         ),
-        (
+        pytest.param(
             # weight 0 turns it off; nothing else contributes, so PreScore skips
             incoming(app="web"),
             [existing("anchor", "n3", app="anchor").affinity(ANCHOR_REQ)],
             {"hardPodAffinityWeight": 0},
             Code.SKIP,
+            id="hard-weight-0-skip",
         ),
-        (
+        pytest.param(
             incoming(app="web").affinity(affinity(pref=(weighted(3, term(ZONE, app="db")),))),
             [existing("anchor", "n3", app="anchor").affinity(ANCHOR_REQ), existing("db", "n1", app="db")],
             {"hardPodAffinityWeight": 0},
             ({"n1": 3, "n2": 3, "n3": 0, "n4": 0}, {"n1": 100, "n2": 100, "n3": 0, "n4": 0}),
+            id="hard-weight-0-with-preferences",
         ),
-        (
+        pytest.param(
             # without preferences of its own, ignorePreferredTermsOfExistingPods skips PreScore
             incoming(app="web"),
             [existing("anchor", "n3", app="anchor").affinity(ANCHOR_REQ)],
             {"ignorePreferredTermsOfExistingPods": True},
             Code.SKIP,
+            id="ignore-existing-skip",
         ),
-        (
+        pytest.param(
             # with preferences of its own, the existing pods' terms still count
             incoming(app="web").affinity(affinity(pref=(weighted(3, term(ZONE, app="db")),))),
             [
@@ -491,8 +516,9 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
             ],
             {"ignorePreferredTermsOfExistingPods": True},
             ({"n1": 3, "n2": 3, "n3": 9, "n4": 0}, {"n1": 33, "n2": 33, "n3": 100, "n4": 0}),
+            id="ignore-existing-with-preferences",
         ),
-        (
+        pytest.param(
             # contributions that cancel out still make PreScore run; every node then scores 0
             incoming(app="web").affinity(
                 affinity(pref=(weighted(5, term(ZONE, app="db")),), anti_pref=(weighted(5, term(ZONE, app="db")),))
@@ -500,8 +526,9 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
             [existing("db", "n1", app="db")],
             None,
             ({"n1": 0, "n2": 0, "n3": 0, "n4": 0}, {"n1": 0, "n2": 0, "n3": 0, "n4": 0}),
+            id="cancelled-out",
         ),
-        (
+        pytest.param(
             # namespaceSelector of a preferred term
             incoming(app="web").affinity(
                 affinity(pref=(weighted(8, term(ZONE, ns_selector={"matchLabels": {"team": "a"}}, app="db")),))
@@ -509,22 +536,8 @@ ANCHOR_REQ = affinity(req=(term(ZONE, app="web"),))  # an existing pod requiring
             [existing("db-a", "n3", ns="team-a", app="db"), existing("db-b", "n1", ns="team-b", app="db")],
             None,
             ({"n1": 0, "n2": 0, "n3": 8, "n4": 0}, {"n1": 0, "n2": 0, "n3": 100, "n4": 0}),
+            id="preferred-namespace-selector",
         ),
-    ],
-    ids=[
-        "no-affinity-skip",
-        "preferred-affinity",
-        "preferred-anti-affinity-negative",
-        "mixed-negative",
-        "existing-preferred",
-        "hard-weight-default",
-        "hard-weight-7",
-        "hard-weight-0-skip",
-        "hard-weight-0-with-preferences",
-        "ignore-existing-skip",
-        "ignore-existing-with-preferences",
-        "cancelled-out",
-        "preferred-namespace-selector",
     ],
 )
 def test_score(pod: PodBuilder, pods: list[PodBuilder], args: dict[str, Any] | None, expected: Any) -> None:
@@ -541,7 +554,7 @@ def test_pods_on_nodes_without_labels_do_not_contribute() -> None:
     node = make_node().name("bare")
     node.d["metadata"]["labels"] = {}
     h = make_handle([node.obj()], [existing("db", "bare", app="db").obj()])
-    pl = ipa.new(None, h)
+    pl = ipa.new(plugin_args(ipa.NAME), h)
     pod = incoming(app="web").affinity(affinity(pref=(weighted(1, term(ZONE, app="db")),))).obj()
     assert pl.pre_score(CycleState(), pod, [h.snapshot.get("bare")]).code is Code.SKIP
 
@@ -549,15 +562,14 @@ def test_pods_on_nodes_without_labels_do_not_contribute() -> None:
 @pytest.mark.parametrize(
     "raw,normalized",
     [
-        ([0, 29, 100], [0, 28, 100]),  # 100 * (29/100) is 28.999999999999996 in float64
-        ([-3, 0, 4], [0, 42, 100]),
-        ([5, 5], [0, 0]),
-        ([-10, -10, -4], [0, 0, 100]),
+        pytest.param([0, 29, 100], [0, 28, 100], id="float64-truncation"),  # 100 * (29/100) is 28.999999999999996 in float64
+        pytest.param([-3, 0, 4], [0, 42, 100], id="negative-min"),
+        pytest.param([5, 5], [0, 0], id="all-equal"),
+        pytest.param([-10, -10, -4], [0, 0, 100], id="all-negative"),
     ],
-    ids=["float64-truncation", "negative-min", "all-equal", "all-negative"],
 )
 def test_normalize_score(raw: list[int], normalized: list[int]) -> None:
-    pl = ipa.new(None, None)
+    pl = ipa.new(plugin_args(ipa.NAME), None)
     state = CycleState()
     state.write(ipa.PRE_SCORE_STATE_KEY, ipa.PreScoreState({ZONE: {"a": 1}}))
     scores = [NodeScore(f"n{i}", s) for i, s in enumerate(raw)]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.plugins import node_affinity as na
@@ -65,7 +65,7 @@ ZONE_A = make_node().label("zone", "a").label("disk", "ssd").label("cores", "8")
 
 def run_filter(pod: PodBuilder, node: NodeBuilder, args: dict[str, Any] | None = None) -> tuple[Code, tuple[str, ...]]:
     h = make_handle([node.name("n1").obj()])
-    pl = na.new(args, h)
+    pl = na.new(plugin_args(na.NAME, args), h)
     st = CycleState()
     p = pod.obj()
     pl.pre_filter(st, p)
@@ -302,7 +302,7 @@ def test_parse_errors_are_upstreams_field_errors() -> None:
 def test_filter_without_pre_filter_state() -> None:
     """Filter rebuilds the required affinity when PreFilter did not run (as in preemption)."""
     h = make_handle([ZONE_A.name("n1").obj()])
-    pl = na.new(None, h)
+    pl = na.new(plugin_args(na.NAME), h)
     p = pod().node_selector(zone="b").obj()
     status = pl.filter(CycleState(), p, h.snapshot.get("n1"))
     assert (status.code, status.reasons) == MISMATCH
@@ -314,15 +314,14 @@ ADDED = {"addedAffinity": required(term(expr("pool", "In", "system")))}
 @pytest.mark.parametrize(
     "pod,node,expected",
     [
-        (pod(), make_node().label("pool", "system"), OK),
-        (pod(), make_node().label("pool", "user"), ENFORCED),
-        (pod(), make_node(), ENFORCED),
+        pytest.param(pod(), make_node().label("pool", "system"), OK, id="match"),
+        pytest.param(pod(), make_node().label("pool", "user"), ENFORCED, id="mismatch"),
+        pytest.param(pod(), make_node(), ENFORCED, id="missing-label"),
         # the enforced affinity is checked first and hides the pod's own mismatch
-        (pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED),
-        (pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH),
-        (pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED, id="enforced-first"),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH, id="pod-mismatch"),
+        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK, id="both-match"),
     ],
-    ids=["match", "mismatch", "missing-label", "enforced-first", "pod-mismatch", "both-match"],
 )
 def test_filter_added_affinity(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
     assert run_filter(pod, node, ADDED) == expected
@@ -338,7 +337,7 @@ def test_added_affinity_without_terms_matches_nothing() -> None:
 
 def run_pre_filter(pod: PodBuilder, args: dict[str, Any] | None = None) -> tuple[Any, Code, tuple[str, ...]]:
     h = make_handle([make_node().name(n).obj() for n in ("n1", "n2", "n3")])
-    result, status = na.new(args, h).pre_filter(CycleState(), pod.obj())
+    result, status = na.new(plugin_args(na.NAME, args), h).pre_filter(CycleState(), pod.obj())
     names = None if result is None or result.all_nodes() else sorted(result.node_names or ())
     return names, status.code, status.reasons
 
@@ -428,7 +427,7 @@ NODES = {
 
 def run_score(pod: PodBuilder, args: dict[str, Any] | None = None) -> tuple[Code, dict[str, int], dict[str, int]]:
     h = make_handle([b.name(n).obj() for n, b in NODES.items()])
-    pl = na.new(args, h)
+    pl = na.new(plugin_args(na.NAME, args), h)
     p = pod.obj()
     st = CycleState()
     infos = [h.snapshot.get(n) for n in NODES]
@@ -519,7 +518,7 @@ def test_score(pod: PodBuilder, args: dict[str, Any] | None, expected: tuple[Any
 def test_pre_score_without_nodes() -> None:
     h = make_handle([])
     st = CycleState()
-    status = na.new(None, h).pre_score(st, with_affinity(preferred((1, ZONE))).obj(), [])
+    status = na.new(plugin_args(na.NAME), h).pre_score(st, with_affinity(preferred((1, ZONE))).obj(), [])
     assert status.code is Code.SUCCESS
 
 
@@ -536,7 +535,7 @@ def test_pre_score_fails_on_a_preferred_term_it_cannot_parse() -> None:
     # getPodPreferredNodeAffinity -> NewPreferredSchedulingTerms errors, and PreScore returns
     # framework.AsStatus(err); the path counts the terms as given ([1], the second one)
     h = make_handle([b.name(n).obj() for n, b in NODES.items()])
-    pl = na.new(None, h)
+    pl = na.new(plugin_args(na.NAME), h)
     p = with_affinity(preferred((5, ZONE), (3, INVALID_PREFERENCE))).obj()
     status = pl.pre_score(CycleState(), p, [h.snapshot.get(n) for n in NODES])
     assert (status.code, status.reasons) == (Code.ERROR, (INVALID_PREFERENCE_ERROR,))
@@ -547,7 +546,7 @@ def test_pre_score_fails_on_a_preferred_term_it_cannot_parse() -> None:
 def test_score_without_pre_score_state() -> None:
     """Score rebuilds the preferred terms when PreScore did not run."""
     h = make_handle([NODES["a"].name("a").obj()])
-    pl = na.new(None, h)
+    pl = na.new(plugin_args(na.NAME), h)
     score, status = pl.score(CycleState(), with_affinity(preferred((5, ZONE))).obj(), h.snapshot.get("a"))
     assert (score, status.code) == (5, Code.SUCCESS)
 
@@ -555,16 +554,16 @@ def test_score_without_pre_score_state() -> None:
 # --- args ---------------------------------------------------------------------------------------
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config).
 @pytest.mark.parametrize(
     "args,message",
     [
-        ({"addedAffinity": []}, "must be an object"),
-        ({"bogus": 1}, 'unknown field "bogus"'),
-        ({"addedAffinity": required(term(expr("zone", "Near", "a")))}, "operator"),
-        ({"addedAffinity": required(term(fields=(expr("metadata.name", "Exists"),)))}, "NotIn"),
+        pytest.param({"addedAffinity": []}, "cannot unmarshal array into Go value of type v1.NodeAffinity", id="not-an-object"),
+        pytest.param({"bogus": 1}, 'unknown field "bogus"', id="unknown-field"),
+        pytest.param({"addedAffinity": required(term(expr("zone", "Near", "a")))}, "operator", id="bad-operator"),
+        pytest.param({"addedAffinity": required(term(fields=(expr("metadata.name", "Exists"),)))}, "NotIn", id="bad-field-operator"),
     ],
-    ids=["not-an-object", "unknown-field", "bad-operator", "bad-field-operator"],
 )
 def test_bad_args(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        na.new(args, make_handle([]))
+        plugin_args(na.NAME, args)

@@ -15,12 +15,11 @@ OK = (Code.SUCCESS, ())
 @pytest.mark.parametrize(
     "pod,expected",
     [
-        (make_pod().name("p").node("n1"), OK),
-        (make_pod().name("p").node("n2"), REJECTED),
-        (make_pod().name("p").node("n1-other"), REJECTED),
-        (make_pod().name("p"), OK),
+        pytest.param(make_pod().name("p").node("n1"), OK, id="match"),
+        pytest.param(make_pod().name("p").node("n2"), REJECTED, id="mismatch"),
+        pytest.param(make_pod().name("p").node("n1-other"), REJECTED, id="prefix-is-not-a-match"),
+        pytest.param(make_pod().name("p"), OK, id="no-node-name"),
     ],
-    ids=["match", "mismatch", "prefix-is-not-a-match", "no-node-name"],
 )
 def test_filter(pod: PodBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
     h = make_handle([make_node().name("n1").obj()])

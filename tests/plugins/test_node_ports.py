@@ -34,60 +34,59 @@ def run(pod: PodBuilder, pods: list[PodBuilder]) -> tuple[Code, tuple[str, ...]]
     return status.code, status.reasons
 
 
-CASES: list[tuple[str, PodBuilder, list[PodBuilder], tuple[Code, tuple[str, ...]]]] = [
-    ("no-ports", pod(), [existing().host_port(80)], SKIP),
-    (
-        "container-port-without-host-port",
+CASES = [
+    pytest.param(pod(), [existing().host_port(80)], SKIP, id="no-ports"),
+    pytest.param(
         pod().set("spec.containers", [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]),
         [existing().host_port(80)],
         SKIP,
+        id="container-port-without-host-port",
     ),
-    ("free-node", pod().host_port(80), [], OK),
-    ("same-port", pod().host_port(80), [existing().host_port(80)], CONFLICT),
-    ("other-port", pod().host_port(80), [existing().host_port(8080)], OK),
-    ("other-protocol", pod().host_port(53, "UDP"), [existing().host_port(53, "TCP")], OK),
-    ("same-udp", pod().host_port(53, "UDP"), [existing().host_port(53, "UDP")], CONFLICT),
-    ("same-sctp", pod().host_port(9, "SCTP"), [existing().host_port(9, "SCTP")], CONFLICT),
-    ("wildcard-wants-specific-used", pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT),
-    ("specific-wants-wildcard-used", pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT),
-    (
-        "explicit-wildcard-wants",
+    pytest.param(pod().host_port(80), [], OK, id="free-node"),
+    pytest.param(pod().host_port(80), [existing().host_port(80)], CONFLICT, id="same-port"),
+    pytest.param(pod().host_port(80), [existing().host_port(8080)], OK, id="other-port"),
+    pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "TCP")], OK, id="other-protocol"),
+    pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "UDP")], CONFLICT, id="same-udp"),
+    pytest.param(pod().host_port(9, "SCTP"), [existing().host_port(9, "SCTP")], CONFLICT, id="same-sctp"),
+    pytest.param(pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT, id="wildcard-wants-specific-used"),
+    pytest.param(pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT, id="specific-wants-wildcard-used"),
+    pytest.param(
         pod().host_port(80, host_ip="0.0.0.0"),
         [existing().host_port(80, host_ip="10.0.0.1")],
         CONFLICT,
+        id="explicit-wildcard-wants",
     ),
-    (
-        "explicit-wildcard-used",
+    pytest.param(
         pod().host_port(80, host_ip="10.0.0.1"),
         [existing().host_port(80, host_ip="0.0.0.0")],
         CONFLICT,
+        id="explicit-wildcard-used",
     ),
-    (
-        "same-specific-ip",
+    pytest.param(
         pod().host_port(80, host_ip="10.0.0.1"),
         [existing().host_port(80, host_ip="10.0.0.1")],
         CONFLICT,
+        id="same-specific-ip",
     ),
-    (
-        "different-specific-ips",
+    pytest.param(
         pod().host_port(80, host_ip="10.0.0.2"),
         [existing().host_port(80, host_ip="10.0.0.1")],
         OK,
+        id="different-specific-ips",
     ),
-    (
-        "wildcard-other-protocol",
+    pytest.param(
         pod().host_port(80, "UDP"),
         [existing().host_port(80, "TCP", host_ip="10.0.0.1")],
         OK,
+        id="wildcard-other-protocol",
     ),
-    (
-        "second-port-conflicts",
+    pytest.param(
         pod().host_port(80).host_port(443),
         [existing(0).host_port(8080), existing(1).host_port(443)],
         CONFLICT,
+        id="second-port-conflicts",
     ),
-    (
-        "second-container",
+    pytest.param(
         pod().set(
             "spec.containers",
             [
@@ -97,19 +96,19 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], tuple[Code, tuple[str, ...]
         ),
         [existing().host_port(9000)],
         CONFLICT,
+        id="second-container",
     ),
     # init containers' host ports are not counted, neither on the pod nor on the node
-    (
-        "init-container-port-ignored",
+    pytest.param(
         pod().set(
             "spec.initContainers",
             [{"name": "i", "image": "busybox", "ports": [{"containerPort": 80, "hostPort": 80}]}],
         ),
         [existing().host_port(80)],
         SKIP,
+        id="init-container-port-ignored",
     ),
-    (
-        "existing-init-container-port-ignored",
+    pytest.param(
         pod().host_port(80),
         [
             existing().set(
@@ -118,18 +117,18 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], tuple[Code, tuple[str, ...]
             )
         ],
         OK,
+        id="existing-init-container-port-ignored",
     ),
     # hostNetwork: the API server defaults hostPort to containerPort
-    (
-        "host-network-pod",
+    pytest.param(
         pod()
         .set("spec.hostNetwork", True)
         .set("spec.containers", [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]),
         [existing().host_port(80)],
         CONFLICT,
+        id="host-network-pod",
     ),
-    (
-        "host-network-existing",
+    pytest.param(
         pod().host_port(80),
         [
             existing()
@@ -137,9 +136,9 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], tuple[Code, tuple[str, ...]
             .set("spec.containers", [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}])
         ],
         CONFLICT,
+        id="host-network-existing",
     ),
-    (
-        "host-network-other-port",
+    pytest.param(
         pod().host_port(80),
         [
             existing()
@@ -147,11 +146,12 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], tuple[Code, tuple[str, ...]
             .set("spec.containers", [{"name": "c", "image": "nginx", "ports": [{"containerPort": 81}]}])
         ],
         OK,
+        id="host-network-other-port",
     ),
 ]
 
 
-@pytest.mark.parametrize("pod,pods,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("pod,pods,expected", CASES)
 def test_filter(pod: PodBuilder, pods: list[PodBuilder], expected: tuple[Code, tuple[str, ...]]) -> None:
     assert run(pod, pods) == expected
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import CycleState
 from kwhatif.plugins import node_resources_balanced_allocation as ba
@@ -30,7 +30,7 @@ def score(pod: PodBuilder, pods: list[PodBuilder] = [], args: dict[str, Any] | N
     alloc.update(capacity)
     node = make_node().name("n1").capacity(**alloc).obj()
     h = make_handle([node], [e.obj() for e in pods])
-    pl = ba.new(args, h)
+    pl = ba.new(plugin_args(ba.NAME, args), h)
     p = pod.obj()
     st = CycleState()
     ni = h.snapshot.get("n1")
@@ -126,18 +126,17 @@ def test_score(
 @pytest.mark.parametrize(
     "requested,allocatable,expected",
     [
-        ([1, 1], [2, 4], 87),
-        ([0, 0], [0, 0], 100),
-        ([3, 0], [4, 0], 100),
-        ([5, 0], [4, 4], 50),
-        ([1, 2, 3], [4, 4, 4], 79),
-        ([1, 2, 3, 4], [10, 10, 10, 10], 88),
-        ([3, 6], [10, 10], 85),
+        pytest.param([1, 1], [2, 4], 87, id="two"),
+        pytest.param([0, 0], [0, 0], 100, id="nothing"),
+        pytest.param([3, 0], [4, 0], 100, id="one-left"),
+        pytest.param([5, 0], [4, 4], 50, id="capped"),
+        pytest.param([1, 2, 3], [4, 4, 4], 79, id="three"),
+        pytest.param([1, 2, 3, 4], [10, 10, 10, 10], 88, id="four"),
+        pytest.param([3, 6], [10, 10], 85, id="exact"),
         # float64 as upstream: 0.6 - 0.8 is not exactly -0.2, so 100 * 0.9 truncates to 89
-        ([6, 8], [10, 10], 89),
-        ([1, 8], [10, 10], 64),
+        pytest.param([6, 8], [10, 10], 89, id="float-truncation"),
+        pytest.param([1, 8], [10, 10], 64, id="float-truncation-2"),
     ],
-    ids=["two", "nothing", "one-left", "capped", "three", "four", "exact", "float-truncation", "float-truncation-2"],
 )
 def test_balanced_resource_scorer(requested: list[int], allocatable: list[int], expected: int) -> None:
     assert ba.balanced_resource_scorer(requested, allocatable) == expected
@@ -146,7 +145,7 @@ def test_balanced_resource_scorer(requested: list[int], allocatable: list[int], 
 def test_score_without_pre_score_state() -> None:
     node = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").obj()
     h = make_handle([node])
-    s, status = ba.new(None, h).score(CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1"))
+    s, status = ba.new(plugin_args(ba.NAME), h).score(CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1"))
     assert (s, status.is_success()) == (87, True)
 
 
@@ -154,33 +153,45 @@ def test_score_without_pre_score_state() -> None:
 
 
 def test_default_resources() -> None:
-    assert [(r.name, r.weight) for r in ba.new(None, make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
-    assert [(r.name, r.weight) for r in ba.new({"resources": []}, make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME, {"resources": []}), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
 
 
 def test_weight_defaults_to_one() -> None:
-    pl = ba.new({"resources": [{"name": "cpu", "weight": 0}, {"name": GPU}]}, make_handle([]))
+    pl = ba.new(plugin_args(ba.NAME, {"resources": [{"name": "cpu", "weight": 0}, {"name": GPU}]}), make_handle([]))
     assert [(r.name, r.weight) for r in pl.resources] == [("cpu", 1), (GPU, 1)]
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), under the pluginConfig
+# entry's args.
 @pytest.mark.parametrize(
     "args,field,message",
     [
-        ({"resources": [{"name": "cpu", "weight": 2}]}, "resources[0].weight", "Invalid value: 2: must be 1"),
-        ({"resources": [{"name": "cpu", "weight": -1}]}, "resources[0].weight", "Invalid value: -1: must be 1"),
-        (
+        pytest.param({"resources": [{"name": "cpu", "weight": 2}]}, "resources[0].weight", "Invalid value: 2: must be 1", id="weight-2"),
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": -1}]}, "resources[0].weight", "Invalid value: -1: must be 1", id="weight-negative"
+        ),
+        pytest.param(
             {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "cpu", "weight": 1}]},
             "resources[2].name",
             'Duplicate value: "cpu"',
+            id="duplicate",
         ),
-        ({"resources": [{"name": "cpu", "weight": 1, "extra": True}]}, "resources[0]", 'unknown field "extra"'),
-        ({"bogus": []}, "pluginConfig[NodeResourcesBalancedAllocation].args", 'unknown field "bogus"'),
-        ({"resources": {"name": "cpu"}}, "resources", "must be a list"),
+        pytest.param(
+            {"resources": [{"name": "cpu", "weight": 1, "extra": True}]}, "resources[0]", 'unknown field "extra"',
+            id="unknown-resource-field",
+        ),
+        pytest.param({"bogus": []}, "", 'unknown field "bogus"', id="unknown-field"),
+        pytest.param(
+            {"resources": {"name": "cpu"}},
+            "resources",
+            "cannot unmarshal object into Go value of type []v1.ResourceSpec",
+            id="not-a-list",
+        ),
     ],
-    ids=["weight-2", "weight-negative", "duplicate", "unknown-resource-field", "unknown-field", "not-a-list"],
 )
 def test_bad_args(args: dict[str, Any], field: str, message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        ba.new(args, make_handle([]))
-    assert e.value.field == field
-    assert message in str(e.value)
+        plugin_args(ba.NAME, args)
+    assert e.value.field == "profiles[0].pluginConfig[0].args" + (f".{field}" if field else "")
+    assert e.value.message == message

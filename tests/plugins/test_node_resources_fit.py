@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_resources_fit as fit
 
@@ -13,7 +13,7 @@ NODE = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="3", **{"exam
 
 def run_filter(pod, node, existing=(), args=None):
     h = make_handle([node], existing)
-    pl = fit.new(args, h)
+    pl = fit.new(plugin_args(fit.NAME, args), h)
     st = CycleState()
     pl.pre_filter(st, pod)
     return pl.filter(st, pod, h.snapshot.get(node.name))
@@ -22,32 +22,34 @@ def run_filter(pod, node, existing=(), args=None):
 @pytest.mark.parametrize(
     "pod,existing,code,reasons",
     [
-        (make_pod().name("p").req(cpu="1", memory="1Gi"), [], Code.SUCCESS, ()),
-        (make_pod().name("p").req(cpu="5"), [], Code.UNSCHEDULABLE, ("Insufficient cpu",)),
-        (make_pod().name("p").req(cpu="5", memory="9Gi"), [], Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory")),
-        (make_pod().name("p").req(**{"example.com/gpu": "3"}), [], Code.UNSCHEDULABLE, ("Insufficient example.com/gpu",)),
-        (
+        pytest.param(make_pod().name("p").req(cpu="1", memory="1Gi"), [], Code.SUCCESS, (), id="fits"),
+        pytest.param(make_pod().name("p").req(cpu="5"), [], Code.UNSCHEDULABLE, ("Insufficient cpu",), id="cpu"),
+        pytest.param(make_pod().name("p").req(cpu="5", memory="9Gi"), [], Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"), id="cpu-and-memory"),
+        pytest.param(make_pod().name("p").req(**{"example.com/gpu": "3"}), [], Code.UNSCHEDULABLE, ("Insufficient example.com/gpu",), id="extended"),
+        pytest.param(
             make_pod().name("p").req(cpu="3"),
             [make_pod().name("e1").node("n1").req(cpu="2")],
             Code.UNSCHEDULABLE,
             ("Insufficient cpu",),
+            id="used-cpu",
         ),
-        (
+        pytest.param(
             make_pod().name("p"),
             [make_pod().name(f"e{i}").node("n1") for i in range(3)],
             Code.UNSCHEDULABLE,
             ("Too many pods",),
+            id="too-many-pods",
         ),
-        (
+        pytest.param(
             make_pod().name("p").req(cpu="4"),
             [make_pod().name(f"e{i}").node("n1").req(cpu="1") for i in range(3)],
             Code.UNSCHEDULABLE,
             ("Too many pods", "Insufficient cpu"),
+            id="pods-then-cpu",
         ),
-        (make_pod().name("p").req(ephemeral_storage="1Gi"), [], Code.UNSCHEDULABLE, ("Insufficient ephemeral-storage",)),
-        (make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"), [], Code.UNSCHEDULABLE, ("Insufficient hugepages-2Mi",)),
+        pytest.param(make_pod().name("p").req(ephemeral_storage="1Gi"), [], Code.UNSCHEDULABLE, ("Insufficient ephemeral-storage",), id="ephemeral"),
+        pytest.param(make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"), [], Code.UNSCHEDULABLE, ("Insufficient hugepages-2Mi",), id="hugepages"),
     ],
-    ids=["fits", "cpu", "cpu-and-memory", "extended", "used-cpu", "too-many-pods", "pods-then-cpu", "ephemeral", "hugepages"],
 )
 def test_filter(pod, existing, code, reasons):
     st = run_filter(pod.obj(), NODE.obj(), [e.obj() for e in existing])
@@ -58,11 +60,10 @@ def test_filter(pod, existing, code, reasons):
 @pytest.mark.parametrize(
     "args,pod,code",
     [
-        ({"ignoredResources": ["example.com/gpu"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS),
-        ({"ignoredResourceGroups": ["example.com"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS),
-        ({"ignoredResourceGroups": ["other.io"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.UNSCHEDULABLE),
+        pytest.param({"ignoredResources": ["example.com/gpu"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS, id="ignored-resource"),
+        pytest.param({"ignoredResourceGroups": ["example.com"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS, id="ignored-group"),
+        pytest.param({"ignoredResourceGroups": ["other.io"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.UNSCHEDULABLE, id="other-group"),
     ],
-    ids=["ignored-resource", "ignored-group", "other-group"],
 )
 def test_filter_ignored(args, pod, code):
     assert run_filter(pod.obj(), NODE.obj(), args=args).code is code
@@ -78,7 +79,7 @@ def test_sidecar_and_init_requests():
 
 def score(pod, node, existing=(), args=None):
     h = make_handle([node], existing)
-    pl = fit.new(args, h)
+    pl = fit.new(plugin_args(fit.NAME, args), h)
     st = CycleState()
     pl.pre_score(st, pod, [h.snapshot.get(node.name)])
     s, status = pl.score(st, pod, h.snapshot.get(node.name))
@@ -89,15 +90,16 @@ def score(pod, node, existing=(), args=None):
 @pytest.mark.parametrize(
     "args,pod,expected",
     [
-        (None, make_pod().name("p").req(cpu="1", memory="2Gi"), 62),  # (75 + 50) / 2
-        (None, make_pod().name("p"), 96),  # non-zero defaults 100m, 200Mi: (97 + 95) / 2
-        ({"scoringStrategy": {"type": "MostAllocated"}}, make_pod().name("p").req(cpu="1", memory="2Gi"), 37),
-        (
+        pytest.param(None, make_pod().name("p").req(cpu="1", memory="2Gi"), 62, id="least"),  # (75 + 50) / 2
+        pytest.param(None, make_pod().name("p"), 96, id="least-defaults"),  # non-zero defaults 100m, 200Mi: (97 + 95) / 2
+        pytest.param({"scoringStrategy": {"type": "MostAllocated"}}, make_pod().name("p").req(cpu="1", memory="2Gi"), 37, id="most"),
+        pytest.param(
             {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}]}},
             make_pod().name("p").req(cpu="1", memory="2Gi"),
-            68,  # (75*3 + 50) / 4
+            68,  # (75*3 + 50) / 4,
+            id="least-weighted",
         ),
-        (
+        pytest.param(
             {
                 "scoringStrategy": {
                     "type": "RequestedToCapacityRatio",
@@ -105,10 +107,10 @@ def score(pod, node, existing=(), args=None):
                 }
             },
             make_pod().name("p").req(cpu="1", memory="2Gi"),
-            63,  # cpu 25% -> 75, memory 50% -> 50, round(62.5) = 63
+            63,  # cpu 25% -> 75, memory 50% -> 50, round(62.5) = 63,
+            id="rtcr",
         ),
     ],
-    ids=["least", "least-defaults", "most", "least-weighted", "rtcr"],
 )
 def test_score(args, pod, expected):
     node = make_node().name("n1").capacity(cpu="4", memory="4Gi", pods="110").obj()
@@ -119,7 +121,7 @@ def test_rtcr_without_shape_is_rejected():
     from kwhatif.errors import ConfigError
 
     with pytest.raises(ConfigError, match="requestedToCapacityRatio"):
-        fit.new({"scoringStrategy": {"type": "RequestedToCapacityRatio"}}, make_handle([]))
+        fit.new(plugin_args(fit.NAME, {"scoringStrategy": {"type": "RequestedToCapacityRatio"}}), make_handle([]))
 
 
 # Upstream's TestEnoughRequests (noderesources/fit_test.go, v1.30) on its node of

@@ -101,50 +101,55 @@ BOUND = [pvc("c1", "pv-1"), pvc("c2", "pv-2"), pvc("c3", "pv-3")]
 @pytest.mark.parametrize(
     "pod,existing,objs,want",
     [
-        (make_pod().name("p"), [], BASE, (Code.SKIP, ())),
-        (make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], BASE, (Code.SKIP, ())),
-        (make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1")], BASE + BOUND, OK),
-        (make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, EXCEEDED),
+        pytest.param(make_pod().name("p"), [], BASE, (Code.SKIP, ()), id="no-volumes"),
+        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], BASE, (Code.SKIP, ()), id="no-counted-volume"),
+        pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1")], BASE + BOUND, OK, id="under-limit"),
+        pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, EXCEEDED, id="over-limit"),
         # the same volume already attached for another pod is not new
-        (make_pod().name("p").pvc("c2"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, OK),
+        pytest.param(make_pod().name("p").pvc("c2"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, OK, id="already-attached"),
         # two claims of one PV handle count once
-        (
+        pytest.param(
             make_pod().name("p").pvc("c3"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("x")],
             BASE + BOUND + [csi_pv("pv-x", "vh-pv-1"), pvc("x", "pv-x")],
             OK,
+            id="same-handle",
         ),
         # an unbound claim counts through its class's provisioner
-        (
+        pytest.param(
             make_pod().name("p").pvc("new"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
             BASE + BOUND + [pvc("new")],
             EXCEEDED,
+            id="unbound-through-class",
         ),
         # a claim whose PV is missing counts through its class as well
-        (
+        pytest.param(
             make_pod().name("p").pvc("gone"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
             BASE + BOUND + [pvc("gone", "pv-gone")],
             EXCEEDED,
+            id="missing-pv-through-class",
         ),
         # no class at all: immediate binding, not counted
-        (
+        pytest.param(
             make_pod().name("p").pvc("new"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
             BASE + BOUND + [pvc("new", sc=None)],
             OK,
+            id="unbound-without-class",
         ),
         # the beta annotation names the class too
-        (
+        pytest.param(
             make_pod().name("p").pvc("new"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
             BASE + BOUND + [pvc("new", sc=None, beta_sc="csi")],
             EXCEEDED,
+            id="unbound-beta-class",
         ),
         # an existing pod's missing claim is not counted
-        (make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("nope")], BASE + BOUND, OK),
-        (
+        pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("nope")], BASE + BOUND, OK, id="existing-missing-claim"),
+        pytest.param(
             make_pod().name("p").pvc("nope"),
             [],
             BASE,
@@ -152,29 +157,16 @@ BOUND = [pvc("c1", "pv-1"), pvc("c2", "pv-2"), pvc("c3", "pv-3")]
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 ('looking up PVC default/nope: persistentvolumeclaim "nope" not found',),
             ),
+            id="missing-claim",
         ),
         # a node without CSINode has no CSI limit
-        (
+        pytest.param(
             make_pod().name("p").pvc("c3"),
             [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
             [o for o in BASE + BOUND if o["kind"] != "CSINode"],
             OK,
+            id="no-csinode",
         ),
-    ],
-    ids=[
-        "no-volumes",
-        "no-counted-volume",
-        "under-limit",
-        "over-limit",
-        "already-attached",
-        "same-handle",
-        "unbound-through-class",
-        "missing-pv-through-class",
-        "unbound-without-class",
-        "unbound-beta-class",
-        "existing-missing-claim",
-        "missing-claim",
-        "no-csinode",
     ],
 )
 def test_csi_limits(pod: Any, existing: list[Any], objs: list[dict[str, Any]], want: Any) -> None:
@@ -198,19 +190,20 @@ GCE_DRIVER_NODE = csi_node("n1", pd_csi_storage_gke_io=1)
     "pod,existing,objs,want",
     [
         # inline in-tree disks count under their CSI driver once the node has a CSINode
-        (make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], EXCEEDED),
-        (make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], OK),
+        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], EXCEEDED, id="inline-migrated-over"),
+        pytest.param(make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], OK, id="inline-migrated-same-disk"),
         # without a CSINode the in-tree plugin counts them
-        (make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [], OK),
+        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [], OK, id="inline-not-migrated"),
         # in-tree PVs are translated: pd-1 inline and pd-1 through a PV are the same volume
-        (
+        pytest.param(
             make_pod().name("p").pvc("g"),
             [on_n1("e").volume(gce("pd-1"))],
             [GCE_DRIVER_NODE, pv("pv-g", {"gcePersistentDisk": {"pdName": "pd-1"}}), pvc("g", "pv-g")],
             OK,
+            id="translated-pv-same-handle",
         ),
         # ... unless the PV's zone label gives the handle a zone
-        (
+        pytest.param(
             make_pod().name("p").pvc("g"),
             [on_n1("e").volume(gce("pd-1"))],
             [
@@ -219,47 +212,41 @@ GCE_DRIVER_NODE = csi_node("n1", pd_csi_storage_gke_io=1)
                 pvc("g", "pv-g"),
             ],
             EXCEEDED,
+            id="translated-pv-zonal-handle",
         ),
         # an unbound claim of an in-tree class counts under the migrated driver
-        (
+        pytest.param(
             make_pod().name("p").pvc("g"),
             [on_n1("e").volume(gce("pd-1"))],
             [GCE_DRIVER_NODE, sc("gce", "kubernetes.io/gce-pd"), pvc("g", sc="gce")],
             EXCEEDED,
+            id="in-tree-class-provisioner",
         ),
         # an Azure disk without kind defaults to Shared, which cannot be migrated
-        (
+        pytest.param(
             make_pod().name("p").volume({"name": "az", "azureDisk": {"diskName": "d", "diskURI": "uri"}}),
             [],
             [csi_node("n1", disk_csi_azure_com=1)],
             (Code.ERROR, ("converting volume(az) from inline to csi: kind(Shared) is not supported in csi migration",)),
+            id="azure-shared-error",
         ),
-        (
+        pytest.param(
             make_pod()
             .name("p")
             .volume({"name": "az", "azureDisk": {"diskName": "d", "diskURI": "uri-2", "kind": "Managed"}}),
             [on_n1("e").volume({"name": "az", "azureDisk": {"diskName": "d", "diskURI": "uri-1", "kind": "Managed"}})],
             [csi_node("n1", disk_csi_azure_com=1)],
             EXCEEDED,
+            id="azure-managed-over",
         ),
         # EBS handles drop the aws://zone/ prefix
-        (
+        pytest.param(
             make_pod().name("p").volume({"name": "e", "awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-1"}}),
             [on_n1("e").volume({"name": "e", "awsElasticBlockStore": {"volumeID": "vol-1"}})],
             [csi_node("n1", ebs_csi_aws_com=1)],
             OK,
+            id="ebs-handle",
         ),
-    ],
-    ids=[
-        "inline-migrated-over",
-        "inline-migrated-same-disk",
-        "inline-not-migrated",
-        "translated-pv-same-handle",
-        "translated-pv-zonal-handle",
-        "in-tree-class-provisioner",
-        "azure-shared-error",
-        "azure-managed-over",
-        "ebs-handle",
     ],
 )
 def test_csi_migration(pod: Any, existing: list[Any], objs: list[dict[str, Any]], want: Any) -> None:
@@ -281,14 +268,14 @@ def test_ephemeral_volumes() -> None:
 @pytest.mark.parametrize(
     "driver,key",
     [
-        ("csi.example.com", "attachable-volumes-csi-csi.example.com"),
+        pytest.param("csi.example.com", "attachable-volumes-csi-csi.example.com", id="short"),
         # 23 + 40 characters reach the 63-character limit: 23 of the name and 16 of its SHA-1
-        (
+        pytest.param(
             "a-very-long-csi-driver-name.storage.example.com",
             "attachable-volumes-csi-a-very-long-csi-driver-86bf5f46bc6f1680",
+            id="hashed",
         ),
     ],
-    ids=["short", "hashed"],
 )
 def test_attach_limit_key(driver: str, key: str) -> None:
     assert nvl.csi_attach_limit_key(driver) == key
@@ -319,35 +306,37 @@ GCE_OBJS = [
 @pytest.mark.parametrize(
     "pod,existing,limit,objs,want",
     [
-        (make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [], EXCEEDED),
-        (make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], "1", [], OK),
-        (make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "2", [], OK),
+        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [], EXCEEDED, id="over-allocatable"),
+        pytest.param(make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], "1", [], OK, id="same-disk"),
+        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "2", [], OK, id="under-allocatable"),
         # without allocatable the GCE default is 16
-        (
+        pytest.param(
             make_pod().name("p").volume(gce("pd-new")),
             [on_n1(f"e{i}").volume(gce(f"pd-{i}")) for i in range(16)],
             None,
             [],
             EXCEEDED,
+            id="default-16-over",
         ),
-        (
+        pytest.param(
             make_pod().name("p").volume(gce("pd-new")),
             [on_n1(f"e{i}").volume(gce(f"pd-{i}")) for i in range(15)],
             None,
             [],
             OK,
+            id="default-16-under",
         ),
         # a CSINode means the plugin is migrated: NodeVolumeLimits counts instead
-        (make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [csi_node("n1")], OK),
+        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [csi_node("n1")], OK, id="migrated"),
         # claims: bound to a GCE PV, unbound in a GCE class, PV missing in a GCE class
-        (make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED),
-        (make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-9"))], "1", GCE_OBJS, OK),
-        (make_pod().name("p").pvc("unbound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED),
-        (make_pod().name("p").pvc("missing-pv"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED),
+        pytest.param(make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="bound-claim"),
+        pytest.param(make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-9"))], "1", GCE_OBJS, OK, id="bound-claim-same-disk"),
+        pytest.param(make_pod().name("p").pvc("unbound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="unbound-claim"),
+        pytest.param(make_pod().name("p").pvc("missing-pv"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="missing-pv"),
         # only spec.storageClassName is read, and other provisioners do not count
-        (make_pod().name("p").pvc("unbound-beta"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK),
-        (make_pod().name("p").pvc("unbound-csi"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK),
-        (
+        pytest.param(make_pod().name("p").pvc("unbound-beta"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK, id="beta-class-ignored"),
+        pytest.param(make_pod().name("p").pvc("unbound-csi"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK, id="other-provisioner"),
+        pytest.param(
             make_pod().name("p").pvc("nope"),
             [],
             "1",
@@ -356,32 +345,17 @@ GCE_OBJS = [
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 ('looking up PVC default/nope: persistentvolumeclaim "nope" not found',),
             ),
+            id="missing-claim",
         ),
-        (make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], "0", [], (Code.SKIP, ())),
-        (
+        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], "0", [], (Code.SKIP, ()), id="skip-no-volumes"),
+        pytest.param(
             make_pod().name("p").volume({"name": "e", "awsElasticBlockStore": {"volumeID": "vol-1"}}),
             [],
             "0",
             [],
             (Code.SKIP, ()),
+            id="skip-other-disk-kind",
         ),
-    ],
-    ids=[
-        "over-allocatable",
-        "same-disk",
-        "under-allocatable",
-        "default-16-over",
-        "default-16-under",
-        "migrated",
-        "bound-claim",
-        "bound-claim-same-disk",
-        "unbound-claim",
-        "missing-pv",
-        "beta-class-ignored",
-        "other-provisioner",
-        "missing-claim",
-        "skip-no-volumes",
-        "skip-other-disk-kind",
     ],
 )
 def test_gce_pd_limits(pod: Any, existing: list[Any], limit: str | None, objs: list[dict[str, Any]], want: Any) -> None:
@@ -391,15 +365,15 @@ def test_gce_pd_limits(pod: Any, existing: list[Any], limit: str | None, objs: l
 @pytest.mark.parametrize(
     "plugin_new,volume,key",
     [
-        (intree.new_ebs, {"awsElasticBlockStore": {"volumeID": "vol-%d"}}, "attachable-volumes-aws-ebs"),
-        (
+        pytest.param(intree.new_ebs, {"awsElasticBlockStore": {"volumeID": "vol-%d"}}, "attachable-volumes-aws-ebs", id="ebs"),
+        pytest.param(
             intree.new_azure_disk,
             {"azureDisk": {"diskName": "d-%d", "diskURI": "u-%d"}},
             "attachable-volumes-azure-disk",
+            id="azure-disk",
         ),
-        (intree.new_cinder, {"cinder": {"volumeID": "c-%d"}}, "attachable-volumes-cinder"),
+        pytest.param(intree.new_cinder, {"cinder": {"volumeID": "c-%d"}}, "attachable-volumes-cinder", id="cinder"),
     ],
-    ids=["ebs", "azure-disk", "cinder"],
 )
 def test_other_in_tree_limits(plugin_new: Any, volume: dict[str, Any], key: str) -> None:
     def vol(i: int) -> dict[str, Any]:
@@ -414,15 +388,14 @@ def test_other_in_tree_limits(plugin_new: Any, volume: dict[str, Any], key: str)
 @pytest.mark.parametrize(
     "labels,want",
     [
-        ({}, 39),
-        ({"node.kubernetes.io/instance-type": "m5.large"}, 25),
-        ({"beta.kubernetes.io/instance-type": "c5.xlarge"}, 25),
-        ({"node.kubernetes.io/instance-type": "t3.micro"}, 25),
-        ({"node.kubernetes.io/instance-type": "z1d.large"}, 25),
-        ({"node.kubernetes.io/instance-type": "t2.micro"}, 39),
-        ({"node.kubernetes.io/instance-type": "a5.large"}, 39),
+        pytest.param({}, 39, id="no-type"),
+        pytest.param({"node.kubernetes.io/instance-type": "m5.large"}, 25, id="m5"),
+        pytest.param({"beta.kubernetes.io/instance-type": "c5.xlarge"}, 25, id="beta-c5"),
+        pytest.param({"node.kubernetes.io/instance-type": "t3.micro"}, 25, id="t3"),
+        pytest.param({"node.kubernetes.io/instance-type": "z1d.large"}, 25, id="z1d"),
+        pytest.param({"node.kubernetes.io/instance-type": "t2.micro"}, 39, id="t2"),
+        pytest.param({"node.kubernetes.io/instance-type": "a5.large"}, 39, id="a5"),
     ],
-    ids=["no-type", "m5", "beta-c5", "t3", "z1d", "t2", "a5"],
 )
 def test_default_ebs_limit(labels: dict[str, str], want: int) -> None:
     node = make_node().name("n1").labels(**labels).obj()

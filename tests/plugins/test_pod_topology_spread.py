@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_handle, make_node, make_pod
+from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Node, Pod, Service
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -56,7 +56,7 @@ def filter_all(
     pod: Pod, nodes: list[Node], pods: list[Pod], args: dict[str, Any] | None = None
 ) -> dict[str, tuple[Code, tuple[str, ...]]] | str:
     h = handle_for(nodes, pods)
-    pl = pts.new(args, h)
+    pl = pts.new(plugin_args(pts.NAME, args), h)
     st = CycleState()
     _, status = pl.pre_filter(st, pod)
     if status.is_skip():
@@ -272,7 +272,7 @@ def test_filter(pod: Any, nodes: list[Any], pods: list[Any], expected: Any) -> N
 
 def test_filter_without_pre_filter_state_is_an_error() -> None:
     h = handle_for([node("a1", "a").obj()])
-    pl = pts.new(None, h)
+    pl = pts.new(plugin_args(pts.NAME), h)
     st = pl.filter(CycleState(), make_pod().name("p").obj(), h.snapshot.node_infos[0])
     assert st.code is Code.ERROR
     assert st.reasons == ('reading "PreFilterPodTopologySpread" from cycleState: not found',)
@@ -285,7 +285,7 @@ def test_add_and_remove_pod_update_a_clone() -> None:
     nodes = [n.obj() for n in BASE_NODES[:4]]
     pods = [web("e1", "a1").obj()]
     h = handle_for(nodes, pods)
-    pl = pts.new(None, h)
+    pl = pts.new(plugin_args(pts.NAME), h)
     pod = make_pod().name("p").label("app", "web").spread(1, ZONE, selector=WEB).obj()
     st = CycleState()
     pl.pre_filter(st, pod)
@@ -317,7 +317,7 @@ def test_add_and_remove_pod_update_a_clone() -> None:
 def test_add_pod_of_other_namespace_or_not_matching_is_ignored() -> None:
     nodes = [n.obj() for n in BASE_NODES[:4]]
     h = handle_for(nodes, [web("e1", "a1").obj()])
-    pl = pts.new(None, h)
+    pl = pts.new(plugin_args(pts.NAME), h)
     pod = make_pod().name("p").label("app", "web").spread(1, ZONE, selector=WEB).obj()
     st = CycleState()
     pl.pre_filter(st, pod)
@@ -350,7 +350,7 @@ def scores(
     pod: Pod, nodes: list[Node], pods: list[Pod], args: dict[str, Any] | None = None, **cluster: Any
 ) -> tuple[dict[str, int], dict[str, int]] | str:
     h = handle_for(nodes, pods, **cluster)
-    pl = pts.new(args, h)
+    pl = pts.new(plugin_args(pts.NAME, args), h)
     st = CycleState()
     status = pl.pre_score(st, pod, list(h.snapshot.node_infos))
     if status.is_skip():
@@ -428,7 +428,7 @@ def test_score(pod: Any, nodes: list[Any], pods: list[Any], expected: Any) -> No
 
 def test_pre_score_skips_without_nodes() -> None:
     h = handle_for([])
-    pl = pts.new(None, h)
+    pl = pts.new(plugin_args(pts.NAME), h)
     pod = make_pod().name("p").label("app", "web").spread(1, ZONE, "ScheduleAnyway", WEB).obj()
     assert pl.pre_score(CycleState(), pod, []).is_skip()
 
@@ -496,14 +496,14 @@ def test_list_default_do_not_schedule_filters() -> None:
     nodes = [n.obj() for n in DEFAULT_NODES]
     pods = [p.obj() for p in DEFAULT_PODS]
     h = handle_for(nodes, pods, services=(WEB_SERVICE,))
-    pl = pts.new(args, h)
+    pl = pts.new(plugin_args(pts.NAME, args), h)
     pod = make_pod().name("p").label("app", "web").obj()
     st = CycleState()
     assert pl.pre_filter(st, pod)[1].is_success()
     got = {ni.name: (s.code, s.reasons) for ni in h.snapshot.node_infos for s in [pl.filter(st, pod, ni)]}
     assert got == {"a1": NOT_MATCH, "a2": NOT_MATCH, "b1": OK, "x1": MISSING_LABEL}
     # without a Service selecting it the pod has no default constraints at all
-    assert pts.new(args, handle_for(nodes, pods)).pre_filter(CycleState(), pod)[1].is_skip()
+    assert pts.new(plugin_args(pts.NAME, args), handle_for(nodes, pods)).pre_filter(CycleState(), pod)[1].is_skip()
 
 
 def workload(kind: str, name: str, spec: dict[str, Any], ns: str = "default") -> Workload:
@@ -640,114 +640,115 @@ _QNAME = (
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
 
-ARGS_ERRORS: list[tuple[str, dict[str, Any], str]] = [
-    (
-        "defaulting-type",
+# Decoded, defaulted and validated by the configuration (kwhatif.config), which reports the first
+# error under the pluginConfig entry's args.
+ARGS_ERRORS = [
+    pytest.param(
         {"defaultingType": "Sometimes"},
         'defaultingType: Unsupported value: "Sometimes": supported values: "System", "List"',
+        id="defaulting-type",
     ),
-    (
-        "system-with-constraints",
+    pytest.param(
         {"defaultingType": "System", "defaultConstraints": [c()]},
         'defaultingType: Invalid value: "System": when .defaultConstraints are not empty',
+        id="system-with-constraints",
     ),
-    (
-        "constraints-default-to-system",
+    pytest.param(
         {"defaultConstraints": [c()]},
         'defaultingType: Invalid value: "System": when .defaultConstraints are not empty',
+        id="constraints-default-to-system",
     ),
-    (
-        "max-skew",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(skew=0)]},
         "defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)",
+        id="max-skew",
     ),
-    (
-        "topology-key-empty",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(key="")]},
         "defaultConstraints[0].topologyKey: Required value: can not be empty",
+        id="topology-key-empty",
     ),
-    (
-        "topology-key-invalid",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(key="a/b/c")]},
         'defaultConstraints[0].topologyKey: Invalid value: "a/b/c": a qualified name '
         + _QNAME
         + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+        id="topology-key-invalid",
     ),
-    (
-        "topology-key-bad-name",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(key="zone-")]},
         'defaultConstraints[0].topologyKey: Invalid value: "zone-": name part ' + _QNAME,
+        id="topology-key-bad-name",
     ),
-    (
-        "topology-key-bad-prefix",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(key="Example.com/zone")]},
         'defaultConstraints[0].topologyKey: Invalid value: "Example.com/zone": prefix part a lowercase RFC 1123 '
         "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
         "alphanumeric character (e.g. 'example.com', regex used for validation is "
         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        id="topology-key-bad-prefix",
     ),
-    (
-        "when-unsatisfiable-empty",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(when="")]},
         "defaultConstraints[0].whenUnsatisfiable: Required value: can not be empty",
+        id="when-unsatisfiable-empty",
     ),
-    (
-        "when-unsatisfiable-unknown",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(when="Maybe")]},
         'defaultConstraints[0].whenUnsatisfiable: Unsupported value: "Maybe": supported values: '
         '"DoNotSchedule", "ScheduleAnyway"',
+        id="when-unsatisfiable-unknown",
     ),
-    (
-        "label-selector-forbidden",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(labelSelector=WEB)]},
         "defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, as they "
         "deduced for each pod",
+        id="label-selector-forbidden",
     ),
-    (
-        "repeated",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(), c(skew=2)]},
         f'defaultConstraints[1]: Duplicate value: "{{{ZONE}, ScheduleAnyway}}"',
+        id="repeated",
     ),
-    (
-        "several-errors",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(skew=0, when="")]},
-        "[defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf), "
-        "defaultConstraints[0].whenUnsatisfiable: Required value: can not be empty]",
+        "defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)",
+        id="several-errors",
     ),
-    (
-        "unknown-field",
+    pytest.param(
         {"defaultingType": "List", "defaultConstraints": [c(weight=1)]},
         'defaultConstraints[0]: unknown field "weight"',
+        id="unknown-field",
     ),
 ]
 
 
-@pytest.mark.parametrize("args,message", [a[1:] for a in ARGS_ERRORS], ids=[a[0] for a in ARGS_ERRORS])
+@pytest.mark.parametrize("args,message", ARGS_ERRORS)
 def test_args_errors(args: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as e:
-        pts.new(args, handle_for([]))
-    assert str(e.value) == message
+        plugin_args(pts.NAME, args)
+    assert str(e.value) == f"profiles[0].pluginConfig[0].args.{message}"
 
 
 @pytest.mark.parametrize(
     "args,system,count",
     [
-        (None, True, 2),
-        ({"defaultingType": "System", "defaultConstraints": []}, True, 2),
-        ({"defaultingType": "List"}, False, 0),
-        (LIST_ZONE, False, 1),
-        (
+        pytest.param(None, True, 2, id="none"),
+        pytest.param({"defaultingType": "System", "defaultConstraints": []}, True, 2, id="system"),
+        pytest.param({"defaultingType": "List"}, False, 0, id="list-empty"),
+        pytest.param(LIST_ZONE, False, 1, id="list"),
+        pytest.param(
             {
                 "defaultingType": "List",
                 "defaultConstraints": [c(), c(key=HOST, when="DoNotSchedule", minDomains=2, nodeTaintsPolicy="Honor")],
             },
             False,
             2,
+            id="list-two",
         ),
     ],
-    ids=["none", "system", "list-empty", "list", "list-two"],
 )
 def test_args_accepted(args: dict[str, Any] | None, system: bool, count: int) -> None:
-    pl = pts.new(args, handle_for([]))
+    pl = pts.new(plugin_args(pts.NAME, args), handle_for([]))
     assert pl.system_defaulted is system
     assert len(pl.default_constraints) == count

@@ -8,7 +8,7 @@ import pytest
 
 from builders import make_node, make_pod
 from kwhatif.framework.interface import QueuedPodInfo
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import queue_sort as qs
 from kwhatif.scheduler import Scheduler
@@ -27,14 +27,13 @@ def scheduler() -> Scheduler:
 @pytest.mark.parametrize(
     "pods,expected",
     [
-        ([("a", 0, T0), ("b", 10, T0), ("c", 5, T0)], ["b", "c", "a"]),
-        ([("a", 0, T2), ("b", 0, T0), ("c", 0, T1)], ["b", "c", "a"]),
-        ([("a", 0, T0), ("b", 0, T0), ("c", 0, T0)], ["a", "b", "c"]),
-        ([("late-high", 100, T2), ("early-low", 0, T0)], ["late-high", "early-low"]),
-        ([("a", 1, T1), ("b", 1, T0), ("c", 2, T2), ("d", 1, T0)], ["c", "b", "d", "a"]),
-        ([("neg", -5, T0), ("zero", 0, T2)], ["zero", "neg"]),
+        pytest.param([("a", 0, T0), ("b", 10, T0), ("c", 5, T0)], ["b", "c", "a"], id="priority-desc"),
+        pytest.param([("a", 0, T2), ("b", 0, T0), ("c", 0, T1)], ["b", "c", "a"], id="timestamp"),
+        pytest.param([("a", 0, T0), ("b", 0, T0), ("c", 0, T0)], ["a", "b", "c"], id="input-order"),
+        pytest.param([("late-high", 100, T2), ("early-low", 0, T0)], ["late-high", "early-low"], id="priority-beats-time"),
+        pytest.param([("a", 1, T1), ("b", 1, T0), ("c", 2, T2), ("d", 1, T0)], ["c", "b", "d", "a"], id="mixed"),
+        pytest.param([("neg", -5, T0), ("zero", 0, T2)], ["zero", "neg"], id="negative-priority"),
     ],
-    ids=["priority-desc", "timestamp", "input-order", "priority-beats-time", "mixed", "negative-priority"],
 )
 def test_queue_order(pods: list[tuple[str, int, str]], expected: list[str]) -> None:
     objs = [make_pod().name(n).priority(p).created(ts).obj() for n, p, ts in pods]

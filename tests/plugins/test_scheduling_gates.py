@@ -8,7 +8,7 @@ import pytest
 
 from builders import PodBuilder, make_node, make_pod
 from kwhatif.framework.interface import Code
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
 from kwhatif.framework.types import PodOutcome
@@ -18,18 +18,19 @@ from kwhatif.scheduler import Scheduler
 @pytest.mark.parametrize(
     "pod,expected",
     [
-        (make_pod().name("p"), (Code.SUCCESS, ())),
-        (make_pod().name("p").gate("a"), (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a]",))),
-        (
+        pytest.param(make_pod().name("p"), (Code.SUCCESS, ()), id="no-gates"),
+        pytest.param(make_pod().name("p").gate("a"), (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a]",)), id="one-gate"),
+        pytest.param(
             make_pod().name("p").gate("a").gate("b"),
             (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a b]",)),
+            id="two-gates-in-order",
         ),
-        (
+        pytest.param(
             make_pod().name("p").gate("example.com/quota").gate("b"),
             (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [example.com/quota b]",)),
+            id="qualified-name",
         ),
     ],
-    ids=["no-gates", "one-gate", "two-gates-in-order", "qualified-name"],
 )
 def test_pre_enqueue(pod: PodBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
     st = sg.new(None, None).pre_enqueue(pod.obj())

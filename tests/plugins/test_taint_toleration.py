@@ -3,8 +3,6 @@ Score counts untolerated PreferNoSchedule taints and NormalizeScore reverses the
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
@@ -35,70 +33,56 @@ def node() -> NodeBuilder:
 @pytest.mark.parametrize(
     "pod,node,expected",
     [
-        (pod(), node(), OK),
-        (pod(), node().taint("dedicated", "gpu", "NoSchedule"), untolerated("dedicated", "gpu")),
-        (pod(), node().taint("dedicated", "gpu", "NoExecute"), untolerated("dedicated", "gpu")),
-        (pod(), node().taint("maintenance", effect="NoSchedule"), untolerated("maintenance")),
-        (pod(), node().taint("dedicated", "gpu", "PreferNoSchedule"), OK),
-        (pod().toleration("dedicated", "Equal", "gpu", "NoSchedule"), node().taint("dedicated", "gpu"), OK),
-        (
+        pytest.param(pod(), node(), OK, id="no-taints"),
+        pytest.param(pod(), node().taint("dedicated", "gpu", "NoSchedule"), untolerated("dedicated", "gpu"), id="noschedule"),
+        pytest.param(pod(), node().taint("dedicated", "gpu", "NoExecute"), untolerated("dedicated", "gpu"), id="noexecute"),
+        pytest.param(pod(), node().taint("maintenance", effect="NoSchedule"), untolerated("maintenance"), id="empty-value"),
+        pytest.param(pod(), node().taint("dedicated", "gpu", "PreferNoSchedule"), OK, id="prefer-ignored"),
+        pytest.param(pod().toleration("dedicated", "Equal", "gpu", "NoSchedule"), node().taint("dedicated", "gpu"), OK, id="equal"),
+        pytest.param(
             pod().toleration("dedicated", "Equal", "cpu", "NoSchedule"),
             node().taint("dedicated", "gpu"),
             untolerated("dedicated", "gpu"),
+            id="equal-wrong-value",
         ),
-        (pod().toleration("dedicated", "Exists", effect="NoSchedule"), node().taint("dedicated", "gpu"), OK),
-        (pod().toleration("dedicated", "Exists"), node().taint("dedicated", "gpu", "NoExecute"), OK),
-        (pod().toleration(operator="Exists"), node().taint("a", "1").taint("b", "2", "NoExecute"), OK),
-        (
+        pytest.param(pod().toleration("dedicated", "Exists", effect="NoSchedule"), node().taint("dedicated", "gpu"), OK, id="exists"),
+        pytest.param(pod().toleration("dedicated", "Exists"), node().taint("dedicated", "gpu", "NoExecute"), OK, id="exists-any-effect"),
+        pytest.param(pod().toleration(operator="Exists"), node().taint("a", "1").taint("b", "2", "NoExecute"), OK, id="empty-key-exists"),
+        pytest.param(
             pod().toleration(operator="Exists", effect="NoSchedule"),
             node().taint("a", "1").taint("b", "2", "NoExecute"),
             untolerated("b", "2"),
+            id="empty-key-exists-one-effect",
         ),
         # an empty effect matches every effect
-        (pod().toleration("dedicated", "Equal", "gpu"), node().taint("dedicated", "gpu", "NoExecute"), OK),
-        (
+        pytest.param(pod().toleration("dedicated", "Equal", "gpu"), node().taint("dedicated", "gpu", "NoExecute"), OK, id="empty-effect-matches-all"),
+        pytest.param(
             pod().toleration("dedicated", "Exists", effect="NoExecute"),
             node().taint("dedicated", "gpu", "NoSchedule"),
             untolerated("dedicated", "gpu"),
+            id="wrong-effect",
         ),
-        (
+        pytest.param(
             pod().toleration("dedicated", "Exists", effect="PreferNoSchedule"),
             node().taint("dedicated", "gpu", "NoSchedule"),
             untolerated("dedicated", "gpu"),
+            id="prefer-toleration-for-noschedule",
         ),
-        (pod().toleration("maintenance", "Equal", effect="NoSchedule"), node().taint("maintenance"), OK),
+        pytest.param(pod().toleration("maintenance", "Equal", effect="NoSchedule"), node().taint("maintenance"), OK, id="equal-empty-value"),
         # only the first untolerated taint, in the node's order, is reported
-        (
+        pytest.param(
             pod().toleration("a", "Exists"),
             node().taint("a", "1").taint("b", "2", "NoExecute").taint("c", "3"),
             untolerated("b", "2"),
+            id="first-untolerated",
         ),
-        (
+        pytest.param(
             pod(),
             node().taint("soft", "x", "PreferNoSchedule").taint("c", "3").taint("b", "2"),
             untolerated("c", "3"),
+            id="first-untolerated-skips-prefer",
         ),
-        (pod().toleration("other", "Exists"), node().taint("maintenance"), untolerated("maintenance")),
-    ],
-    ids=[
-        "no-taints",
-        "noschedule",
-        "noexecute",
-        "empty-value",
-        "prefer-ignored",
-        "equal",
-        "equal-wrong-value",
-        "exists",
-        "exists-any-effect",
-        "empty-key-exists",
-        "empty-key-exists-one-effect",
-        "empty-effect-matches-all",
-        "wrong-effect",
-        "prefer-toleration-for-noschedule",
-        "equal-empty-value",
-        "first-untolerated",
-        "first-untolerated-skips-prefer",
-        "other-key",
+        pytest.param(pod().toleration("other", "Exists"), node().taint("maintenance"), untolerated("maintenance"), id="other-key"),
     ],
 )
 def test_filter(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
@@ -134,54 +118,61 @@ def scores(pod: PodBuilder, nodes: dict[str, NodeBuilder]) -> tuple[dict[str, in
 
 PREFER = "PreferNoSchedule"
 
-SCORE_CASES: list[tuple[Any, ...]] = [
-    (
+SCORE_CASES = [
+    pytest.param(
         pod(),
         {"a": node(), "b": node().taint("x", "1", PREFER), "c": node().taint("x", "1", PREFER).taint("y", "2", PREFER)},
         {"a": 0, "b": 1, "c": 2},
         {"a": 100, "b": 50, "c": 0},
+        id="count-reversed",
     ),
-    (
+    pytest.param(
         pod(),
         {"a": node(), "b": node()},
         {"a": 0, "b": 0},
         {"a": 100, "b": 100},
+        id="all-zero",
     ),
     # hard taints do not count in the score
-    (
+    pytest.param(
         pod(),
         {"a": node().taint("x", "1", "NoSchedule").taint("z", "1", "NoExecute"), "b": node().taint("x", "1", PREFER)},
         {"a": 0, "b": 1},
         {"a": 100, "b": 0},
+        id="hard-taints-not-scored",
     ),
-    (
+    pytest.param(
         pod().toleration("x", "Equal", "1", PREFER),
         {"a": node().taint("x", "1", PREFER), "b": node().taint("x", "2", PREFER)},
         {"a": 0, "b": 1},
         {"a": 100, "b": 0},
+        id="tolerated-equal",
     ),
     # a toleration without effect counts for PreferNoSchedule taints
-    (
+    pytest.param(
         pod().toleration("x", "Exists"),
         {"a": node().taint("x", "1", PREFER), "b": node().taint("y", "1", PREFER)},
         {"a": 0, "b": 1},
         {"a": 100, "b": 0},
+        id="empty-effect-counts",
     ),
     # a NoSchedule toleration is not kept for scoring
-    (
+    pytest.param(
         pod().toleration("x", "Exists", effect="NoSchedule"),
         {"a": node().taint("x", "1", PREFER), "b": node()},
         {"a": 1, "b": 0},
         {"a": 0, "b": 100},
+        id="noschedule-toleration-ignored",
     ),
-    (
+    pytest.param(
         pod().toleration(operator="Exists"),
         {"a": node().taint("x", "1", PREFER).taint("y", "1", PREFER), "b": node()},
         {"a": 0, "b": 0},
         {"a": 100, "b": 100},
+        id="tolerate-everything",
     ),
     # Go integer division: 100 - 100*1/3 = 67, 100 - 100*2/3 = 34
-    (
+    pytest.param(
         pod(),
         {
             "a": node().taint("x", "1", PREFER),
@@ -191,6 +182,7 @@ SCORE_CASES: list[tuple[Any, ...]] = [
         },
         {"a": 1, "b": 2, "c": 3, "d": 0},
         {"a": 67, "b": 34, "c": 0, "d": 100},
+        id="go-division",
     ),
 ]
 
@@ -198,16 +190,6 @@ SCORE_CASES: list[tuple[Any, ...]] = [
 @pytest.mark.parametrize(
     "pod,nodes,raw,normalized",
     SCORE_CASES,
-    ids=[
-        "count-reversed",
-        "all-zero",
-        "hard-taints-not-scored",
-        "tolerated-equal",
-        "empty-effect-counts",
-        "noschedule-toleration-ignored",
-        "tolerate-everything",
-        "go-division",
-    ],
 )
 def test_score(pod: PodBuilder, nodes: dict[str, NodeBuilder], raw: dict[str, int], normalized: dict[str, int]) -> None:
     assert scores(pod, nodes) == (raw, normalized)

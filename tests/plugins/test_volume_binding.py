@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
+from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import storage
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
@@ -125,7 +125,7 @@ def handle_for(objs: Sequence[dict[str, Any]]) -> Handle:
 
 
 def pre_filter(pod: Any, objs: Sequence[dict[str, Any]]) -> tuple[PreFilterResult | None, Code, tuple[str, ...]]:
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     r, st = pl.pre_filter(CycleState(), pod.obj())
     return r, st.code, st.reasons
 
@@ -145,7 +145,7 @@ def filter_all(pl: vb.VolumeBinding, pod: Any) -> tuple[CycleState, dict[str, tu
 
 
 def reasons(pod: Any, objs: Sequence[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
-    return filter_all(vb.new(None, handle_for(objs)), pod)[1]
+    return filter_all(vb.new(plugin_args(vb.NAME), handle_for(objs)), pod)[1]
 
 
 def pod_with(*claims: str, name: str = "p") -> Any:
@@ -174,74 +174,85 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
 @pytest.mark.parametrize(
     "pod,objs,want",
     [
-        (make_pod().name("p"), [], (None, Code.SKIP, ())),
-        (make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ())),
-        (pod_with("data"), [], unresolvable('persistentvolumeclaim "data" not found')),
-        (
+        pytest.param(make_pod().name("p"), [], (None, Code.SKIP, ()), id="no-volumes"),
+        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ()), id="no-claims"),
+        pytest.param(pod_with("data"), [], unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"),
+        pytest.param(
             make_pod().name("p").volume(EPHEMERAL),
             [],
             unresolvable('waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"'),
+            id="ephemeral-not-created",
         ),
-        (
+        pytest.param(
             make_pod().name("p").uid("uid-p").volume(EPHEMERAL),
             [claim("p-scratch", **owned_by("uid-other"))],
             unresolvable("PVC default/p-scratch was not created for pod default/p (pod is not owner)"),
+            id="ephemeral-not-owner",
         ),
-        (
+        pytest.param(
             make_pod().name("p").uid("uid-p").volume(EPHEMERAL),
             [claim("p-scratch", **owned_by("uid-p"))],
             (None, Code.SUCCESS, ()),
+            id="ephemeral-owned",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-x", status={"phase": "Lost"})],
             unresolvable('persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-x"'),
+            id="claim-lost",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", meta={"deletionTimestamp": "2024-01-01T00:00:00Z"})],
             unresolvable('persistentvolumeclaim "data" is being deleted'),
+            id="claim-deleting",
         ),
-        (pod_with("data"), [claim("data", sc="immediate")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc="missing")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
-        (pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE)),
+        pytest.param(pod_with("data"), [claim("data", sc="immediate")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="unbound-immediate"),
+        pytest.param(pod_with("data"), [claim("data", sc="missing")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="missing-class"),
+        pytest.param(pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="no-class"),
+        pytest.param(pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="empty-class"),
         # pre-bound through spec.volumeName but not marked complete: still waiting for the PV controller
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1", bound=False), volume("pv-1")],
             unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="volume-name-not-complete",
         ),
         # the beta annotation wins over spec.storageClassName, both ways
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="immediate", annotations={"volume.beta.kubernetes.io/storage-class": "wffc"})],
             (None, Code.SUCCESS, ()),
+            id="beta-annotation-wffc",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="wffc", annotations={"volume.beta.kubernetes.io/storage-class": "immediate"})],
             unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="beta-annotation-immediate",
         ),
-        (pod_with("data"), [claim("data")], (None, Code.SUCCESS, ())),
+        pytest.param(pod_with("data"), [claim("data")], (None, Code.SUCCESS, ()), id="unbound-wffc"),
         # bound claims: local PVs restrict the nodes
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", hosts=["n1"])],
             (PreFilterResult(frozenset({"n1"})), Code.SUCCESS, ()),
+            id="local-pv",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", zone="a")],
             (None, Code.SUCCESS, ()),
+            id="zonal-pv-no-subset",
         ),
         # nodes that do not exist stay in the subset
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", hosts=["n1", "ghost"])],
             (PreFilterResult(frozenset({"n1", "ghost"})), Code.SUCCESS, ()),
+            id="local-pv-unknown-node",
         ),
-        (
+        pytest.param(
             pod_with("a", "b"),
             [
                 claim("a", volume="pv-a"),
@@ -250,9 +261,10 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
                 volume("pv-b", hosts=["n2", "n3"]),
             ],
             (PreFilterResult(frozenset({"n2"})), Code.SUCCESS, ()),
+            id="local-pvs-intersect",
         ),
         # disjoint subsets: empty, which the framework reports as "didn't satisfy plugin"
-        (
+        pytest.param(
             pod_with("a", "b"),
             [
                 claim("a", volume="pv-a"),
@@ -261,37 +273,15 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
                 volume("pv-b", hosts=["n2"]),
             ],
             (PreFilterResult(frozenset()), Code.SUCCESS, ()),
+            id="local-pvs-disjoint",
         ),
         # a missing bound PV gives up the reduction (Filter reports it)
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", volume="pv-a"), claim("b", volume="pv-gone"), volume("pv-a", hosts=["n1"])],
             (None, Code.SUCCESS, ()),
+            id="missing-bound-pv",
         ),
-    ],
-    ids=[
-        "no-volumes",
-        "no-claims",
-        "missing-claim",
-        "ephemeral-not-created",
-        "ephemeral-not-owner",
-        "ephemeral-owned",
-        "claim-lost",
-        "claim-deleting",
-        "unbound-immediate",
-        "missing-class",
-        "no-class",
-        "empty-class",
-        "volume-name-not-complete",
-        "beta-annotation-wffc",
-        "beta-annotation-immediate",
-        "unbound-wffc",
-        "local-pv",
-        "zonal-pv-no-subset",
-        "local-pv-unknown-node",
-        "local-pvs-intersect",
-        "local-pvs-disjoint",
-        "missing-bound-pv",
     ],
 )
 def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
@@ -301,9 +291,9 @@ def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
 @pytest.mark.parametrize(
     "terms,want",
     [
-        ([{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}], ["n1", "n2"]),
+        pytest.param([{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}], ["n1", "n2"], id="one-term"),
         # several hostname expressions in one term intersect
-        (
+        pytest.param(
             [
                 {
                     "matchExpressions": [
@@ -313,19 +303,20 @@ def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
                 }
             ],
             ["n2"],
+            id="intersect",
         ),
         # terms unite; a term without a hostname expression adds nothing
-        (
+        pytest.param(
             [
                 {"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1"]}]},
                 {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["b"]}]},
             ],
             ["n1"],
+            id="union",
         ),
-        ([{"matchExpressions": [{"key": HOST, "operator": "NotIn", "values": ["n1"]}]}], []),
-        ([{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a"]}]}], []),
+        pytest.param([{"matchExpressions": [{"key": HOST, "operator": "NotIn", "values": ["n1"]}]}], [], id="not-in"),
+        pytest.param([{"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a"]}]}], [], id="no-hostname"),
     ],
-    ids=["one-term", "intersect", "union", "not-in", "no-hostname"],
 )
 def test_local_pv_node_names(terms: list[dict[str, Any]], want: list[str]) -> None:
     pv = storage.persistent_volume(volume("pv", nodeAffinity={"required": {"nodeSelectorTerms": terms}}))
@@ -347,129 +338,121 @@ ZONE_A = {"n1": (), "n2": (BIND_CONFLICT,), "n3": ()}
     "pod,objs,want",
     [
         # bound claims: the PV's node affinity
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", volume="pv-1"), volume("pv-1", zone="a")],
             {"n1": (), "n2": (NODE_CONFLICT,), "n3": ()},
+            id="bound-affinity",
         ),
-        (pod_with("data"), [claim("data", volume="pv-gone")], everywhere(PV_GONE)),
+        pytest.param(pod_with("data"), [claim("data", volume="pv-gone")], everywhere(PV_GONE), id="bound-pv-missing"),
         # static PVs for an unbound claim of a class without provisioner
-        (pod_with("data"), [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])], ONLY_N1),
-        (
+        pytest.param(pod_with("data"), [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])], ONLY_N1, id="static-match"),
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", phase=None, hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-pending-default",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", phase="Released", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-released",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="wffc", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-other-class",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", size="5Gi", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-too-small",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", modes=["ReadWriteOnce", "ReadOnlyMany"]),
                 volume("pv-1", sc="static", hosts=["n1"]),
             ],
             everywhere(BIND_CONFLICT),
+            id="static-access-modes",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static", spec={"volumeMode": "Block"}), volume("pv-1", sc="static", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-volume-mode",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", hosts=["n1"]),
             ],
             everywhere(BIND_CONFLICT),
+            id="static-selector-miss",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", hosts=["n1"], labels={"tier": "fast"}),
             ],
             ONLY_N1,
+            id="static-selector-match",
         ),
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", claim_ref="other", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-claimed-by-other",
         ),
         # a PV pre-bound to the claim is taken whatever its phase or labels ...
-        (
+        pytest.param(
             pod_with("data"),
             [
                 claim("data", sc="static", spec={"selector": {"matchLabels": {"tier": "fast"}}}),
                 volume("pv-1", sc="static", phase=None, claim_ref="data", hosts=["n1"]),
             ],
             ONLY_N1,
+            id="static-prebound",
         ),
         # ... but only within the claim's class
-        (
+        pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="other", claim_ref="data", hosts=["n1"])],
             everywhere(BIND_CONFLICT),
+            id="static-prebound-other-class",
         ),
         # dynamic provisioning
-        (pod_with("data"), [claim("data")], everywhere()),
-        (pod_with("data"), [claim("data", sc="zonal")], ZONE_A),
-        (pod_with("data"), [claim("data", sc="static")], everywhere(BIND_CONFLICT)),
+        pytest.param(pod_with("data"), [claim("data")], everywhere(), id="provision"),
+        pytest.param(pod_with("data"), [claim("data", sc="zonal")], ZONE_A, id="provision-allowed-topologies"),
+        pytest.param(pod_with("data"), [claim("data", sc="static")], everywhere(BIND_CONFLICT), id="no-provisioner"),
         # a static PV wins over provisioning on its node; the others provision
-        (pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere()),
-        (
+        pytest.param(pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere(), id="static-or-provision"),
+        pytest.param(
             pod_with("data"),
             [claim("data", annotations={"volume.kubernetes.io/selected-node": "n3"})],
             {"n1": (BIND_CONFLICT,), "n2": (BIND_CONFLICT,), "n3": ()},
+            id="selected-node",
         ),
         # bound and unbound reasons together, in upstream's order
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", volume="pv-a"), volume("pv-a", zone="c"), claim("b", sc="zonal")],
             {"n1": (NODE_CONFLICT,), "n2": (NODE_CONFLICT, BIND_CONFLICT), "n3": (NODE_CONFLICT,)},
+            id="bound-and-unbound",
         ),
         # one PV cannot serve two claims
-        (
+        pytest.param(
             pod_with("a", "b"),
             [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static", hosts=["n1", "n2"])],
             everywhere(BIND_CONFLICT),
+            id="one-pv-two-claims",
         ),
-    ],
-    ids=[
-        "bound-affinity",
-        "bound-pv-missing",
-        "static-match",
-        "static-pending-default",
-        "static-released",
-        "static-other-class",
-        "static-too-small",
-        "static-access-modes",
-        "static-volume-mode",
-        "static-selector-miss",
-        "static-selector-match",
-        "static-claimed-by-other",
-        "static-prebound",
-        "static-prebound-other-class",
-        "provision",
-        "provision-allowed-topologies",
-        "no-provisioner",
-        "static-or-provision",
-        "selected-node",
-        "bound-and-unbound",
-        "one-pv-two-claims",
     ],
 )
 def test_filter(pod: Any, objs: list[dict[str, Any]], want: dict[str, tuple[str, ...]]) -> None:
@@ -490,7 +473,7 @@ def test_smallest_pv_wins() -> None:
         volume("pv-tiny", size="1Gi", sc="static"),
         volume("pv-mid", size="20Gi", sc="static"),
     ]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, _ = filter_all(pl, pod_with("data"))
     state = st.read(vb.STATE_KEY)
     assert [b.pv.name for b in state.pod_volumes_by_node["n1"].static_bindings] == ["pv-small"]
@@ -503,7 +486,7 @@ def test_smaller_claims_choose_first() -> None:
         volume("pv-1", size="1Gi", sc="static"),
         volume("pv-10", size="10Gi", sc="static"),
     ]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, got = filter_all(pl, pod_with("big", "small"))
     assert got == everywhere()
     bindings = st.read(vb.STATE_KEY).pod_volumes_by_node["n1"].static_bindings
@@ -535,32 +518,19 @@ def driver(storage_capacity: bool) -> dict[str, Any]:
     "objs,want",
     [
         # no CSIDriver, or one that does not track capacity: no check
-        ([capacity("c", "1Gi", "a")], everywhere()),
-        ([driver(False), capacity("c", "1Gi", "a")], everywhere()),
-        ([driver(True)], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
-        ([driver(True), capacity("c", "5Gi", "a")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
+        pytest.param([capacity("c", "1Gi", "a")], everywhere(), id="no-driver"),
+        pytest.param([driver(False), capacity("c", "1Gi", "a")], everywhere(), id="driver-without-tracking"),
+        pytest.param([driver(True)], everywhere(NO_SPACE), id="no-capacity-objects"),
+        pytest.param([driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="enough-in-zone"),
+        pytest.param([driver(True), capacity("c", "5Gi", "a")], everywhere(NO_SPACE), id="too-small"),
+        pytest.param([driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="exactly-enough"),
         # maximumVolumeSize is preferred over capacity
-        ([driver(True), capacity("c", "100Gi", "a", max_size="5Gi")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "1Gi", "a", max_size="50Gi")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}),
+        pytest.param([driver(True), capacity("c", "100Gi", "a", max_size="5Gi")], everywhere(NO_SPACE), id="max-volume-size-too-small"),
+        pytest.param([driver(True), capacity("c", "1Gi", "a", max_size="50Gi")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="max-volume-size-enough"),
         # another class, no size, no topology: unusable
-        ([driver(True), capacity("c", "20Gi", "a", cls="zonal")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", None, "a")], everywhere(NO_SPACE)),
-        ([driver(True), capacity("c", "20Gi", None)], everywhere(NO_SPACE)),
-    ],
-    ids=[
-        "no-driver",
-        "driver-without-tracking",
-        "no-capacity-objects",
-        "enough-in-zone",
-        "too-small",
-        "exactly-enough",
-        "max-volume-size-too-small",
-        "max-volume-size-enough",
-        "other-class",
-        "no-size",
-        "no-topology",
+        pytest.param([driver(True), capacity("c", "20Gi", "a", cls="zonal")], everywhere(NO_SPACE), id="other-class"),
+        pytest.param([driver(True), capacity("c", None, "a")], everywhere(NO_SPACE), id="no-size"),
+        pytest.param([driver(True), capacity("c", "20Gi", None)], everywhere(NO_SPACE), id="no-topology"),
     ],
 )
 def test_storage_capacity(objs: list[dict[str, Any]], want: dict[str, tuple[str, ...]]) -> None:
@@ -584,7 +554,7 @@ def test_translated_pv_affinity_on_migrated_node() -> None:
 
 
 def test_filter_without_state_is_an_error() -> None:
-    pl = vb.new(None, handle_for([]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([]))
     ni = pl.handle.snapshot.node_infos[0]
     st = pl.filter(CycleState(), pod_with("data").obj(), ni)
     assert st.code is Code.ERROR
@@ -594,7 +564,7 @@ def test_filter_without_state_is_an_error() -> None:
 
 
 def test_score_is_skipped() -> None:
-    pl = vb.new(None, handle_for([claim("data")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("data")]))
     st, _ = filter_all(pl, pod_with("data"))
     assert pl.pre_score(st, pod_with("data").obj(), pl.handle.snapshot.node_infos).code is Code.SKIP
 
@@ -610,7 +580,7 @@ def schedule(pl: vb.VolumeBinding, pod: Any, node: str) -> CycleState:
 
 def test_assumed_static_binding_persists_across_cycles() -> None:
     objs = [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static")]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     schedule(pl, pod_with("a", name="first"), "n1")
     assumed = pl.cache.pv("pv-1")
     assert assumed is not None and assumed.claim_ref is not None
@@ -627,7 +597,7 @@ def test_assumed_static_binding_persists_across_cycles() -> None:
 
 def test_unreserve_reverts() -> None:
     objs = [claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static")]
-    pl = vb.new(None, handle_for(objs))
+    pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     first = pod_with("a", name="first")
     st, _ = filter_all(pl, first)
     assert pl.reserve(st, first.obj(), "n1").is_success()
@@ -638,7 +608,7 @@ def test_unreserve_reverts() -> None:
 
 
 def test_assumed_provisioning_selects_the_node() -> None:
-    pl = vb.new(None, handle_for([claim("shared")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("shared")]))
     schedule(pl, pod_with("shared", name="first"), "n3")
     assumed = pl.cache.pvc("default/shared")
     assert assumed is not None and assumed.annotations["volume.kubernetes.io/selected-node"] == "n3"
@@ -648,14 +618,14 @@ def test_assumed_provisioning_selects_the_node() -> None:
 
 
 def test_all_bound_pod_records_nothing() -> None:
-    pl = vb.new(None, handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]))
     schedule(pl, pod_with("data"), "n1")
     assert pl.prebound == {}
     assert pl.cache.assumed_pvs == {} and pl.cache.assumed_pvcs == {}
 
 
 def test_pod_without_claims_reserves() -> None:
-    pl = vb.new(None, handle_for([]))
+    pl = vb.new(plugin_args(vb.NAME), handle_for([]))
     st = CycleState()
     p = make_pod().name("p").obj()
     _, pre = pl.pre_filter(st, p)
@@ -668,37 +638,39 @@ def test_pod_without_claims_reserves() -> None:
 # --- args ---------------------------------------------------------------------------------------
 
 
+# Decoded, defaulted and validated by the configuration (kwhatif.config), under the pluginConfig
+# entry's args.
 @pytest.mark.parametrize(
     "args,field",
     [
-        ({"bindTimeoutSeconds": -1}, "bindTimeoutSeconds"),
-        ({"bindTimeoutSeconds": "10"}, "bindTimeoutSeconds"),
-        ({"shape": [{"utilization": 0, "score": 0}]}, "shape"),
-        ({"bindTimeout": 10}, "pluginConfig[VolumeBinding].args"),
+        pytest.param({"bindTimeoutSeconds": -1}, "bindTimeoutSeconds", id="negative-timeout"),
+        pytest.param({"bindTimeoutSeconds": "10"}, "bindTimeoutSeconds", id="string-timeout"),
+        pytest.param({"shape": [{"utilization": 0, "score": 0}]}, "shape", id="shape-without-feature"),
+        pytest.param({"bindTimeout": 10}, "", id="unknown-field"),
     ],
-    ids=["negative-timeout", "string-timeout", "shape-without-feature", "unknown-field"],
 )
 def test_bad_args(args: dict[str, Any], field: str) -> None:
     with pytest.raises(ConfigError) as e:
-        vb.new(args, handle_for([]))
-    assert e.value.field == field
+        plugin_args(vb.NAME, args)
+    assert e.value.field == "profiles[0].pluginConfig[0].args" + (f".{field}" if field else "")
 
 
 def test_args() -> None:
-    assert vb.new({"bindTimeoutSeconds": 0}, handle_for([])).bind_timeout_seconds == 0
-    assert vb.new({"bindTimeoutSeconds": 600}, handle_for([])).bind_timeout_seconds == 600
+    assert vb.new(plugin_args(vb.NAME, {"bindTimeoutSeconds": 0}), handle_for([])).bind_timeout_seconds == 0
+    assert vb.new(plugin_args(vb.NAME, {"bindTimeoutSeconds": 600}), handle_for([])).bind_timeout_seconds == 600
 
 
 def test_scheduler_run_keeps_bindings_between_pods() -> None:
     """Through the scheduler: the second pod cannot bind the static PV the first one took."""
-    from kwhatif.framework.profile import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+    from kwhatif.config.defaults import default_args
+    from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
     from kwhatif.scheduler import Scheduler
 
     plugins = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
     plugins["multiPoint"] = PluginSet(
         (PluginRef("PrioritySort"), PluginRef("VolumeBinding"), PluginRef("DefaultBinder"))
     )
-    config = SchedulerConfiguration((Profile("default-scheduler", plugins, {}),), 100)
+    config = SchedulerConfiguration((Profile("default-scheduler", plugins, default_args()),), 100)
     cluster = cluster_of([claim("a", sc="static"), claim("b", sc="static"), volume("pv-1", sc="static", hosts=["n2"])])
     cluster.nodes = {n.obj().name: n.obj() for n in NODES}
     sched = Scheduler(cluster, config)

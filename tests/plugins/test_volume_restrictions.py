@@ -70,55 +70,49 @@ def run(pod: Any, existing: list[Any], claims: Sequence[dict[str, Any]] = ()) ->
 @pytest.mark.parametrize(
     "pod,existing,claims,want",
     [
-        (make_pod().name("p"), [], [], (Code.SKIP, ())),
-        (make_pod().name("p").volume({"name": "tmp", "emptyDir": {}}), [], [], (Code.SKIP, ())),
-        (
+        pytest.param(make_pod().name("p"), [], [], (Code.SKIP, ()), id="no-volumes"),
+        pytest.param(make_pod().name("p").volume({"name": "tmp", "emptyDir": {}}), [], [], (Code.SKIP, ()), id="empty-dir"),
+        pytest.param(
             make_pod().name("p").pvc("data"),
             [],
             [],
             (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ('persistentvolumeclaim "data" not found',)),
+            id="missing-claim",
         ),
-        (
+        pytest.param(
             make_pod().name("p").pvc("data").volume(gce("pd-1")),
             [],
             [pvc("data", ns="other")],
             (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ('persistentvolumeclaim "data" not found',)),
+            id="claim-in-other-namespace",
         ),
         # a RWO claim used elsewhere and no disk: nothing to check
-        (
+        pytest.param(
             make_pod().name("p").pvc("data"),
             [make_pod().name("e").node("n1").pvc("data")],
             [pvc("data")],
             (Code.SKIP, ()),
+            id="rwo-in-use",
         ),
         # a RWOP claim nobody uses yet
-        (make_pod().name("p").pvc("data"), [], [pvc("data", "ReadWriteOncePod")], (Code.SKIP, ())),
+        pytest.param(make_pod().name("p").pvc("data"), [], [pvc("data", "ReadWriteOncePod")], (Code.SKIP, ()), id="rwop-unused"),
         # a RWOP claim of the same name in another namespace does not conflict
-        (
+        pytest.param(
             make_pod().name("p").pvc("data"),
             [make_pod().name("e").namespace("other").node("n1").pvc("data")],
             [pvc("data", "ReadWriteOncePod"), pvc("data", "ReadWriteOncePod", ns="other")],
             (Code.SKIP, ()),
+            id="rwop-other-namespace",
         ),
         # the holder runs on n1: every node fails, as the count is cluster-wide
-        (
+        pytest.param(
             make_pod().name("p").pvc("data"),
             [make_pod().name("e").node("n1").pvc("data")],
             [pvc("data", "ReadWriteOnce", "ReadWriteOncePod")],
             {"n1": RWOP, "n2": RWOP},
+            id="rwop-in-use",
         ),
-        (make_pod().name("p").volume(gce("pd-1")), [], [], {"n1": OK, "n2": OK}),
-    ],
-    ids=[
-        "no-volumes",
-        "empty-dir",
-        "missing-claim",
-        "claim-in-other-namespace",
-        "rwo-in-use",
-        "rwop-unused",
-        "rwop-other-namespace",
-        "rwop-in-use",
-        "disk-no-conflict",
+        pytest.param(make_pod().name("p").volume(gce("pd-1")), [], [], {"n1": OK, "n2": OK}, id="disk-no-conflict"),
     ],
 )
 def test_pre_filter_and_rwop(pod: Any, existing: list[Any], claims: list[dict[str, Any]], want: Any) -> None:
@@ -128,42 +122,23 @@ def test_pre_filter_and_rwop(pod: Any, existing: list[Any], claims: list[dict[st
 @pytest.mark.parametrize(
     "vol,other,want",
     [
-        (gce("pd-1"), gce("pd-1"), DISK),
-        (gce("pd-1", ro=True), gce("pd-1"), DISK),
-        (gce("pd-1"), gce("pd-1", ro=True), DISK),
-        (gce("pd-1", ro=True), gce("pd-1", ro=True), OK),
-        (gce("pd-1"), gce("pd-2"), OK),
-        (ebs("vol-1"), ebs("vol-1"), DISK),
-        (ebs("vol-1", ro=True), ebs("vol-1", ro=True), DISK),
-        (ebs("vol-1"), ebs("vol-2"), OK),
-        (iscsi("iqn.a"), iscsi("iqn.a"), DISK),
-        (iscsi("iqn.a", ro=True), iscsi("iqn.a", ro=True), OK),
-        (iscsi("iqn.a"), iscsi("iqn.b"), OK),
-        (rbd(["m1", "m2"], "img"), rbd(["m2", "m3"], "img"), DISK),
-        (rbd(["m1"], "img"), rbd(["m1"], "img", pool="rbd"), DISK),  # pool defaults to rbd
-        (rbd(["m1"], "img"), rbd(["m1"], "img", pool="other"), OK),
-        (rbd(["m1"], "img"), rbd(["m2"], "img"), OK),
-        (rbd(["m1"], "img", ro=True), rbd(["m1"], "img", ro=True), OK),
-        (gce("same"), ebs("same"), OK),
-    ],
-    ids=[
-        "gce-rw-rw",
-        "gce-ro-rw",
-        "gce-rw-ro",
-        "gce-ro-ro",
-        "gce-other-disk",
-        "ebs-rw-rw",
-        "ebs-ro-ro",
-        "ebs-other-volume",
-        "iscsi-rw-rw",
-        "iscsi-ro-ro",
-        "iscsi-other-iqn",
-        "rbd-monitor-overlap",
-        "rbd-default-pool",
-        "rbd-other-pool",
-        "rbd-no-monitor-overlap",
-        "rbd-ro-ro",
-        "different-sources",
+        pytest.param(gce("pd-1"), gce("pd-1"), DISK, id="gce-rw-rw"),
+        pytest.param(gce("pd-1", ro=True), gce("pd-1"), DISK, id="gce-ro-rw"),
+        pytest.param(gce("pd-1"), gce("pd-1", ro=True), DISK, id="gce-rw-ro"),
+        pytest.param(gce("pd-1", ro=True), gce("pd-1", ro=True), OK, id="gce-ro-ro"),
+        pytest.param(gce("pd-1"), gce("pd-2"), OK, id="gce-other-disk"),
+        pytest.param(ebs("vol-1"), ebs("vol-1"), DISK, id="ebs-rw-rw"),
+        pytest.param(ebs("vol-1", ro=True), ebs("vol-1", ro=True), DISK, id="ebs-ro-ro"),
+        pytest.param(ebs("vol-1"), ebs("vol-2"), OK, id="ebs-other-volume"),
+        pytest.param(iscsi("iqn.a"), iscsi("iqn.a"), DISK, id="iscsi-rw-rw"),
+        pytest.param(iscsi("iqn.a", ro=True), iscsi("iqn.a", ro=True), OK, id="iscsi-ro-ro"),
+        pytest.param(iscsi("iqn.a"), iscsi("iqn.b"), OK, id="iscsi-other-iqn"),
+        pytest.param(rbd(["m1", "m2"], "img"), rbd(["m2", "m3"], "img"), DISK, id="rbd-monitor-overlap"),
+        pytest.param(rbd(["m1"], "img"), rbd(["m1"], "img", pool="rbd"), DISK, id="rbd-default-pool"),  # pool defaults to rbd
+        pytest.param(rbd(["m1"], "img"), rbd(["m1"], "img", pool="other"), OK, id="rbd-other-pool"),
+        pytest.param(rbd(["m1"], "img"), rbd(["m2"], "img"), OK, id="rbd-no-monitor-overlap"),
+        pytest.param(rbd(["m1"], "img", ro=True), rbd(["m1"], "img", ro=True), OK, id="rbd-ro-ro"),
+        pytest.param(gce("same"), ebs("same"), OK, id="different-sources"),
     ],
 )
 def test_disk_conflict(vol: dict[str, Any], other: dict[str, Any], want: Any) -> None:

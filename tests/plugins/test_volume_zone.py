@@ -61,38 +61,28 @@ def data_pod() -> Any:
 @pytest.mark.parametrize(
     "pod,cluster,want",
     [
-        (make_pod().name("p"), cluster_of(), SKIP),
-        (make_pod().name("p").volume({"name": "t", "emptyDir": {}}), cluster_of(), SKIP),
-        (data_pod(), cluster_of(), unresolvable('persistentvolumeclaim "data" not found')),
-        (data_pod(), cluster_of(data={"storageClassName": "wffc"}), SKIP),
-        (
+        pytest.param(make_pod().name("p"), cluster_of(), SKIP, id="no-volumes"),
+        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), cluster_of(), SKIP, id="no-claims"),
+        pytest.param(data_pod(), cluster_of(), unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"),
+        pytest.param(data_pod(), cluster_of(data={"storageClassName": "wffc"}), SKIP, id="unbound-wffc"),
+        pytest.param(
             data_pod(),
             cluster_of(data={}),
             unresolvable("PersistentVolumeClaim had no pv name and storageClass name"),
+            id="unbound-no-class",
         ),
-        (
+        pytest.param(
             data_pod(),
             cluster_of(data={"storageClassName": "gone"}),
             unresolvable('storageclass.storage.k8s.io "gone" not found'),
+            id="unbound-missing-class",
         ),
-        (data_pod(), cluster_of(data={"storageClassName": "immediate"}), unresolvable("PersistentVolume had no name")),
-        (data_pod(), cluster_of(data={"volumeName": "pv-gone"}), unresolvable('persistentvolume "pv-gone" not found')),
+        pytest.param(data_pod(), cluster_of(data={"storageClassName": "immediate"}), unresolvable("PersistentVolume had no name"), id="unbound-immediate"),
+        pytest.param(data_pod(), cluster_of(data={"volumeName": "pv-gone"}), unresolvable('persistentvolume "pv-gone" not found'), id="missing-pv"),
         # a bound PV without topology labels: nothing to check
-        (data_pod(), cluster_of({}, data=BOUND), SKIP),
+        pytest.param(data_pod(), cluster_of({}, data=BOUND), SKIP, id="pv-without-labels"),
         # a malformed zone list is ignored
-        (data_pod(), cluster_of({GA_ZONE: "a__"}, data=BOUND), SKIP),
-    ],
-    ids=[
-        "no-volumes",
-        "no-claims",
-        "missing-claim",
-        "unbound-wffc",
-        "unbound-no-class",
-        "unbound-missing-class",
-        "unbound-immediate",
-        "missing-pv",
-        "pv-without-labels",
-        "malformed-label",
+        pytest.param(data_pod(), cluster_of({GA_ZONE: "a__"}, data=BOUND), SKIP, id="malformed-label"),
     ],
 )
 def test_pre_filter(pod: Any, cluster: ClusterState, want: Any) -> None:
@@ -102,46 +92,28 @@ def test_pre_filter(pod: Any, cluster: ClusterState, want: Any) -> None:
 @pytest.mark.parametrize(
     "pv_labels,node_labels,want",
     [
-        ({GA_ZONE: "a"}, {GA_ZONE: "a"}, OK),
-        ({GA_ZONE: "a"}, {GA_ZONE: "b"}, CONFLICT),
+        pytest.param({GA_ZONE: "a"}, {GA_ZONE: "a"}, OK, id="same-zone"),
+        pytest.param({GA_ZONE: "a"}, {GA_ZONE: "b"}, CONFLICT, id="other-zone"),
         # several zones separated by "__", with spaces trimmed
-        ({GA_ZONE: "a__b"}, {GA_ZONE: "b"}, OK),
-        ({GA_ZONE: " a __ b "}, {GA_ZONE: "b"}, OK),
-        ({GA_ZONE: "a__b"}, {GA_ZONE: "c"}, CONFLICT),
+        pytest.param({GA_ZONE: "a__b"}, {GA_ZONE: "b"}, OK, id="multi-zone"),
+        pytest.param({GA_ZONE: " a __ b "}, {GA_ZONE: "b"}, OK, id="multi-zone-spaces"),
+        pytest.param({GA_ZONE: "a__b"}, {GA_ZONE: "c"}, CONFLICT, id="multi-zone-miss"),
         # a beta PV label also matches the node's GA label ...
-        ({BETA_ZONE: "a"}, {GA_ZONE: "a"}, OK),
-        ({BETA_ZONE: "a"}, {GA_ZONE: "b"}, CONFLICT),
-        ({BETA_REGION: "r"}, {GA_REGION: "r"}, OK),
+        pytest.param({BETA_ZONE: "a"}, {GA_ZONE: "a"}, OK, id="beta-pv-ga-node"),
+        pytest.param({BETA_ZONE: "a"}, {GA_ZONE: "b"}, CONFLICT, id="beta-pv-ga-node-miss"),
+        pytest.param({BETA_REGION: "r"}, {GA_REGION: "r"}, OK, id="beta-region-ga-node"),
         # ... but the beta node label wins when present
-        ({BETA_ZONE: "a"}, {BETA_ZONE: "b", GA_ZONE: "a"}, CONFLICT),
+        pytest.param({BETA_ZONE: "a"}, {BETA_ZONE: "b", GA_ZONE: "a"}, CONFLICT, id="beta-node-label-first"),
         # a GA PV label does not match a node with only the beta label
-        ({GA_ZONE: "a"}, {BETA_ZONE: "a"}, CONFLICT),
-        ({GA_REGION: "r"}, {BETA_REGION: "r"}, CONFLICT),
+        pytest.param({GA_ZONE: "a"}, {BETA_ZONE: "a"}, CONFLICT, id="ga-pv-beta-node"),
+        pytest.param({GA_REGION: "r"}, {BETA_REGION: "r"}, CONFLICT, id="ga-region-beta-node"),
         # nodes without any of the four labels pass
-        ({GA_ZONE: "a"}, {}, OK),
-        ({GA_ZONE: "a"}, {"zone": "b"}, OK),
+        pytest.param({GA_ZONE: "a"}, {}, OK, id="node-without-topology"),
+        pytest.param({GA_ZONE: "a"}, {"zone": "b"}, OK, id="node-other-labels"),
         # a node with only a region label must still carry the zone
-        ({GA_ZONE: "a"}, {GA_REGION: "r"}, CONFLICT),
-        ({GA_ZONE: "a", GA_REGION: "r"}, {GA_ZONE: "a", GA_REGION: "r"}, OK),
-        ({GA_ZONE: "a", GA_REGION: "r"}, {GA_ZONE: "a", GA_REGION: "s"}, CONFLICT),
-    ],
-    ids=[
-        "same-zone",
-        "other-zone",
-        "multi-zone",
-        "multi-zone-spaces",
-        "multi-zone-miss",
-        "beta-pv-ga-node",
-        "beta-pv-ga-node-miss",
-        "beta-region-ga-node",
-        "beta-node-label-first",
-        "ga-pv-beta-node",
-        "ga-region-beta-node",
-        "node-without-topology",
-        "node-other-labels",
-        "node-region-only",
-        "zone-and-region",
-        "other-region",
+        pytest.param({GA_ZONE: "a"}, {GA_REGION: "r"}, CONFLICT, id="node-region-only"),
+        pytest.param({GA_ZONE: "a", GA_REGION: "r"}, {GA_ZONE: "a", GA_REGION: "r"}, OK, id="zone-and-region"),
+        pytest.param({GA_ZONE: "a", GA_REGION: "r"}, {GA_ZONE: "a", GA_REGION: "s"}, CONFLICT, id="other-region"),
     ],
 )
 def test_filter(pv_labels: dict[str, str], node_labels: dict[str, str], want: Any) -> None:
@@ -161,8 +133,13 @@ def test_filter_without_pre_filter_state() -> None:
 
 @pytest.mark.parametrize(
     "value,want",
-    [("a", {"a"}), ("a__b", {"a", "b"}), (" a__b ", {"a", "b"}), ("a____b", None), ("", None)],
-    ids=["one", "two", "trimmed", "empty-between", "empty"],
+    [
+        pytest.param("a", {"a"}, id="one"),
+        pytest.param("a__b", {"a", "b"}, id="two"),
+        pytest.param(" a__b ", {"a", "b"}, id="trimmed"),
+        pytest.param("a____b", None, id="empty-between"),
+        pytest.param("", None, id="empty"),
+    ],
 )
 def test_label_zones_to_set(value: str, want: set[str] | None) -> None:
     got = vz.label_zones_to_set(value)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from builders import PINNED
-from kwhatif.framework.profile import default_configuration
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
 from kwhatif.report.formatter import RenderOptions, get_formatter
