@@ -77,9 +77,10 @@ def deployment_docs(replicas: int) -> list[Any]:
 
 def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.check import check
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.scheduler import SCHEDULED, Scheduler
+    from kwhatif.config.options import Options
+    from kwhatif.framework.types import PodOutcome
+    from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
     cfg = default_configuration()
@@ -95,7 +96,7 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
 
     result, _ = check(state, deployment_docs(args["replicas"]), factory)
     run_s = time.perf_counter() - built[1]
-    placed = sum(1 for a in result.attempts if a.result == SCHEDULED)
+    placed = sum(1 for a in result.attempts if a.result == PodOutcome.SCHEDULED)
     return {"load_s": load_s, "snapshot_s": built[0], "run_s": run_s, "placed": placed, "replicas": args["replicas"]}
 
 
@@ -105,7 +106,8 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.load.workloads import expand_workload
     from kwhatif.load.cluster import build_cluster
     from kwhatif.report.model import report_dict, schedule_report
-    from kwhatif.scheduler import SCHEDULED, Scheduler
+    from kwhatif.framework.types import PodOutcome
+    from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
     manifest = build_cluster(deployment_docs(1), check_node_refs=False)
@@ -124,7 +126,7 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
         "cycle_cpu": cycle_cpu,
         "report_s": report_s,
         "report_mb": len(text) / 1e6,
-        "scheduled": att.result == SCHEDULED,
+        "scheduled": att.result == PodOutcome.SCHEDULED,
         "nodes": recorded[0],
         "filters": recorded[1],
         "scores": recorded[2],

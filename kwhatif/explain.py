@@ -8,7 +8,7 @@ those are the nodes one change would open.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from kwhatif.api.quantity import format_bytes, format_milli_cpu
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kwhatif.api.core import Pod
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.framework.runtime import Framework
-    from kwhatif.scheduler import Attempt
+    from kwhatif.framework.types import FilterResult
 
 MAX_LISTED = 3
 
@@ -34,20 +34,27 @@ def _amount(resource: str, n: int) -> str:
     return f"{n} {resource}"
 
 
-def hints(att: "Attempt", snapshot: "Snapshot", fw: "Framework") -> list[str]:
-    if att.at_pre_filter or not att.filters:
+def hints(
+    pod: "Pod",
+    filters: Mapping[str, "FilterResult"],
+    excluded: frozenset[str],
+    snapshot: "Snapshot",
+    fw: "Framework",
+) -> list[str]:
+    """Hints for a pod no node fits, from every node's filter results (none when PreFilter
+    rejected it); ``excluded`` are the nodes a PreFilterResult left out."""
+    if not filters:
         return []
     only: dict[str, list[str]] = {}
-    for name, fr in att.filters.items():
-        if name in att.excluded:
+    for name, fr in filters.items():
+        if name in excluded:
             continue
         failing = {st.plugin for st in fr.statuses if not st.is_success() and not st.is_skip()}
         if len(failing) == 1:
             only.setdefault(failing.pop(), []).append(name)
     out: list[str] = []
-    pod = att.pod
     if "NodeResourcesFit" in only:
-        out.extend(_resource_hint(att, snapshot, fw, only["NodeResourcesFit"]))
+        out.extend(_resource_hint(pod, snapshot, fw, only["NodeResourcesFit"]))
     if "TaintToleration" in only:
         taints: Counter[str] = Counter()
         where: dict[str, list[str]] = {}
@@ -96,10 +103,10 @@ def hints(att: "Attempt", snapshot: "Snapshot", fw: "Framework") -> list[str]:
         extra = getattr(pl, "explain_hints", None)
         if callable(extra):
             out.extend(extra(pod))
-    if any(st.plugin == "NodeAffinity" and not st.is_success() for fr in att.filters.values() for st in fr.statuses):
+    if any(st.plugin == "NodeAffinity" and not st.is_success() for fr in filters.values() for st in fr.statuses):
         out.extend(_unparsable_terms_hint(pod))
     if pod.node_name and any(
-        st.plugin == "NodeName" and not st.is_success() for fr in att.filters.values() for st in fr.statuses
+        st.plugin == "NodeName" and not st.is_success() for fr in filters.values() for st in fr.statuses
     ):
         pinned = (
             f"pins the pod to node {pod.node_name}" if snapshot.get(pod.node_name) is not None
@@ -128,7 +135,7 @@ def _unparsable_terms_hint(pod: "Pod") -> list[str]:
     return out
 
 
-def _resource_hint(att: "Attempt", snapshot: "Snapshot", fw: "Framework", nodes: list[str]) -> list[str]:
+def _resource_hint(pod: "Pod", snapshot: "Snapshot", fw: "Framework", nodes: list[str]) -> list[str]:
     fit = fw.plugins.get("NodeResourcesFit")
     lacking_fn = getattr(fit, "insufficient_resources", None)
     if lacking_fn is None:
@@ -140,7 +147,7 @@ def _resource_hint(att: "Attempt", snapshot: "Snapshot", fw: "Framework", nodes:
         ni = snapshot.get(name)
         if ni is None:
             continue
-        lacking = lacking_fn(att.pod, ni)
+        lacking = lacking_fn(pod, ni)
         if not lacking:
             continue
         if any(r.resource == "pods" for r in lacking):

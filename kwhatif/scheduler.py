@@ -20,21 +20,29 @@ from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.errors import ConfigError, InputError
 from kwhatif.explain import hints
-from kwhatif.framework.handle import Handle, Nominator
-from kwhatif.framework.interface import Code, CycleState, QueuedPodInfo, Status
 from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
-from kwhatif.framework.types import PodOutcome, fit_error_message
-from kwhatif.framework.runtime import FilterResult, Framework, NodeScores, PreFilterRecord
+from kwhatif.framework.handle import Nominator
+from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
+from kwhatif.framework.runtime import Framework, Registry
+from kwhatif.framework.types import (
+    FilterResult,
+    FitError,
+    NodeScores,
+    NodesFit,
+    NominatingInfo,
+    PodOutcome,
+    PreFilterRecord,
+    Prioritized,
+    ScheduleResult,
+    fit_error_message,
+)
 from kwhatif.load.cluster import ClusterState
+from kwhatif.plugins.registry import in_tree
 
 if TYPE_CHECKING:
     from kwhatif.incremental.engine import Engine, Template
 
-SCHEDULED = PodOutcome.SCHEDULED
-UNSCHEDULABLE = PodOutcome.UNSCHEDULABLE
-ERROR = PodOutcome.ERROR
-GATED = PodOutcome.GATED
 MIN_FEASIBLE_NODES_TO_FIND = 100
 COMPACT_KEEP_FAILURES = 20  # attempts that keep every node's record in a compact run
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -47,7 +55,7 @@ class Attempt:
     pod: Pod
     profile: str
     round: int
-    result: PodOutcome = UNSCHEDULABLE
+    result: PodOutcome = PodOutcome.UNSCHEDULABLE
     node: str | None = None
     best: list[str] = field(default_factory=list)
     best_score: int | None = None
@@ -63,7 +71,7 @@ class Attempt:
     feasible_nodes: int = 0
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
-    preemption_details: Mapping[str, object] = field(default_factory=dict)
+    preemption_details: PreemptionDetails | None = None
     binding: Binding | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
@@ -119,7 +127,9 @@ class Scheduler:
         snapshot: Snapshot | None = None,
         binder: Binder | None = None,
         options: Options = Options(),
+        registry: Registry | None = None,
     ) -> None:
+        """``registry`` names the plugins the profiles may enable (default: the in-tree ones)."""
         self.cluster = cluster
         self.config = config
         self.options = options
@@ -131,15 +141,17 @@ class Scheduler:
         self.binder: Binder = binder or RecordingBinder()
         self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {}
+        reg = registry if registry is not None else in_tree()
         for prof in config.profiles:
-            # Each profile's plugins see their own framework through the handle (preemption
-            # re-runs that profile's filters); the snapshot and the nominator are shared.
-            handle = Handle(self.snapshot, cluster, self.nominator, binder=self.binder, version=config.version)
+            # Each profile's plugins get their own framework as their handle (preemption re-runs
+            # that profile's filters); the snapshot and the nominator are shared.
             try:
-                fw = Framework(prof, handle)
+                fw = Framework(
+                    reg, prof, snapshot=self.snapshot, cluster=cluster, nominator=self.nominator,
+                    binder=self.binder, version=config.version,
+                )
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
-            handle.framework = fw
             self.frameworks[prof.scheduler_name] = fw
         # Pending pods of the cluster that a preemption nominated keep their place on that node:
         # upstream's queue nominates them when it takes them in.
@@ -154,7 +166,6 @@ class Scheduler:
             from kwhatif.incremental.engine import Engine
 
             self.engine = Engine(self.snapshot, self.nominator)
-        self._template: Template | None = None
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -223,16 +234,16 @@ class Scheduler:
                     att = self._same_as_last_failure(pod, rnd, last_failure)
                 if att is None:
                     att = self.schedule_one(pod, rnd)
-                    if att.result == UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
+                    if att.result == PodOutcome.UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
                         last_failure = (_shape(pod), self._generation(), att)
                 attempts.append(att)
                 task.advance()
                 if self.options.compact:
-                    if att.result == SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
+                    if att.result == PodOutcome.SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
                         att.compact()
                     else:
                         kept_failures += 1
-                if att.result in (UNSCHEDULABLE, ERROR):
+                if att.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR):
                     failed_at[key] = seen
                     failed[key] = att
                     # A binding the cluster refused is reported, never posted again.
@@ -279,66 +290,113 @@ class Scheduler:
     # --- scheduleOne ----------------------------------------------------------------------------
 
     def schedule_one(self, pod: Pod, rnd: int = 1) -> Attempt:
+        """One scheduling cycle and its binding cycle (scheduleOne), recorded as an Attempt."""
         fw = self.framework_for(pod)
         att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
         att.notes.extend(pod.admission_notes)
         att.weights = {pl.name: fw.score_weights[pl.name] for pl in fw.points["score"]}
         gate = fw.run_pre_enqueue(pod)
         if not gate.is_success():
-            att.result = GATED
+            att.result = PodOutcome.GATED
             att.message = gate.message()
             att.pre_filter = PreFilterRecord(None, gate, [gate], frozenset())
             return att
         if pod.deleting:
             # skipPodSchedule: a pod being deleted is not scheduled.
-            att.result = ERROR
+            att.result = PodOutcome.ERROR
             att.message = "the pod is being deleted (metadata.deletionTimestamp is set): the scheduler skips it"
             return att
         if self.snapshot.num_nodes == 0:
-            att.result = UNSCHEDULABLE
+            att.result = PodOutcome.UNSCHEDULABLE
             att.message = "no nodes available to schedule pods"
             return att
         state = CycleState()
-        statuses = self._find_nodes_that_fit(fw, state, pod, att)
-        if att.result == ERROR:
+        tmpl = self.engine.template_for(fw, pod) if self.engine is not None else None
+        fit = self.find_nodes_that_fit_pod(fw, state, pod, tmpl)
+        att.pre_filter = fit.pre_filter
+        att.filters = fit.filters
+        att.excluded = fit.excluded
+        att.at_pre_filter = fit.at_pre_filter
+        att.fast_path = fit.fast_path
+        att.feasible_names = fit.feasible_names
+        att.filter_reasons = fit.filter_reasons
+        att.notes.extend(fit.notes)
+        scheduled = self.schedule_pod(fw, state, pod, fit, tmpl)
+        if isinstance(scheduled, Status):
+            att.skipped_score_plugins = state.skip_score_plugins  # PreScore ran, if scoring failed
+            att.result = PodOutcome.ERROR
+            att.message = scheduled.message()
             return att
-        feasible = att.feasible
-        if not feasible:
+        if isinstance(scheduled, FitError):
             # Hints read the snapshot this cycle saw, before preemption changes it.
-            att.hints = hints(att, self.snapshot, fw)
-            self._handle_fit_error(fw, state, pod, att, statuses)
+            att.hints = hints(pod, {} if fit.at_pre_filter else fit.filters, fit.excluded, self.snapshot, fw)
+            nominating = self.handle_fit_error(fw, state, pod, scheduled, att.notes)
+            att.result = PodOutcome.UNSCHEDULABLE
+            att.message = scheduled.error()
+            if nominating is not None:
+                att.nominated_node = nominating.nominated_node_name
+                att.victims = list(nominating.victims)
+                att.preemption_details = nominating.details
             return att
-        host = self._prioritize_and_select(fw, state, pod, att, feasible)
-        if att.result == ERROR:
-            return att
-        assert host is not None
-        self._assume_and_bind(fw, state, pod, att, host)
+        prio = scheduled.prioritized
+        assert prio is not None
+        att.scores = prio.scores
+        att.best = prio.best
+        att.best_score = prio.best_score
+        att.upstream_scored = prio.upstream_scored
+        att.skipped_score_plugins = prio.skipped_score_plugins
+        att.notes.extend(prio.notes)
+        att.evaluated_nodes = scheduled.evaluated_nodes
+        att.feasible_nodes = scheduled.feasible_nodes
+        att.result, att.message, att.binding, notes = self.assume_and_bind(fw, state, pod, scheduled.suggested_host)
+        att.notes.extend(notes)
+        if att.result is PodOutcome.SCHEDULED:
+            att.node = scheduled.suggested_host
         return att
 
-    def _find_nodes_that_fit(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt) -> dict[str, Status]:
-        tmpl = self.engine.template_for(fw, pod) if self.engine is not None else None
-        self._template = None
+    def schedule_pod(
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: "Template | None"
+    ) -> ScheduleResult | FitError | Status:
+        """schedulePod after findNodesThatFitPod: the node picked (with the scores it was picked
+        by), the FitError when none fits, or the error that ended the cycle."""
+        if fit.error is not None:
+            return fit.error
+        feasible = fit.feasible
+        if not feasible:
+            return FitError(pod, self.snapshot.num_nodes, fit.diagnosis)
+        prio = self.prioritize_nodes(fw, state, pod, fit, feasible, tmpl)
+        if isinstance(prio, Status):
+            return prio
+        host = self.select_host(pod, fit, prio)
+        return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
+
+    def find_nodes_that_fit_pod(
+        self, fw: Framework, state: CycleState, pod: Pod, tmpl: "Template | None"
+    ) -> NodesFit:
+        """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
         pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
-        att.pre_filter = pre
+        fit = NodesFit(pre)
         all_nodes = self.snapshot.node_infos
         if not pre.status.is_success():
             if not pre.status.is_rejected():
-                att.result = ERROR
-                att.message = pre.status.message()
-                return {}
-            att.at_pre_filter = True
-            att.evaluated_nodes = 0
+                fit.error = pre.status
+                return fit
+            fit.at_pre_filter = True
             st = pre.status
+            fit.diagnosis.pre_filter_msg = st.message()
+            if st.plugin:
+                fit.diagnosis.unschedulable_plugins.add(st.plugin)
             for ni in all_nodes:
-                att.filters[ni.name] = FilterResult(ni.name, [st], st)
-            return {ni.name: st for ni in all_nodes}
+                fit.filters[ni.name] = FilterResult(ni.name, [st], st)
+            fit.diagnosis.node_to_status = {ni.name: st for ni in all_nodes}
+            return fit
         included: set[str] | None = None
         to_filter = all_nodes
         if pre.result is not None and not pre.result.all_nodes():
             assert pre.result.node_names is not None
             included = {n for n in pre.result.node_names if n in self.snapshot}
             if self.options.filter_excluded:
-                att.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
+                fit.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
             else:
                 # Only what upstream filters: the subset, and the nominated node (tried first).
                 wanted = included | ({pod.nominated_node_name} & self.snapshot.names)
@@ -346,183 +404,184 @@ class Scheduler:
         statuses: dict[str, Status] = {}
         error: Status | None = None
         all_plugins = self.options.explain_all_filters
-        reused = tmpl.filter_nodes(state, pod, att, pre) if tmpl is not None else None
+        reused = tmpl.filter_nodes(state, pod, pre) if tmpl is not None else None
+        filters = fit.filters
         if reused is not None:
             # the same results, mostly kept from earlier cycles of identical pods
-            self._template = tmpl
-            statuses, error = reused
+            filters = fit.filters = reused.filters
+            fit.feasible_names = reused.feasible_names
+            fit.filter_reasons = reused.filter_reasons
+            statuses, error = reused.statuses, reused.error
             to_filter = []
         for ni in to_filter:
             fr = fw.run_filter_with_nominated_pods(state, pod, ni, all_plugins=all_plugins)
-            att.filters[ni.name] = fr
+            filters[ni.name] = fr
             if included is not None and ni.name not in included:
                 continue
             if fr.first is not None:
                 statuses[ni.name] = fr.first
                 if fr.first.code is Code.ERROR and error is None:
                     error = fr.first
+        fit.diagnosis.node_to_status = statuses
         # evaluateNominatedNode: a pod nominated by an earlier preemption is tried on that node
         # first, PreFilterResult or not; if it fits there, upstream looks no further (and never
         # sees what the other nodes would have said).
         nominated = pod.nominated_node_name
-        if nominated and nominated in att.filters:
-            nominated_result = att.filters[nominated]
+        if nominated and nominated in filters:
+            nominated_result = filters[nominated]
             if nominated_result.feasible:
-                att.fast_path = True
-                att.excluded = att.excluded - {nominated}  # it was filtered, PreFilterResult or not
-                att.evaluated_nodes = att.feasible_nodes = 1
-                return {}
+                fit.fast_path = True
+                fit.excluded = fit.excluded - {nominated}  # it was filtered, PreFilterResult or not
+                fit.evaluated_nodes = fit.feasible_nodes = 1
+                fit.diagnosis.node_to_status = {}
+                return fit
             assert nominated_result.first is not None
             statuses[nominated] = nominated_result.first
         if error is not None:
-            att.result = ERROR
-            att.message = error.message()
-            return statuses
-        feasible = att.feasible
-        att.evaluated_nodes = len(feasible) + len(statuses)
-        att.feasible_nodes = len(feasible)
+            fit.error = error
+            return fit
+        feasible = fit.feasible
+        fit.evaluated_nodes = len(feasible) + len(statuses)
+        fit.feasible_nodes = len(feasible)
         pct = fw.percentage_of_nodes_to_score
         if pct is None:
             pct = self.config.percentage_of_nodes_to_score
         candidates = len(included) if included is not None else len(all_nodes)
         to_find = num_feasible_nodes_to_find(pct, candidates)
         if len(feasible) > to_find:
-            att.notes.append(
+            fit.notes.append(
                 f"upstream stops filtering after {to_find} feasible nodes (percentageOfNodesToScore); "
                 f"kwhatif evaluated all {len(all_nodes)} nodes"
             )
         if included is not None and self.version.behaviour.fit_error_counts_excluded_nodes:
             _add_excluded_statuses(statuses, all_nodes, included, pre.plugins_with_nodes)
-        return statuses
+        return fit
 
-    def _handle_fit_error(
-        self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, statuses: dict[str, Status]
-    ) -> None:
-        att.result = UNSCHEDULABLE
-        att.evaluated_nodes = att.feasible_nodes = 0  # a FitError carries no ScheduleResult
-        pre_msg = att.pre_filter.status.message() if att.at_pre_filter and att.pre_filter else ""
-        post_msg = ""
+    def handle_fit_error(
+        self, fw: Framework, state: CycleState, pod: Pod, err: FitError, notes: list[str]
+    ) -> NominatingInfo | None:
+        """The FitError branch of schedulingCycle: the PostFilter plugins (preemption), whose
+        message completes the error, then the nomination they ask for (prepareCandidate removes
+        the victims). The node the pod is nominated to, with its victims, if any."""
+        statuses = err.diagnosis.node_to_status
+        for st in statuses.values():
+            if st.plugin:
+                err.diagnosis.unschedulable_plugins.add(st.plugin)
         result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)
-            post_msg = st.message()
+            err.diagnosis.post_filter_msg = st.message()
             if st.code is Code.ERROR:
-                att.notes.append(f"PostFilter failed: {post_msg}")
+                notes.append(f"PostFilter failed: {err.diagnosis.post_filter_msg}")
         if result is None:
             # NominatingMode Noop: the pod keeps the node its status already names, if any.
             if pod.nominated_node_name:
                 self.nominator.add(pod, pod.nominated_node_name)
-        elif not result.nominated_node_name:
+            return None
+        if not result.nominated_node_name:
             # Override with an empty name: preemption cannot help, so the nomination is cleared.
             self.nominator.delete(pod)
-        else:
-            node = result.nominated_node_name
-            att.nominated_node = node
-            att.victims = list(result.victims)
-            att.preemption_details = dict(result.details)
-            # prepareCandidate: the victims are deleted, and lower-priority pods nominated to the
-            # same node lose their nomination (they may no longer fit there).
-            for v in result.victims:
-                self.snapshot.remove_pod(v)
-                self.deleted.append(v)
-            for pi in list(self.nominator.pods_for_node(node)):
-                if pi.pod.priority < pod.priority:
-                    self.nominator.delete(pi.pod)
-            self.nominator.add(pod, node)
-        att.message = fit_error_message(self.snapshot.num_nodes, pre_msg, statuses, post_msg)
+            return None
+        node = result.nominated_node_name
+        # prepareCandidate: the victims are deleted, and lower-priority pods nominated to the
+        # same node lose their nomination (they may no longer fit there).
+        for v in result.victims:
+            self.snapshot.remove_pod(v)
+            self.deleted.append(v)
+        for pi in list(self.nominator.pods_for_node(node)):
+            if pi.pod.priority < pod.priority:
+                self.nominator.delete(pi.pod)
+        self.nominator.add(pod, node)
+        return NominatingInfo(node, tuple(result.victims), result.details)
 
-    def _prioritize_and_select(
-        self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, feasible: list[str]
-    ) -> str | None:
-        if self._template is not None:
-            handled, host = self._template.prioritize(state, pod, att, feasible)
-            if handled:
-                return host
+    def prioritize_nodes(
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: "Template | None"
+    ) -> Prioritized | Status:
+        """prioritizeNodes over the feasible nodes, or the error that ends the cycle."""
+        if tmpl is not None and fit.feasible_names is not None:
+            kept = tmpl.prioritize(state, pod, fit.fast_path, feasible, fit.feasible_names)
+            if kept is not None:
+                return kept
         nodes: list[NodeInfo] = sorted(
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )
         if not fw.has_score_plugins():
             # prioritizeNodes gives every feasible node the same score (1) without running PreScore
             # or Score; selectHost then picks one of them at random.
-            att.best = sorted(feasible)
-            if att.fast_path:
-                return pod.nominated_node_name
-            if len(nodes) > 1:
-                att.notes.append(
+            prio = Prioritized(sorted(feasible))
+            if len(nodes) > 1 and not fit.fast_path:
+                prio.notes.append(
                     "no score plugins: upstream gives every feasible node the same score and selectHost picks one "
                     "of them at random; kwhatif takes the first by name and lists them all as the tie"
                 )
-            return att.best[0]
-        att.upstream_scored = len(nodes) > 1 and not att.fast_path
-        if not att.upstream_scored and self.options.compact:
+            return prio
+        upstream_scored = len(nodes) > 1 and not fit.fast_path
+        if not upstream_scored and self.options.compact:
             # Upstream does not score a lone feasible node; a many-pod run does not show it.
-            att.best = sorted(feasible)
-            return pod.nominated_node_name if att.fast_path else att.best[0]
+            return Prioritized(sorted(feasible))
+        prio = Prioritized([], upstream_scored=upstream_scored)
         st = fw.run_pre_score(state, pod, nodes)
-        att.skipped_score_plugins = state.skip_score_plugins
+        prio.skipped_score_plugins = state.skip_score_plugins
         if st.is_success():
             results, st = fw.run_score(state, pod, nodes)
             if st.is_success():
-                att.scores = {ns.name: ns for ns in results}
+                prio.scores = {ns.name: ns for ns in results}
         if not st.is_success():
-            if att.upstream_scored:
-                att.result = ERROR
-                att.message = st.message()
-                att.evaluated_nodes = att.feasible_nodes = 0  # schedulePod returns no ScheduleResult
-                return None
-            att.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
-        if att.scores:
-            best = max(ns.total for ns in att.scores.values())
-            att.best_score = best
-            att.best = sorted(n for n, ns in att.scores.items() if ns.total == best)
+            if upstream_scored:
+                return st
+            prio.notes.append(f"scoring failed ({st.message()}); upstream does not score this pod's nodes")
+        if prio.scores:
+            best = max(ns.total for ns in prio.scores.values())
+            prio.best_score = best
+            prio.best = sorted(n for n, ns in prio.scores.items() if ns.total == best)
         else:
-            att.best = sorted(feasible)
-        if att.fast_path:
+            prio.best = sorted(feasible)
+        return prio
+
+    def select_host(self, pod: Pod, fit: NodesFit, prio: Prioritized) -> str:
+        """selectHost: the nominated node when the pod fits there (evaluateNominatedNode), else the
+        first of the best-scored nodes by name (upstream picks among them at random)."""
+        if fit.fast_path:
             return pod.nominated_node_name
-        if len(nodes) == 1:
-            return nodes[0].name
-        return att.best[0]
+        return prio.best[0]
 
-    def _assume_and_bind(self, fw: Framework, state: CycleState, pod: Pod, att: Attempt, host: str) -> None:
-        att.node = host
+    def assume_and_bind(
+        self, fw: Framework, state: CycleState, pod: Pod, host: str
+    ) -> tuple[PodOutcome, str, Binding | None, list[str]]:
+        """assume, Reserve and Permit (the rest of schedulingCycle), then bindingCycle (PreBind,
+        Bind, PostBind): how the attempt ends, its message, the binding and notes."""
         assumed = self.snapshot.assume(pod, host)
+        notes: list[str] = []
 
-        def fail(point: str, st: Status) -> None:
+        def fail(point: str, st: Status) -> tuple[PodOutcome, str]:
             fw.run_unreserve(state, assumed, host)
             self.snapshot.forget(assumed)
-            att.node = None
             if st.is_rejected():
-                att.result = UNSCHEDULABLE
                 # Reserve and Permit rejections are reported as a FitError over the one node;
                 # PreBind and Bind ones as their own message.
-                att.message = fit_error_message(1, "", {host: st}, "") if point in ("Reserve", "Permit") else st.message()
-            else:
-                att.result = ERROR
-                att.message = st.message()
+                msg = fit_error_message(1, "", {host: st}, "") if point in ("Reserve", "Permit") else st.message()
+                return PodOutcome.UNSCHEDULABLE, msg
+            return PodOutcome.ERROR, st.message()
 
         st = fw.run_reserve(state, assumed, host)
         if not st.is_success():
-            fail("Reserve", st)
-            return
+            return (*fail("Reserve", st), None, notes)
         st = fw.run_permit(state, assumed, host)
         if not st.is_success() and not st.is_wait():
-            fail("Permit", st)
-            return
+            return (*fail("Permit", st), None, notes)
         if st.is_wait():
-            att.notes.append(st.message())
+            notes.append(st.message())
         st = fw.run_pre_bind(state, assumed, host)
         if not st.is_success():
-            fail("PreBind", st)
-            return
+            return (*fail("PreBind", st), None, notes)
         st = fw.run_bind(state, assumed, host)
         if not st.is_success():
-            fail("Bind", st)
-            att.binding = self.binder.binding_for(pod)  # what the cluster answered, with --apply
-            return
+            outcome, msg = fail("Bind", st)
+            return outcome, msg, self.binder.binding_for(pod), notes  # what the cluster answered, with --apply
         fw.run_post_bind(state, assumed, host)
-        att.result = SCHEDULED
-        att.binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
+        binding = self.binder.binding_for(pod) or Binding(pod.namespace, pod.name, pod.uid, host)
         self.nominator.delete(pod)
+        return PodOutcome.SCHEDULED, "", binding, notes
 
 
 def _add_excluded_statuses(

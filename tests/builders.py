@@ -21,7 +21,10 @@ from kwhatif.api.admission import Admission
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.snapshot import Snapshot
-from kwhatif.framework.handle import Handle
+from kwhatif.framework.handle import Handle, Nominator
+from kwhatif.config.types import PluginRef, PluginSet, Profile
+from kwhatif.framework.runtime import Framework, Registry
+from kwhatif.plugins.registry import in_tree
 from kwhatif.load.cluster import ClusterState
 from kwhatif.versions import SchedulerVersion, get
 
@@ -274,14 +277,28 @@ def _names(res: dict[str, str]) -> dict[str, str]:
     return {k.replace("__", "/").replace("_", "-"): v for k, v in res.items()}
 
 
-def make_handle(
+# The least a framework needs (NewFramework requires a queue sort and a bind plugin), as
+# upstream's plugin tests register them with RegisterQueueSortPlugin and RegisterBindPlugin.
+MINIMAL_PROFILE = Profile(
+    "default-scheduler",
+    {"queueSort": PluginSet((PluginRef("PrioritySort"),)), "bind": PluginSet((PluginRef("DefaultBinder"),))},
+    {},
+)
+
+
+def make_framework(
     nodes: Iterable[Node],
     pods: Iterable[Pod] = (),
     cluster: ClusterState | None = None,
     version: SchedulerVersion | None = None,
-) -> Handle:
-    """A Handle over a fresh Snapshot of these nodes and (bound) pods, for plugins of ``version``
-    (default PINNED)."""
+    *,
+    profile: Profile = MINIMAL_PROFILE,
+    registry: Registry | None = None,
+    nominator: Nominator | None = None,
+) -> Framework:
+    """A Framework (the Handle plugins get) over a fresh Snapshot of these nodes and (bound)
+    pods, for plugins of ``version`` (default PINNED); by default only a queue sort and a bind
+    plugin, from the in-tree registry."""
     nodes = list(nodes)
     pods = list(pods)
     version = version or (cluster.version if cluster is not None else PINNED)
@@ -290,7 +307,25 @@ def make_handle(
         state.nodes = {n.name: n for n in nodes}
     if not state.pods:
         state.pods = pods
-    return Handle(Snapshot(nodes, pods), state, version=version)
+    return Framework(
+        registry if registry is not None else in_tree(),
+        profile,
+        snapshot=Snapshot(nodes, pods),
+        cluster=state,
+        nominator=nominator,
+        version=version,
+    )
+
+
+def make_handle(
+    nodes: Iterable[Node],
+    pods: Iterable[Pod] = (),
+    cluster: ClusterState | None = None,
+    version: SchedulerVersion | None = None,
+) -> Handle:
+    """A Handle over a fresh Snapshot of these nodes and (bound) pods, for plugins of ``version``
+    (default PINNED): a Framework with only a queue sort and a bind plugin."""
+    return make_framework(nodes, pods, cluster, version)
 
 
 def make_cluster(objs: Iterable[dict[str, Any]], version: SchedulerVersion | None = None) -> ClusterState:

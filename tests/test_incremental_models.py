@@ -144,7 +144,7 @@ def test_affinity_models_are_the_plugin_states(seed: int) -> None:
         _, st = plugin.pre_filter(state, pod)
         assert st.is_skip() == fm.skip()
         if not st.is_skip():
-            want = state.get(ipa.PRE_FILTER_STATE_KEY)
+            want = state.read(ipa.PRE_FILTER_STATE_KEY)
             got = fm.state()
             assert dict(got.existing_anti_affinity_counts) == dict(want.existing_anti_affinity_counts)
             assert dict(got.affinity_counts) == dict(want.affinity_counts)

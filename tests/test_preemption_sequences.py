@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fidelity import BASE_VERSION, case_dirs, expected, explain, load_case
+from kwhatif.framework.types import NodesFit, Prioritized
 from kwhatif.scheduler import Scheduler
 
 CASES = case_dirs("seq")
@@ -54,23 +55,23 @@ def _follow_recorded_ties(sched: Scheduler, recorded: list[dict[str, Any]]) -> N
     node the recorded run took, so both runs continue from the same cluster."""
     attempt = [-1]  # index of the attempt in progress
     schedule_one = sched.schedule_one
-    select = sched._prioritize_and_select
+    select = sched.select_host
 
     def schedule_one_counted(pod: Any, rnd: int = 1) -> Any:
         attempt[0] += 1
         return schedule_one(pod, rnd)
 
-    def select_recorded(fw: Any, state: Any, pod: Any, att: Any, feasible: list[str]) -> str | None:
-        host = select(fw, state, pod, att, feasible)
+    def select_recorded(pod: Any, fit: NodesFit, prio: Prioritized) -> str:
+        host = select(pod, fit, prio)
         i = attempt[0]
-        if host is not None and len(att.best) > 1 and i < len(recorded) and recorded[i]["pod"] == pod.key:
+        if len(prio.best) > 1 and i < len(recorded) and recorded[i]["pod"] == pod.key:
             want = recorded[i].get("node") or ""
-            if want in att.best:
+            if want in prio.best:
                 return str(want)
         return host
 
     sched.schedule_one = schedule_one_counted  # type: ignore[method-assign]
-    sched._prioritize_and_select = select_recorded  # type: ignore[method-assign]
+    sched.select_host = select_recorded  # type: ignore[method-assign]
 
 
 @functools.lru_cache(maxsize=None)

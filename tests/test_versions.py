@@ -168,14 +168,14 @@ def test_gate_defaults(gate: str, defaults: dict[int, bool]) -> None:
 
 
 def _filters(version: str) -> list[str]:
-    fw = Framework(default_configuration(get(version)).profiles[0], make_handle_for(version))
+    fw = framework_for(default_configuration(get(version)).profiles[0], version)
     return fw.names("filter")
 
 
-def make_handle_for(version: str) -> Any:
-    from builders import make_handle
+def framework_for(profile: Any, version: str) -> Framework:
+    from builders import make_framework
 
-    return make_handle([make_node().name("n1").obj()], version=get(version))
+    return make_framework([make_node().name("n1").obj()], version=get(version), profile=profile)
 
 
 @pytest.mark.parametrize(
@@ -229,7 +229,7 @@ def make_handle_for(version: str) -> Any:
     ],
 )
 def test_default_profile_per_release(version: str, filters: list[str], post_filter: list[str], weights: dict[str, int]) -> None:
-    fw = Framework(default_configuration(get(version)).profiles[0], make_handle_for(version))
+    fw = framework_for(default_configuration(get(version)).profiles[0], version)
     assert fw.names("filter") == filters
     assert fw.names("postFilter") == post_filter
     for name, w in weights.items():
@@ -255,10 +255,10 @@ def test_in_tree_volume_limit_names_in_configurations() -> None:
         f'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": {INVALID}'
     )
     cfg = parse_configuration(HEADER + MULTI_EBS, "s", get("1.31"))
-    assert "EBSLimits" in Framework(cfg.profiles[0], make_handle_for("1.31")).names("filter")
+    assert "EBSLimits" in framework_for(cfg.profiles[0], "1.31").names("filter")
     cfg = parse_configuration(HEADER + MULTI_EBS, "s", get("1.32"))
     with pytest.raises(ConfigError) as ei:
-        Framework(cfg.profiles[0], make_handle_for("1.32"))
+        framework_for(cfg.profiles[0], "1.32")
     assert ei.value.message == 'PreFilterPlugin "EBSLimits" does not exist'
 
 
@@ -297,7 +297,7 @@ def test_fit_shape_order_message() -> None:
     def err(version: str) -> str:
         cfg = parse_configuration(HEADER + body, "s", get(version))
         with pytest.raises(ConfigError) as ei:
-            Framework(cfg.profiles[0], make_handle_for(version))
+            framework_for(cfg.profiles[0], version)
         return ei.value.message
 
     assert err("1.33").endswith("Invalid value: 10: utilization values must be sorted in increasing order")
@@ -848,7 +848,7 @@ def test_empty_configuration_is_the_default_profile(minor: int) -> None:
     cfg = parse_configuration(HEADER, "s", v)
     assert cfg.profiles == default_configuration(v).profiles
     assert cfg.version is v or cfg.version.release == v.release
-    Framework(cfg.profiles[0], make_handle_for(f"1.{minor}"))
+    framework_for(cfg.profiles[0], f"1.{minor}")
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ from kwhatif.api.resources import (
     is_hugepages,
     is_native,
 )
+from kwhatif.dra.types import PodResourceClaim
 from kwhatif.errors import FieldError
 from kwhatif.versions import default_version
 
@@ -727,8 +728,6 @@ def pod(
     resource_claims: tuple[Any, ...] = ()
     claim_statuses: dict[str, str | None] = {}
     if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
-        from kwhatif.dra.parse import pod_resource_claims  # the DRA package imports this module
-
         resource_claims, claim_statuses = pod_resource_claims(spec, status)
     pod_requests_, pod_limits = _pod_level_resources(spec)
     status_resources = f.opt_mapping(status, "resources", "status")
@@ -1028,3 +1027,31 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         disruptions_allowed=f.integer(st, "disruptionsAllowed", "status", 0) or 0,
         disrupted_pods=frozenset(str(k) for k in disrupted),
     )
+
+
+def pod_resource_claims(spec: Dict, status: Dict) -> tuple[tuple[PodResourceClaim, ...], dict[str, str | None]]:
+    """pod.spec.resourceClaims and status.resourceClaimStatuses (claim name per pod claim; None
+    when the controller decided that no claim is needed)."""
+    claims = []
+    names: set[str] = set()
+    for i, c in enumerate(f.obj_seq(spec, "resourceClaims", "spec")):
+        p = f"spec.resourceClaims[{i}]"
+        name = f.string(c, "name", p)
+        if not name:
+            raise f.required(f"{p}.name")
+        if name in names:
+            raise FieldError(f'Duplicate value: "{name}"', field=f"{p}.name")
+        names.add(name)
+        rc = c.get("resourceClaimName")
+        tpl = c.get("resourceClaimTemplateName")
+        rc_s = f.string(c, "resourceClaimName", p) if rc is not None else None
+        tpl_s = f.string(c, "resourceClaimTemplateName", p) if tpl is not None else None
+        if bool(rc_s) == bool(tpl_s):
+            raise f.invalid(p, {"name": name}, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        claims.append(PodResourceClaim(name, rc_s or None, tpl_s or None))
+    statuses: dict[str, str | None] = {}
+    for i, s in enumerate(f.obj_seq(status, "resourceClaimStatuses", "status")):
+        p = f"status.resourceClaimStatuses[{i}]"
+        rc = s.get("resourceClaimName")
+        statuses[f.string(s, "name", p)] = f.string(s, "resourceClaimName", p) if rc is not None else None
+    return tuple(claims), statuses

@@ -39,7 +39,6 @@ from kwhatif.dra.types import (
     DeviceTaint,
     DeviceToleration,
     ExactDeviceRequest,
-    PodResourceClaim,
     ResourceClaim,
     ResourceClaimSpec,
     ResourceClaimTemplate,
@@ -474,31 +473,3 @@ def resource_claim_template(
         annotations=f.str_map(meta, "annotations", "spec.metadata"),
         source=source,
     )
-
-
-def pod_resource_claims(spec: Dict, status: Dict) -> tuple[tuple[PodResourceClaim, ...], dict[str, str | None]]:
-    """pod.spec.resourceClaims and status.resourceClaimStatuses (claim name per pod claim; None
-    when the controller decided that no claim is needed)."""
-    claims = []
-    names: set[str] = set()
-    for i, c in enumerate(f.obj_seq(spec, "resourceClaims", "spec")):
-        p = f"spec.resourceClaims[{i}]"
-        name = f.string(c, "name", p)
-        if not name:
-            raise f.required(f"{p}.name")
-        if name in names:
-            raise FieldError(f'Duplicate value: "{name}"', field=f"{p}.name")
-        names.add(name)
-        rc = c.get("resourceClaimName")
-        tpl = c.get("resourceClaimTemplateName")
-        rc_s = f.string(c, "resourceClaimName", p) if rc is not None else None
-        tpl_s = f.string(c, "resourceClaimTemplateName", p) if tpl is not None else None
-        if bool(rc_s) == bool(tpl_s):
-            raise f.invalid(p, {"name": name}, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
-        claims.append(PodResourceClaim(name, rc_s or None, tpl_s or None))
-    statuses: dict[str, str | None] = {}
-    for i, s in enumerate(f.obj_seq(status, "resourceClaimStatuses", "status")):
-        p = f"status.resourceClaimStatuses[{i}]"
-        rc = s.get("resourceClaimName")
-        statuses[f.string(s, "name", p)] = f.string(s, "resourceClaimName", p) if rc is not None else None
-    return tuple(claims), statuses

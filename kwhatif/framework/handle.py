@@ -1,23 +1,28 @@
 """What plugins may reach besides the pod and the node: upstream's framework.Handle.
 
 The snapshot (SnapshotSharedLister), the cluster's other objects (informer listers), the pod
-nominator, for PostFilter the framework itself to re-run filters, and the release being
-reproduced (upstream hands plugins its feature gates as plugins/feature.Features).
+nominator, the binder DefaultBinder hands bindings to, the framework operations preemption
+re-runs (filters with nominated pods, the PreFilter extensions), and the release being
+reproduced (upstream hands plugins its feature gates as plugins/feature.Features). The
+Framework (kwhatif.framework.runtime) implements it, as upstream's frameworkImpl does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from kwhatif.cache.node_info import PodInfo, pod_id
-from kwhatif.versions import SchedulerVersion, default_version
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
+    from kwhatif.binder import Binder
+    from kwhatif.cache.node_info import NodeInfo
     from kwhatif.cache.snapshot import Snapshot
-    from kwhatif.framework.runtime import Framework
+    from kwhatif.framework.interface import CycleState, Status
+    from kwhatif.framework.types import FilterResult
     from kwhatif.load.cluster import ClusterState
+    from kwhatif.versions import SchedulerVersion
 
 
 @dataclass(slots=True)
@@ -57,17 +62,41 @@ class Nominator:
         self.node_of.clear()
 
 
-@dataclass(slots=True)
-class Handle:
-    snapshot: "Snapshot"
-    cluster: "ClusterState"
-    nominator: Nominator = field(default_factory=Nominator)
-    framework: "Framework | None" = None
-    binder: Any = None  # the run's Binder, used by DefaultBinder
-    # the kube-scheduler release being reproduced: plugins read its gates and behaviour switches
-    version: SchedulerVersion = field(default_factory=default_version)
+class Handle(Protocol):
+    """framework.Handle: what a plugin may use besides the pod and the node."""
+
+    @property
+    def snapshot(self) -> "Snapshot": ...
+
+    @property
+    def cluster(self) -> "ClusterState": ...
+
+    @property
+    def nominator(self) -> Nominator: ...
+
+    @property
+    def binder(self) -> "Binder | None":
+        """The run's Binder, used by DefaultBinder (None: bindings are not recorded)."""
+        ...
+
+    @property
+    def version(self) -> "SchedulerVersion":
+        """The kube-scheduler release being reproduced: plugins read its gates and behaviour switches."""
+        ...
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         """A namespace missing from the dump still exists where its pods run: it gets the label
         the API server puts on every namespace."""
-        return self.cluster.namespace_labels(name)
+        ...
+
+    def run_filter_with_nominated_pods(
+        self, state: "CycleState", pod: "Pod", node_info: "NodeInfo", *, all_plugins: bool = True
+    ) -> "FilterResult": ...
+
+    def run_pre_filter_extension_add_pod(
+        self, state: "CycleState", pod: "Pod", to_add: PodInfo, node_info: "NodeInfo"
+    ) -> "Status": ...
+
+    def run_pre_filter_extension_remove_pod(
+        self, state: "CycleState", pod: "Pod", to_remove: PodInfo, node_info: "NodeInfo"
+    ) -> "Status": ...

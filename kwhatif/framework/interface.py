@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Mapping, TypeVar
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
@@ -92,6 +92,27 @@ SKIP = Status(Code.SKIP)
 # keeps its Filter or Score. Each plugin wraps it in its own words.
 ERR_NOT_FOUND = "not found"
 
+T = TypeVar("T")
+
+
+class StateKey(Generic[T]):
+    """framework.StateKey: the key of one plugin's entry in CycleState, typed by what it holds."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"StateKey({self.name!r})"
+
+
+class StateNotFoundError(LookupError):
+    """framework.ErrNotFound: nothing was written under the key this cycle."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NOT_FOUND)
+
 
 class CycleState:
     """Per-cycle plugin data. Values stored must offer ``clone()`` when they are mutated by
@@ -100,19 +121,23 @@ class CycleState:
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins")
 
     def __init__(self) -> None:
-        self._data: dict[str, Any] = {}
+        self._data: dict[StateKey[Any], Any] = {}
         self.skip_filter_plugins: frozenset[str] = frozenset()
         self.skip_score_plugins: frozenset[str] = frozenset()
 
-    def write(self, key: str, value: Any) -> None:
+    def write(self, key: StateKey[T], value: T) -> None:
         self._data[key] = value
 
-    def get(self, key: str) -> Any:
-        """The value stored under key, or None where upstream's Read returns ErrNotFound: each
-        plugin words that error itself, as upstream's plugins do (see ERR_NOT_FOUND)."""
-        return self._data.get(key)
+    def read(self, key: StateKey[T]) -> T:
+        """The value written under key this cycle; StateNotFoundError (ErrNotFound) when none
+        was: each plugin words that error itself, as upstream's plugins do."""
+        try:
+            value: T = self._data[key]
+        except KeyError:
+            raise StateNotFoundError() from None
+        return value
 
-    def delete(self, key: str) -> None:
+    def delete(self, key: StateKey[Any]) -> None:
         self._data.pop(key, None)
 
     def clone(self) -> "CycleState":
@@ -150,10 +175,41 @@ class NodeScore:
 
 
 @dataclass(frozen=True, slots=True)
+class PreemptionVictim:
+    pod: str  # namespace/name
+    priority: int
+    pdb_violation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionCandidate:
+    """A node where preemption would let the pod fit, as pickOneNodeForPreemption compared it."""
+
+    node: str
+    victims: tuple[str, ...]  # namespace/name
+    num_pdb_violations: int
+    highest_priority: int
+    sum_priorities: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptionDetails:
+    """What the report shows about a preemption: every victim with its priority and PDB verdict,
+    the rule that picked the node, and the candidates that were compared."""
+
+    node: str
+    selected_by: str
+    victims: tuple[PreemptionVictim, ...]
+    pdb_violating_victims: tuple[str, ...]  # sorted
+    num_pdb_violations: int
+    candidates: tuple[PreemptionCandidate, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class PostFilterResult:
     nominated_node_name: str = ""
     victims: tuple["Pod", ...] = ()
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: PreemptionDetails | None = None
 
 
 # --- plugin protocols --------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The framework runtime (pkg/scheduler/framework/runtime/framework.go) over a profile.
 
-Builds the ordered plugin list of every extension point exactly as NewFramework does (explicit
+``Framework(registry, profile, snapshot=..., cluster=..., ...)`` is NewFramework: it builds each
+plugin the profile enables from the registry's factory, handing it the framework itself as its
+Handle. It builds the ordered plugin list of every extension point exactly as NewFramework does (explicit
 sets, multiPoint expansion, overrides, score weights with the int64 overflow guard) and runs the
 extension points. Unlike upstream, Filter can evaluate every plugin on a node so that all reasons
 are known; ``FilterResult.first`` is what upstream would have reported.
@@ -8,11 +10,12 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
 
+from kwhatif.api.core import Pod
+from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
 from kwhatif.errors import ConfigError
-from kwhatif.framework.handle import Handle
+from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import (
     EXTENSION_POINTS,
     MAX_NODE_SCORE,
@@ -41,8 +44,14 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.config.types import Profile
+from kwhatif.framework.types import FilterResult, NodeScores, PluginScore, PreFilterRecord
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
-from kwhatif.plugins import registry
+from kwhatif.versions import SchedulerVersion, default_version
+
+if TYPE_CHECKING:
+    from kwhatif.binder import Binder
+    from kwhatif.cache.snapshot import Snapshot
+    from kwhatif.load.cluster import ClusterState
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
 # which error a broken profile reports first.
@@ -53,54 +62,19 @@ _BUILD_ORDER = (
 _POINT_TYPES = dict(EXTENSION_POINTS)
 
 
-@dataclass(slots=True)
-class FilterResult:
-    """Every filter plugin's status on one node, in profile order (Skip for PreFilter-skipped
-    plugins), and the one upstream would report (the first non-success), if any."""
-
-    node: str
-    statuses: list[Status]
-    first: Status | None = None
-    with_nominated: bool = False  # the failure came from the pass with nominated pods added
-
-    @property
-    def feasible(self) -> bool:
-        return self.first is None
-
-
-@dataclass(slots=True)
-class PluginScore:
-    plugin: str
-    raw: int
-    normalized: int
-    weight: int
-    weighted: int
-
-
-@dataclass(slots=True)
-class NodeScores:
-    name: str
-    scores: list[PluginScore] = field(default_factory=list)
-    total: int = 0
-
-
-@dataclass(slots=True)
-class PreFilterRecord:
-    result: PreFilterResult | None
-    status: Status
-    statuses: list[Status]  # every PreFilter plugin that ran, with its plugin name
-    skipped: frozenset[str]
-    plugins_with_nodes: list[str] = field(default_factory=list)
-
-
 _SUCCESS_BY_PLUGIN: dict[str, Status] = {}
 
 
 _SKIP_BY_PLUGIN: dict[str, Status] = {}
 
 # A stand-in for one plugin's PreFilter or PreScore: same arguments, same result.
-PreFilterFn = Callable[[CycleState, Any], tuple[PreFilterResult | None, Status]]
-PreScoreFn = Callable[[CycleState, Any, list[Any]], Status]
+PreFilterFn = Callable[[CycleState, Pod], tuple[PreFilterResult | None, Status]]
+PreScoreFn = Callable[[CycleState, Pod, list[NodeInfo]], Status]
+
+# runtime.PluginFactory and runtime.Registry: new(args, handle) for each plugin name; args are the
+# plugin's decoded arguments from the profile (None when it gives none).
+PluginFactory = Callable[[Any, Handle], Plugin]
+Registry = Mapping[str, PluginFactory]
 
 
 def _success_of(plugin: str) -> Status:
@@ -120,14 +94,32 @@ def skip_of(plugin: str) -> Status:
 
 
 class Framework:
-    def __init__(self, profile: Profile, handle: Handle) -> None:
+    """frameworkImpl: one profile's plugins, run at each extension point. It is the Handle its
+    plugins are given (kwhatif.framework.handle.Handle)."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        profile: Profile,
+        *,
+        snapshot: "Snapshot",
+        cluster: "ClusterState",
+        nominator: Nominator | None = None,
+        binder: "Binder | None" = None,
+        version: SchedulerVersion | None = None,
+    ) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
-        self.handle = handle
+        self.snapshot = snapshot
+        self.cluster = cluster
+        self.nominator = nominator if nominator is not None else Nominator()
+        self.binder = binder
+        self.version = version if version is not None else default_version()
         self.plugins: dict[str, Plugin] = {}
         self.points: dict[str, list[Plugin]] = {p: [] for p, _ in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
+        self.registry = registry
         self._build()
         # Typed views of the hot extension points (isinstance on ABCs is slow per node).
         self.filter_plugins: list[FilterPlugin] = [cast(FilterPlugin, p) for p in self.points["filter"]]
@@ -146,11 +138,11 @@ class Framework:
         for ps in prof.plugins.values():
             needed.update(r.name for r in ps.enabled)
         for name in sorted(needed):
-            fac = registry.factory(name) if self.handle.version.plugin_registered(name) else None
+            fac = self.registry.get(name) if self.version.plugin_registered(name) else None
             if fac is None:
                 continue  # reported below as "does not exist", where upstream reports it
             try:
-                self.plugins[name] = fac(prof.plugin_config.get(name), self.handle)
+                self.plugins[name] = fac(prof.plugin_config.get(name), self)
             except ConfigError as e:
                 raise ConfigError(
                     f'initializing plugin "{name}": {e.message}', obj=f'profile "{self.profile_name}"', field=e.field
@@ -233,6 +225,13 @@ class Framework:
             order += [n for n in enabled if n not in overrides]
             self.points[point] = [self.plugins[n] for n in order]
 
+    # --- Handle ---------------------------------------------------------------------------------
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        """A namespace missing from the dump still exists where its pods run: it gets the label
+        the API server puts on every namespace."""
+        return self.cluster.namespace_labels(name)
+
     # --- introspection --------------------------------------------------------------------------
 
     def names(self, point: str) -> list[str]:
@@ -251,7 +250,7 @@ class Framework:
         assert isinstance(qs, QueueSortPlugin)
         return qs
 
-    def run_pre_enqueue(self, pod: Any) -> Status:
+    def run_pre_enqueue(self, pod: Pod) -> Status:
         for pl in self.points["preEnqueue"]:
             assert isinstance(pl, PreEnqueuePlugin)
             st = pl.pre_enqueue(pod)
@@ -262,7 +261,7 @@ class Framework:
     # --- PreFilter ------------------------------------------------------------------------------
 
     def run_pre_filter(
-        self, state: CycleState, pod: Any, substitutes: Mapping[str, PreFilterFn] | None = None
+        self, state: CycleState, pod: Pod, substitutes: Mapping[str, PreFilterFn] | None = None
     ) -> PreFilterRecord:
         """RunPreFilterPlugins. ``substitutes`` stand in for some plugins' PreFilter (state kept up
         to date across cycles instead of recounted); they must answer exactly as the plugin would."""
@@ -304,7 +303,7 @@ class Framework:
                 return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)))
         return done(result, return_status)
 
-    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Any, to_add: Any, node_info: Any) -> Status:
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
@@ -317,7 +316,7 @@ class Framework:
         return SUCCESS
 
     def run_pre_filter_extension_remove_pod(
-        self, state: CycleState, pod: Any, to_remove: Any, node_info: Any
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
     ) -> Status:
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
@@ -345,7 +344,7 @@ class Framework:
             ]
         return plan
 
-    def run_filter(self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True) -> FilterResult:
+    def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True) -> FilterResult:
         statuses: list[Status] = []
         first: Status | None = None
         for pl, name, skipped, success in self._filter_plan(state.skip_filter_plugins):
@@ -367,7 +366,7 @@ class Framework:
                 statuses.append(st.with_plugin(name) if st.details else success)
         return FilterResult(node_info.name, statuses, first)
 
-    def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Any, node_info: Any) -> Status:
+    def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """One plugin's entry in run_filter's statuses, recorded the same way."""
         name = pl.NAME
         if name in state.skip_filter_plugins:
@@ -380,7 +379,7 @@ class Framework:
         return st.with_plugin(name)
 
     def run_filter_with_nominated_pods(
-        self, state: CycleState, pod: Any, node_info: Any, *, all_plugins: bool = True
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True
     ) -> FilterResult:
         """RunFilterPluginsWithNominatedPods: first with the nominated pods of equal or higher
         priority added to the node, then, if that passed, without them. A PreFilter extension's
@@ -397,14 +396,12 @@ class Framework:
         return self.run_filter(state, pod, node_info, all_plugins=all_plugins)
 
     def _add_nominated_pods(
-        self, state: CycleState, pod: Any, node_info: Any
-    ) -> tuple[bool, CycleState, Any, Status]:
-        nominated = self.handle.nominator.pods_for_node(node_info.name)
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo, Status]:
+        nominated = self.nominator.pods_for_node(node_info.name)
         if not nominated:
             return False, state, node_info, SUCCESS
-        from kwhatif.cache.node_info import pod_id
-
-        info_out = None
+        info_out: NodeInfo | None = None
         state_out = state
         for pi in nominated:
             if pi.pod.priority >= pod.priority and pod_id(pi.pod) != pod_id(pod):
@@ -422,7 +419,7 @@ class Framework:
     # --- PostFilter -----------------------------------------------------------------------------
 
     def run_post_filter(
-        self, state: CycleState, pod: Any, statuses: Mapping[str, Status]
+        self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
         reasons: list[str] = []
         rejector = ""
@@ -446,7 +443,7 @@ class Framework:
     # --- PreScore and Score ---------------------------------------------------------------------
 
     def run_pre_score(
-        self, state: CycleState, pod: Any, nodes: Sequence[Any], substitutes: Mapping[str, PreScoreFn] | None = None
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], substitutes: Mapping[str, PreScoreFn] | None = None
     ) -> Status:
         skipped: set[str] = set()
         node_list = list(nodes)  # no plugin changes the list it is given
@@ -464,7 +461,7 @@ class Framework:
         finally:
             state.skip_score_plugins = frozenset(skipped)
 
-    def run_score(self, state: CycleState, pod: Any, nodes: Sequence[Any]) -> tuple[list[NodeScores], Status]:
+    def run_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeScores], Status]:
         plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
         raw: dict[str, list[NodeScore]] = {}
         for pl in plugins:
@@ -511,7 +508,7 @@ class Framework:
 
     # --- Reserve, Permit, PreBind, Bind, PostBind -----------------------------------------------
 
-    def run_reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
+    def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.points["reserve"]:
             assert isinstance(pl, ReservePlugin)
             st = pl.reserve(state, pod, node_name)
@@ -521,12 +518,12 @@ class Framework:
                 return Status(Code.ERROR, (f"running Reserve plugin \"{pl.name}\": {st.message()}",), pl.name)
         return SUCCESS
 
-    def run_unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
+    def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in reversed(self.points["reserve"]):
             assert isinstance(pl, ReservePlugin)
             pl.unreserve(state, pod, node_name)
 
-    def run_permit(self, state: CycleState, pod: Any, node_name: str) -> Status:
+    def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         waiting = False
         for pl in self.points["permit"]:
             assert isinstance(pl, PermitPlugin)
@@ -544,7 +541,7 @@ class Framework:
             )
         return SUCCESS
 
-    def run_pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
+    def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.points["preBind"]:
             assert isinstance(pl, PreBindPlugin)
             st = pl.pre_bind(state, pod, node_name)
@@ -554,7 +551,7 @@ class Framework:
                 return Status(Code.ERROR, (f"running PreBind plugin \"{pl.name}\": {st.message()}",), pl.name)
         return SUCCESS
 
-    def run_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
+    def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.points["bind"]:
             assert isinstance(pl, BindPlugin)
             st = pl.bind(state, pod, node_name)
@@ -567,7 +564,7 @@ class Framework:
             return st.with_plugin(pl.name)
         return Status(Code.SKIP)
 
-    def run_post_bind(self, state: CycleState, pod: Any, node_name: str) -> None:
+    def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in self.points["postBind"]:
             assert isinstance(pl, PostBindPlugin)
             pl.post_bind(state, pod, node_name)

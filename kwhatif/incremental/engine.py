@@ -28,7 +28,8 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.framework.runtime import FilterResult, Framework, PreFilterFn, PreFilterRecord, PreScoreFn
+from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
+from kwhatif.framework.types import FilterResult, PreFilterRecord, Prioritized
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
 from kwhatif.incremental.scores import ScoreTable, default_normalize
@@ -67,6 +68,17 @@ DRA = dra.NAME
 
 MAX_TEMPLATES = 8
 MAX_NODE_SCORE = 100
+
+
+@dataclasses.dataclass(slots=True)
+class Filtered:
+    """A cycle's filter pass, mostly kept from earlier cycles of identical pods."""
+
+    filters: dict[str, FilterResult]  # every node, node order
+    feasible_names: list[str]
+    filter_reasons: dict[str, int]  # the FitError histogram
+    statuses: dict[str, Status]  # the nodes that failed
+    error: Status | None
 
 
 def shape_of(pod: Pod) -> Pod:
@@ -248,12 +260,10 @@ class Template:
 
     # --- Filter ---------------------------------------------------------------------------------
 
-    def filter_nodes(
-        self, state: CycleState, pod: Pod, att: Any, pre: PreFilterRecord
-    ) -> tuple[dict[str, Status], Status | None] | None:
-        """Every node's filter result for this cycle into ``att.filters`` (node order); returns
-        the infeasible nodes' statuses (in node order when none is feasible or one failed with an
-        error) and the first error. None when this cycle must be filtered from scratch."""
+    def filter_nodes(self, state: CycleState, pod: Pod, pre: PreFilterRecord) -> Filtered | None:
+        """Every node's filter result for this cycle (node order), the infeasible nodes' statuses
+        (in node order when none is feasible or one failed with an error) and the first error.
+        None when this cycle must be filtered from scratch."""
         if not self.filter_ok or (pre.result is not None and not pre.result.all_nodes()):
             return None
         fw = self.fw
@@ -298,14 +308,15 @@ class Template:
         self.stale.clear()
         self.nominated = nominated_now
         self.skip_prev = skip
-        att.filters = dict(self.results)
-        att.feasible_names = index.names_np[self.feasible_mask].tolist()
-        att.filter_reasons = {r: n for r, n in self.reasons.items() if n > 0}
+        feasible_names: list[str] = index.names_np[self.feasible_mask].tolist()
+        reasons = {r: n for r, n in self.reasons.items() if n > 0}
         error = self.failing[min(self.errors)] if self.errors else None
-        if not att.feasible_names or error is not None:
+        if not feasible_names or error is not None:
             names = index.names
-            return {names[p]: self.failing[p] for p in sorted(self.failing)}, error
-        return self.failing_names.copy(), None
+            statuses = {names[p]: self.failing[p] for p in sorted(self.failing)}
+        else:
+            statuses = self.failing_names.copy()
+        return Filtered(dict(self.results), feasible_names, reasons, statuses, error)
 
     def _filter_all(self, state: CycleState, pod: Pod, nominated: set[str]) -> None:
         """Filter every node (the first cycle of a template): what _set does per node, in bulk."""
@@ -466,23 +477,25 @@ class Template:
             return SKIP
         return SUCCESS
 
-    def prioritize(self, state: CycleState, pod: Pod, att: Any, feasible: list[str]) -> tuple[bool, str | None]:
-        """Score the feasible nodes of a cycle filtered by filter_nodes; (False, None) when the
-        scheduler must score from scratch."""
+    def prioritize(
+        self, state: CycleState, pod: Pod, fast_path: bool, feasible: list[str], names: list[str]
+    ) -> Prioritized | None:
+        """Score the feasible nodes (``names``, node order) of a cycle filtered by filter_nodes;
+        None when the scheduler must score from scratch."""
         fw = self.fw
-        if not self.score_ok or att.fast_path or len(feasible) <= 1 or not fw.has_score_plugins():
-            return False, None
+        if not self.score_ok or fast_path or len(feasible) <= 1 or not fw.has_score_plugins():
+            return None
         idx: IntArray = np.flatnonzero(self.feasible_mask)
         if len(idx) != len(feasible):
-            return False, None
+            return None
         nodes = self.index.infos_np[idx].tolist()
         st = fw.run_pre_score(state, pod, nodes, self._pre_score_substitutes())
         if not st.is_success():
-            return False, None
+            return None
         skipped = state.skip_score_plugins
         plugins = [pl for pl in fw.score_plugins if pl.name not in skipped]
         if any(pl.name not in self.known_scores and pl.name not in (SPREAD, AFFINITY) for pl in plugins):
-            return False, None
+            return None
         raws: list[IntArray] = []
         norms: list[IntArray] = []
         for pl in plugins:
@@ -495,22 +508,20 @@ class Template:
                 raw, norm = self.affinity_score.scores(idx)
             elif name == DRA:
                 if not (isinstance(pl, dra.DynamicResourcesScoring) and pl.scores_zero_everywhere(state)):
-                    return False, None
+                    return None
                 raw = norm = np.zeros(len(idx), dtype=np.int64)
             else:
                 got = self._node_raw(pl, state, pod, idx)
                 if got is None:
-                    return False, None
+                    return None
                 raw = got
                 reverse = NODE_SCORES[name]
                 norm = raw if reverse is None else default_normalize(raw, reverse)
             if len(norm) and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < 0):
-                return False, None  # the range error is reported by the from-scratch path
+                return None  # the range error is reported by the from-scratch path
             raws.append(raw)
             norms.append(norm)
         self.engine.stats["scored"] += 1
-        att.upstream_scored = True
-        att.skipped_score_plugins = skipped
         weights = [fw.score_weights[pl.name] for pl in plugins]
         f = len(idx)
         if plugins:
@@ -521,11 +532,13 @@ class Template:
             raw_m = norm_m = np.zeros((0, f), dtype=np.int64)
             totals = np.zeros(f, dtype=np.int64)
         best = int(totals.max())
-        names = att.feasible_names
-        att.scores = ScoreTable(names, [pl.name for pl in plugins], weights, raw_m, norm_m, totals)
-        att.best_score = best
-        att.best = [names[i] for i in np.flatnonzero(totals == best).tolist()]
-        return True, att.best[0]
+        return Prioritized(
+            best=[names[i] for i in np.flatnonzero(totals == best).tolist()],
+            scores=ScoreTable(names, [pl.name for pl in plugins], weights, raw_m, norm_m, totals),
+            best_score=best,
+            upstream_scored=True,
+            skipped_score_plugins=skipped,
+        )
 
     def _node_raw(self, pl: ScorePlugin, state: CycleState, pod: Pod, idx: IntArray) -> IntArray | None:
         """The plugin's raw score of each node at ``idx``, computed only for nodes changed since."""

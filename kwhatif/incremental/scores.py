@@ -9,7 +9,7 @@ from typing import Iterator, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from kwhatif.framework.runtime import NodeScores, PluginScore
+from kwhatif.framework.types import NodeScores, PluginScore
 from kwhatif.incremental.nodes import IntArray
 
 MAX_NODE_SCORE = 100

@@ -3,7 +3,7 @@ point hands the decision to the run's Binder (recording, or the API with --apply
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, BindPlugin, CycleState, Status
@@ -17,15 +17,14 @@ NAME = "DefaultBinder"
 class DefaultBinder(BindPlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: "Handle") -> None:
         self.handle = handle
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        binder = getattr(self.handle, "binder", None)
+        binder = self.handle.binder
         if binder is None:
             return SUCCESS
-        status: Status = binder.bind(pod, node_name)
-        return status
+        return binder.bind(pod, node_name)
 
 
 def new(args: None, handle: "Handle") -> DefaultBinder:

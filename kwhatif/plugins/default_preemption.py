@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
@@ -26,13 +26,15 @@ from kwhatif.framework.interface import (
     CycleState,
     PostFilterPlugin,
     PostFilterResult,
+    PreemptionCandidate,
+    PreemptionDetails,
+    PreemptionVictim,
     Status,
 )
 from kwhatif.gocompat import go_sort_slice
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
-    from kwhatif.framework.runtime import Framework
 
 NAME = "DefaultPreemption"
 
@@ -82,13 +84,6 @@ class DefaultPreemption(PostFilterPlugin):
         self.handle = handle
         self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
         self.success_message: str | None = handle.version.behaviour.preemption_success_message
-
-    @property
-    def framework(self) -> "Framework":
-        # The framework is attached to the handle after its plugins are built.
-        fw = self.handle.framework
-        assert fw is not None, "DefaultPreemption needs the framework on its handle"
-        return fw
 
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
@@ -225,7 +220,7 @@ class DefaultPreemption(PostFilterPlugin):
         lower-priority pod, check the pod fits, then give back as many pods as possible, PDB-protected
         ones first, most important first. Returns the victims, how many of them break a PDB, the keys
         of those, and the status."""
-        fw = self.framework
+        fw = self.handle
 
         def remove(pi: PodInfo) -> Status:
             node_info.remove_pod(pi.pod)
@@ -472,28 +467,26 @@ def _aggregate(errors: Sequence[str]) -> str:
     return "[" + ", ".join(errors) + "]"
 
 
-def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str) -> dict[str, Any]:
+def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str) -> PreemptionDetails:
     """What the report shows about the decision: every victim with its priority and PDB verdict, the
     rule that picked the node, and the candidates that were compared."""
-    return {
-        "node": best.node,
-        "selectedBy": selected_by,
-        "victims": [
-            {"pod": v.key, "priority": v.priority, "pdbViolation": v.key in best.pdb_violating} for v in best.victims
-        ],
-        "pdbViolatingVictims": sorted(best.pdb_violating),
-        "numPDBViolations": best.num_pdb_violations,
-        "candidates": [
-            {
-                "node": c.node,
-                "victims": [v.key for v in c.victims],
-                "numPDBViolations": c.num_pdb_violations,
-                "highestPriority": c.victims[0].priority,
-                "sumPriorities": sum(v.priority for v in c.victims),
-            }
+    return PreemptionDetails(
+        node=best.node,
+        selected_by=selected_by,
+        victims=tuple(PreemptionVictim(v.key, v.priority, v.key in best.pdb_violating) for v in best.victims),
+        pdb_violating_victims=tuple(sorted(best.pdb_violating)),
+        num_pdb_violations=best.num_pdb_violations,
+        candidates=tuple(
+            PreemptionCandidate(
+                node=c.node,
+                victims=tuple(v.key for v in c.victims),
+                num_pdb_violations=c.num_pdb_violations,
+                highest_priority=c.victims[0].priority,
+                sum_priorities=sum(v.priority for v in c.victims),
+            )
             for c in candidates
-        ],
-    }
+        ),
+    )
 
 
 def new(args: DefaultPreemptionArgs, handle: "Handle") -> DefaultPreemption:

@@ -58,6 +58,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.helper import default_normalize_score
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "DynamicResources"
-STATE_KEY = NAME
+STATE_KEY: StateKey[_State] = StateKey(NAME)
 
 # dynamicresources.go
 ERR_REASON_IN_USE = "resourceclaim in use"
@@ -301,8 +303,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
@@ -353,8 +356,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def post_filter(self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
         if not self.enabled:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return None, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CLAIMS)
@@ -375,8 +379,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         if not self.enabled:
             return SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
@@ -451,14 +456,17 @@ class DynamicResourcesScoring(DynamicResources, ScorePlugin):
         when PreFilter left no state (Score then fails)."""
         if not self.enabled:
             return True
-        s = state.get(STATE_KEY)
-        return isinstance(s, _State) and not s.claims
+        try:
+            return not state.read(STATE_KEY).claims
+        except StateNotFoundError:
+            return False
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         if not self.enabled:
             return 0, SUCCESS
-        s = state.get(STATE_KEY)
-        if not isinstance(s, _State):
+        try:
+            s = state.read(STATE_KEY)
+        except StateNotFoundError:
             return 0, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims or not self.features.prioritized_list:
             return 0, SUCCESS

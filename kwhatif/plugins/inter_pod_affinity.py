@@ -17,7 +17,6 @@ from kwhatif.api.labels import NOTHING
 from kwhatif.cache.node_info import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm
 from kwhatif.config.types import InterPodAffinityArgs
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SKIP,
     SUCCESS,
@@ -30,6 +29,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "InterPodAffinity"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[PreScoreState] = StateKey("PreScore" + NAME)
 
 # interpodaffinity/filtering.go
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
@@ -375,22 +376,18 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
 def _pre_score_state(state: CycleState) -> PreScoreState | Status:
     """getPreScoreState (interpodaffinity/scoring.go), with its error text."""
-    s = state.get(PRE_SCORE_STATE_KEY)
-    if s is None:
-        return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
-    if not isinstance(s, PreScoreState):
-        return Status.error(f"{s!r}  convert to interpodaffinity.preScoreState error")
-    return s
+    try:
+        return state.read(PRE_SCORE_STATE_KEY)
+    except StateNotFoundError as e:
+        return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: {e}')
 
 
 def _pre_filter_state(state: CycleState) -> PreFilterState | Status:
     """getPreFilterState (interpodaffinity/filtering.go), with its error text."""
-    s = state.get(PRE_FILTER_STATE_KEY)
-    if s is None:
-        return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
-    if not isinstance(s, PreFilterState):
-        return Status.error(f"{s!r}  convert to interpodaffinity.state error")
-    return s
+    try:
+        return state.read(PRE_FILTER_STATE_KEY)
+    except StateNotFoundError as e:
+        return Status.error(f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
 
 
 def _satisfy_pod_affinity(s: PreFilterState, node: Node) -> bool:

@@ -24,6 +24,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.helper import default_normalize_score
@@ -32,8 +34,8 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "NodeAffinity"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY: StateKey[RequiredNodeAffinity] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[tuple[PreferredSchedulingTerm, ...]] = StateKey("PreScore" + NAME)
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
@@ -122,8 +124,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         node = node_info.node
         if self.added_node_selector is not None and not self.added_node_selector.matches(node.labels, node.name):
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_ENFORCED)
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if not isinstance(s, RequiredNodeAffinity):
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError:
             s = RequiredNodeAffinity.of(pod)
         if not s.matches(node.labels, node.name):
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_POD)
@@ -146,8 +149,9 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         count = 0
         if self.added_pref_terms is not None:
             count += score_preferred(self.added_pref_terms, node.labels, node.name)
-        terms = state.get(PRE_SCORE_STATE_KEY)
-        if not isinstance(terms, tuple):
+        try:
+            terms = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
             # PreScore did not run: rebuild the terms, as upstream does
             terms = pod_preferred_terms(pod) or ()
             err = preferred_parse_error(terms)

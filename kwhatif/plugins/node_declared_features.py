@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -18,6 +17,8 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterPlugin,
     PreFilterResult,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "NodeDeclaredFeatures"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_FILTER_STATE_KEY: StateKey[tuple[str, ...]] = StateKey("PreFilter" + NAME)
 # The reason is the release's (versions.Behaviour.node_declared_features_reason): 1.35's alpha
 # plugin lists the missing features, from 1.36 "node(s) didn't match Pod's required features".
 
@@ -46,9 +47,10 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not self.enabled:
             return SUCCESS
-        required: tuple[str, ...] | None = state.get(PRE_FILTER_STATE_KEY)
-        if required is None:
-            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+        try:
+            required = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as e:
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
         missing = [f for f in required if f not in node_info.node.declared_features]
         if not missing:
             return SUCCESS

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from kwhatif.api.core import ContainerPort, Pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     SKIP,
     SUCCESS,
     Code,
@@ -15,6 +14,8 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterPlugin,
     PreFilterResult,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "NodePorts"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_FILTER_STATE_KEY: StateKey[list[ContainerPort]] = StateKey("PreFilter" + NAME)
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
@@ -51,10 +52,11 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        want = state.get(PRE_FILTER_STATE_KEY)
-        if want is None:
+        try:
+            want = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as e:
             # getPreFilterState (node_ports.go)
-            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
         if not fits_ports(want, node_info):
             return Status.of(Code.UNSCHEDULABLE, ERR_REASON)
         return SUCCESS

@@ -17,6 +17,8 @@ from kwhatif.framework.interface import (
     CycleState,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.resource_allocation import (
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "NodeResourcesBalancedAllocation"
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_SCORE_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 
 
 def balanced_resource_scorer(requested: list[int], allocatable: list[int]) -> int:
@@ -76,8 +78,9 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
+        try:
+            reqs = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
             reqs = pod_request_list(pod, self.resources, True)
             if self.skip_best_effort and not any(reqs):
                 return 0, SUCCESS

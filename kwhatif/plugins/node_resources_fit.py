@@ -17,7 +17,6 @@ from kwhatif.config.types import (
 )
 from kwhatif.config.validation import MAX_CUSTOM_PRIORITY_SCORE, validate_node_resources_fit_args
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -27,6 +26,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.gocompat import go_div, go_round
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "NodeResourcesFit"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY: StateKey[Resource] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[list[int]] = StateKey("PreScore" + NAME)
 MAX_UTILIZATION = 100
 ERR_REASON_TOO_MANY_PODS = "Too many pods"
 
@@ -189,10 +190,11 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        req = state.get(PRE_FILTER_STATE_KEY)
-        if req is None:
+        try:
+            req = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError as e:
             # getPreFilterState (fit.go)
-            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {e}')
         lacking = fits_request(req, node_info, self.ignored_resources, self.ignored_resource_groups)
         if lacking:
             code = Code.UNSCHEDULABLE
@@ -209,8 +211,9 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
+        try:
+            reqs = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
             reqs = pod_request_list(pod, self.resources, False)
         return resource_allocation_score(node_info, self.resources, reqs, False, self.scorer), SUCCESS
 

@@ -40,6 +40,8 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.gocompat import go_round
@@ -51,11 +53,11 @@ if TYPE_CHECKING:
     from kwhatif.load.cluster import Workload
 
 NAME = "PodTopologySpread"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
+PRE_SCORE_STATE_KEY: StateKey[PreScoreState] = StateKey("PreScore" + NAME)
 # The two reads word a missing state differently (filtering.go, scoring.go).
-ERR_READ_PRE_FILTER_STATE = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
-ERR_READ_PRE_SCORE_STATE = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}'
+ERR_READ_PRE_FILTER_STATE = f'reading "{PRE_FILTER_STATE_KEY.name}" from cycleState: {ERR_NOT_FOUND}'
+ERR_READ_PRE_SCORE_STATE = f'error reading "{PRE_SCORE_STATE_KEY.name}" from cycleState: {ERR_NOT_FOUND}'
 
 # podtopologyspread/plugin.go
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -408,16 +410,18 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return self
 
     def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if not isinstance(s, PreFilterState):
-            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError:
+            return Status.error(ERR_READ_PRE_FILTER_STATE)
         self._update_with_pod(s, to_add.pod, pod, node_info.node, 1)
         return SUCCESS
 
     def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if not isinstance(s, PreFilterState):
-            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError:
+            return Status.error(ERR_READ_PRE_FILTER_STATE)
         self._update_with_pod(s, to_remove.pod, pod, node_info.node, -1)
         return SUCCESS
 
@@ -440,9 +444,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     # --- Filter ---------------------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if not isinstance(s, PreFilterState):
-            return _state_error(ERR_READ_PRE_FILTER_STATE, s, "preFilterState")
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError:
+            return Status.error(ERR_READ_PRE_FILTER_STATE)
         labels = node_info.node.labels
         for c in s.constraints:
             value = labels.get(c.topology_key)
@@ -511,9 +516,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        s = state.get(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, PreScoreState):
-            return 0, _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return 0, Status.error(ERR_READ_PRE_SCORE_STATE)
         node = node_info.node
         if node.name in s.ignored_nodes:
             return 0, SUCCESS
@@ -530,9 +536,10 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return go_round(total), SUCCESS
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
-        s = state.get(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, PreScoreState):
-            return _state_error(ERR_READ_PRE_SCORE_STATE, s, "preScoreState")
+        try:
+            s = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return Status.error(ERR_READ_PRE_SCORE_STATE)
         min_score = (1 << 63) - 1
         max_score = 0
         for ns in scores:
@@ -552,12 +559,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
 
-def _state_error(not_found: str, found: object, kind: str) -> Status:
-    """getPreFilterState / getPreScoreState (filtering.go, scoring.go), with their error texts."""
-    if found is None:
-        return Status.error(not_found)
-    sep = " " if kind == "preFilterState" else "  "
-    return Status.error(f"{found!r}{sep}convert to podtopologyspread.{kind} error")
 
 
 def new(args: PodTopologySpreadArgs, handle: "Handle") -> PodTopologySpread:

@@ -1,16 +1,22 @@
-"""Upstream plugin names and where each is implemented.
+"""The in-tree registry (pkg/scheduler/framework/plugins/registry.go): upstream plugin names and
+their factories.
 
-Plugins are imported only when a profile uses them. Each module exposes ``new(args, handle)``,
-which takes the plugin's typed args (kwhatif.config.types; None for plugins without an args
-kind) and returns the plugin; NodeResourcesFit checks its args there, as upstream's NewFit does.
+A Framework is built over a registry (a mapping of plugin name to factory, as upstream's
+NewFramework takes one); the Scheduler passes this one. Plugins are imported only when a profile
+uses them. Each factory is ``new(args, handle)``: it takes the plugin's typed args
+(kwhatif.config.types; None for plugins without an args kind) and returns the plugin;
+NodeResourcesFit checks its args there, as upstream's NewFit does.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Iterator, Mapping
 
-REGISTRY: dict[str, str] = {
+if TYPE_CHECKING:
+    from kwhatif.framework.runtime import PluginFactory, Registry
+
+_IN_TREE: dict[str, str] = {
     "SchedulingGates": "kwhatif.plugins.scheduling_gates",
     "PrioritySort": "kwhatif.plugins.queue_sort",
     "NodeUnschedulable": "kwhatif.plugins.node_unschedulable",
@@ -38,11 +44,34 @@ REGISTRY: dict[str, str] = {
 }
 
 
-def factory(name: str) -> Callable[..., Any] | None:
-    target = REGISTRY.get(name)
-    if target is None:
-        return None
-    module_name, _, attr = target.partition(":")
-    module = importlib.import_module(module_name)
-    fn: Callable[..., Any] = getattr(module, attr or "new")
-    return fn
+class _LazyRegistry(Mapping[str, "PluginFactory"]):
+    """Name -> factory, importing a plugin's module the first time its factory is looked up."""
+
+    def __init__(self, targets: Mapping[str, str]) -> None:
+        self._targets = dict(targets)
+        self._loaded: dict[str, "PluginFactory"] = {}
+
+    def __getitem__(self, name: str) -> "PluginFactory":
+        fn = self._loaded.get(name)
+        if fn is None:
+            module_name, _, attr = self._targets[name].partition(":")
+            module = importlib.import_module(module_name)
+            fn = self._loaded[name] = getattr(module, attr or "new")
+        return fn
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._targets)
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._targets
+
+
+IN_TREE: "Registry" = _LazyRegistry(_IN_TREE)
+
+
+def in_tree() -> "Registry":
+    """The default registry: every in-tree plugin kwhatif implements."""
+    return IN_TREE

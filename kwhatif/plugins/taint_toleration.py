@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kwhatif.api.core import Pod
+from kwhatif.api.core import Pod, Toleration
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import (
-    ERR_NOT_FOUND,
     MAX_NODE_SCORE,
     SUCCESS,
     Code,
@@ -16,6 +15,8 @@ from kwhatif.framework.interface import (
     NodeScore,
     PreScorePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.helper import (
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "TaintToleration"
-PRE_SCORE_STATE_KEY = "PreScore" + NAME
+PRE_SCORE_STATE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
 
 
 # The Filter reason, per release (versions.Behaviour.taint_reason): up to 1.34.1 it names the
@@ -64,12 +65,11 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        tolerations = state.get(PRE_SCORE_STATE_KEY)
-        if tolerations is None:
+        try:
+            tolerations = state.read(PRE_SCORE_STATE_KEY)
+        except StateNotFoundError as e:
             # getPreScoreState (taint_toleration.go)
-            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {ERR_NOT_FOUND}')
-        if not isinstance(tolerations, tuple):
-            return 0, Status.error(f"{tolerations!r} convert to tainttoleration.preScoreState error")
+            return 0, Status.error(f'failed to read "{PRE_SCORE_STATE_KEY.name}" from cycleState: {e}')
         count = 0
         for taint in node_info.node.taints:
             if taint.effect != "PreferNoSchedule":

@@ -42,6 +42,8 @@ from kwhatif.framework.interface import (
     PreScorePlugin,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.plugins.node_volume_limits import claim_name_of, ephemeral_owner_error
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "VolumeBinding"
-STATE_KEY = NAME
+STATE_KEY: StateKey[_StateData] = StateKey(NAME)
 
 # binder.go
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -443,8 +445,10 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, 
     # --- Filter ---------------------------------------------------------------------------------
 
     def _state(self, state: CycleState) -> _StateData | None:
-        s = state.get(STATE_KEY)
-        return s if isinstance(s, _StateData) else None
+        try:
+            return state.read(STATE_KEY)
+        except StateNotFoundError:
+            return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         s = self._state(state)

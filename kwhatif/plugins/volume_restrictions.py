@@ -18,6 +18,8 @@ from kwhatif.framework.interface import (
     PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "VolumeRestrictions"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_FILTER_STATE_KEY: StateKey[_PreFilterState] = StateKey("PreFilter" + NAME)
 # volume_restrictions.go
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 # The ReadWriteOncePod reason of 1.30 … 1.33; the release's own is versions.Behaviour.volume_restrictions_rwop_reason.
@@ -126,20 +128,22 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
         return self
 
     def _state(self, state: CycleState) -> _PreFilterState | None:
-        s = state.get(PRE_FILTER_STATE_KEY)
-        return s if isinstance(s, _PreFilterState) else None
+        try:
+            return state.read(PRE_FILTER_STATE_KEY)
+        except StateNotFoundError:
+            return None
 
     def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY.name}" from cycleState')
         s.update_with_pod(to_add.pod, 1)
         return SUCCESS
 
     def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status:
         s = self._state(state)
         if s is None:
-            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY.name}" from cycleState')
         s.update_with_pod(to_remove.pod, -1)
         return SUCCESS
 
@@ -152,7 +156,7 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
                     return Status.of(Code.UNSCHEDULABLE, ERR_REASON_DISK_CONFLICT)
         s = self._state(state)
         if s is None:
-            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY.name}" from cycleState')
         if s.conflicting_ref_count > 0:
             return Status.of(Code.UNSCHEDULABLE, self.rwop_reason)
         return SUCCESS

@@ -23,6 +23,8 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterPlugin,
     PreFilterResult,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
 
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "VolumeZone"
-PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_FILTER_STATE_KEY: StateKey[_StateData] = StateKey("PreFilter" + NAME)
 # volume_zone.go
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 
@@ -124,10 +126,9 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         if not pod.volumes:
             return SUCCESS
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if isinstance(s, _StateData):
-            topologies = s.topologies
-        else:
+        try:
+            topologies = state.read(PRE_FILTER_STATE_KEY).topologies
+        except StateNotFoundError:
             topologies, status = self._pv_topologies(pod)
             if not status.is_success():
                 return status

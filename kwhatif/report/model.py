@@ -272,7 +272,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
     preemption = None
     if att.nominated_node:
         details = att.preemption_details
-        pdb_victims = set(details.get("pdbViolatingVictims", ()) or ())  # type: ignore[call-overload]
+        pdb_victims = set(details.pdb_violating_victims) if details is not None else set()
         preemption = Preemption(
             att.nominated_node,
             tuple(

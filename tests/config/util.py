@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from builders import PINNED, make_handle, make_node
+from builders import PINNED, make_framework, make_node
 from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import ResourceSpec, ScoringStrategy
 from kwhatif.errors import ConfigError
@@ -77,7 +77,7 @@ def parse(body: str) -> Any:
 
 
 def framework(prof: Any) -> Framework:
-    return Framework(prof, make_handle([make_node().name("n1").obj()]))
+    return make_framework([make_node().name("n1").obj()], profile=prof)
 
 
 def raises(text: str) -> ConfigError:

@@ -4,6 +4,7 @@ scores and weights, and sequences where later pods see earlier ones."""
 
 from __future__ import annotations
 
+from collections import ChainMap
 from typing import Any
 
 import pytest
@@ -23,12 +24,17 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
+    StateNotFoundError,
     Status,
 )
+from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.defaults import default_args
 from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.errors import ConfigError
+from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
-from kwhatif.plugins import registry
+from kwhatif.plugins.registry import in_tree
 from kwhatif.scheduler import Scheduler
 
 CALLS: list[str] = []
@@ -105,11 +111,12 @@ class Lifecycle(ReservePlugin, PermitPlugin, PreBindPlugin):
         return Status.error(f"{self.NAME} volume not ready") if self.fail_at == "preBind" else SUCCESS
 
 
-def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1", "n2", "n3"), pods=()) -> Scheduler:
+def scheduler(plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1", "n2", "n3"), pods=()) -> Scheduler:
     """A Scheduler whose profile is exactly ``points`` (plus PrioritySort and DefaultBinder)."""
     CALLS.clear()
-    original = registry.factory
-    monkeypatch.setattr(registry, "factory", lambda name: (lambda args, h: plugins[name]) if name in plugins else original(name))
+    # The test's plugins, then the in-tree ones (PrioritySort, DefaultBinder).
+    own = {name: (lambda args, h, pl=pl: pl) for name, pl in plugins.items()}
+    reg = ChainMap(own, in_tree())
     sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
     for point, refs in points.items():
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
@@ -119,11 +126,11 @@ def scheduler(monkeypatch, plugins: dict[str, Any], points: dict[str, list[Any]]
     state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]
-    return Scheduler(state, cfg)
+    return Scheduler(state, cfg, registry=reg)
 
 
-def test_every_filter_is_recorded_and_the_first_failure_marked(monkeypatch):
-    s = scheduler(monkeypatch, {"A": Reject("A", {"n1"}), "B": Reject("B", {"n1", "n2"}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)}, {"filter": ["A", "B"]})
+def test_every_filter_is_recorded_and_the_first_failure_marked():
+    s = scheduler({"A": Reject("A", {"n1"}), "B": Reject("B", {"n1", "n2"}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)}, {"filter": ["A", "B"]})
     att = s.schedule_one(make_pod().name("p").obj())
     n1 = att.filters["n1"]
     assert [(st.plugin, st.code.label) for st in n1.statuses] == [("A", "Unschedulable"), ("B", "UnschedulableAndUnresolvable")]
@@ -131,18 +138,18 @@ def test_every_filter_is_recorded_and_the_first_failure_marked(monkeypatch):
     assert att.filters["n2"].first is not None and att.filters["n2"].first.plugin == "B"
     assert att.node == "n3"
     # the FitError histogram counts only the first failure per node (here none: n3 fits)
-    att2 = scheduler(monkeypatch, {"A": Reject("A", {"n1", "n2", "n3"}), "B": Reject("B", {"n1"})}, {"filter": ["A", "B"]}).schedule_one(make_pod().name("p").obj())
+    att2 = scheduler({"A": Reject("A", {"n1", "n2", "n3"}), "B": Reject("B", {"n1"})}, {"filter": ["A", "B"]}).schedule_one(make_pod().name("p").obj())
     assert att2.message == "0/3 nodes are available: 1 A rejects n1, 1 A rejects n2, 1 A rejects n3."
 
 
-def test_filter_order_follows_the_profile(monkeypatch):
-    s = scheduler(monkeypatch, {"A": Reject("A", set()), "B": Reject("B", set())}, {"filter": ["B", "A"]}, nodes=("n1",))
+def test_filter_order_follows_the_profile():
+    s = scheduler({"A": Reject("A", set()), "B": Reject("B", set())}, {"filter": ["B", "A"]}, nodes=("n1",))
     s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["B.filter(n1)", "A.filter(n1)"]
 
 
-def test_pre_filter_skip_skips_the_filter(monkeypatch):
-    s = scheduler(monkeypatch, {"N": Narrow("N", status=SKIP)}, {"preFilter": ["N"], "filter": ["N"]}, nodes=("n1",))
+def test_pre_filter_skip_skips_the_filter():
+    s = scheduler({"N": Narrow("N", status=SKIP)}, {"preFilter": ["N"], "filter": ["N"]}, nodes=("n1",))
     att = s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["N.preFilter"]
     assert [(st.plugin, st.code.label) for st in att.filters["n1"].statuses] == [("N", "Skip")]
@@ -150,9 +157,8 @@ def test_pre_filter_skip_skips_the_filter(monkeypatch):
     assert att.node == "n1"
 
 
-def test_pre_filter_result_narrows_and_intersects(monkeypatch):
+def test_pre_filter_result_narrows_and_intersects():
     s = scheduler(
-        monkeypatch,
         {"A": Narrow("A", {"n1", "n2"}), "B": Narrow("B", {"n2", "n3"}), "R": Reject("R", {"n2"})},
         {"preFilter": ["A", "B"], "filter": ["A", "B", "R"]},
     )
@@ -163,26 +169,26 @@ def test_pre_filter_result_narrows_and_intersects(monkeypatch):
     assert att.message == "0/3 nodes are available: 1 R rejects n2."
 
 
-def test_disjoint_pre_filter_results(monkeypatch):
-    s = scheduler(monkeypatch, {"A": Narrow("A", {"n1"}), "B": Narrow("B", {"n2"})}, {"preFilter": ["A", "B"], "filter": ["A"]})
+def test_disjoint_pre_filter_results():
+    s = scheduler({"A": Narrow("A", {"n1"}), "B": Narrow("B", {"n2"})}, {"preFilter": ["A", "B"], "filter": ["A"]})
     att = s.schedule_one(make_pod().name("p").obj())
     assert att.at_pre_filter
     assert att.message == "0/3 nodes are available: node(s) didn't satisfy plugin(s) [A B] simultaneously."
-    s = scheduler(monkeypatch, {"A": Narrow("A", set())}, {"preFilter": ["A"], "filter": ["A"]})
+    s = scheduler({"A": Narrow("A", set())}, {"preFilter": ["A"], "filter": ["A"]})
     assert s.schedule_one(make_pod().name("p").obj()).message == "0/3 nodes are available: node(s) didn't satisfy plugin A."
 
 
-def test_pre_filter_unschedulable_continues_unresolvable_stops(monkeypatch):
+def test_pre_filter_unschedulable_continues_unresolvable_stops():
     plugins = {
         "U": Narrow("U", status=Status.of(Code.UNSCHEDULABLE, "u says no")),
         "X": Narrow("X", status=Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "x says no")),
         "Z": Narrow("Z"),
     }
-    s = scheduler(monkeypatch, plugins, {"preFilter": ["U", "Z"], "filter": ["Z"]})
+    s = scheduler(plugins, {"preFilter": ["U", "Z"], "filter": ["Z"]})
     att = s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["U.preFilter", "Z.preFilter"]
     assert att.message == "0/3 nodes are available: u says no."
-    s = scheduler(monkeypatch, plugins, {"preFilter": ["X", "Z"], "filter": ["Z"]})
+    s = scheduler(plugins, {"preFilter": ["X", "Z"], "filter": ["Z"]})
     att = s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["X.preFilter"]
     assert att.pre_filter is not None and att.pre_filter.status.plugin == "X"
@@ -209,9 +215,8 @@ def test_pre_filter_unschedulable_continues_unresolvable_stops(monkeypatch):
         ),
     ],
 )
-def test_failures_after_selecting_a_host_unreserve_and_forget(monkeypatch, fail_at, result, message, calls):
+def test_failures_after_selecting_a_host_unreserve_and_forget(fail_at, result, message, calls):
     s = scheduler(
-        monkeypatch,
         {"L": Lifecycle("L", fail_at), "M": Lifecycle("M")},
         {"reserve": ["L", "M"], "permit": ["L", "M"], "preBind": ["L", "M"]},
         nodes=("n1",),
@@ -223,8 +228,8 @@ def test_failures_after_selecting_a_host_unreserve_and_forget(monkeypatch, fail_
     assert s.snapshot.get("n1").pods == []  # the assumed pod was forgotten
 
 
-def test_success_records_the_binding(monkeypatch):
-    s = scheduler(monkeypatch, {"L": Lifecycle("L")}, {"reserve": ["L"], "permit": ["L"], "preBind": ["L"]}, nodes=("n1",))
+def test_success_records_the_binding():
+    s = scheduler({"L": Lifecycle("L")}, {"reserve": ["L"], "permit": ["L"], "preBind": ["L"]}, nodes=("n1",))
     att = s.schedule_one(make_pod().name("p").uid("u-1").obj())
     assert att.result == "Scheduled"
     assert att.binding is not None
@@ -237,12 +242,12 @@ def test_success_records_the_binding(monkeypatch):
     assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["p"]
 
 
-def test_scores_normalize_weight_and_tie(monkeypatch):
+def test_scores_normalize_weight_and_tie():
     plugins = {
         "S1": Scorer("S1", {"n1": 5, "n2": 10, "n3": 10}, normalize=True),
         "S2": Scorer("S2", {"n1": 100, "n2": 0, "n3": 0}),
     }
-    s = scheduler(monkeypatch, plugins, {"score": [PluginRef("S1", 3), PluginRef("S2", 1)]})
+    s = scheduler(plugins, {"score": [PluginRef("S1", 3), PluginRef("S2", 1)]})
     att = s.schedule_one(make_pod().name("p").obj())
     n1 = att.scores["n1"]
     assert [(p.plugin, p.raw, p.normalized, p.weight, p.weighted) for p in n1.scores] == [("S1", 5, 50, 3, 150), ("S2", 100, 100, 1, 100)]
@@ -250,15 +255,15 @@ def test_scores_normalize_weight_and_tie(monkeypatch):
     assert att.best == ["n2", "n3"] and att.node == "n2"
 
 
-def test_invalid_normalized_score_is_an_error(monkeypatch):
-    s = scheduler(monkeypatch, {"S": Scorer("S", {"n1": 101})}, {"score": ["S"]}, nodes=("n1", "n2"))
+def test_invalid_normalized_score_is_an_error():
+    s = scheduler({"S": Scorer("S", {"n1": 101})}, {"score": ["S"]}, nodes=("n1", "n2"))
     att = s.schedule_one(make_pod().name("p").obj())
     assert att.result == "Error"
     assert "returns an invalid score 101" in att.message
 
 
-def test_later_pods_see_earlier_placements(monkeypatch):
-    s = scheduler(monkeypatch, {}, {"preFilter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, nodes=("n1",))
+def test_later_pods_see_earlier_placements():
+    s = scheduler({}, {"preFilter": ["NodeResourcesFit"], "filter": ["NodeResourcesFit"]}, nodes=("n1",))
     pods = [make_pod().name(f"p{i}").req(cpu="3").obj() for i in range(2)]
     first, second = s.run(pods, rounds=1)
     assert first.result == "Scheduled" and first.node == "n1"
@@ -266,8 +271,8 @@ def test_later_pods_see_earlier_placements(monkeypatch):
     assert second.message == "0/1 nodes are available: 1 Insufficient cpu."
 
 
-def test_queue_order_priority_then_time(monkeypatch):
-    s = scheduler(monkeypatch, {}, {})
+def test_queue_order_priority_then_time():
+    s = scheduler({}, {})
     pods = [
         make_pod().name("late-high").priority(10).created("2024-01-01T00:00:05Z").obj(),
         make_pod().name("early-low").priority(0).created("2024-01-01T00:00:01Z").obj(),
@@ -277,10 +282,10 @@ def test_queue_order_priority_then_time(monkeypatch):
     assert [p.name for p in s.queue_order(pods)] == ["early-high", "late-high", "early-low", "same-time"]
 
 
-def test_unknown_scheduler_name_is_an_input_error(monkeypatch):
+def test_unknown_scheduler_name_is_an_input_error():
     from kwhatif.errors import InputError
 
-    s = scheduler(monkeypatch, {}, {})
+    s = scheduler({}, {})
     with pytest.raises(InputError, match='no profile for schedulerName "other"'):
         s.run([make_pod().name("p").scheduler_name("other").obj()])
 
@@ -306,11 +311,11 @@ class AddPodFails(PreFilterPlugin, PreFilterExtensions, FilterPlugin):
         return SUCCESS
 
 
-def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error(monkeypatch):
+def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error():
     """RunFilterPluginsWithNominatedPods returns addNominatedPods' error as the node's status;
     findNodesThatPassFilters stops on it and schedulePod fails the pod's cycle with that error.
     The run goes on with the next pod."""
-    s = scheduler(monkeypatch, {"AddPodFails": AddPodFails()}, {"preFilter": ["AddPodFails"], "filter": ["AddPodFails"]})
+    s = scheduler({"AddPodFails": AddPodFails()}, {"preFilter": ["AddPodFails"], "filter": ["AddPodFails"]})
     s.nominator.add(make_pod().name("nominated").priority(10).obj(), "n2")
     low, high = make_pod().name("low").obj(), make_pod().name("high").priority(20).obj()
     atts = {a.pod.name: a for a in s.run([low, high], rounds=1)}
@@ -323,13 +328,76 @@ def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error(monkeypa
     assert (att_high.pod.name, att_high.result) == ("high", "Scheduled")
 
 
-def test_without_score_plugins_every_feasible_node_ties(monkeypatch):
+def test_without_score_plugins_every_feasible_node_ties():
     """prioritizeNodes gives every node score 1 when there is no score plugin; selectHost picks at
     random among them. kwhatif takes the first by name and lists the tie."""
-    s = scheduler(monkeypatch, {"A": Reject("A", {"n2"})}, {"filter": ["A"]})
+    s = scheduler({"A": Reject("A", {"n2"})}, {"filter": ["A"]})
     att = s.schedule_one(make_pod().name("p").obj())
     assert (att.result, att.node, att.best, att.scores) == ("Scheduled", "n1", ["n1", "n3"], {})
     assert att.notes == [
         "no score plugins: upstream gives every feasible node the same score and selectHost picks one of them "
         "at random; kwhatif takes the first by name and lists them all as the tie"
     ]
+
+
+class Remember(FilterPlugin):
+    """Keeps the handle its factory was given."""
+
+    NAME = "Remember"
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def filter(self, state: CycleState, pod: Any, node_info: Any) -> Status:
+        return SUCCESS
+
+
+def test_plugins_get_their_framework_as_the_handle():
+    made: list[Remember] = []
+
+    def new(args: Any, handle: Any) -> Remember:
+        made.append(Remember(handle))
+        return made[-1]
+
+    sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
+    sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
+    sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
+    sets["filter"] = PluginSet((PluginRef("Remember"),))
+    profiles = (Profile("a", sets, {}), Profile("b", sets, {}))
+    state = ClusterState(version=PINNED)
+    state.nodes = {"n1": make_node().name("n1").obj()}
+    s = Scheduler(state, SchedulerConfiguration(profiles, version=PINNED), registry=ChainMap({"Remember": new}, in_tree()))
+    assert [pl.handle for pl in made] == [s.frameworks["a"], s.frameworks["b"]]
+    # every profile's framework shares the run's snapshot, nominator and binder
+    for pl in made:
+        assert pl.handle.snapshot is s.snapshot
+        assert pl.handle.nominator is s.nominator
+        assert pl.handle.binder is s.binder
+        assert pl.handle.version is PINNED
+
+
+def test_a_plugin_missing_from_the_registry_does_not_exist():
+    sets = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
+    sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
+    sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
+    sets["filter"] = PluginSet((PluginRef("NodePorts"),))
+    only = {name: in_tree()[name] for name in ("PrioritySort", "DefaultBinder")}
+    with pytest.raises(ConfigError, match='FilterPlugin "NodePorts" does not exist'):
+        Framework(only, Profile("p", sets, {}), snapshot=Snapshot([], []), cluster=ClusterState(version=PINNED), version=PINNED)
+
+
+def test_cycle_state_reads_what_was_written_under_its_key():
+    key: StateKey[tuple[str, ...]] = StateKey("PreFilterExample")
+    other: StateKey[int] = StateKey("PreFilterExample")  # same name, another key
+    st = CycleState()
+    with pytest.raises(StateNotFoundError, match="^not found$"):
+        st.read(key)
+    st.write(key, ("a",))
+    assert st.read(key) == ("a",)
+    with pytest.raises(StateNotFoundError):
+        st.read(other)
+    clone = st.clone()
+    st.delete(key)
+    assert clone.read(key) == ("a",)
+    with pytest.raises(StateNotFoundError):
+        st.read(key)

@@ -13,10 +13,10 @@ from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.errors import ConfigError
-from kwhatif.framework.interface import Code, Status
+from kwhatif.config.defaults import default_args
 from kwhatif.config.options import Options
 from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Profile, SchedulerConfiguration
-from kwhatif.config.defaults import default_args
+from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
@@ -102,6 +102,11 @@ def pdb(
             },
         }
     )
+
+
+def details(att: Attempt) -> PreemptionDetails:
+    assert att.preemption_details is not None
+    return att.preemption_details
 
 
 def victims(att: Attempt) -> list[str]:
@@ -474,8 +479,8 @@ def test_preemption_success() -> None:
     assert att.nominated_node == "n1"
     # "low" (priority 0) is given back first and does not fit; "lower" then fits.
     assert victims(att) == ["low"]
-    assert att.preemption_details["victims"] == [{"pod": "default/low", "priority": 0, "pdbViolation": False}]
-    assert att.preemption_details["selectedBy"] == dp.BY_ONLY_CANDIDATE
+    assert details(att).victims == (PreemptionVictim("default/low", 0, False),)
+    assert details(att).selected_by == dp.BY_ONLY_CANDIDATE
     # The scheduler, not the plugin, removes the victims and nominates the pod; as upstream's
     # NodeInfo.RemovePod, the last pod takes the removed one's place.
     assert [pi.pod.name for pi in s.snapshot.get("n1").pods] == ["high", "lower"]
@@ -501,8 +506,8 @@ def test_pdb_violating_victims_reprieved_first() -> None:
     att = schedule(s, pending("p", 100, cpu="2"))
     # "protected" would break its PDB, so it is given back before the higher-priority "hi".
     assert victims(att) == ["hi"]
-    assert att.preemption_details["pdbViolatingVictims"] == []
-    assert att.preemption_details["numPDBViolations"] == 0
+    assert details(att).pdb_violating_victims == ()
+    assert details(att).num_pdb_violations == 0
 
 
 def test_pdb_violation_counted_when_unavoidable() -> None:
@@ -513,8 +518,8 @@ def test_pdb_violation_counted_when_unavoidable() -> None:
     )
     att = schedule(s, pending("p", 100, cpu="2"))
     assert victims(att) == ["protected"]
-    assert att.preemption_details["pdbViolatingVictims"] == ["default/protected"]
-    assert att.preemption_details["victims"] == [{"pod": "default/protected", "priority": 10, "pdbViolation": True}]
+    assert details(att).pdb_violating_victims == ("default/protected",)
+    assert details(att).victims == (PreemptionVictim("default/protected", 10, True),)
 
 
 def test_prefers_node_without_pdb_violation() -> None:
@@ -525,8 +530,8 @@ def test_prefers_node_without_pdb_violation() -> None:
     )
     att = schedule(s, pending("p", 100, cpu="2"))
     assert att.nominated_node == "n2"
-    assert att.preemption_details["selectedBy"] == dp.BY_PDB_VIOLATIONS
-    assert [c["node"] for c in att.preemption_details["candidates"]] == ["n2", "n1"]
+    assert details(att).selected_by == dp.BY_PDB_VIOLATIONS
+    assert [c.node for c in details(att).candidates] == ["n2", "n1"]
 
 
 @pytest.mark.parametrize(
@@ -557,7 +562,7 @@ def test_candidate_choice(pods: list[PodBuilder], cpu: str, want_node: str, crit
     s = scheduler([node("n1"), node("n2")], pods)
     att = schedule(s, pending("p", 100, cpu=cpu))
     assert att.nominated_node == want_node
-    assert att.preemption_details["selectedBy"] == criterion
+    assert details(att).selected_by == criterion
 
 
 @pytest.mark.parametrize(
@@ -637,7 +642,7 @@ def test_num_candidates_stops_in_node_order() -> None:
     s = scheduler(nodes, pods, args={"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1})
     att = schedule(s, pending("p", 100, cpu="2"))
     assert att.nominated_node == "n1"
-    assert [c["node"] for c in att.preemption_details["candidates"]] == ["n1"]
+    assert [c.node for c in details(att).candidates] == ["n1"]
     # With the defaults every node is a candidate and the lowest victim priority wins.
     s = scheduler(nodes, pods)
     assert schedule(s, pending("p", 100, cpu="2")).nominated_node == "n3"

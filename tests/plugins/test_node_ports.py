@@ -3,8 +3,6 @@ binding every address, and PreFilter Skip for pods without host ports."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from builders import PodBuilder, make_handle, make_node, make_pod
@@ -164,7 +162,7 @@ def test_pre_filter_state_holds_the_wanted_ports() -> None:
     p = pod().host_port(80).host_port(53, "UDP", "10.0.0.1").obj()
     result, status = pl.pre_filter(st, p)
     assert result is None and status.code is Code.SUCCESS
-    ports: Any = st.get(np.PRE_FILTER_STATE_KEY)
+    ports = st.read(np.PRE_FILTER_STATE_KEY)
     assert [(c.host_ip, c.protocol, c.host_port) for c in ports] == [("", "TCP", 80), ("10.0.0.1", "UDP", 53)]
 
 

@@ -327,7 +327,7 @@ def test_add_pod_of_other_namespace_or_not_matching_is_ignored() -> None:
     for other in (web("o1", "b1", ns="other"), make_pod().name("o2").node("b1").label("app", "db")):
         info = b1.clone()
         assert ext.add_pod(st, pod, info.add_pod(other.obj()), info).is_success()
-    s = st.get(pts.PRE_FILTER_STATE_KEY)
+    s = st.read(pts.PRE_FILTER_STATE_KEY)
     assert s.match_num == {(ZONE, "a"): 1, (ZONE, "b"): 0}
     assert s.critical_paths[ZONE].nums[0] == 0
 

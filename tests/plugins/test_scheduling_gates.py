@@ -11,7 +11,8 @@ from kwhatif.framework.interface import Code
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
-from kwhatif.scheduler import GATED, SCHEDULED, Scheduler
+from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduler import Scheduler
 
 
 @pytest.mark.parametrize(
@@ -45,7 +46,7 @@ def test_gated_pod_is_never_placed() -> None:
     free = make_pod().name("free").req(cpu="1").obj()
     attempts = sched.run([gated, free])
     # the gated pod is not retried in the second round: it never entered the active queue
-    assert [(a.pod.name, a.result, a.node) for a in attempts] == [("gated", GATED, None), ("free", SCHEDULED, "n1")]
+    assert [(a.pod.name, a.result, a.node) for a in attempts] == [("gated", PodOutcome.GATED, None), ("free", PodOutcome.SCHEDULED, "n1")]
     gated_attempt = attempts[0]
     assert gated_attempt.message == "waiting for scheduling gates: [a b]"
     assert gated_attempt.filters == {} and gated_attempt.scores == {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
-from kwhatif.framework.interface import Code, CycleState, NodeScore
+from kwhatif.framework.interface import Code, CycleState, NodeScore, StateNotFoundError
 from kwhatif.plugins import taint_toleration as tt
 
 OK = (Code.SUCCESS, ())
@@ -199,4 +199,5 @@ def test_pre_score_without_nodes_writes_nothing() -> None:
     h = make_handle([])
     st = CycleState()
     assert tt.new(None, h).pre_score(st, pod().obj(), []).is_success()
-    assert st.get(tt.PRE_SCORE_STATE_KEY) is None
+    with pytest.raises(StateNotFoundError):
+        st.read(tt.PRE_SCORE_STATE_KEY)

@@ -475,7 +475,7 @@ def test_smallest_pv_wins() -> None:
     ]
     pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, _ = filter_all(pl, pod_with("data"))
-    state = st.get(vb.STATE_KEY)
+    state = st.read(vb.STATE_KEY)
     assert [b.pv.name for b in state.pod_volumes_by_node["n1"].static_bindings] == ["pv-small"]
 
 
@@ -489,7 +489,7 @@ def test_smaller_claims_choose_first() -> None:
     pl = vb.new(plugin_args(vb.NAME), handle_for(objs))
     st, got = filter_all(pl, pod_with("big", "small"))
     assert got == everywhere()
-    bindings = st.get(vb.STATE_KEY).pod_volumes_by_node["n1"].static_bindings
+    bindings = st.read(vb.STATE_KEY).pod_volumes_by_node["n1"].static_bindings
     assert [(b.pvc.name, b.pv.name) for b in bindings] == [("small", "pv-1"), ("big", "pv-10")]
 
 

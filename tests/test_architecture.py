@@ -1,0 +1,130 @@
+"""The package's layering: no import cycles among kwhatif modules, and the framework and its
+plugins never reach up into the scheduler.
+
+Every import counts: at the top of a module, under TYPE_CHECKING and inside functions.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kwhatif"
+
+# Cycles someone is removing; each is named, so a new one fails the test.
+ALLOWED_CYCLES: set[frozenset[str]] = {
+    # the CLI builds the completion scripts and completions reads the CLI's commands: being
+    # split so that completions no longer imports kwhatif.cli
+    frozenset({"kwhatif.cli", "kwhatif.completions"}),
+}
+
+
+def _modules() -> dict[str, Path]:
+    mods: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    return mods
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    target = sub if sub in mods else base
+                    if target in mods and target != mod:
+                        graph[mod].add(target)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in mods and alias.name != mod:
+                        graph[mod].add(alias.name)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[frozenset[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(frozenset(comp))
+    return out
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}, "f": set()}
+    assert _cycles(graph) == [frozenset({"a", "b", "c"})]
+
+
+def test_no_import_cycles_among_kwhatif_modules():
+    cycles = [sorted(c) for c in _cycles(_graph()) if c not in ALLOWED_CYCLES]
+    assert cycles == []
+
+
+@pytest.mark.parametrize(
+    "layer,forbidden",
+    [
+        pytest.param("kwhatif.plugins", "kwhatif.scheduler", id="plugins-do-not-import-the-scheduler"),
+        pytest.param("kwhatif.framework", "kwhatif.scheduler", id="framework-does-not-import-the-scheduler"),
+        pytest.param("kwhatif.framework", "kwhatif.plugins", id="framework-does-not-import-plugins"),
+        pytest.param("kwhatif.plugins", "kwhatif.report", id="plugins-do-not-import-reports"),
+    ],
+)
+def test_layers_import_downwards_only(layer, forbidden):
+    graph = _graph()
+    offenders = sorted(
+        f"{m} -> {t}"
+        for m, targets in graph.items()
+        if m == layer or m.startswith(layer + ".")
+        for t in targets
+        if t == forbidden or t.startswith(forbidden + ".")
+    )
+    assert offenders == []
