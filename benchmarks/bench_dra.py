@@ -45,8 +45,8 @@ def cluster(nodes: int) -> list[dict[str, Any]]:
 
 def main() -> None:
     from kwhatif.api import parse
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
+    from kwhatif.config.options import Options
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.files import Document
     from kwhatif.scheduler import Scheduler

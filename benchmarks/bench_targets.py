@@ -101,12 +101,12 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.load.workloads import expand_workload
-    from kwhatif.load.cluster import build_cluster
-    from kwhatif.report.model import report_dict, schedule_report
+    from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
+    from kwhatif.load.cluster import build_cluster
+    from kwhatif.load.workloads import expand_workload
+    from kwhatif.report.model import report_dict, schedule_report
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -136,8 +136,8 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
 def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.api import parse
     from kwhatif.capacity import measure
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
+    from kwhatif.config.options import Options
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)

@@ -12,8 +12,9 @@ import abc
 import copy
 import enum
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kwhatif.api.core import Pod
 from kwhatif.errors import ClusterError

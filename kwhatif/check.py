@@ -464,7 +464,7 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
         missing = f"no {w.kind} {w.namespace}/{w.name}" + (f" nor its {owner}s" if owner else "")
     else:
         missing = f"no {owner}s of {w.kind} {w.namespace}/{w.name}"
-    how = f"their owner {owner}'s name ({w.name}-<hash>)" if w.kind == "Deployment" else f"their owner's name"
+    how = f"their owner {owner}'s name ({w.name}-<hash>)" if w.kind == "Deployment" else "their owner's name"
     if w.kind == "CronJob":
         how = f"their owner Job's name ({w.name}-<n>)"
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"

@@ -11,8 +11,9 @@ import gc
 import os
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -177,7 +178,7 @@ def _long_lived_scheduler(sched: T) -> T:
     return sched
 
 
-def load_cluster_state(co: ClusterOptions) -> "ClusterState":
+def load_cluster_state(co: ClusterOptions) -> ClusterState:
     from kwhatif import progress
 
     progress.enable_for_terminal(co.quiet)
@@ -209,7 +210,7 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
     return state
 
 
-def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion":
+def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     """The kube-scheduler release to answer as (flag, live /version, dump image, default); the
     cluster's pods are derived again as that release derives them."""
     import dataclasses
@@ -222,7 +223,7 @@ def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion"
     return dataclasses.replace(chosen, notes=notes)
 
 
-def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "SchedulerConfiguration":
+def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerConfiguration:
     """The configuration of --config, or the release's default one."""
     from kwhatif.config.defaults import default_configuration
 
@@ -238,7 +239,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "Scheduler
     return cfg
 
 
-def render_options(color: str, **kw: Any) -> "RenderOptions":
+def render_options(color: str, **kw: Any) -> RenderOptions:
     import shutil
 
     from kwhatif.report.formatter import RenderOptions
@@ -253,7 +254,7 @@ def render_options(color: str, **kw: Any) -> "RenderOptions":
     return RenderOptions(width=width, color=use_color, **kw)
 
 
-def emit(report: "AnyReport", output: str, ropts: "RenderOptions") -> int:
+def emit(report: AnyReport, output: str, ropts: RenderOptions) -> int:
     """Write the report in the format asked for; the command exits with the report's exit code."""
     from kwhatif.report.output import get_formatter
 
@@ -601,8 +602,8 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     stay; PodDisruptionBudgets can refuse an eviction) and the replacements scheduled.
     Exit status 0 when every evicted pod lands somewhere, 1 otherwise.
     """
-    from kwhatif.drain import drain as run_drain
     from kwhatif.config.options import Options
+    from kwhatif.drain import drain as run_drain
     from kwhatif.report.drain import drain_report
     from kwhatif.scheduler import Scheduler
 

@@ -54,7 +54,7 @@ class InputError(KwhatifError):
 
     def with_context(
         self, *, source: str | None = None, obj: str | None = None
-    ) -> "InputError":
+    ) -> InputError:
         """Return a copy that also names the file and/or object (keeps what is already known)."""
         return type(self)(
             self.message,

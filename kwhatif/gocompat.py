@@ -12,7 +12,8 @@ import json
 import math
 import re
 import struct
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 

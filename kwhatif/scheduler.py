@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
-from kwhatif.errors import ConfigError, InputError
-from kwhatif.explain import hints
 from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
+from kwhatif.errors import ConfigError, InputError
+from kwhatif.explain import hints
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
 from kwhatif.framework.runtime import Framework, Registry
@@ -355,7 +356,7 @@ class Scheduler:
         return att
 
     def schedule_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: "Template | None"
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: Template | None
     ) -> ScheduleResult | FitError | Status:
         """schedulePod after findNodesThatFitPod: the node picked (with the scores it was picked
         by), the FitError when none fits, or the error that ended the cycle."""
@@ -371,7 +372,7 @@ class Scheduler:
         return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
 
     def find_nodes_that_fit_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, tmpl: "Template | None"
+        self, fw: Framework, state: CycleState, pod: Pod, tmpl: Template | None
     ) -> NodesFit:
         """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
         pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
@@ -495,7 +496,7 @@ class Scheduler:
         return NominatingInfo(node, tuple(result.victims), result.details)
 
     def prioritize_nodes(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: "Template | None"
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: Template | None
     ) -> Prioritized | Status:
         """prioritizeNodes over the feasible nodes, or the error that ends the cycle."""
         if tmpl is not None and fit.feasible_names is not None:

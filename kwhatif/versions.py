@@ -16,8 +16,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
@@ -40,7 +41,7 @@ class Release:
         return f"{MAJOR}.{self.minor}.{self.patch}"
 
     @classmethod
-    def parse(cls, text: str) -> "Release":
+    def parse(cls, text: str) -> Release:
         m = re.fullmatch(r"1\.(\d+)\.(\d+)", text)
         if not m:
             raise ValueError(f"not a release: {text!r}")

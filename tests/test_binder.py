@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from builders import make_pod
 from kwhatif.api import parse
 from kwhatif.binder import ApiBinder, Binding, Outcome, RecordingBinder
 from kwhatif.framework.interface import Code
 from kwhatif.load.live import Unreachable
+
+from builders import make_pod
 
 POD_PATH = "/api/v1/namespaces/default/pods/web"
 LIVE_POD = {"metadata": {"name": "web", "namespace": "default", "uid": "u-web"}, "spec": {}, "status": {"phase": "Pending"}}

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_node
 from kwhatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
-from kwhatif.config.options import Options
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.options import Options
 from kwhatif.load.cluster import Workload
 from kwhatif.load.files import Document
 from kwhatif.scheduler import Scheduler
+
+from builders import make_cluster, make_node
 
 
 def sts(cpu: str = "500m", **extra_spec: Any) -> dict[str, Any]:

@@ -8,10 +8,9 @@ FitError message (with the preemption suffix), the nominated node and the victim
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-from typing import Any
 
 from fidelity import BASE_VERSION, SAMPLE, case_dirs, expected, explain, load_case
 

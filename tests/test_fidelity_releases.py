@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from fidelity import SAMPLE, expected
-from kwhatif.errors import KwhatifError
-from kwhatif.versions import get as get_version
 from test_fidelity import _compare
 from test_preemption_sequences import _attempt_view, _run
+
+from kwhatif.errors import KwhatifError
+from kwhatif.versions import get as get_version
+
+from fidelity import SAMPLE, expected
 
 RELEASES = SAMPLE / "releases"
 

@@ -16,15 +16,16 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster
 from kwhatif.api import parse
-from kwhatif.drain import drain
-from kwhatif.config.options import Options
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.options import Options
+from kwhatif.drain import drain
 from kwhatif.load.cluster import ClusterState
 from kwhatif.report.model import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
+
+from builders import make_cluster
 
 ZONES = ("z1", "z2", "z3")
 APPS = ("web", "api", "db", "cache")

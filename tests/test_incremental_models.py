@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_incremental_equivalence import random_cluster, random_template
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
-from kwhatif.dra import features as F
-from kwhatif.framework.interface import NodeScore, CycleState
 from kwhatif.config.defaults import default_configuration
+from kwhatif.dra import features as F
+from kwhatif.framework.interface import CycleState, NodeScore
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex
@@ -25,7 +25,8 @@ from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.scheduler import Scheduler
-from test_incremental_equivalence import random_cluster, random_template
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 
 def _setup(seed: int) -> tuple[random.Random, Scheduler, list[dict[str, Any]]]:

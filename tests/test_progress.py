@@ -132,9 +132,10 @@ def test_commands_draw_and_clear_the_line_on_a_terminal(
 def test_listing_a_live_cluster_shows_the_lists_being_read(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from builders import make_node, make_pod
     from kwhatif.load.live import load_live_cluster
     from tests.e2e.fake_apiserver import FakeAPIServer
+
+    from builders import make_node, make_pod
 
     objects = [make_node().name(f"n{i}").dict() for i in range(5)] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(3)]
     out = Terminal()
@@ -155,11 +156,12 @@ def test_listing_a_live_cluster_shows_the_lists_being_read(
 def test_reading_a_large_dump_and_indexing_its_pods(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import json
 
-    from builders import make_node, make_pod
     from kwhatif.cache import snapshot
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.load import files
     from kwhatif.load.cluster import load_cluster
+
+    from builders import make_node, make_pod
 
     items = [make_node().name("n1").dict()] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(5)]
     dump = tmp_path / "cluster.json"

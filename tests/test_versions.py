@@ -6,23 +6,25 @@ where the newer release has one (noted per case); the others are built to show t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_cluster, make_node, make_pod
 from kwhatif import versions
 from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
-from kwhatif.errors import ConfigError
-from kwhatif.config.load import parse_configuration
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import DynamicResourcesArgs
+from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import Release, get
+
+from builders import PodBuilder, make_cluster, make_node, make_pod
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 Mi = 1024 * 1024

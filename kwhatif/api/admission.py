@@ -11,8 +11,8 @@ are defaulted; pod (anti-)affinity and spread matchLabelKeys are merged into the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Callable, Mapping
 
 from kwhatif.api.core import (
     Affinity,

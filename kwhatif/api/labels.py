@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
-
 
 _INT = re.compile(r"[+-]?[0-9]+")
 

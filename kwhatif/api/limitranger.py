@@ -13,9 +13,10 @@ they were written in: messages print them as Quantity.String() does.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
@@ -45,7 +46,7 @@ class Amount:
         return q.canonical(self.value, self.fmt)
 
     @classmethod
-    def parse(cls, raw: object, path: str) -> "Amount":
+    def parse(cls, raw: object, path: str) -> Amount:
         return cls(f.quantity(raw, path), q.format_of(raw))
 
 
@@ -266,30 +267,30 @@ def _observed(req: Amount | None, lim: Amount | None, enforced: Amount) -> tuple
     """requestLimitEnforcedValues: thousandths when nothing overflows them, else units."""
     values = [req.value if req else Fraction(0), lim.value if lim else Fraction(0), enforced.value]
     if all(q.value(v) <= _MAX_MILLI_VALUE for v in values):
-        r, l, e = (q.milli_value(v) for v in values)
+        r, li, e = (q.milli_value(v) for v in values)
     else:
-        r, l, e = (q.value(v) for v in values)
-    return r, l, e
+        r, li, e = (q.value(v) for v in values)
+    return r, li, e
 
 
 def _min_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, e = _observed(req, lim, enforced)
+    r, li, e = _observed(req, lim, enforced)
     if req is None:
         return f"minimum {name} usage per {kind} is {enforced}.  No request is specified"
     if r < e:
         return f"minimum {name} usage per {kind} is {enforced}, but request is {req}"
-    if lim is not None and l < e:
+    if lim is not None and li < e:
         return f"minimum {name} usage per {kind} is {enforced}, but limit is {lim}"
     return None
 
 
 def _max_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, e = _observed(req, lim, enforced)
+    r, li, e = _observed(req, lim, enforced)
     if lim is None:
         return f"maximum {name} usage per {kind} is {enforced}.  No limit is specified"
-    if l > e:
+    if li > e:
         return f"maximum {name} usage per {kind} is {enforced}, but limit is {lim}"
     if req is not None and r > e:
         return f"maximum {name} usage per {kind} is {enforced}, but request is {req}"
@@ -308,12 +309,12 @@ def _max_request_constraint(kind: str, name: str, enforced: Amount, requests: Am
 
 def _ratio_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, _ = _observed(req, lim, enforced)
+    r, li, _ = _observed(req, lim, enforced)
     if req is None or r == 0:
         return f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
-    if lim is None or l == 0:
+    if lim is None or li == 0:
         return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
-    observed = float(l) / float(r)
+    observed = float(li) / float(r)
     shown = observed
     allowed = float(q.value(enforced.value))
     if q.value(enforced.value) <= _MAX_MILLI_VALUE:

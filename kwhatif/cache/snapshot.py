@@ -9,7 +9,7 @@ of NodeInfo, never on the snapshot.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from kwhatif.api.core import Node, Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
@@ -122,7 +122,7 @@ class Snapshot:
         """The snapshot's pods in one namespace."""
         return self._by_namespace.get(namespace, {}).values()
 
-    def start_changes(self) -> list["Change"]:
+    def start_changes(self) -> list[Change]:
         """Record every later add and remove (NodeInfo, PodInfo, +1 or -1) and node replacement
         (NodeInfo, None, 0) in the returned list."""
         if self.changes is None:

@@ -7,7 +7,8 @@ are not judged here (validation.py does that before, and NodeResourcesFit's cons
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kwhatif.api import parse
 from kwhatif.api.core import NodeInclusionPolicy, TopologySpreadConstraint, WhenUnsatisfiable

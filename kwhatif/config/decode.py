@@ -13,8 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.config.errors import field_error, join, render
 from kwhatif.config.reader import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, JsonFloat, StrictDocument, json_object
@@ -47,7 +48,7 @@ class _Scalar:
 
 @dataclass(frozen=True, slots=True)
 class _List:
-    item: "_Type"
+    item: _Type
 
     @property
     def go(self) -> str:
@@ -56,7 +57,7 @@ class _List:
 
 @dataclass(frozen=True, slots=True)
 class _Map:
-    value: "_Type"
+    value: _Type
 
     @property
     def go(self) -> str:
@@ -66,7 +67,7 @@ class _Map:
 @dataclass(frozen=True, slots=True)
 class _Struct:
     go: str
-    fields: Mapping[str, "_Type"]
+    fields: Mapping[str, _Type]
 
 
 _Type = _Scalar | _List | _Map | _Struct

@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -104,8 +105,8 @@ def yaml_nesting_problem(text: str) -> str | None:
     return None
 
 
-_LONG_PREFIX = re.compile(r"[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
-_LONG_LINE_PREFIX = re.compile(r"\n[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
+_LONG_PREFIX = re.compile(rf"[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
+_LONG_LINE_PREFIX = re.compile(rf"\n[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
 
 
 
@@ -117,7 +118,7 @@ class JsonFloat(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "JsonFloat":
+    def __new__(cls, text: str) -> JsonFloat:
         obj = super().__new__(cls, text)
         obj.text = text
         return obj

@@ -10,7 +10,8 @@ constructor checks them (``validate_node_resources_fit_args``, called by the plu
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import is_extended

@@ -23,9 +23,9 @@ ErrFailedAllocationOnNode (only this node is unsuitable).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping, Sequence
 
 from kwhatif.api.core import Node, NodeSelector, NodeSelectorTerm
 from kwhatif.api.labels import Op, Requirement, Selector

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kwhatif.api import quantity as q
-from kwhatif.errors import InputError
 from kwhatif.dra.types import DeviceAttribute, DeviceCapacity
+from kwhatif.errors import InputError
 
 _Q = "__kwhatif_quantity__"
 _V = "__kwhatif_semver__"
@@ -253,7 +254,7 @@ def _list_extreme(pick: int) -> Callable[[list[Any]], Any]:
     return fn
 
 
-def _regex(pattern: str) -> "re.Pattern[str]":
+def _regex(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
     except re.error as e:
@@ -386,7 +387,7 @@ class Compiler:
             return "compilation failed: " + _clean(str(e))
         return None
 
-    def matches(self, program: Program, driver: str, device: "DeviceInput") -> bool:
+    def matches(self, program: Program, driver: str, device: DeviceInput) -> bool:
         """DeviceMatches: raises CelError for a runtime error."""
         if program.error is not None:
             raise CelError(program.error)

@@ -11,8 +11,8 @@ kwhatif derives them from the pod and claim names, so a run is reproducible.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Iterable, Mapping
 
 from kwhatif.api.core import OwnerReference, Pod
 from kwhatif.dra.types import DeviceRequestAllocationResult, PodResourceClaim, ResourceClaim, ResourceClaimTemplate

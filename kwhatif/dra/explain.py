@@ -10,9 +10,9 @@ their competition for the same devices are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 from kwhatif.api.core import Node
 from kwhatif.dra.allocator import (
@@ -32,7 +32,6 @@ from kwhatif.dra.types import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-
 
 _UNUSABLE = "tainted or out of shared counters"
 

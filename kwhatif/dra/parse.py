@@ -11,8 +11,9 @@ Errors are FieldErrors with the path inside the object, in the version's own fie
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.parse import name_of, namespace_of, node_selector, owner_references

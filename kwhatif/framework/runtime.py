@@ -10,10 +10,12 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
+from kwhatif.config.types import Profile
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import (
@@ -43,7 +45,6 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.config.types import Profile
 from kwhatif.framework.types import FilterResult, NodeScores, PluginScore, PreFilterRecord
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.versions import SchedulerVersion, default_version
@@ -102,10 +103,10 @@ class Framework:
         registry: Registry,
         profile: Profile,
         *,
-        snapshot: "Snapshot",
-        cluster: "ClusterState",
+        snapshot: Snapshot,
+        cluster: ClusterState,
         nominator: Nominator | None = None,
-        binder: "Binder | None" = None,
+        binder: Binder | None = None,
         version: SchedulerVersion | None = None,
     ) -> None:
         self.profile = profile

@@ -7,7 +7,8 @@ same counts per topology pair, the same summed weights per topology value.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

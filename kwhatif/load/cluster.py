@@ -5,16 +5,13 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
-from kwhatif.api.resources import PodRules
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
-from kwhatif.api.limitranger import LimitRange
-from kwhatif.api.resourcequota import ResourceQuota
-from kwhatif.api.labels import NOTHING, Selector, selector_from_set
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -24,14 +21,18 @@ from kwhatif.api.core import (
     RuntimeClass,
     Service,
 )
+from kwhatif.api.labels import NOTHING, Selector, selector_from_set
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resourcequota import ResourceQuota
+from kwhatif.api.resources import PodRules
 from kwhatif.api.storage import (
     CSIDriver,
-    VolumeAttachment,
     CSINode,
     CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
 )
 from kwhatif.dra import parse as dra_parse
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
@@ -375,12 +376,13 @@ def build_cluster(
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
+            # _guard calls each parser at once: the loop variables are current
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))  # noqa: B023
             if not pod.terminal:
                 pods.append((pod, doc.source))
             continue
         if kind == "Node":
-            node: Node = _guard(doc, lambda b: parse.node(b, src))
+            node: Node = _guard(doc, lambda b: parse.node(b, src))  # noqa: B023
             state.nodes[node.name] = node
             continue
         if kind in WORKLOAD_KINDS:

@@ -12,19 +12,22 @@ import json
 import os
 import re
 import sys
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, Generator, Iterator
+from typing import Any
 
 import yaml
 
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
-    YAML_LOADER as _YamlLoader,
     json_error_message,
     os_errors,
     yaml_error_message,
     yaml_nesting_problem,
+)
+from kwhatif.config.reader import (
+    YAML_LOADER as _YamlLoader,
 )
 from kwhatif.errors import InputError
 
@@ -93,7 +96,7 @@ class Limits:
     max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
 
     @classmethod
-    def uniform(cls, max_bytes: int) -> "Limits":
+    def uniform(cls, max_bytes: int) -> Limits:
         return cls(max_bytes, max_bytes)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterator, Mapping
+from typing import IO, Any
 
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import ClusterState, build_cluster

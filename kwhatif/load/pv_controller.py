@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from kwhatif.api import storage
 from kwhatif.api.storage import BIND_COMPLETED_ANNOTATION, PersistentVolume, PersistentVolumeClaim

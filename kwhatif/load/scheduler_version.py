@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kwhatif import versions
@@ -49,13 +48,13 @@ def _image_tag(image: str, component: str) -> str | None:
     return tag if _TAG.fullmatch(tag) else None
 
 
-def _is_static_control_plane_pod(pod: "Pod") -> bool:
+def _is_static_control_plane_pod(pod: Pod) -> bool:
     return pod.namespace == "kube-system" and (
         pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references)
     )
 
 
-def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
+def versions_in_dump(pods: list[Pod], component: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for pod in pods:
         if not _is_static_control_plane_pod(pod):
@@ -67,7 +66,7 @@ def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
     return found
 
 
-def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
+def _from_dump(state: ClusterState) -> tuple[versions.Resolved, str] | None:
     """The release of the dump's control-plane static pods, and their image tag."""
     pods = state.pods + state.pending_pods
     for component in _CONTROL_PLANE:
@@ -96,7 +95,7 @@ def _outside(text: str) -> str:
     return "" if minor in versions.SUPPORTED_MINORS else text.strip()
 
 
-def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVersion:
+def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersion:
     """The release to answer as, where it came from, and notes about it."""
     if flag:
         r = parse_flag(flag)
@@ -128,7 +127,7 @@ def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVers
     return ChosenVersion(default, VersionSource.DEFAULT, (note,))
 
 
-def kubelet_skew_notes(state: "ClusterState", version: SchedulerVersion) -> list[str]:
+def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[str]:
     """Nodes outside the version skew policy: a kubelet newer than the control plane, or more
     than three minors older."""
     newer: list[str] = []

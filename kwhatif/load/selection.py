@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector

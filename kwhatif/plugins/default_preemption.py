@@ -13,13 +13,13 @@ snapshot is never touched during a dry run.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.config.types import DefaultPreemptionArgs
-from kwhatif.framework.types import fit_error_message
 from kwhatif.framework.interface import (
     SUCCESS,
     Code,
@@ -31,6 +31,7 @@ from kwhatif.framework.interface import (
     PreemptionVictim,
     Status,
 )
+from kwhatif.framework.types import fit_error_message
 from kwhatif.gocompat import go_sort_slice
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class Candidate:
 class DefaultPreemption(PostFilterPlugin):
     NAME = NAME
 
-    def __init__(self, args: DefaultPreemptionArgs, handle: "Handle") -> None:
+    def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
         self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
@@ -489,5 +490,5 @@ def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str)
     )
 
 
-def new(args: DefaultPreemptionArgs, handle: "Handle") -> DefaultPreemption:
+def new(args: DefaultPreemptionArgs, handle: Handle) -> DefaultPreemption:
     return DefaultPreemption(args, handle)

@@ -25,8 +25,9 @@ binding conditions are not modelled.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import NodeSelector, Pod
 from kwhatif.cache.node_info import NodeInfo
@@ -98,7 +99,7 @@ class _State:
     unavailable: set[int] = field(default_factory=set)
     diagnoses: dict[str, Diagnosis] = field(default_factory=dict)
 
-    def clone(self) -> "_State":
+    def clone(self) -> _State:
         return self  # PreFilter extensions never change it; upstream shares it too
 
 
@@ -346,7 +347,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for j, i in enumerate(s.to_allocate):
             if j < len(allocations):
                 out.append(f"claim {claim_ref(s.claims[i])}: {dra_claims.describe_results(allocations[j].results)}")
-        for i, claim in enumerate(s.claims):
+        for claim in s.claims:
             if claim.allocation is not None:
                 out.append(f"claim {claim_ref(claim)} (allocated): {dra_claims.describe_results(claim.allocation.results)}")
         return out
@@ -513,7 +514,7 @@ def features_of(handle: Any) -> dra_features.Features:
 
 
 def new(
-    args: DynamicResourcesArgs | None, handle: "Handle", features: dra_features.Features | None = None
+    args: DynamicResourcesArgs | None, handle: Handle, features: dra_features.Features | None = None
 ) -> DynamicResources:
     # DynamicResourcesArgs (filterTimeout, bindingTimeout) have no effect on a dry run. The args
     # are None in releases without the args kind (before 1.34). ``features`` overrides the

@@ -218,7 +218,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return resource_allocation_score(node_info, self.resources, reqs, False, self.scorer), SUCCESS
 
 
-def new(args: NodeResourcesFitArgs, handle: "Handle") -> NodeResourcesFit:
+def new(args: NodeResourcesFitArgs, handle: Handle) -> NodeResourcesFit:
     # NewFit validates its args itself: the configuration's validation does not (validation.py).
     behaviour = handle.version.behaviour
     validate_node_resources_fit_args(args, behaviour.shape_order_detail)

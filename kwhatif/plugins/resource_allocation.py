@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
@@ -19,7 +20,6 @@ from kwhatif.api.resources import (
 )
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import ResourceSpec
-from fractions import Fraction
 
 _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
 

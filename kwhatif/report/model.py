@@ -7,8 +7,9 @@ documented JSON/YAML schema (apiVersion kwhatif/v1) with a stable key order.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from kwhatif.binder import Outcome
 from kwhatif.errors import ExitCode
@@ -138,14 +139,14 @@ class PodResult:
     fast_path: bool = False  # placed on that nominated node without evaluating the others
     # Every attempt of the pod, in order, the last one included (the pod's result is that last
     # attempt, with the preemption of an earlier one carried over); empty in an attempt itself.
-    attempts: tuple["PodResult", ...] = ()
+    attempts: tuple[PodResult, ...] = ()
 
     @property
     def fits(self) -> bool:
         return self.status is PodOutcome.SCHEDULED
 
     @property
-    def all_attempts(self) -> tuple["PodResult", ...]:
+    def all_attempts(self) -> tuple[PodResult, ...]:
         """The pod's attempts in order; a result built from one attempt is its own only one."""
         return self.attempts or (self,)
 

@@ -37,7 +37,6 @@ SHORT = {
     "ImageLocality": "Image",
     "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
-    "DynamicResources": "DRA",
 }
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.

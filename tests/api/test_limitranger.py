@@ -49,7 +49,7 @@ def valid_pod(name: str, containers: int, requests: dict[str, str], limits: dict
         return {"name": f"foo-{i}", "image": f"foo:V{i}", "resources": {"requests": dict(req), "limits": dict(lim)}}
 
     spec: dict[str, Any] = {"containers": [ctr(i, requests, limits) for i in range(containers)]}
-    inits = [ctr(i, r, l) for i, (r, l) in enumerate(init)]
+    inits = [ctr(i, r, lim) for i, (r, lim) in enumerate(init)]
     if sidecar is not None:
         inits.append({**ctr(len(inits), *sidecar), "restartPolicy": "Always"})
     if inits:

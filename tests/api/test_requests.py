@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_pod
 from kwhatif.api.admission import Admission
 from kwhatif.api.core import RuntimeClass
 from kwhatif.api.quantity import parse_quantity
+
+from builders import make_pod
 
 Mi = 1024 * 1024
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import make_pod
 from kwhatif.api.resourcequota import QuotaLedger, pod_usage, resource_quota
 from kwhatif.errors import FieldError
+
+from builders import make_pod
 
 
 def quota(hard: dict[str, str], name: str = "q", **spec: Any) -> Any:

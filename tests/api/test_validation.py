@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.errors import FieldError
+
+from builders import make_node, make_pod
 
 
 @pytest.mark.parametrize(

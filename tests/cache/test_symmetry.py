@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_node, make_pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.cache.snapshot import Snapshot
+
+from builders import PodBuilder, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 GPU = "nvidia.com/gpu"

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from builders import PINNED
 from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import InterPodAffinityArgs
 
 from .util import HEADER, framework, parse, raises
+from builders import PINNED
 
 # --- decoding ------------------------------------------------------------------------------------
 

@@ -4,13 +4,11 @@ per field into their typed form, plugin sets merged as mergePlugins does, as kub
 
 from __future__ import annotations
 
-
 import pytest
 import yaml
 
-from builders import PINNED
-from kwhatif.config.defaults import default_args, default_configuration
 from kwhatif.api.core import NodeAffinity
+from kwhatif.config.defaults import default_args, default_configuration
 from kwhatif.config.types import (
     PLUGIN_SET_FIELDS,
     DefaultPreemptionArgs,
@@ -29,7 +27,17 @@ from kwhatif.config.types import (
 )
 from kwhatif.errors import ConfigError
 
-from .util import CPU_MEMORY, DEFAULT_FILTER, DEFAULT_PRE_FILTER, DEFAULT_SCORE, DEFAULT_WEIGHTS, FIT_DEFAULT_STRATEGY, framework, parse
+from .util import (
+    CPU_MEMORY,
+    DEFAULT_FILTER,
+    DEFAULT_PRE_FILTER,
+    DEFAULT_SCORE,
+    DEFAULT_WEIGHTS,
+    FIT_DEFAULT_STRATEGY,
+    framework,
+    parse,
+)
+from builders import PINNED
 
 # --- defaults ------------------------------------------------------------------------------------
 

@@ -4,8 +4,9 @@ k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocato
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -14,9 +15,40 @@ from kwhatif.dra.allocator import AllocationError, Allocator, NodeAllocationErro
 from kwhatif.dra.features import Features
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceSlice
 from tests.dra.builders import (
-    CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, DEV1, DEV2, DEV3, DRIVER_A, DRIVER_B, NODE1, NODE2, POOL1,
-    POOL2, REGION1, REGION2, REQ0, REQ1, SLICE1, SLICE2, SUB0, SUB1, all_request, claim, claim_with_request, cls,
-    counters, device, node, one_device, prioritized, request, slice_, sub_request,
+    CLAIM0,
+    CLAIM1,
+    CLASS_A,
+    CLASS_B,
+    COUNTER_SET1,
+    DEV1,
+    DEV2,
+    DEV3,
+    DRIVER_A,
+    DRIVER_B,
+    NODE1,
+    NODE2,
+    POOL1,
+    POOL2,
+    REGION1,
+    REGION2,
+    REQ0,
+    REQ1,
+    SLICE1,
+    SLICE2,
+    SUB0,
+    SUB1,
+    all_request,
+    claim,
+    claim_with_request,
+    cls,
+    counters,
+    device,
+    node,
+    one_device,
+    prioritized,
+    request,
+    slice_,
+    sub_request,
 )
 
 Result = tuple[str, str, str, str] | tuple[str, str, str, str, bool]

@@ -13,8 +13,29 @@ import pytest
 from kwhatif.dra.allocator import AllocationError, Allocator, SliceIndex
 from kwhatif.dra.features import Features
 from tests.dra.builders import (
-    CLAIM0, CLAIM1, CLASS_A, DEV1, DEV2, DEV3, DRIVER_A, NODE1, POOL1, REGION1, REQ0, REQ1, SLICE1, SUB0, SUB1,
-    claim, cls, device, node, prioritized, request, slice_, sub_request,
+    CLAIM0,
+    CLAIM1,
+    CLASS_A,
+    DEV1,
+    DEV2,
+    DEV3,
+    DRIVER_A,
+    NODE1,
+    POOL1,
+    REGION1,
+    REQ0,
+    REQ1,
+    SLICE1,
+    SUB0,
+    SUB1,
+    claim,
+    cls,
+    device,
+    node,
+    prioritized,
+    request,
+    slice_,
+    sub_request,
 )
 
 ON = Features(consumable_capacity=True)

@@ -8,8 +8,28 @@ from kwhatif.dra.allocator import Allocator, SliceIndex
 from kwhatif.dra.explain import diagnose
 from kwhatif.dra.features import Features
 from tests.dra.builders import (
-    CLAIM0, CLASS_A, COUNTER_SET1, DEV1, DEV2, DRIVER_A, NODE1, POOL1, REGION1, REQ0, REQ1, SLICE1, SLICE2,
-    claim, cls, counters, device, node, request, slice_, sub_request, prioritized,
+    CLAIM0,
+    CLASS_A,
+    COUNTER_SET1,
+    DEV1,
+    DEV2,
+    DRIVER_A,
+    NODE1,
+    POOL1,
+    REGION1,
+    REQ0,
+    REQ1,
+    SLICE1,
+    SLICE2,
+    claim,
+    cls,
+    counters,
+    device,
+    node,
+    prioritized,
+    request,
+    slice_,
+    sub_request,
 )
 
 

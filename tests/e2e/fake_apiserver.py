@@ -99,7 +99,7 @@ def _make_cert_with_cryptography(cert_path: str, key_path: str) -> bool:
         return False
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kwhatif-test-apiserver")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -389,7 +389,7 @@ class FakeAPIServer:
             json.dump(cfg, fh)
         return path
 
-    def __enter__(self) -> "FakeAPIServer":
+    def __enter__(self) -> FakeAPIServer:
         self.thread.start()
         return self
 

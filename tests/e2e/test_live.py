@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from tests.e2e.fake_apiserver import FakeAPIServer
+
+from builders import make_node, make_pod
 
 # What admission adds to every pod of a real cluster (DefaultTolerationSeconds, ServiceAccount).
 ADMITTED_TOLERATIONS = [

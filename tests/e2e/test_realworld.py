@@ -333,8 +333,9 @@ def test_live_cluster_limit_ranges_quotas_and_hpas_are_read(run, tmp_path):
     # a live cluster's LimitRanges, ResourceQuotas and HPAs are listed like the other objects
     import yaml
 
-    from builders import make_node
     from tests.e2e.fake_apiserver import FakeAPIServer
+
+    from builders import make_node
 
     docs = f"{RW}/k8s-docs"
 

@@ -10,9 +10,10 @@ import jsonschema
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from tests.e2e.conftest import SAMPLES
 from tests.e2e.fake_apiserver import FakeAPIServer
+
+from builders import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text())

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from builders import PINNED, make_node, make_pod
+from kwhatif.cache.snapshot import Snapshot
+from kwhatif.config.defaults import default_args
+from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
     SKIP,
     SUCCESS,
@@ -28,14 +31,12 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.cache.snapshot import Snapshot
-from kwhatif.config.defaults import default_args
-from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
-from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 from kwhatif.scheduler import Scheduler
+
+from builders import PINNED, make_node, make_pod
 
 CALLS: list[str] = []
 

@@ -11,12 +11,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from builders import make_pod
 
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.load.cluster import ClusterState, Workload, build_cluster
 from kwhatif.load.files import Document
 from kwhatif.plugins.pod_topology_spread import DefaultSelectorSource
+
+from builders import make_pod
 
 
 def eq(key: str, value: str) -> Requirement:

@@ -7,10 +7,11 @@ import json
 import pytest
 import yaml
 
-from builders import make_node
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.edits import add_nodes, remove_nodes
+
+from builders import make_node
 
 
 def test_remove_nodes_takes_their_pods():

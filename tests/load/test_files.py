@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster, load_cluster
 from kwhatif.load.files import Limits, read_path
+
+from builders import make_node, make_pod
 
 
 def nodes_and_pods() -> list[dict]:

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods
+
+from builders import make_node, make_pod
 
 
 def _generated(name: str, node: str = "") -> dict:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.labels import parse_selector
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import Document
 from kwhatif.load.selection import PodName, pod_name, select_pods, spec_differences, unbound_claims
+
+from builders import make_node, make_pod
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.api.core import OwnerReference, Pod, Toleration
 from kwhatif.api.labels import Op
 from kwhatif.api.storage import StorageClass
@@ -24,6 +23,8 @@ from kwhatif.load.workloads import (
     owned_pods,
     template_hash,
 )
+
+from builders import make_node, make_pod
 
 SOURCE = "app.yaml"
 SAMPLE = str(Path(__file__).resolve().parents[2] / "samples" / "cluster.yaml")

@@ -4,11 +4,11 @@ Filter or Score) finds nothing in CycleState; each plugin words that error as up
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState, NodeScore, Status
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import node_ports as np
@@ -17,6 +17,8 @@ from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.plugins import taint_toleration as tt
 from kwhatif.plugins import volume_binding as vb
 from kwhatif.plugins import volume_restrictions as vr
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 
 def _run(module: Any, point: str) -> Status:

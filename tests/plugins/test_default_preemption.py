@@ -4,22 +4,24 @@ with the result (victims removed, nominations set, overridden and cleared)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
-from kwhatif.errors import ConfigError
 from kwhatif.config.defaults import default_args
 from kwhatif.config.options import Options
 from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
+
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.dra import features as F
 from kwhatif.dra.claims import generate_claim_name
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.plugins import dynamic_resources as dr
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 NODE, NODE2 = "worker", "worker-2"
 DRIVER = "some-driver"

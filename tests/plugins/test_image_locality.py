@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import CycleState
 from kwhatif.plugins import image_locality as il
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 
 MB = 1024 * 1024
 DIGEST = "nginx@sha256:" + "a" * 64

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Namespace
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.config.types import InterPodAffinityArgs
@@ -15,6 +14,8 @@ from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import inter_pod_affinity as ipa
+
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.plugins import node_affinity as na
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 POD_REASON = "node(s) didn't match Pod's node affinity/selector"
 ENFORCED_REASON = "node(s) didn't match scheduler-enforced node affinity"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_ports as np
+
+from builders import PodBuilder, make_handle, make_node, make_pod
 
 CONFLICT = (Code.UNSCHEDULABLE, ("node(s) didn't have free ports for the requested pod ports",))
 OK = (Code.SUCCESS, ())

@@ -4,14 +4,16 @@ scalar resources the pod does not request left out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import CycleState
 from kwhatif.plugins import node_resources_balanced_allocation as ba
+
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 GPU = "example.com/gpu"
 WITH_GPU = {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]}
@@ -25,7 +27,7 @@ def existing(i: int = 0) -> PodBuilder:
     return make_pod().name(f"e{i}").node("n1")
 
 
-def score(pod: PodBuilder, pods: list[PodBuilder] = [], args: dict[str, Any] | None = None, **capacity: str) -> int:
+def score(pod: PodBuilder, pods: Sequence[PodBuilder] = (), args: dict[str, Any] | None = None, **capacity: str) -> int:
     alloc = {"cpu": "4", "memory": "8Gi", "pods": "110", GPU: "4"}
     alloc.update(capacity)
     node = make_node().name("n1").capacity(**alloc).obj()

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_resources_fit as fit
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 NODE = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="3", **{"example.com/gpu": "2"})
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_unschedulable as nu
+
+from builders import PodBuilder, make_handle, make_node, make_pod
 
 KEY = "node.kubernetes.io/unschedulable"
 REJECTED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) were unschedulable",))

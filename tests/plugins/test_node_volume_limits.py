@@ -4,15 +4,17 @@ node allocatable and default limits."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code
 from kwhatif.plugins import node_volume_limits as nvl
 from kwhatif.plugins import node_volume_limits_in_tree as intree
+
+from builders import make_cluster, make_handle, make_node, make_pod, pre_filter_then_filter
 
 DRIVER = "csi.example.com"
 EXCEEDED = (Code.UNSCHEDULABLE, (nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))

@@ -3,17 +3,19 @@ extensions, scores with topology weights, default constraints and args validatio
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Node, Pod, Service
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState, Workload
 from kwhatif.plugins import pod_topology_spread as pts
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"

@@ -6,12 +6,13 @@ import dataclasses
 
 import pytest
 
-from builders import make_node, make_pod
-from kwhatif.framework.interface import QueuedPodInfo
 from kwhatif.config.defaults import default_configuration
+from kwhatif.framework.interface import QueuedPodInfo
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import queue_sort as qs
 from kwhatif.scheduler import Scheduler
+
+from builders import make_node, make_pod
 
 T0 = "2024-01-01T00:00:00Z"
 T1 = "2024-01-01T00:00:01Z"

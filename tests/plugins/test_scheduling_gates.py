@@ -6,13 +6,14 @@ import dataclasses
 
 import pytest
 
-from builders import PodBuilder, make_node, make_pod
-from kwhatif.framework.interface import Code
 from kwhatif.config.defaults import default_configuration
+from kwhatif.framework.interface import Code
+from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
-from kwhatif.framework.types import PodOutcome
 from kwhatif.scheduler import Scheduler
+
+from builders import PodBuilder, make_node, make_pod
 
 
 @pytest.mark.parametrize(

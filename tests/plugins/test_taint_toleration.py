@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState, NodeScore, StateNotFoundError
 from kwhatif.plugins import taint_toleration as tt
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 
 OK = (Code.SUCCESS, ())
 

@@ -4,17 +4,19 @@ the assume cache that Reserve fills, Unreserve reverts and later cycles read."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import storage
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, PreFilterResult
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_binding as vb
+
+from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"

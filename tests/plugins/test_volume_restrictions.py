@@ -3,15 +3,17 @@ PreFilter extensions preemption uses) and disk conflicts of GCE PD, AWS EBS, iSC
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import volume_restrictions as vr
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 DISK = (Code.UNSCHEDULABLE, (vr.ERR_REASON_DISK_CONFLICT,))
 RWOP = (Code.UNSCHEDULABLE, (vr.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))

@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.api import storage
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_zone as vz
+
+from builders import make_handle, make_node, make_pod, pre_filter_then_filter
 
 GA_ZONE = "topology.kubernetes.io/zone"
 GA_REGION = "topology.kubernetes.io/region"

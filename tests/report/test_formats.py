@@ -10,7 +10,6 @@ import jsonschema
 import pytest
 import yaml
 
-from builders import PINNED
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
@@ -20,6 +19,8 @@ from kwhatif.report.model import schedule_report
 from kwhatif.report.output import get_formatter
 from kwhatif.scheduler import Scheduler
 from tests.report import SNAPSHOTS, snapshot_file
+
+from builders import PINNED
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 import yaml
 
-from builders import PINNED, make_cluster, make_node, make_pod
 from kwhatif.binder import ApiBinder
 from kwhatif.capacity import measure
 from kwhatif.check import check
-from kwhatif.drain import drain
-from kwhatif.errors import ExitCode
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
+from kwhatif.drain import drain
+from kwhatif.errors import ExitCode
 from kwhatif.load.files import Document
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.capacity import CapacityReport, capacity_report
@@ -30,6 +29,8 @@ from kwhatif.report.output import get_formatter
 from kwhatif.scheduler import Scheduler
 from kwhatif.versions import ChosenVersion, VersionSource
 from tests.report import SNAPSHOTS, snapshot_file
+
+from builders import PINNED, make_cluster, make_node, make_pod
 
 CHOSEN = ChosenVersion(PINNED, VersionSource.FLAG)
 
