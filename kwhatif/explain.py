@@ -110,7 +110,8 @@ def hints(
         st.plugin == "NodeName" and not st.is_success() for fr in filters.values() for st in fr.statuses
     ):
         pinned = (
-            f"pins the pod to node {pod.node_name}" if snapshot.get(pod.node_name) is not None
+            f"pins the pod to node {pod.node_name}"
+            if snapshot.get(pod.node_name) is not None
             else f"names node {pod.node_name}, which is not in the cluster"
         )
         out.append(

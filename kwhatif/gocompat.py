@@ -167,7 +167,7 @@ def parse_go_duration(text: str) -> int:
         total += value
         if total > 1 << 63:
             raise ValueError(f"time: invalid duration {quoted}")
-        s = s[m.end():]
+        s = s[m.end() :]
     if total > MAX_INT64 and not neg:
         raise ValueError(f"time: invalid duration {quoted}")
     return -total if neg else total

@@ -98,6 +98,7 @@ class Attempt:
         self.filters = {}
         self.feasible_names = None
         self.scores = {self.node: self.scores[self.node]} if self.node is not None and self.node in self.scores else {}
+
     num_nodes: int = 0
 
     @property
@@ -148,8 +149,13 @@ class Scheduler:
             # that profile's filters); the snapshot and the nominator are shared.
             try:
                 fw = Framework(
-                    reg, prof, snapshot=self.snapshot, cluster=cluster, nominator=self.nominator,
-                    binder=self.binder, version=config.version,
+                    reg,
+                    prof,
+                    snapshot=self.snapshot,
+                    cluster=cluster,
+                    nominator=self.nominator,
+                    binder=self.binder,
+                    version=config.version,
                 )
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
@@ -183,9 +189,7 @@ class Scheduler:
         return fw
 
     def queue_order(self, pods: list[Pod], timestamps: list[float] | None = None) -> list[Pod]:
-        infos = [
-            QueuedPodInfo(p, timestamps[i] if timestamps else p.creation_timestamp, i) for i, p in enumerate(pods)
-        ]
+        infos = [QueuedPodInfo(p, timestamps[i] if timestamps else p.creation_timestamp, i) for i, p in enumerate(pods)]
         if not infos:
             return []
         fw = self.framework_for(pods[0])
@@ -371,9 +375,7 @@ class Scheduler:
         host = self.select_host(pod, fit, prio)
         return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
 
-    def find_nodes_that_fit_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, tmpl: Template | None
-    ) -> NodesFit:
+    def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod: Pod, tmpl: Template | None) -> NodesFit:
         """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
         pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
         fit = NodesFit(pre)

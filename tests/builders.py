@@ -173,7 +173,9 @@ class PodBuilder:
         return self
 
     def pvc(self, claim: str, name: str | None = None, read_only: bool = False) -> PodBuilder:
-        return self.volume({"name": name or claim, "persistentVolumeClaim": {"claimName": claim, "readOnly": read_only}})
+        return self.volume(
+            {"name": name or claim, "persistentVolumeClaim": {"claimName": claim, "readOnly": read_only}}
+        )
 
     def gate(self, name: str) -> PodBuilder:
         self.d["spec"].setdefault("schedulingGates", []).append({"name": name})

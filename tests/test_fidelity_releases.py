@@ -39,7 +39,9 @@ def _answers(kinds: tuple[str, ...]) -> list[Any]:
             if not d.is_dir():
                 continue
             for answer in sorted(p for p in d.iterdir() if p.is_dir()):
-                out.append(pytest.param(version, SAMPLE / kind / answer.name, answer, id=f"{version}/{kind}/{answer.name}"))
+                out.append(
+                    pytest.param(version, SAMPLE / kind / answer.name, answer, id=f"{version}/{kind}/{answer.name}")
+                )
     return out
 
 

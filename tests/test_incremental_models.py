@@ -46,7 +46,9 @@ def _pod(sched: Scheduler, template: dict[str, Any], name: str, node: str = "") 
     return sched.cluster.admission.admit(parse.pod(d), strict=True)
 
 
-def _churn(rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]], index: NodeIndex, models: list[Any]) -> None:
+def _churn(
+    rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]], index: NodeIndex, models: list[Any]
+) -> None:
     """Add and remove pods through the snapshot, feeding every change to the models."""
     snapshot = sched.snapshot
     start = len(index.changes)
@@ -173,11 +175,23 @@ def test_replicas_share_a_template() -> None:
 _DRA = "resource.k8s.io/v1"
 _DRA_OBJS = [
     {"apiVersion": _DRA, "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
-    {"apiVersion": _DRA, "kind": "ResourceSlice", "metadata": {"name": "n1-drv"},
-     "spec": {"driver": "drv", "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
-              "devices": [{"name": "d"}]}},
-    {"apiVersion": _DRA, "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
-     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}},
+    {
+        "apiVersion": _DRA,
+        "kind": "ResourceSlice",
+        "metadata": {"name": "n1-drv"},
+        "spec": {
+            "driver": "drv",
+            "nodeName": "n1",
+            "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "d"}],
+        },
+    },
+    {
+        "apiVersion": _DRA,
+        "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
+        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+    },
 ]
 
 
@@ -190,7 +204,9 @@ _DRA_OBJS = [
         pytest.param(dataclasses.replace(F.for_release("1.35"), enabled=False), True, True, True, id="plugin-off"),
     ],
 )
-def test_dynamic_resources_scores_zero_everywhere(features: F.Features, claims: bool, prefilter: bool, want: bool) -> None:
+def test_dynamic_resources_scores_zero_everywhere(
+    features: F.Features, claims: bool, prefilter: bool, want: bool
+) -> None:
     """What the engine asks DynamicResources instead of computing its scores: when the answer is
     yes, Score and NormalizeScore give 0 on every node."""
     handle = make_handle([make_node().name(n).obj() for n in ("n1", "n2")], cluster=make_cluster(_DRA_OBJS))

@@ -76,7 +76,9 @@ def _follow_recorded_ties(sched: Scheduler, recorded: list[dict[str, Any]]) -> N
 
 
 @functools.cache
-def _run(case: Path, version: str = BASE_VERSION, answer: Path | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def _run(
+    case: Path, version: str = BASE_VERSION, answer: Path | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """kwhatif's attempts and final placements under ``version``, following the score ties of the
     recorded answer (``answer``: the expected.json; default the case's own)."""
     sched, pods = load_case(case, "pods.yaml", version)

@@ -52,5 +52,11 @@ def horizontal_pod_autoscaler(d: Dict) -> HorizontalPodAutoscaler:
     if max_replicas < min_replicas:
         raise f.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`")
     return HorizontalPodAutoscaler(
-        namespace_of(d), name_of(d), kind, name, f.string(ref, "apiVersion", "spec.scaleTargetRef"), min_replicas, max_replicas
+        namespace_of(d),
+        name_of(d),
+        kind,
+        name,
+        f.string(ref, "apiVersion", "spec.scaleTargetRef"),
+        min_replicas,
+        max_replicas,
     )

@@ -89,9 +89,7 @@ class NodeSelectorTerm:
             return False
         if self.expressions is not None and not self.expressions.matches(labels):
             return False
-        if self.fields is not None and node_name and not self.fields.matches(
-            {"metadata.name": node_name}
-        ):
+        if self.fields is not None and node_name and not self.fields.matches({"metadata.name": node_name}):
             return False
         return True
 

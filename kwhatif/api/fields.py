@@ -40,9 +40,7 @@ def required(path: str, detail: str = "") -> FieldError:
 
 def unsupported(path: str, value: object, supported: Iterable[str]) -> FieldError:
     vals = ", ".join(json.dumps(s) for s in supported)
-    return FieldError(
-        f"Unsupported value: {render_value(value)}: supported values: {vals}", field=path
-    )
+    return FieldError(f"Unsupported value: {render_value(value)}: supported values: {vals}", field=path)
 
 
 def forbidden(path: str, detail: str) -> FieldError:

@@ -137,7 +137,10 @@ def _defaulted(item: LimitRangeItem) -> LimitRangeItem:
 def _validate_item(item: LimitRangeItem, path: str) -> None:
     """ValidateLimitRange's checks of one item (the first one that fails is raised)."""
     for key, amounts in (
-        ("max", item.max), ("min", item.min), ("default", item.default), ("defaultRequest", item.default_request),
+        ("max", item.max),
+        ("min", item.min),
+        ("default", item.default),
+        ("defaultRequest", item.default_request),
         ("maxLimitRequestRatio", item.max_limit_request_ratio),
     ):
         for name in sorted(amounts):
@@ -147,8 +150,16 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
                 for msg in is_qualified_name(name):
                     raise f.invalid(f"{path}.{key}[{name}]", name, msg)
     if item.type == LIMIT_TYPE_PVC and "storage" not in item.min and "storage" not in item.max:
-        raise f.required(f"{path}.limits", "either minimum or maximum storage value is required, but neither was provided")
-    keys = sorted(set(item.max) | set(item.min) | set(item.default) | set(item.default_request) | set(item.max_limit_request_ratio))
+        raise f.required(
+            f"{path}.limits", "either minimum or maximum storage value is required, but neither was provided"
+        )
+    keys = sorted(
+        set(item.max)
+        | set(item.min)
+        | set(item.default)
+        | set(item.default_request)
+        | set(item.max_limit_request_ratio)
+    )
     for k in keys:
         lo, hi = item.min.get(k), item.max.get(k)
         dflt, dreq = item.default.get(k), item.default_request.get(k)
@@ -156,12 +167,18 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
         if lo and hi and lo.value > hi.value:
             raise f.invalid(f"{path}.min[{k}]", str(lo), f"min value {lo} is greater than max value {hi}")
         if dreq and lo and lo.value > dreq.value:
-            raise f.invalid(f"{path}.defaultRequest[{k}]", str(dreq), f"min value {lo} is greater than default request value {dreq}")
+            raise f.invalid(
+                f"{path}.defaultRequest[{k}]", str(dreq), f"min value {lo} is greater than default request value {dreq}"
+            )
         if dreq and hi and dreq.value > hi.value:
-            raise f.invalid(f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than max value {hi}")
+            raise f.invalid(
+                f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than max value {hi}"
+            )
         if dreq and dflt and dreq.value > dflt.value:
             raise f.invalid(
-                f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than default limit value {dflt}"
+                f"{path}.defaultRequest[{k}]",
+                str(dreq),
+                f"default request value {dreq} is greater than default limit value {dflt}",
             )
         if dflt and lo and lo.value > dflt.value:
             raise f.invalid(f"{path}.default[{k}]", str(lo), f"min value {lo} is greater than default value {dflt}")
@@ -173,12 +190,16 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
             limit = float(q.milli_value(hi.value)) / float(q.milli_value(lo.value))
             if float(q.milli_value(ratio.value)) / 1000 > limit:
                 raise f.invalid(
-                    f"{path}.maxLimitRequestRatio[{k}]", str(ratio), f"ratio {ratio} is greater than max/min = {limit:f}"
+                    f"{path}.maxLimitRequestRatio[{k}]",
+                    str(ratio),
+                    f"ratio {ratio} is greater than max/min = {limit:f}",
                 )
         overcommit = ("/" not in k or "kubernetes.io/" in k) and not k.startswith("hugepages-")
         if not overcommit and dflt and dreq and dflt.value != dreq.value:
             raise f.invalid(
-                f"{path}.defaultRequest[{k}]", str(dreq), f"default value {dflt} must equal to defaultRequest value {dreq} in {k}"
+                f"{path}.defaultRequest[{k}]",
+                str(dreq),
+                f"default value {dflt} must equal to defaultRequest value {dreq} in {k}",
             )
 
 
@@ -311,7 +332,9 @@ def _ratio_constraint(kind: str, name: str, enforced: Amount, requests: AmountLi
     req, lim = requests.get(name), limits.get(name)
     r, li, _ = _observed(req, lim, enforced)
     if req is None or r == 0:
-        return f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
+        return (
+            f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
+        )
     if lim is None or li == 0:
         return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
     observed = float(li) / float(r)
@@ -388,7 +411,9 @@ def validate_pod(body: Dict, ranges: Iterable[LimitRange]) -> str | None:
                     for c in spec.get(key) or []:
                         if isinstance(c, dict):
                             res = c.get("resources") or {}
-                            errs += _check(item.type, item, _amount_list(res.get("requests")), _amount_list(res.get("limits")))
+                            errs += _check(
+                                item.type, item, _amount_list(res.get("requests")), _amount_list(res.get("limits"))
+                            )
             elif item.type == LIMIT_TYPE_POD:
                 errs += _check(item.type, item, _pod_totals(spec, "requests"), _pod_totals(spec, "limits"))
         if errs:

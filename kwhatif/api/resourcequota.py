@@ -38,8 +38,17 @@ POD_OBJECT_COUNT = "count/pods"
 # podResources of the pod evaluator: the names a quota can track for pods.
 POD_RESOURCES = frozenset(
     {
-        POD_OBJECT_COUNT, "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+        POD_OBJECT_COUNT,
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
     }
 )
 # validationSet: a quota on these makes every container say its own amount (an old mistake

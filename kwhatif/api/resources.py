@@ -54,12 +54,7 @@ def is_attachable_volumes(name: str) -> bool:
 
 def is_scalar(name: str) -> bool:
     """schedutil.IsScalarResourceName."""
-    return (
-        is_extended(name)
-        or is_hugepages(name)
-        or DEFAULT_NAMESPACE_PREFIX in name
-        or is_attachable_volumes(name)
-    )
+    return is_extended(name) or is_hugepages(name) or DEFAULT_NAMESPACE_PREFIX in name or is_attachable_volumes(name)
 
 
 @dataclass(slots=True)

@@ -76,12 +76,8 @@ class PodInfo:
             pod,
             tuple(affinity_term(pod, t) for t in pa.required) if pa else (),
             tuple(affinity_term(pod, t) for t in paa.required) if paa else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred)
-            if pa
-            else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred)
-            if paa
-            else (),
+            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred) if pa else (),
+            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred) if paa else (),
         )
 
     @property

@@ -134,7 +134,9 @@ class Snapshot:
     def add_pod(self, pod: Pod) -> PodInfo:
         ni = self._by_name.get(pod.node_name)
         if ni is None:
-            raise InputError(f'node "{pod.node_name}" is not in the cluster', obj=f"Pod {pod.key}", field="spec.nodeName")
+            raise InputError(
+                f'node "{pod.node_name}" is not in the cluster', obj=f"Pod {pod.key}", field="spec.nodeName"
+            )
         key = pod_id(pod)
         if key in self._where:
             raise InputError(f"pod is already on node {self._where[key]}", obj=f"Pod {pod.key}")

@@ -109,7 +109,9 @@ def default_constraint(c: Data) -> TopologySpreadConstraint:
     return TopologySpreadConstraint(
         max_skew=c.get("maxSkew", 0) or 0,
         topology_key=c.get("topologyKey", ""),
-        when_unsatisfiable=WhenUnsatisfiable(when) if when in tuple(WhenUnsatisfiable) else WhenUnsatisfiable.DO_NOT_SCHEDULE,
+        when_unsatisfiable=WhenUnsatisfiable(when)
+        if when in tuple(WhenUnsatisfiable)
+        else WhenUnsatisfiable.DO_NOT_SCHEDULE,
         label_selector=NOTHING,
         min_domains=c.get("minDomains"),
         node_affinity_policy=_policy(c.get("nodeAffinityPolicy")),

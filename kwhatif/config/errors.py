@@ -60,4 +60,3 @@ def not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErro
 
 def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-

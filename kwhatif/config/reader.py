@@ -52,7 +52,6 @@ def os_errors(path: str, error: type[InputError] = InputError) -> Iterator[None]
         raise error(f"cannot read: {e.strerror or e}", source=path) from None
 
 
-
 def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
     """One line for a YAML error, with the line and column where they are known."""
     if isinstance(e, yaml.MarkedYAMLError):
@@ -71,7 +70,6 @@ def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
     else:
         where, problem = "", str(e)
     return f"invalid YAML{where}: {' '.join(problem.split())}"
-
 
 
 def yaml_nesting_problem(text: str) -> str | None:
@@ -107,7 +105,6 @@ def yaml_nesting_problem(text: str) -> str | None:
 
 _LONG_PREFIX = re.compile(rf"[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
 _LONG_LINE_PREFIX = re.compile(rf"\n[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
-
 
 
 # --- the strict reader of a configuration document ------------------------------------------------

@@ -239,9 +239,7 @@ class PreFilterExtensions(abc.ABC):
     def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status: ...
 
     @abc.abstractmethod
-    def remove_pod(
-        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
-    ) -> Status: ...
+    def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status: ...
 
 
 class PreFilterPlugin(Plugin):
@@ -328,4 +326,3 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("bind", BindPlugin),
     ("postBind", PostBindPlugin),
 )
-

@@ -76,8 +76,14 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Endpoints", "Event", "ServiceAccount",
-        "PodTemplate", "ComponentStatus", "Binding",
+        "ConfigMap",
+        "Secret",
+        "Endpoints",
+        "Event",
+        "ServiceAccount",
+        "PodTemplate",
+        "ComponentStatus",
+        "Binding",
     }
 )
 # Built-in API groups and the versions served by v1.30; a kind in one of these with another
@@ -255,7 +261,9 @@ def classify(doc: Document) -> str | None:
         return kind
     if group == "":
         if version != "v1":
-            raise InputError(f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion")
+            raise InputError(
+                f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion"
+            )
         if kind in _OTHER_CORE_KINDS:
             return None
         raise InputError(f"unknown kind {kind!r} in apiVersion v1", source=doc.source, obj=doc.describe(), field="kind")
@@ -387,7 +395,9 @@ def build_cluster(
             continue
         if kind in WORKLOAD_KINDS:
             meta = doc.body.get("metadata") or {}
-            state.workloads[ident] = Workload(kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source)
+            state.workloads[ident] = Workload(
+                kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
+            )
             continue
         if kind in dra_parse.KINDS:
             _add_dra_object(state, doc, kind)
@@ -458,7 +468,9 @@ def _add_dra_object(state: ClusterState, doc: Document, kind: str) -> None:
         rc: ResourceClaim = _guard(doc, lambda b: dra_parse.resource_claim(b, version, "default", src))
         state.resource_claims[rc.key] = rc
     else:
-        tpl: ResourceClaimTemplate = _guard(doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src))
+        tpl: ResourceClaimTemplate = _guard(
+            doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src)
+        )
         state.resource_claim_templates[tpl.key] = tpl
 
 

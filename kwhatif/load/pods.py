@@ -27,7 +27,9 @@ def namespace_refusal(cluster: ClusterState, namespace: str, listed: bool | None
         listed = bool(cluster.namespaces)
     if not listed or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
         return None
-    if any(p.namespace == namespace for p in cluster.pods) or any(p.namespace == namespace for p in cluster.pending_pods):
+    if any(p.namespace == namespace for p in cluster.pods) or any(
+        p.namespace == namespace for p in cluster.pending_pods
+    ):
         return None  # its pods show it exists (a state read without all of its Namespaces)
     return f'namespaces "{namespace}" not found'
 

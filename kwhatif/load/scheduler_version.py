@@ -37,7 +37,7 @@ def _image_tag(image: str, component: str) -> str | None:
     """The tag of ``registry/.../<component>:<tag>[@digest]`` images."""
     ref = image.split("@", 1)[0]
     slash = ref.rfind("/")
-    name_tag = ref[slash + 1:]
+    name_tag = ref[slash + 1 :]
     if ":" not in name_tag:
         return None
     name, tag = name_tag.split(":", 1)
@@ -49,9 +49,7 @@ def _image_tag(image: str, component: str) -> str | None:
 
 
 def _is_static_control_plane_pod(pod: Pod) -> bool:
-    return pod.namespace == "kube-system" and (
-        pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references)
-    )
+    return pod.namespace == "kube-system" and (pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references))
 
 
 def versions_in_dump(pods: list[Pod], component: str) -> Counter[str]:
@@ -76,7 +74,9 @@ def _from_dump(state: ClusterState) -> tuple[versions.Resolved, str] | None:
         notes: list[str] = []
         # Several control-plane nodes mid-upgrade can run different releases: take the most
         # common one (the newer one on a tie).
-        ranked = sorted(found.items(), key=lambda kv: (kv[1], versions.parse_version(kv[0], lenient=True)), reverse=True)
+        ranked = sorted(
+            found.items(), key=lambda kv: (kv[1], versions.parse_version(kv[0], lenient=True)), reverse=True
+        )
         tag = ranked[0][0]
         if len(found) > 1:
             seen = ", ".join(sorted(found))
@@ -121,7 +121,11 @@ def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersio
     default = versions.default_version()
     note = (
         f"kube-scheduler {default} assumed: "
-        + ("the cluster's /version could not be read" if live else "the cluster dump names no kube-scheduler or kube-apiserver image")
+        + (
+            "the cluster's /version could not be read"
+            if live
+            else "the cluster dump names no kube-scheduler or kube-apiserver image"
+        )
         + "; give --scheduler-version to answer as the cluster's release"
     )
     return ChosenVersion(default, VersionSource.DEFAULT, (note,))
@@ -163,5 +167,3 @@ def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[s
 def _listed(items: list[str], shown: int = 5) -> str:
     head = ", ".join(items[:shown])
     return head + (f" and {len(items) - shown} more" if len(items) > shown else "")
-
-

@@ -158,7 +158,11 @@ def owned_pods(w: Workload, state: ClusterState) -> list[Pod]:
         # a ReplicaSet of the Deployment is named <deployment>-<pod-template-hash>
         child = re.compile(re.escape(w.name) + r"-[a-z0-9]+")
         return _children_pods(
-            w, state, pods, "ReplicaSet", lambda ref, p: child.fullmatch(ref.name) is not None and selector.matches(p.labels)
+            w,
+            state,
+            pods,
+            "ReplicaSet",
+            lambda ref, p: child.fullmatch(ref.name) is not None and selector.matches(p.labels),
         )
     if w.kind == "CronJob":
         run = re.compile(re.escape(w.name) + r"-[0-9]+")

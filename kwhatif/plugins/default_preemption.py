@@ -195,9 +195,7 @@ class DefaultPreemption(PostFilterPlugin):
             original = potential[(offset + i) % len(potential)]
             node_info = original.clone()
             state_copy = state.clone()
-            victims, num_violations, pdb_violating, st = self.select_victims_on_node(
-                state_copy, pod, node_info, pdbs
-            )
+            victims, num_violations, pdb_violating, st = self.select_victims_on_node(state_copy, pod, node_info, pdbs)
             if st.is_success() and victims:
                 c = Candidate(node_info.name, tuple(victims), num_violations, frozenset(pdb_violating))
                 target = non_violating if num_violations == 0 else violating

@@ -63,4 +63,3 @@ def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Any:
         return shape[-1][1]
 
     return fn
-

@@ -199,9 +199,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             out[pod.namespace] = self.handle.namespace_labels(pod.namespace)
         return out
 
-    def _merge_namespaces(
-        self, pod: Pod, *term_lists: Sequence[AffinityTerm]
-    ) -> list[tuple[AffinityTerm, ...]]:
+    def _merge_namespaces(self, pod: Pod, *term_lists: Sequence[AffinityTerm]) -> list[tuple[AffinityTerm, ...]]:
         """mergeAffinityTermNamespacesIfNotEmpty over each list: unroll a non-empty namespace
         selector into the term's namespaces, leaving a selector that matches nothing. An empty
         selector (every namespace) stays as it is."""

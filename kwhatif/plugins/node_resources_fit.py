@@ -68,7 +68,10 @@ class InsufficientResource:
 
 
 def fits_request(
-    req: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(), ignored_groups: frozenset[str] = frozenset()
+    req: Resource,
+    node_info: NodeInfo,
+    ignored: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
 ) -> list[InsufficientResource]:
     """fitsRequest: pods first, then cpu, memory, ephemeral-storage, then scalar resources
     (upstream walks a Go map; kwhatif sorts them by name)."""

@@ -560,8 +560,6 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
 
-
-
 def new(args: PodTopologySpreadArgs, handle: Handle) -> PodTopologySpread:
     if args.defaulting_type == SYSTEM_DEFAULTING:
         return PodTopologySpread(handle, SYSTEM_DEFAULT_CONSTRAINTS, True)

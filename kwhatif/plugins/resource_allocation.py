@@ -48,7 +48,9 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
     return out
 
 
-def allocatable_and_requested(node_info: NodeInfo, resource: str, pod_request: int, use_requested: bool) -> tuple[int, int]:
+def allocatable_and_requested(
+    node_info: NodeInfo, resource: str, pod_request: int, use_requested: bool
+) -> tuple[int, int]:
     """calculateResourceAllocatableRequest."""
     requested = node_info.requested if use_requested else node_info.non_zero_requested
     if pod_request == 0 and is_scalar(resource):

@@ -76,7 +76,6 @@ CLAIM_LOST = "Lost"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 
 
-
 class BinderError(Exception):
     """Something the binder cannot work with: an Error status, not a scheduling reason."""
 

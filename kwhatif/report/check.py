@@ -58,7 +58,9 @@ class WorkloadEntry:
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
             return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
         if self.refused and self.refused == self.not_placed:
-            return f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"
+            return (
+                f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"
+            )
         return f"{self.kind} {self.namespace}/{self.name}: {self.not_placed} of {self.desired_text} pods do not fit"
 
     @property

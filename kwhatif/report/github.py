@@ -21,7 +21,9 @@ class GithubFormatter(Formatter):
             file, line = w.file_and_line()
             level = "error" if w.failed or report.strict else "warning"
             msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
-            lines.append(f"::{level} file={_esc_prop(file)},line={line},title={_esc_prop(w.headline)}::{_esc_data(msg)}")
+            lines.append(
+                f"::{level} file={_esc_prop(file)},line={line},title={_esc_prop(w.headline)}::{_esc_data(msg)}"
+            )
         lines.append(f"::notice title=kwhatif check::{report.summary_line()} on {report.schedule.num_nodes} nodes")
         return "\n".join(lines) + "\n"
 

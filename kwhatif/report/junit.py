@@ -104,32 +104,52 @@ class JUnitFormatter(Formatter):
     def check(self, report: CheckReport) -> str:
         failing = [w for w in report.workloads if w.failed or (report.strict and w.warning)]
         skipped = [w for w in report.workloads if w.warning and not report.strict]
-        suite = ET.Element("testsuite", {
-            "name": f"kwhatif.check.{report.schedule.profile}", "tests": str(len(report.workloads)),
-            "failures": str(len(failing)), "errors": "0", "skipped": str(len(skipped)),
-        })
+        suite = ET.Element(
+            "testsuite",
+            {
+                "name": f"kwhatif.check.{report.schedule.profile}",
+                "tests": str(len(report.workloads)),
+                "failures": str(len(failing)),
+                "errors": "0",
+                "skipped": str(len(skipped)),
+            },
+        )
         for w in report.workloads:
-            case = ET.SubElement(suite, "testcase", {"classname": f"{w.kind}.{w.namespace}", "name": w.name, "file": w.file_and_line()[0]})
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                {"classname": f"{w.kind}.{w.namespace}", "name": w.name, "file": w.file_and_line()[0]},
+            )
             if w.fits:
                 out = ET.SubElement(case, "system-out")
                 out.text = f"{w.placed}/{w.desired} pods placed"
             elif w in skipped:
                 ET.SubElement(case, "skipped", {"message": w.headline})
             else:
-                refusals = (Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE)
-                kind = "Refused" if w.verdict in refusals else (
-                    "Unschedulable" if w.failed else "Warning"
+                refusals = (
+                    Verdict.REFUSED_BY_QUOTA,
+                    Verdict.REFUSED_BY_LIMIT_RANGE,
+                    Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
                 )
-                f = ET.SubElement(case, "failure", {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind})
+                kind = "Refused" if w.verdict in refusals else ("Unschedulable" if w.failed else "Warning")
+                f = ET.SubElement(
+                    case,
+                    "failure",
+                    {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind},
+                )
                 f.text = w.message or "\n".join(w.notes)
         return junit_document(suite)
 
     def capacity(self, report: CapacityReport) -> str:
         failed = report.minimum is not None and report.fits < report.minimum
-        suite = ET.Element("testsuite", {"name": "kwhatif.capacity", "tests": "1", "failures": "1" if failed else "0", "errors": "0"})
+        suite = ET.Element(
+            "testsuite", {"name": "kwhatif.capacity", "tests": "1", "failures": "1" if failed else "0", "errors": "0"}
+        )
         case = ET.SubElement(suite, "testcase", {"classname": report.namespace, "name": f"{report.name} capacity"})
         if failed:
-            f = ET.SubElement(case, "failure", {"message": f"{report.fits} fit, minimum {report.minimum}", "type": "Capacity"})
+            f = ET.SubElement(
+                case, "failure", {"message": f"{report.fits} fit, minimum {report.minimum}", "type": "Capacity"}
+            )
             f.text = report.first_failure
         else:
             out = ET.SubElement(case, "system-out")
@@ -139,11 +159,18 @@ class JUnitFormatter(Formatter):
     def drain(self, report: DrainReport) -> str:
         cases = [e for e in report.entries if e.action in ("evict", "blocked")]
         failures = [e for e in cases if e.pdb_blocked or (e.node is None and not e.lost)]
-        suite = ET.Element("testsuite", {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"})
+        suite = ET.Element(
+            "testsuite",
+            {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"},
+        )
         for e in cases:
             case = ET.SubElement(suite, "testcase", {"classname": e.namespace, "name": e.name})
             if e.pdb_blocked:
-                ET.SubElement(case, "failure", {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"})
+                ET.SubElement(
+                    case,
+                    "failure",
+                    {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"},
+                )
             elif e.node is None and not e.lost:
                 ET.SubElement(case, "failure", {"message": e.message or "", "type": "Unschedulable"})
         return junit_document(suite)

@@ -75,7 +75,11 @@ class MarkdownFormatter(Formatter):
     def table(self, results: list[PodResult]) -> list[str]:
         lines = ["| Pod | Result | Node | Why not |", "|---|---|---|---|"]
         for r in results:
-            node = f"`{r.node}` ({r.best_score})" if r.node and r.best_score is not None else (f"`{r.node}`" if r.node else "")
+            node = (
+                f"`{r.node}` ({r.best_score})"
+                if r.node and r.best_score is not None
+                else (f"`{r.node}`" if r.node else "")
+            )
             if r.tie:
                 node += f" — tie with {len(r.tie) - 1} other(s)"
             why = _cell(r.message or "") if r.status is not PodOutcome.SCHEDULED else ""
@@ -102,7 +106,9 @@ class MarkdownFormatter(Formatter):
                 for reason in f.reasons:
                     key = f"{f.plugin}: {reason}"
                     failing[key] = failing.get(key, 0) + 1
-        lines = [f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines = [
+            f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         explained = [(n.name, f) for n in r.nodes for f in n.failures if f.details]
         for name, f in explained[:MAX_EXPLAINED]:
             lines.append(f"  - `{name}` {f.plugin}: {_cell('; '.join(f.details))}")
@@ -114,9 +120,13 @@ class MarkdownFormatter(Formatter):
     # --- check, capacity, drain ------------------------------------------------------------------
 
     def check(self, report: CheckReport) -> str:
-        lines = [f"### kwhatif check: {report.summary_line()}", "",
-                 f"Profile `{report.schedule.profile}`, {report.schedule.num_nodes} nodes"
-                 f"{version_suffix(report.schedule.scheduler_version)}.", ""]
+        lines = [
+            f"### kwhatif check: {report.summary_line()}",
+            "",
+            f"Profile `{report.schedule.profile}`, {report.schedule.num_nodes} nodes"
+            f"{version_suffix(report.schedule.scheduler_version)}.",
+            "",
+        ]
         if report.workloads:
             lines += ["| Workload | Desired | Placed | Not placed | Why not |", "|---|---|---|---|---|"]
         for w in report.workloads:
@@ -124,11 +134,20 @@ class MarkdownFormatter(Formatter):
             why = (w.dominant_reason or ("" if w.fits else str(w.verdict))).replace("|", "\\|")
             if w.evicts:
                 why = (why + "; " if why else "") + "evicts " + ", ".join(f"`{p}`" for p in w.evicts)
-            lines.append(f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired_text} | {w.placed} | {w.not_placed} | {why} |")
+            lines.append(
+                f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired_text} | {w.placed} | {w.not_placed} | {why} |"
+            )
         lines.append("")
         for w in report.workloads:
             if w.failed and w.message:
-                lines += [f"<details><summary>{w.kind} <code>{w.namespace}/{w.name}</code></summary>", "", w.message.replace("|", "\\|"), "", "</details>", ""]
+                lines += [
+                    f"<details><summary>{w.kind} <code>{w.namespace}/{w.name}</code></summary>",
+                    "",
+                    w.message.replace("|", "\\|"),
+                    "",
+                    "</details>",
+                    "",
+                ]
         for n in report.notes:
             lines += [f"_{n}_", ""]
         return "\n".join(lines).rstrip() + "\n"
@@ -147,9 +166,14 @@ class MarkdownFormatter(Formatter):
 
     def drain(self, report: DrainReport) -> str:
         s = report.summary()
-        lines = [f"### kwhatif drain {', '.join(f'`{n}`' for n in report.nodes)}", "",
-                 f"{s['placed']} replacements placed, {s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PDBs.", "",
-                 "| Pod | Action | Lands on | Why not |", "|---|---|---|---|"]
+        lines = [
+            f"### kwhatif drain {', '.join(f'`{n}`' for n in report.nodes)}",
+            "",
+            f"{s['placed']} replacements placed, {s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PDBs.",
+            "",
+            "| Pod | Action | Lands on | Why not |",
+            "|---|---|---|---|",
+        ]
         for e in report.entries:
             why = f"PDB `{e.pdb_blocked}`" if e.pdb_blocked else (e.message or "")
             lines.append(f"| `{e.namespace}/{e.name}` | {e.action} | {f'`{e.node}`' if e.node else ''} | {why} |")

@@ -250,7 +250,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
         if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
             pre_entries += (
-                FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)),
+                FilterEntry(
+                    pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)
+                ),
             )
     nodes = []
     for name, fr in att.filters.items():
@@ -277,7 +279,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         preemption = Preemption(
             att.nominated_node,
             tuple(
-                Victim(v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims)
+                Victim(
+                    v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims
+                )
                 for v in att.victims
             ),
         )
@@ -420,7 +424,13 @@ def preemption_dict(p: Preemption | None) -> dict[str, Any] | None:
     return {
         "nominatedNode": p.nominated_node,
         "victims": [
-            {"namespace": v.namespace, "name": v.name, "node": v.node, "priority": v.priority, "pdbViolation": v.pdb_violation}
+            {
+                "namespace": v.namespace,
+                "name": v.name,
+                "node": v.node,
+                "priority": v.priority,
+                "pdbViolation": v.pdb_violation,
+            }
             for v in p.victims
         ],
     }

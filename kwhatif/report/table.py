@@ -84,23 +84,39 @@ class TableFormatter(Formatter):
             rows = []
             for w in report.workloads:
                 unknown = w.verdict is Verdict.NOT_CHECKED
-                rows.append([
-                    w.kind, f"{w.namespace}/{w.name}", w.desired_text, "-" if unknown else str(w.placed),
-                    "-" if unknown else str(w.not_placed), str(w.verdict), w.dominant_reason or "",
-                ])
-            out.append(tabulate(
-                rows, headers=["KIND", "WORKLOAD", "DESIRED", "PLACED", "NOT PLACED", "VERDICT", "DOMINANT REASON"],
-                tablefmt="plain", disable_numparse=True,
-            ))
+                rows.append(
+                    [
+                        w.kind,
+                        f"{w.namespace}/{w.name}",
+                        w.desired_text,
+                        "-" if unknown else str(w.placed),
+                        "-" if unknown else str(w.not_placed),
+                        str(w.verdict),
+                        w.dominant_reason or "",
+                    ]
+                )
+            out.append(
+                tabulate(
+                    rows,
+                    headers=["KIND", "WORKLOAD", "DESIRED", "PLACED", "NOT PLACED", "VERDICT", "DOMINANT REASON"],
+                    tablefmt="plain",
+                    disable_numparse=True,
+                )
+            )
         for w in report.workloads:
             if w.failed and w.message:
-                block = [f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}", f"  {w.message}"]
+                block = [
+                    f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}",
+                    f"  {w.message}",
+                ]
                 first = next((r for r in w.results if r.status is not PodOutcome.SCHEDULED), None)
                 if first is not None:
                     block.extend(f"  hint: {h}" for h in first.hints)
                 out.append("\n".join(block))
         notes = [
-            f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}" for w in report.workloads if w.evicts
+            f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}"
+            for w in report.workloads
+            if w.evicts
         ]
         notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in report.workloads for n in w.notes]
         notes += [f"note: {n}" for n in dict.fromkeys((*report.notes, *report.schedule.notes))]
@@ -113,16 +129,24 @@ class TableFormatter(Formatter):
         return "\n\n".join(out) + "\n"
 
     def capacity(self, report: CapacityReport) -> str:
-        lines = [f"{report.fits} more cop{'y' if report.fits == 1 else 'ies'} of {report.namespace}/{report.name} fit "
-                 f"(profile {report.profile}, {report.num_nodes} nodes{version_suffix(report.scheduler_version)})"]
+        lines = [
+            f"{report.fits} more cop{'y' if report.fits == 1 else 'ies'} of {report.namespace}/{report.name} fit "
+            f"(profile {report.profile}, {report.num_nodes} nodes{version_suffix(report.scheduler_version)})"
+        ]
         if report.per_node:
             rows = [[n, str(c)] for n, c in sorted(report.per_node.items(), key=lambda kv: (-kv[1], kv[0]))]
-            lines.append("\n".join("  " + ln for ln in tabulate(rows, headers=["NODE", "COPIES"], tablefmt="plain").splitlines()))
+            lines.append(
+                "\n".join("  " + ln for ln in tabulate(rows, headers=["NODE", "COPIES"], tablefmt="plain").splitlines())
+            )
         if report.first_failure:
             lines.append(f"the next copy does not fit:\n  {report.first_failure}")
         if report.reasons:
             rows = [[str(n), r] for r, n in sorted(report.reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
-            lines.append("\n".join("  " + ln for ln in tabulate(rows, headers=["NODES", "REASON"], tablefmt="plain").splitlines()))
+            lines.append(
+                "\n".join(
+                    "  " + ln for ln in tabulate(rows, headers=["NODES", "REASON"], tablefmt="plain").splitlines()
+                )
+            )
         if report.failure is not None and report.failure.hints:
             lines.append("\n".join(f"  hint: {h}" for h in report.failure.hints))
         if report.ties:
@@ -157,11 +181,15 @@ class TableFormatter(Formatter):
             flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" else ""
             rows.append([f"{e.namespace}/{e.name}", e.from_node, owner, outcome, flags])
         s = report.summary()
-        head = f"drain {', '.join(report.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, " \
-               f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
+        head = (
+            f"drain {', '.join(report.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, "
+            f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
+        )
         if report.scheduler_version is not None:
             head += f" ({report.scheduler_version.describe()})"
-        body = tabulate(rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True)
+        body = tabulate(
+            rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True
+        )
         out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
         if report.notes:
             out += "\n" + "\n".join(f"note: {n}" for n in report.notes) + "\n"
@@ -295,7 +323,11 @@ class TableFormatter(Formatter):
                 lines.append(f"    ({len(detailed) - len(shown)} more node(s); -o wide lists each)")
             out.append("\n".join(lines))
         if infeasible:
-            group = not self.options.explain_all and not self.options.nodes and len(infeasible) > self.options.group_threshold
+            group = (
+                not self.options.explain_all
+                and not self.options.nodes
+                and len(infeasible) > self.options.group_threshold
+            )
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
 
@@ -306,7 +338,9 @@ class TableFormatter(Formatter):
             groups: dict[str, list[str]] = {}
             for n in nodes:
                 groups.setdefault(_failure_text(n, width=10_000), []).append(n.name)
-            lines = [f"  {len(nodes)} nodes do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"]
+            lines = [
+                f"  {len(nodes)} nodes do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"
+            ]
             for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
                 shown = ", ".join(names[:4]) + (f", ... (+{len(names) - 4})" if len(names) > 4 else "")
                 lines.append(f"  {len(names):>5} x {key}")
@@ -316,7 +350,13 @@ class TableFormatter(Formatter):
         for n in nodes:
             verdict = "excluded" if n.excluded else "no"
             rows.append([n.name, verdict, _failure_text(n, width)])
-        body = tabulate(rows, headers=["NODE", "FITS", "WHY NOT (* = reported by upstream)"], tablefmt="plain", maxcolwidths=[None, None, width], disable_numparse=True)
+        body = tabulate(
+            rows,
+            headers=["NODE", "FITS", "WHY NOT (* = reported by upstream)"],
+            tablefmt="plain",
+            maxcolwidths=[None, None, width],
+            disable_numparse=True,
+        )
         return _indent(body)
 
 

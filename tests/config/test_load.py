@@ -18,6 +18,7 @@ from fidelity import SAMPLE as FIDELITY_SAMPLE
 
 SAMPLE = FIDELITY_SAMPLE / "config"
 
+
 def test_load_configuration_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_configuration(str(tmp_path / "missing.yaml"), PINNED)

@@ -42,7 +42,9 @@ def _run(module: Any, point: str) -> Status:
 CASES = [
     pytest.param(tt, "score", 'failed to read "PreScoreTaintToleration" from cycleState: not found', id="taint-score"),
     pytest.param(np, "filter", 'reading "PreFilterNodePorts" from cycleState: not found', id="ports-filter"),
-    pytest.param(fit, "filter", 'error reading "PreFilterNodeResourcesFit" from cycleState: not found', id="fit-filter"),
+    pytest.param(
+        fit, "filter", 'error reading "PreFilterNodeResourcesFit" from cycleState: not found', id="fit-filter"
+    ),
     pytest.param(
         ipa, "filter", 'error reading "PreFilterInterPodAffinity" from cycleState: not found', id="affinity-filter"
     ),
@@ -53,7 +55,10 @@ CASES = [
         ipa, "score", 'failed to read "PreScoreInterPodAffinity" from cycleState: not found', id="affinity-score"
     ),
     pytest.param(
-        ipa, "normalize", 'failed to read "PreScoreInterPodAffinity" from cycleState: not found', id="affinity-normalize"
+        ipa,
+        "normalize",
+        'failed to read "PreScoreInterPodAffinity" from cycleState: not found',
+        id="affinity-normalize",
     ),
     pytest.param(pts, "filter", 'reading "PreFilterPodTopologySpread" from cycleState: not found', id="spread-filter"),
     pytest.param(pts, "addPod", 'reading "PreFilterPodTopologySpread" from cycleState: not found', id="spread-add-pod"),

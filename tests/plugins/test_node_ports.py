@@ -49,8 +49,12 @@ CASES = [
     pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "TCP")], OK, id="other-protocol"),
     pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "UDP")], CONFLICT, id="same-udp"),
     pytest.param(pod().host_port(9, "SCTP"), [existing().host_port(9, "SCTP")], CONFLICT, id="same-sctp"),
-    pytest.param(pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT, id="wildcard-wants-specific-used"),
-    pytest.param(pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT, id="specific-wants-wildcard-used"),
+    pytest.param(
+        pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT, id="wildcard-wants-specific-used"
+    ),
+    pytest.param(
+        pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT, id="specific-wants-wildcard-used"
+    ),
     pytest.param(
         pod().host_port(80, host_ip="0.0.0.0"),
         [existing().host_port(80, host_ip="10.0.0.1")],

@@ -112,9 +112,7 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], dict[str, Any] | None, dict
 ]
 
 
-@pytest.mark.parametrize(
-    "pod,pods,args,capacity,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
-)
+@pytest.mark.parametrize("pod,pods,args,capacity,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_score(
     pod: PodBuilder,
     pods: list[PodBuilder],
@@ -147,7 +145,9 @@ def test_balanced_resource_scorer(requested: list[int], allocatable: list[int], 
 def test_score_without_pre_score_state() -> None:
     node = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").obj()
     h = make_handle([node])
-    s, status = ba.new(plugin_args(ba.NAME), h).score(CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1"))
+    s, status = ba.new(plugin_args(ba.NAME), h).score(
+        CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1")
+    )
     assert (s, status.is_success()) == (87, True)
 
 
@@ -155,8 +155,14 @@ def test_score_without_pre_score_state() -> None:
 
 
 def test_default_resources() -> None:
-    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
-    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME, {"resources": []}), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME), make_handle([])).resources] == [
+        ("cpu", 1),
+        ("memory", 1),
+    ]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME, {"resources": []}), make_handle([])).resources] == [
+        ("cpu", 1),
+        ("memory", 1),
+    ]
 
 
 def test_weight_defaults_to_one() -> None:
@@ -169,18 +175,34 @@ def test_weight_defaults_to_one() -> None:
 @pytest.mark.parametrize(
     "args,field,message",
     [
-        pytest.param({"resources": [{"name": "cpu", "weight": 2}]}, "resources[0].weight", "Invalid value: 2: must be 1", id="weight-2"),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": -1}]}, "resources[0].weight", "Invalid value: -1: must be 1", id="weight-negative"
+            {"resources": [{"name": "cpu", "weight": 2}]},
+            "resources[0].weight",
+            "Invalid value: 2: must be 1",
+            id="weight-2",
         ),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "cpu", "weight": 1}]},
+            {"resources": [{"name": "cpu", "weight": -1}]},
+            "resources[0].weight",
+            "Invalid value: -1: must be 1",
+            id="weight-negative",
+        ),
+        pytest.param(
+            {
+                "resources": [
+                    {"name": "cpu", "weight": 1},
+                    {"name": "memory", "weight": 1},
+                    {"name": "cpu", "weight": 1},
+                ]
+            },
             "resources[2].name",
             'Duplicate value: "cpu"',
             id="duplicate",
         ),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": 1, "extra": True}]}, "resources[0]", 'unknown field "extra"',
+            {"resources": [{"name": "cpu", "weight": 1, "extra": True}]},
+            "resources[0]",
+            'unknown field "extra"',
             id="unknown-resource-field",
         ),
         pytest.param({"bogus": []}, "", 'unknown field "bogus"', id="unknown-field"),

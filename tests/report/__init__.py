@@ -8,7 +8,12 @@ from kwhatif.report.base import OutputFormat
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
-_EXTENSIONS = {OutputFormat.JSON: "json", OutputFormat.YAML: "yaml", OutputFormat.JUNIT: "xml", OutputFormat.MARKDOWN: "md"}
+_EXTENSIONS = {
+    OutputFormat.JSON: "json",
+    OutputFormat.YAML: "yaml",
+    OutputFormat.JUNIT: "xml",
+    OutputFormat.MARKDOWN: "md",
+}
 
 
 def snapshot_file(scenario: str, fmt: OutputFormat) -> str:

@@ -117,7 +117,12 @@ def test_multi_attempt_json_carries_every_attempt():
     (r,) = doc["results"]
     first, second = r["attempts"]
     victim = {"namespace": "data", "name": "postgres-0", "node": "memory-c-1", "priority": 0, "pdbViolation": False}
-    assert (first["attempt"], first["status"], first["nominatedNodeName"], first["node"]) == (1, "Unschedulable", None, None)
+    assert (first["attempt"], first["status"], first["nominatedNodeName"], first["node"]) == (
+        1,
+        "Unschedulable",
+        None,
+        None,
+    )
     assert first["message"] == (
         "0/11 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
         "2 node(s) had untolerated taint {nvidia.com/gpu: present}, 8 Insufficient memory."
@@ -125,9 +130,18 @@ def test_multi_attempt_json_carries_every_attempt():
     assert first["preemption"] == {"nominatedNode": "memory-c-1", "victims": [victim]}
     assert (first["evaluatedNodes"], first["feasibleNodes"]) == (0, 0)
     mem = next(n for n in first["nodes"] if n["name"] == "memory-c-1")
-    assert not mem["feasible"] and {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient memory"]} in mem["filters"]
+    assert (
+        not mem["feasible"]
+        and {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient memory"]}
+        in mem["filters"]
+    )
     assert first["hints"] and first["binding"] is None
-    assert (second["attempt"], second["status"], second["nominatedNodeName"], second["node"]) == (2, "Scheduled", "memory-c-1", "memory-c-1")
+    assert (second["attempt"], second["status"], second["nominatedNodeName"], second["node"]) == (
+        2,
+        "Scheduled",
+        "memory-c-1",
+        "memory-c-1",
+    )
     assert (second["evaluatedNodes"], second["feasibleNodes"]) == (1, 1)
     assert second["message"] is None and second["preemption"] is None
     assert second["binding"]["node"] == "memory-c-1"
@@ -166,10 +180,30 @@ def test_a_pod_that_does_not_fit_is_attempted_again_with_the_same_answer():
 @pytest.mark.parametrize(
     "fmt,first,final",
     [
-        pytest.param("table", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="table"),
-        pytest.param("wide", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="wide"),
-        pytest.param("markdown", "1. ❌ does not fit: 0/11 nodes are available", "2. ✅ fits on `memory-c-1`, its nominated node", id="markdown"),
-        pytest.param("junit", "attempt 1 of 2: Unschedulable: 0/11 nodes are available", "attempt 2 of 2: Scheduled (nominated node memory-c-1", id="junit"),
+        pytest.param(
+            "table",
+            "DOES NOT FIT ml/fraud-model (attempt 1 of 2)",
+            "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1",
+            id="table",
+        ),
+        pytest.param(
+            "wide",
+            "DOES NOT FIT ml/fraud-model (attempt 1 of 2)",
+            "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1",
+            id="wide",
+        ),
+        pytest.param(
+            "markdown",
+            "1. ❌ does not fit: 0/11 nodes are available",
+            "2. ✅ fits on `memory-c-1`, its nominated node",
+            id="markdown",
+        ),
+        pytest.param(
+            "junit",
+            "attempt 1 of 2: Unschedulable: 0/11 nodes are available",
+            "attempt 2 of 2: Scheduled (nominated node memory-c-1",
+            id="junit",
+        ),
     ],
 )
 def test_text_formats_show_the_first_attempt_before_the_final_verdict(fmt, first, final):

@@ -40,7 +40,11 @@ def nodes() -> list[dict[str, Any]]:
     return [
         make_node().name("worker-1").capacity(cpu="2", memory="4Gi", pods="110").dict(),
         make_node().name("worker-2").capacity(cpu="2", memory="4Gi", pods="110").dict(),
-        make_node().name("gpu-1").capacity(cpu="8", memory="16Gi", pods="110").taint("nvidia.com/gpu", "present").dict(),
+        make_node()
+        .name("gpu-1")
+        .capacity(cpu="8", memory="16Gi", pods="110")
+        .taint("nvidia.com/gpu", "present")
+        .dict(),
     ]
 
 
@@ -53,7 +57,8 @@ def template(cpu: str, **labels: str) -> dict[str, Any]:
 
 def deployment(name: str, replicas: int, cpu: str, namespace: str = "default") -> dict[str, Any]:
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}}, "template": template(cpu, app=name)},
     }
@@ -75,17 +80,36 @@ CHECK_MANIFESTS: list[tuple[int, dict[str, Any]]] = [
     (1, deployment("web", 2, "500m")),
     (20, deployment("batch", 2, "3")),
     (39, deployment("api", 2, "100m", namespace="team")),
-    (58, {
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default"},
-        "spec": {"selector": {"matchLabels": {"app": "agent"}},
-                 "template": {**template("50m", app="agent"), "spec": {**template("50m")["spec"], "nodeSelector": {"role": "edge"}}}},
-    }),
-    (77, {"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus", "metadata": {"name": "main", "namespace": "default"},
-          "spec": {"replicas": 2}}),
+    (
+        58,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": "agent", "namespace": "default"},
+            "spec": {
+                "selector": {"matchLabels": {"app": "agent"}},
+                "template": {
+                    **template("50m", app="agent"),
+                    "spec": {**template("50m")["spec"], "nodeSelector": {"role": "edge"}},
+                },
+            },
+        },
+    ),
+    (
+        77,
+        {
+            "apiVersion": "monitoring.coreos.com/v1",
+            "kind": "Prometheus",
+            "metadata": {"name": "main", "namespace": "default"},
+            "spec": {"replicas": 2},
+        },
+    ),
     (84, make_pod().name("debug").req(cpu="100m").dict()),
 ]
 QUOTA = {
-    "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "pods", "namespace": "team"},
+    "apiVersion": "v1",
+    "kind": "ResourceQuota",
+    "metadata": {"name": "pods", "namespace": "team"},
     "spec": {"hard": {"pods": "1"}},
 }
 
@@ -94,7 +118,9 @@ def check_of(manifests: list[tuple[int, dict[str, Any]]], *, strict: bool = Fals
     state = make_cluster(nodes() + [QUOTA])
     docs = [Document(copy.deepcopy(b), f"release.yaml:{line}", b["kind"], b["apiVersion"]) for line, b in manifests]
     result, sched = check(state, docs, lambda st: scheduler(st, compact=True))
-    sched_report = schedule_report(result.attempts, sched.snapshot.num_nodes, "default-scheduler", scheduler_version=CHOSEN)
+    sched_report = schedule_report(
+        result.attempts, sched.snapshot.num_nodes, "default-scheduler", scheduler_version=CHOSEN
+    )
     return check_report(result, sched_report, strict=strict)
 
 
@@ -186,8 +212,13 @@ def drain_cluster(big_cpu: str) -> list[dict[str, Any]]:
         on_worker_1("agent-1", "50m").owner("DaemonSet", "agent", api_version="apps/v1").dict(),
         on_worker_1("kube-proxy", "50m").set("metadata.annotations", {"kubernetes.io/config.mirror": "x"}).dict(),
         on_worker_1("scratch", "100m").volume({"name": "tmp", "emptyDir": {}}).dict(),
-        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
-         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}}, "status": {"disruptionsAllowed": 0}},
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "db", "namespace": "default"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}},
+            "status": {"disruptionsAllowed": 0},
+        },
     ]
 
 
@@ -247,20 +278,28 @@ class Api:
     def __call__(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:
         name = path.split("/pods/")[1].split("/")[0] if "/pods/" in path else (body or {})["metadata"]["name"]
         if method == "GET":
-            doc = {"metadata": {"name": name, "namespace": "default", "uid": f"u-{name}"}, "spec": {}, "status": {"phase": "Pending"}}
+            doc = {
+                "metadata": {"name": name, "namespace": "default", "uid": f"u-{name}"},
+                "spec": {},
+                "status": {"phase": "Pending"},
+            }
             if name == "moved":
                 doc["spec"]["nodeName"] = "worker-9"
             return 200, json.dumps(doc).encode()
         if name in self.posts:
             code, reason, message = self.posts[name]
-            return code, json.dumps({"kind": "Status", "status": "Failure", "code": code, "reason": reason, "message": message}).encode()
+            return code, json.dumps(
+                {"kind": "Status", "status": "Failure", "code": code, "reason": reason, "message": message}
+            ).encode()
         return 201, json.dumps({"metadata": {"name": name, "uid": f"u-{name}"}}).encode()
 
 
-MOVED_NOTE = (
-    "note: default/moved: skipped: the pod is already bound to node worker-9 (bound by someone else after kwhatif read the cluster)"
+MOVED_NOTE = "note: default/moved: skipped: the pod is already bound to node worker-9 (bound by someone else after kwhatif read the cluster)"
+CONFLICT = (
+    409,
+    "Conflict",
+    'Operation cannot be fulfilled on pods/binding "b": pod b is already assigned to node "n9"',
 )
-CONFLICT = (409, "Conflict", 'Operation cannot be fulfilled on pods/binding "b": pod b is already assigned to node "n9"')
 FORBIDDEN = (403, "Forbidden", 'User "ci" cannot create pods or their bindings in the namespace "default"')
 
 
@@ -281,25 +320,43 @@ def applied(api: Api, *pods: tuple[str, str], live: tuple[str, ...] = ()) -> Sch
     [
         pytest.param(Api(), [("a", "1"), ("b", "1")], ("a",), ExitCode.OK, [], id="all-bound"),
         pytest.param(
-            Api(b=CONFLICT), [("a", "1"), ("b", "1")], ("a", "b"), ExitCode.PARTIAL_APPLY,
-            [f"error: default/b: binding to worker-2 failed: 409 Conflict: {CONFLICT[2]}"], id="some-failed",
+            Api(b=CONFLICT),
+            [("a", "1"), ("b", "1")],
+            ("a", "b"),
+            ExitCode.PARTIAL_APPLY,
+            [f"error: default/b: binding to worker-2 failed: 409 Conflict: {CONFLICT[2]}"],
+            id="some-failed",
         ),
         pytest.param(
-            Api(a=FORBIDDEN, b=FORBIDDEN), [("a", "1"), ("b", "1")], ("a",), ExitCode.CLUSTER,
-            [f"error: default/a: binding to worker-1 failed: 403 Forbidden: {FORBIDDEN[2]}",
-             # a's failed binding freed worker-1 (Unreserve), so b went there
-             f"error: default/b: creating the pod bound to worker-1 failed: 403 Forbidden: {FORBIDDEN[2]}"],
+            Api(a=FORBIDDEN, b=FORBIDDEN),
+            [("a", "1"), ("b", "1")],
+            ("a",),
+            ExitCode.CLUSTER,
+            [
+                f"error: default/a: binding to worker-1 failed: 403 Forbidden: {FORBIDDEN[2]}",
+                # a's failed binding freed worker-1 (Unreserve), so b went there
+                f"error: default/b: creating the pod bound to worker-1 failed: 403 Forbidden: {FORBIDDEN[2]}",
+            ],
             id="api-refused-all",
         ),
         pytest.param(
-            Api(), [("a", "1"), ("moved", "1")], ("a", "moved"), ExitCode.OK,
+            Api(),
+            [("a", "1"), ("moved", "1")],
+            ("a", "moved"),
+            ExitCode.OK,
             [MOVED_NOTE],
             id="skipped-is-not-a-failure",
         ),
-        pytest.param(Api(), [("a", "1"), ("huge", "64")], ("a",), ExitCode.UNSCHEDULABLE, [], id="bound-but-one-does-not-fit"),
         pytest.param(
-            Api(b=CONFLICT), [("b", "1"), ("huge", "64")], ("b",), ExitCode.CLUSTER,
-            [f"error: default/b: binding to worker-1 failed: 409 Conflict: {CONFLICT[2]}"], id="failed-beats-does-not-fit",
+            Api(), [("a", "1"), ("huge", "64")], ("a",), ExitCode.UNSCHEDULABLE, [], id="bound-but-one-does-not-fit"
+        ),
+        pytest.param(
+            Api(b=CONFLICT),
+            [("b", "1"), ("huge", "64")],
+            ("b",),
+            ExitCode.CLUSTER,
+            [f"error: default/b: binding to worker-1 failed: 409 Conflict: {CONFLICT[2]}"],
+            id="failed-beats-does-not-fit",
         ),
     ],
 )
