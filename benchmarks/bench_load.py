@@ -35,7 +35,18 @@ def child_load(path: str) -> None:
     snap = Snapshot(state.nodes.values(), state.pods)
     t2 = time.perf_counter()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"nodes": snap.num_nodes, "pods": len(state.pods), "load_s": t1 - t0, "snapshot_s": t2 - t1, "total_s": t2 - t0, "peak_rss": rss}))
+    print(
+        json.dumps(
+            {
+                "nodes": snap.num_nodes,
+                "pods": len(state.pods),
+                "load_s": t1 - t0,
+                "snapshot_s": t2 - t1,
+                "total_s": t2 - t0,
+                "peak_rss": rss,
+            }
+        )
+    )
 
 
 def child_json(path: str) -> None:
@@ -49,7 +60,9 @@ def child_json(path: str) -> None:
 
 
 def run(mode: str, path: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, f"--child-{mode}", path], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, f"--child-{mode}", path], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -75,7 +88,9 @@ def main() -> None:
             if not os.path.exists(path):
                 generate(int(n), a.pods_per_node, path)
             dumps.append(path)
-    print(f"{'dump':<28}{'MB':>8}{'nodes':>8}{'pods':>9}{'load s':>9}{'snap s':>9}{'peak MB':>9}{'json.load s':>13}{'json MB':>9}")
+    print(
+        f"{'dump':<28}{'MB':>8}{'nodes':>8}{'pods':>9}{'load s':>9}{'snap s':>9}{'peak MB':>9}{'json.load s':>13}{'json MB':>9}"
+    )
     for path in dumps:
         r = run("load", path)
         j = run("json", path)

@@ -19,7 +19,15 @@ POD = {
     "apiVersion": "v1",
     "kind": "Pod",
     "metadata": {"name": "bench", "namespace": "team-1", "labels": {"app": "web"}},
-    "spec": {"containers": [{"name": "c", "image": "registry.example.com/web:v1", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]},
+    "spec": {
+        "containers": [
+            {
+                "name": "c",
+                "image": "registry.example.com/web:v1",
+                "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}},
+            }
+        ]
+    },
 }
 
 
@@ -63,7 +71,9 @@ def main() -> None:
         t1 = time.perf_counter()
         res = measure(cap_sched, dataclasses.replace(template, name="cap"), a.copies)
         per_copy = (time.perf_counter() - t1) / max(1, res.fits + (res.stopped_by != "limit"))
-        print(f"{os.path.basename(path):<16}{sched.snapshot.num_nodes:>7}{len(state.pods):>9}{per_cycle:>10.3f}{1 / per_cycle:>10.1f}{per_copy:>17.3f}")
+        print(
+            f"{os.path.basename(path):<16}{sched.snapshot.num_nodes:>7}{len(state.pods):>9}{per_cycle:>10.3f}{1 / per_cycle:>10.1f}{per_copy:>17.3f}"
+        )
 
 
 if __name__ == "__main__":

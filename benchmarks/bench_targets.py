@@ -36,7 +36,11 @@ SMALL_POD = {
     "metadata": {"name": "small", "namespace": "team-1", "labels": {"app": "web"}},
     "spec": {
         "containers": [
-            {"name": "c", "image": "registry.example.com/web:v1", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}
+            {
+                "name": "c",
+                "image": "registry.example.com/web:v1",
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+            }
         ]
     },
 }
@@ -64,7 +68,12 @@ def child_load(path: str, _: dict[str, Any]) -> dict[str, Any]:
     state, load_s = load(path)
     t0 = time.perf_counter()
     sched = Scheduler(state, default_configuration())
-    return {"load_s": load_s, "snapshot_s": time.perf_counter() - t0, "nodes": sched.snapshot.num_nodes, "pods": len(state.pods)}
+    return {
+        "load_s": load_s,
+        "snapshot_s": time.perf_counter() - t0,
+        "nodes": sched.snapshot.num_nodes,
+        "pods": len(state.pods),
+    }
 
 
 def deployment_docs(replicas: int) -> list[Any]:
@@ -101,12 +110,12 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.load.workloads import expand_workload
-    from kwhatif.load.cluster import build_cluster
-    from kwhatif.report.model import report_dict, schedule_report
+    from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
+    from kwhatif.load.cluster import build_cluster
+    from kwhatif.load.workloads import expand_workload
+    from kwhatif.report.model import report_dict, schedule_report
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -116,7 +125,11 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.process_time()
     att = sched.schedule_one(pod)
     cycle_s, cycle_cpu = time.perf_counter() - t0, time.process_time() - c0
-    recorded = len(att.filters), sum(len(fr.statuses) for fr in att.filters.values()), sum(len(s.scores) for s in att.scores.values())
+    recorded = (
+        len(att.filters),
+        sum(len(fr.statuses) for fr in att.filters.values()),
+        sum(len(s.scores) for s in att.scores.values()),
+    )
     t1 = time.perf_counter()
     text = json.dumps(report_dict(schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")))
     report_s = time.perf_counter() - t1
@@ -136,8 +149,8 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
 def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.api import parse
     from kwhatif.capacity import measure
-    from kwhatif.config.options import Options
     from kwhatif.config.defaults import default_configuration
+    from kwhatif.config.options import Options
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -196,26 +209,38 @@ def main() -> None:
     r = run("load", path)
     rss.append(r["peak_rss"])
     rows.append(
-        (f"load {r['nodes']} nodes, {r['pods']} pods ({os.path.getsize(path) / 1e6:.0f} MB JSON)",
-         f"{r['load_s']:.1f} s + {r['snapshot_s']:.1f} s index", "")
+        (
+            f"load {r['nodes']} nodes, {r['pods']} pods ({os.path.getsize(path) / 1e6:.0f} MB JSON)",
+            f"{r['load_s']:.1f} s + {r['snapshot_s']:.1f} s index",
+            "",
+        )
     )
     r = run("check", path, replicas=a.replicas, incremental=True)
     rss.append(r["peak_rss"])
     rows.append(
-        (f"check: {r['replicas']} replicas placed ({r['placed']} fit), every node evaluated",
-         f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)", f">= 100 pods/s; {REAL_SCHEDULER}")
+        (
+            f"check: {r['replicas']} replicas placed ({r['placed']} fit), every node evaluated",
+            f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)",
+            f">= 100 pods/s; {REAL_SCHEDULER}",
+        )
     )
     if a.from_scratch:
         r = run("check", path, replicas=a.from_scratch, incremental=False)
         rows.append(
-            (f"  the same, from scratch (engine off), {r['replicas']} replicas",
-             f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)", "")
+            (
+                f"  the same, from scratch (engine off), {r['replicas']} replicas",
+                f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)",
+                "",
+            )
         )
     r = run("explain", path, incremental=True)
     rss.append(r["peak_rss"])
     rows.append(
-        (f"explain one pod: {r['nodes']} nodes, {r['filters']} filter and {r['scores']} score entries",
-         f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)", "<= 0.2 s")
+        (
+            f"explain one pod: {r['nodes']} nodes, {r['filters']} filter and {r['scores']} score entries",
+            f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)",
+            "<= 0.2 s",
+        )
     )
     rows.append((f"  its JSON report ({r['report_mb']:.0f} MB) built", f"{r['report_s']:.2f} s", ""))
     if a.from_scratch:
@@ -224,14 +249,20 @@ def main() -> None:
     r = run("capacity", path, copies=a.copies, incremental=True)
     rss.append(r["peak_rss"])
     rows.append(
-        (f"capacity of a small pod: {r['fits']} copies fit (--max {a.copies})",
-         f"{r['attempts'] / r['run_s']:.0f} copies/s ({r['run_s']:.1f} s)", ">= 100 copies/s")
+        (
+            f"capacity of a small pod: {r['fits']} copies fit (--max {a.copies})",
+            f"{r['attempts'] / r['run_s']:.0f} copies/s ({r['run_s']:.1f} s)",
+            ">= 100 copies/s",
+        )
     )
     if a.from_scratch:
         r = run("capacity", path, copies=a.from_scratch, incremental=False)
         rows.append(
-            (f"  the same, from scratch (engine off), {a.from_scratch} copies",
-             f"{r['attempts'] / r['run_s']:.1f} copies/s ({r['run_s']:.1f} s)", "")
+            (
+                f"  the same, from scratch (engine off), {a.from_scratch} copies",
+                f"{r['attempts'] / r['run_s']:.1f} copies/s ({r['run_s']:.1f} s)",
+                "",
+            )
         )
     rows.append(("peak RSS, largest of these runs", f"{max(rss) / 2**20:.0f} MB", "<= 1.5 GB"))
     w0 = max(len(x[0]) for x in rows)

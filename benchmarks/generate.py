@@ -38,24 +38,50 @@ def node(i: int, rng: random.Random) -> dict:
                 "topology.kubernetes.io/region": "us-east-1",
                 "node.kubernetes.io/instance-type": f"m6i.{cpu}xlarge",
             },
-            "annotations": {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
+            "annotations": {
+                "node.alpha.kubernetes.io/ttl": "0",
+                "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+            },
         },
         "spec": {"podCIDR": f"10.{i // 256 % 256}.{i % 256}.0/24", "providerID": f"aws:///{zone}/i-{i:017x}"},
         "status": {
             "capacity": {"cpu": cpu, "memory": mem, "pods": "110", "ephemeral-storage": "100Gi"},
-            "allocatable": {"cpu": f"{int(cpu) * 1000 - 150}m", "memory": mem, "pods": "110", "ephemeral-storage": "95Gi"},
+            "allocatable": {
+                "cpu": f"{int(cpu) * 1000 - 150}m",
+                "memory": mem,
+                "pods": "110",
+                "ephemeral-storage": "95Gi",
+            },
             "conditions": [
-                {"type": t, "status": "False" if t != "Ready" else "True", "lastHeartbeatTime": "2026-11-29T10:00:00Z",
-                 "lastTransitionTime": "2026-10-01T00:00:00Z", "reason": f"Kubelet{t}", "message": f"kubelet reports {t}"}
+                {
+                    "type": t,
+                    "status": "False" if t != "Ready" else "True",
+                    "lastHeartbeatTime": "2026-11-29T10:00:00Z",
+                    "lastTransitionTime": "2026-10-01T00:00:00Z",
+                    "reason": f"Kubelet{t}",
+                    "message": f"kubelet reports {t}",
+                }
                 for t in ("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")
             ],
-            "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 256 % 256}.{i % 256}"}, {"type": "Hostname", "address": name}],
+            "addresses": [
+                {"type": "InternalIP", "address": f"10.0.{i // 256 % 256}.{i % 256}"},
+                {"type": "Hostname", "address": name},
+            ],
             "images": [
-                {"names": [f"registry.example.com/{a}@sha256:{rng.getrandbits(64):016x}", f"registry.example.com/{a}:v{rng.randint(1, 9)}"],
-                 "sizeBytes": rng.randint(10, 900) * 1024 * 1024}
+                {
+                    "names": [
+                        f"registry.example.com/{a}@sha256:{rng.getrandbits(64):016x}",
+                        f"registry.example.com/{a}:v{rng.randint(1, 9)}",
+                    ],
+                    "sizeBytes": rng.randint(10, 900) * 1024 * 1024,
+                }
                 for a in rng.sample(APPS, 4)
             ],
-            "nodeInfo": {"kubeletVersion": "v1.30.6", "containerRuntimeVersion": "containerd://1.7.22", "osImage": "Ubuntu 22.04.5 LTS"},
+            "nodeInfo": {
+                "kubeletVersion": "v1.30.6",
+                "containerRuntimeVersion": "containerd://1.7.22",
+                "osImage": "Ubuntu 22.04.5 LTS",
+            },
         },
     }
     if i % 50 == 0:
@@ -76,11 +102,16 @@ def pod(i: int, node_name: str, rng: random.Random) -> dict:
         "image": f"registry.example.com/{app}:v{rng.randint(1, 9)}",
         "imagePullPolicy": "IfNotPresent",
         "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
-        "env": [{"name": "APP", "value": app}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+        "env": [
+            {"name": "APP", "value": app},
+            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+        ],
         "resources": {"requests": requests} if requests else {},
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",
-        "volumeMounts": [{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True}],
+        "volumeMounts": [
+            {"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True}
+        ],
     }
     p = {
         "apiVersion": "v1",
@@ -94,11 +125,26 @@ def pod(i: int, node_name: str, rng: random.Random) -> dict:
             "generateName": f"{rs}-",
             "labels": {"app": app, "pod-template-hash": rs.split("-")[-1], "team": ns},
             "annotations": {"kubectl.kubernetes.io/restartedAt": "2026-11-20T07:59:00Z"},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": f"rs-{rs}",
-                                 "controller": True, "blockOwnerDeletion": True}],
-            "managedFields": [{"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
-                               "time": "2026-11-20T08:00:00Z", "fieldsType": "FieldsV1",
-                               "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}}}}}],
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "name": rs,
+                    "uid": f"rs-{rs}",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+            "managedFields": [
+                {
+                    "manager": "kube-controller-manager",
+                    "operation": "Update",
+                    "apiVersion": "v1",
+                    "time": "2026-11-20T08:00:00Z",
+                    "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app": {}}}},
+                }
+            ],
         },
         "spec": {
             "nodeName": node_name,
@@ -113,10 +159,25 @@ def pod(i: int, node_name: str, rng: random.Random) -> dict:
             "enableServiceLinks": True,
             "preemptionPolicy": "PreemptLowerPriority",
             "tolerations": [
-                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {
+                    "key": "node.kubernetes.io/not-ready",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
+                {
+                    "key": "node.kubernetes.io/unreachable",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                },
             ],
-            "volumes": [{"name": "kube-api-access", "projected": {"sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 3607}}]}}],
+            "volumes": [
+                {
+                    "name": "kube-api-access",
+                    "projected": {"sources": [{"serviceAccountToken": {"path": "token", "expirationSeconds": 3607}}]},
+                }
+            ],
         },
         "status": {
             "phase": "Running",
@@ -124,17 +185,38 @@ def pod(i: int, node_name: str, rng: random.Random) -> dict:
             "podIP": f"10.244.{i // 256 % 256}.{i % 256}",
             "startTime": "2026-11-20T08:00:02Z",
             "qosClass": "Burstable",
-            "conditions": [{"type": t, "status": "True", "lastTransitionTime": "2026-11-20T08:00:05Z"}
-                           for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
-            "containerStatuses": [{"name": app, "ready": True, "restartCount": 0, "started": True,
-                                   "image": container["image"], "imageID": f"registry.example.com/{app}@sha256:{i:064x}",
-                                   "containerID": f"containerd://{i:064x}",
-                                   "state": {"running": {"startedAt": "2026-11-20T08:00:04Z"}}}],
+            "conditions": [
+                {"type": t, "status": "True", "lastTransitionTime": "2026-11-20T08:00:05Z"}
+                for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")
+            ],
+            "containerStatuses": [
+                {
+                    "name": app,
+                    "ready": True,
+                    "restartCount": 0,
+                    "started": True,
+                    "image": container["image"],
+                    "imageID": f"registry.example.com/{app}@sha256:{i:064x}",
+                    "containerID": f"containerd://{i:064x}",
+                    "state": {"running": {"startedAt": "2026-11-20T08:00:04Z"}},
+                }
+            ],
         },
     }
     if i % 20 == 0:
-        p["spec"]["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}}]}}
+        p["spec"]["affinity"] = {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": 100,
+                        "podAffinityTerm": {
+                            "topologyKey": "kubernetes.io/hostname",
+                            "labelSelector": {"matchLabels": {"app": app}},
+                        },
+                    }
+                ]
+            }
+        }
     return p
 
 

@@ -12,8 +12,9 @@ import abc
 import copy
 import enum
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kwhatif.api.core import Pod
 from kwhatif.errors import ClusterError
@@ -179,8 +180,13 @@ class ApiBinder(Binder):
         except ClusterError as e:
             return _no_answer(base, e, "re-reading the pod before binding")
         if code == 404:
-            return replace(base, outcome=Outcome.SKIPPED, code=404, reason="NotFound",
-                           message="the pod was deleted after kwhatif read the cluster")
+            return replace(
+                base,
+                outcome=Outcome.SKIPPED,
+                code=404,
+                reason="NotFound",
+                message="the pod was deleted after kwhatif read the cluster",
+            )
         if code == 200:
             why = _why_not_bindable(_json(body), base)
             if why:
@@ -210,8 +216,12 @@ class ApiBinder(Binder):
         meta = doc.get("metadata") or {}
         if (doc.get("spec") or {}).get("nodeName") == base.node and (base.create or meta.get("uid") == base.uid):
             outcome = Outcome.CREATED if base.create else Outcome.BOUND
-            return replace(base, outcome=outcome, uid=str(meta.get("uid") or base.uid),
-                           message="the request timed out; re-reading the pod shows it on that node")
+            return replace(
+                base,
+                outcome=outcome,
+                uid=str(meta.get("uid") or base.uid),
+                message="the request timed out; re-reading the pod shows it on that node",
+            )
         return None
 
     # --- a new pod ---------------------------------------------------------------------------------
@@ -237,8 +247,14 @@ class ApiBinder(Binder):
             return _no_answer(base, e, "creating the pod", maybe_applied=getattr(e, "timed_out", False))
         if 200 <= code < 300:
             created = _json(data).get("metadata") or {}
-            return replace(base, outcome=Outcome.CREATED, code=code, reason=_http_reason(code),
-                           uid=str(created.get("uid") or ""), created_as=str(created.get("name") or pod.name))
+            return replace(
+                base,
+                outcome=Outcome.CREATED,
+                code=code,
+                reason=_http_reason(code),
+                uid=str(created.get("uid") or ""),
+                created_as=str(created.get("name") or pod.name),
+            )
         return _refused(base, code, data)
 
 
@@ -247,8 +263,10 @@ def _why_not_bindable(doc: Mapping[str, Any], base: Binding) -> str:
     meta = doc.get("metadata") or {}
     uid = str(meta.get("uid") or "")
     if base.uid and uid and uid != base.uid:
-        return (f"the pod was deleted and re-created after kwhatif read the cluster (uid {base.uid} is now {uid}); "
-                "the new pod was not scheduled by this run")
+        return (
+            f"the pod was deleted and re-created after kwhatif read the cluster (uid {base.uid} is now {uid}); "
+            "the new pod was not scheduled by this run"
+        )
     node = (doc.get("spec") or {}).get("nodeName")
     if node:
         return f"the pod is already bound to node {node} (bound by someone else after kwhatif read the cluster)"

@@ -61,7 +61,9 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         stopped = {PodOutcome.GATED: "gated", PodOutcome.ERROR: "error"}.get(att.result, "unschedulable")
         if att.nominated_node:
             stopped = "preemption"
-        res = CapacityResult(template, i, dict(sorted(per_node.items())), att.message, dict(sorted(reasons.items())), stopped, att, ties)
+        res = CapacityResult(
+            template, i, dict(sorted(per_node.items())), att.message, dict(sorted(reasons.items())), stopped, att, ties
+        )
         if att.nominated_node:
             victims = ", ".join(v.key for v in att.victims)
             res.notes.append(f"the next copy would only fit on {att.nominated_node} by preempting {victims}")

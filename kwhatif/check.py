@@ -45,7 +45,12 @@ class Verdict(enum.StrEnum):
 
 
 FAILURES = frozenset(
-    {Verdict.DOES_NOT_FIT, Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE}
+    {
+        Verdict.DOES_NOT_FIT,
+        Verdict.REFUSED_BY_QUOTA,
+        Verdict.REFUSED_BY_LIMIT_RANGE,
+        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
+    }
 )
 WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
 
@@ -84,13 +89,25 @@ MAX_PODS = 100_000
 # Fields of a pod template that decide where its pods go (a template that drops one of them
 # changes the pods, even when everything it still sets is as before).
 _SCHEDULING_FIELDS = (
-    "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "priorityClassName",
-    "runtimeClassName", "hostNetwork", "nodeName", "overhead", "volumes", "initContainers", "schedulingGates",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "topologySpreadConstraints",
+    "priorityClassName",
+    "runtimeClassName",
+    "hostNetwork",
+    "nodeName",
+    "overhead",
+    "volumes",
+    "initContainers",
+    "schedulingGates",
 )
 
 # Custom resources whose spec has one of these look like they run pods (Prometheus, Alertmanager,
 # database operators' clusters, ...): listed as workloads kwhatif cannot expand.
-_POD_LIKE_FIELDS = frozenset({"replicas", "image", "containers", "template", "podTemplate", "resources", "nodeSelector"})
+_POD_LIKE_FIELDS = frozenset(
+    {"replicas", "image", "containers", "template", "podTemplate", "resources", "nodeSelector"}
+)
 
 
 def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -> list[str]:
@@ -100,10 +117,21 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
     of the claims the manifests create."""
     extra = build_cluster(docs, check_node_refs=False, names=state.names)
     if extra.nodes:
-        raise InputError("manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}")
+        raise InputError(
+            "manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}"
+        )
     for maps in (
-        "namespaces", "priority_classes", "runtime_classes", "storage_classes", "csi_drivers", "limit_ranges",
-        "resource_quotas", "hpas", "device_classes", "resource_claims", "resource_claim_templates",
+        "namespaces",
+        "priority_classes",
+        "runtime_classes",
+        "storage_classes",
+        "csi_drivers",
+        "limit_ranges",
+        "resource_quotas",
+        "hpas",
+        "device_classes",
+        "resource_claims",
+        "resource_claim_templates",
     ):
         getattr(state, maps).update(getattr(extra, maps))
     names = {s.name for s in extra.resource_slices}
@@ -207,7 +235,9 @@ def check(
                         "pod before it creates the new one, so --surge replaces them as without it"
                     )
             if current is None and changed:
-                notes.append(f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed")
+                notes.append(
+                    f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed"
+                )
         if running and leave_first:
             state.pods = [p for p in state.pods if p.key not in keys]
             state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
@@ -220,7 +250,8 @@ def check(
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
         if running:
             cw.notes.append(
-                f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)" if not leave_first
+                f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)"
+                if not leave_first
                 else f"updates the running {w.kind}: its {len(keys)} current pod(s) leave first"
             )
         state.workloads[w.key] = w
@@ -282,7 +313,9 @@ def check(
             "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
         )
     all_pods = [p for cw in checked for p in cw.pods]
-    unverified = unverified_namespaces_note(state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, namespaces_listed)
+    unverified = unverified_namespaces_note(
+        state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, namespaces_listed
+    )
     if unverified:
         result_notes.append(unverified)
     new_claims += _ephemeral_claims(state, all_pods)
@@ -370,7 +403,8 @@ def _autoscaled(w: Workload, state: ClusterState, hpa_max: bool, notes: list[str
         return w
     hpa = next(
         (
-            h for h in sorted(state.hpas.values(), key=lambda h: h.name)
+            h
+            for h in sorted(state.hpas.values(), key=lambda h: h.name)
             if h.namespace == (w.namespace or "default") and h.target_kind == w.kind and h.target_name == w.name
         ),
         None,
@@ -394,7 +428,9 @@ def _autoscaled(w: Workload, state: ClusterState, hpa_max: bool, notes: list[str
         want = hpa.max_replicas
         notes.append(f"{bounds}: {replicas} replicas are lowered to maxReplicas {want} at once")
     else:
-        notes.append(f"{bounds}: {replicas} replica(s), within its bounds (it may scale up to {hpa.max_replicas}; see --hpa-max)")
+        notes.append(
+            f"{bounds}: {replicas} replica(s), within its bounds (it may scale up to {hpa.max_replicas}; see --hpa-max)"
+        )
         return w
     body = copy.deepcopy(w.body)
     body.setdefault("spec", {})["replicas"] = want
@@ -464,7 +500,7 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
         missing = f"no {w.kind} {w.namespace}/{w.name}" + (f" nor its {owner}s" if owner else "")
     else:
         missing = f"no {owner}s of {w.kind} {w.namespace}/{w.name}"
-    how = f"their owner {owner}'s name ({w.name}-<hash>)" if w.kind == "Deployment" else f"their owner's name"
+    how = f"their owner {owner}'s name ({w.name}-<hash>)" if w.kind == "Deployment" else "their owner's name"
     if w.kind == "CronJob":
         how = f"their owner Job's name ({w.name}-<n>)"
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
@@ -511,9 +547,7 @@ def _uses_claim(pod: Pod, key: str) -> bool:
     ns, _, name = key.partition("/")
     if pod.namespace != ns:
         return False
-    return any(
-        v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes
-    )
+    return any(v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes)
 
 
 def _default_class(state: ClusterState) -> str | None:

@@ -11,36 +11,38 @@ import gc
 import os
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from kwhatif import __version__
 from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
+from kwhatif.report.base import OutputFormat, ReportKind
 
 if TYPE_CHECKING:
     from kwhatif.config.types import SchedulerConfiguration
     from kwhatif.load.cluster import ClusterState
-    from kwhatif.report.formatter import RenderOptions
+    from kwhatif.report.formatter import AnyReport, RenderOptions
     from kwhatif.versions import ChosenVersion
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
-
-OUTPUT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "junit")
 
 
 def _parse_size(text: str) -> int:
     units = {"": 1, "k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
     t = text.strip().lower().removesuffix("b")
     num = t.rstrip("kmgi")
-    unit = t[len(num):]
+    unit = t[len(num) :]
     if not num.isdigit() or unit not in units:
         raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
     size = int(num) * units[unit]
     if size == 0:
-        raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'")
+        raise click.BadParameter(
+            "0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'"
+        )
     return size
 
 
@@ -61,39 +63,79 @@ class ClusterOptions:
 
 def cluster_options(fn: F) -> F:
     opts = [
-        click.option("--cluster", "-c", "cluster", multiple=True, metavar="PATH",
-                     help="Cluster state: a kubectl List (YAML/JSON), manifests, or a `kubectl cluster-info dump` "
-                          "(stream or directory). Repeatable; '-' reads standard input."),
+        click.option(
+            "--cluster",
+            "-c",
+            "cluster",
+            multiple=True,
+            metavar="PATH",
+            help="Cluster state: a kubectl List (YAML/JSON), manifests, or a `kubectl cluster-info dump` "
+            "(stream or directory). Repeatable; '-' reads standard input.",
+        ),
         click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
         click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
-        click.option("--config", "config", metavar="FILE",
-                     help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with the profiles to use."),
-        click.option("--profile", metavar="NAME", help="Schedule every pod with this profile, whatever its schedulerName."),
-        click.option("--max-input-size", metavar="SIZE", default=None,
-                     help="Largest input file to read, for YAML and JSON alike, such as 500M or 4G (above 0; "
-                          "default 128M for YAML, 2G for JSON)."),
-        click.option("--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."),
-        click.option("--add-node", multiple=True, metavar="FILE[:COUNT]",
-                     help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable."),
+        click.option(
+            "--config",
+            "config",
+            metavar="FILE",
+            help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with the profiles to use.",
+        ),
+        click.option(
+            "--profile", metavar="NAME", help="Schedule every pod with this profile, whatever its schedulerName."
+        ),
+        click.option(
+            "--max-input-size",
+            metavar="SIZE",
+            default=None,
+            help="Largest input file to read, for YAML and JSON alike, such as 500M or 4G (above 0; "
+            "default 128M for YAML, 2G for JSON).",
+        ),
+        click.option(
+            "--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."
+        ),
+        click.option(
+            "--add-node",
+            multiple=True,
+            metavar="FILE[:COUNT]",
+            help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable.",
+        ),
         click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
-        click.option("--quiet", is_flag=True,
-                     help="No progress line on standard error (shown on a terminal during long loads and runs)."),
-        click.option("--scheduler-version", metavar="VERSION",
-                     help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
-                          "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
-                          "kube-scheduler (or kube-apiserver) image, else 1.35."),
+        click.option(
+            "--quiet",
+            is_flag=True,
+            help="No progress line on standard error (shown on a terminal during long loads and runs).",
+        ),
+        click.option(
+            "--scheduler-version",
+            metavar="VERSION",
+            help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+            "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
+            "kube-scheduler (or kube-apiserver) image, else 1.35.",
+        ),
     ]
     for o in reversed(opts):
         fn = o(fn)
     return fn
 
 
-def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
+def output_options(kind: ReportKind) -> Callable[[F], F]:
+    """-o with the formats the command's kind of report is written in, and --color."""
+
     def deco(fn: F) -> F:
-        fn = click.option("-o", "--output", type=click.Choice(list(formats)), default="table", show_default=True,
-                          help="Output format.")(fn)
-        fn = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
-                          help="Colour the table output (auto: on a terminal, unless NO_COLOR is set).")(fn)
+        fn = click.option(
+            "-o",
+            "--output",
+            type=click.Choice([f.value for f in kind.formats]),
+            default=OutputFormat.TABLE.value,
+            show_default=True,
+            help="Output format.",
+        )(fn)
+        fn = click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            help="Colour the table output (auto: on a terminal, unless NO_COLOR is set).",
+        )(fn)
         return fn
 
     return deco
@@ -101,17 +143,20 @@ def output_options(formats: Iterable[str] = OUTPUT_FORMATS) -> Callable[[F], F]:
 
 def namespace_option(fn: F) -> F:
     return click.option(
-        "-n", "--namespace", metavar="NS",
+        "-n",
+        "--namespace",
+        metavar="NS",
         help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
-             "another one is an error).",
+        "another one is an error).",
     )(fn)
 
 
 def ignore_node_name_option(fn: F) -> F:
     return click.option(
-        "--ignore-node-name", is_flag=True,
+        "--ignore-node-name",
+        is_flag=True,
         help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew; "
-             "a bound pod of the cluster named or given is taken off its node first.",
+        "a bound pod of the cluster named or given is taken off its node first.",
     )(fn)
 
 
@@ -132,7 +177,9 @@ def read_documents(
     if ignore_node_name:
         n = drop_node_names(docs)
         if n:
-            click.echo(f"kwhatif: note: --ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew", err=True)
+            click.echo(
+                f"kwhatif: note: --ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew", err=True
+            )
     return docs
 
 
@@ -176,7 +223,7 @@ def _long_lived_scheduler(sched: T) -> T:
     return sched
 
 
-def load_cluster_state(co: ClusterOptions) -> "ClusterState":
+def load_cluster_state(co: ClusterOptions) -> ClusterState:
     from kwhatif import progress
 
     progress.enable_for_terminal(co.quiet)
@@ -208,7 +255,7 @@ def load_cluster_state(co: ClusterOptions) -> "ClusterState":
     return state
 
 
-def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion":
+def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     """The kube-scheduler release to answer as (flag, live /version, dump image, default); the
     cluster's pods are derived again as that release derives them."""
     import dataclasses
@@ -221,7 +268,7 @@ def choose_version(co: ClusterOptions, state: "ClusterState") -> "ChosenVersion"
     return dataclasses.replace(chosen, notes=notes)
 
 
-def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "SchedulerConfiguration":
+def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerConfiguration:
     """The configuration of --config, or the release's default one."""
     from kwhatif.config.defaults import default_configuration
 
@@ -237,7 +284,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> "Scheduler
     return cfg
 
 
-def render_options(color: str, **kw: Any) -> "RenderOptions":
+def render_options(color: str, **kw: Any) -> RenderOptions:
     import shutil
 
     from kwhatif.report.formatter import RenderOptions
@@ -252,12 +299,14 @@ def render_options(color: str, **kw: Any) -> "RenderOptions":
     return RenderOptions(width=width, color=use_color, **kw)
 
 
-def emit(report: Any, output: str, ropts: "RenderOptions") -> None:
-    from kwhatif.report.formatter import get_formatter
+def emit(report: AnyReport, output: str, ropts: RenderOptions) -> int:
+    """Write the report in the format asked for; the command exits with the report's exit code."""
+    from kwhatif.report.output import get_formatter
 
-    text = get_formatter(output, ropts).format(report)
+    text = get_formatter(OutputFormat(output), ropts).format(report)
     sys.stdout.write(text)
     sys.stdout.flush()
+    return int(report.exit_code)
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -291,29 +340,63 @@ def cli(debug: bool) -> None:
 
 @cli.command()
 @click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
-@click.option("--pending", is_flag=True,
-              help="Schedule the cluster's pending pods: unbound, phase Pending, of a scheduler with a profile "
-                   "(or of --scheduler-name / --profile).")
-@click.option("--scheduler-name", metavar="NAME",
-              help="With --pending: take the pending pods whose spec.schedulerName is NAME (another scheduler's).")
-@click.option("-n", "--namespace", metavar="NS",
-              help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
-                   "context's, else default); narrows --pending to it.")
-@click.option("-l", "--selector", metavar="SELECTOR",
-              help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.")
+@click.option(
+    "--pending",
+    is_flag=True,
+    help="Schedule the cluster's pending pods: unbound, phase Pending, of a scheduler with a profile "
+    "(or of --scheduler-name / --profile).",
+)
+@click.option(
+    "--scheduler-name",
+    metavar="NAME",
+    help="With --pending: take the pending pods whose spec.schedulerName is NAME (another scheduler's).",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    metavar="NS",
+    help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
+    "context's, else default); narrows --pending to it.",
+)
+@click.option(
+    "-l",
+    "--selector",
+    metavar="SELECTOR",
+    help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.",
+)
 @cluster_options
-@output_options()
+@output_options(ReportKind.SCHEDULE)
 @click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
-@click.option("--explain", type=click.Choice(["grouped", "all"]), default="grouped",
-              help="all: list every infeasible node instead of grouping them by reason.")
-@click.option("--apply", "apply_", is_flag=True,
-              help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
-                   "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.")
+@click.option(
+    "--explain",
+    type=click.Choice(["grouped", "all"]),
+    default="grouped",
+    help="all: list every infeasible node instead of grouping them by reason.",
+)
+@click.option(
+    "--apply",
+    "apply_",
+    is_flag=True,
+    help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
+    "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.",
+)
 @click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
 @ignore_node_name_option
-def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, namespace: str | None,
-             selector: str | None, output: str, color: str, nodes: tuple[str, ...], explain: str,
-             apply_: bool, yes: bool, ignore_node_name: bool, **kw: Any) -> int:
+def schedule(
+    pods: tuple[str, ...],
+    pending: bool,
+    scheduler_name: str | None,
+    namespace: str | None,
+    selector: str | None,
+    output: str,
+    color: str,
+    nodes: tuple[str, ...],
+    explain: str,
+    apply_: bool,
+    yes: bool,
+    ignore_node_name: bool,
+    **kw: Any,
+) -> int:
     """Schedule pods, one after another, and explain every decision.
 
     POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
@@ -347,7 +430,9 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     if not pods and not pending:
         raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
     if selector is not None and names:
-        raise click.UsageError("-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod")
+        raise click.UsageError(
+            "-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod"
+        )
     label_selector = None
     if selector is not None:
         from kwhatif.api.labels import parse_selector
@@ -423,8 +508,15 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     else:
         wanted = frozenset(p.scheduler_name for p in cfg.profiles)
     sel = select_pods(
-        state, from_files, names, namespace=default_ns, pending=pending, all_namespaces=namespace is None,
-        selector=label_selector, scheduler_names=wanted, ignore_node_name=ignore_node_name,
+        state,
+        from_files,
+        names,
+        namespace=default_ns,
+        pending=pending,
+        all_namespaces=namespace is None,
+        selector=label_selector,
+        scheduler_names=wanted,
+        ignore_node_name=ignore_node_name,
     )
     if apply_ and sel.moved:
         raise click.UsageError(
@@ -454,10 +546,16 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
         existing = sum(1 for p in incoming if p.key in sel.existing)
         new = len(incoming) - existing
         what = " and ".join(
-            t for t in (f"bind up to {existing} pending pod(s)" if existing else "",
-                        f"create up to {new} pod(s) bound to their nodes" if new else "") if t
+            t
+            for t in (
+                f"bind up to {existing} pending pod(s)" if existing else "",
+                f"create up to {new} pod(s) bound to their nodes" if new else "",
+            )
+            if t
         )
-        click.confirm(f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True)
+        click.confirm(
+            f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True
+        )
     attempts = sched.run(incoming, skip_unchanged=True)
     for att in attempts:
         extra = sel.pod_notes.get(att.pod.key)
@@ -470,49 +568,47 @@ def schedule(pods: tuple[str, ...], pending: bool, scheduler_name: str | None, n
     if binder is not None:
         notes.append(binder.summary())
     notes += chosen.notes
-    report = schedule_report(attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen)
-    emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all", wide=output == "wide"))
-    if binder is not None:
-        return int(apply_exit_code(report, binder))
-    return int(report.return_code)
-
-
-def apply_exit_code(report: Any, binder: Any) -> ExitCode:
-    """--apply: 4 when some pods were bound and others failed to bind, 3 when bindings failed and
-    none succeeded; otherwise the report's code (1 when a pod does not fit). Pods skipped because
-    someone else bound or deleted them meanwhile are not failures."""
-    from kwhatif.binder import Outcome
-
-    records = binder.records
-    bound = sum(1 for b in records.values() if b.applied)
-    failed = sorted((k, b) for k, b in records.items() if b.outcome is Outcome.FAILED)
-    for key, b in failed:
-        click.echo(f"kwhatif: error: {key}: {b.describe()}", err=True)
-    for key, b in sorted(records.items()):
-        if b.outcome is Outcome.SKIPPED:
-            click.echo(f"kwhatif: note: {key}: {b.describe()}", err=True)
-    if failed and bound:
-        return ExitCode.PARTIAL_APPLY
-    if failed:
-        return ExitCode.CLUSTER
-    code: ExitCode = report.return_code
+    report = schedule_report(
+        attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen, apply=binder is not None
+    )
+    code = emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all"))
+    for line in report.apply_messages():
+        click.echo(f"kwhatif: {line}", err=True)
     return code
 
 
 @cli.command()
 @click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit", "github"))
-@click.option("--surge", is_flag=True,
-              help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).")
-@click.option("--hpa-max", is_flag=True,
-              help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).")
-@click.option("--strict", is_flag=True,
-              help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.")
+@output_options(ReportKind.CHECK)
+@click.option(
+    "--surge",
+    is_flag=True,
+    help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).",
+)
+@click.option(
+    "--hpa-max",
+    is_flag=True,
+    help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.",
+)
 @namespace_option
 @ignore_node_name_option
-def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_max: bool, strict: bool,
-          namespace: str | None, ignore_node_name: bool, **kw: Any) -> int:
+def check(
+    manifests: tuple[str, ...],
+    output: str,
+    color: str,
+    surge: bool,
+    hpa_max: bool,
+    strict: bool,
+    namespace: str | None,
+    ignore_node_name: bool,
+    **kw: Any,
+) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
 
     Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
@@ -553,21 +649,32 @@ def check(manifests: tuple[str, ...], output: str, color: str, surge: bool, hpa_
         result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
     )
     report = check_report(result, sched_report, strict=strict)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()
 @click.argument("pod", metavar="POD_OR_WORKLOAD")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit"))
-@click.option("--max", "max_copies", type=click.IntRange(1), default=1000, show_default=True,
-              help="Stop after this many copies (when --min is larger and --max not given: --min).")
-@click.option("--min", "minimum", type=click.IntRange(0), default=None,
-              help="Exit 1 when fewer than this many copies fit (a CI gate).")
+@output_options(ReportKind.CAPACITY)
+@click.option(
+    "--max",
+    "max_copies",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Stop after this many copies (when --min is larger and --max not given: --min).",
+)
+@click.option(
+    "--min",
+    "minimum",
+    type=click.IntRange(0),
+    default=None,
+    help="Exit 1 when fewer than this many copies fit (a CI gate).",
+)
 @namespace_option
-def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None,
-             **kw: Any) -> int:
+def capacity(
+    pod: str, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None, **kw: Any
+) -> int:
     """How many more copies of a pod fit, where they would go, and what stops the next one.
 
     POD_OR_WORKLOAD is a file with one Pod, or one workload (Deployment, StatefulSet, DaemonSet,
@@ -605,14 +712,13 @@ def capacity(pod: str, output: str, color: str, max_copies: int, minimum: int | 
     if origin:
         res.notes.insert(0, origin)
     report = capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, minimum, chosen, chosen.notes)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()
 @click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
 @cluster_options
-@output_options(("table", "json", "yaml", "markdown", "junit"))
+@output_options(ReportKind.DRAIN)
 def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     """Would the pods on these nodes fit elsewhere? A what-if of `kubectl drain NODE...`.
 
@@ -620,8 +726,8 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     stay; PodDisruptionBudgets can refuse an eviction) and the replacements scheduled.
     Exit status 0 when every evicted pod lands somewhere, 1 otherwise.
     """
-    from kwhatif.drain import drain as run_drain
     from kwhatif.config.options import Options
+    from kwhatif.drain import drain as run_drain
     from kwhatif.report.drain import drain_report
     from kwhatif.scheduler import Scheduler
 
@@ -636,13 +742,17 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
     long_lived()
     result = run_drain(sched, state, list(nodes))
     report = drain_report(result, co.profile or cfg.profiles[0].scheduler_name, chosen, chosen.notes)
-    emit(report, output, render_options(color))
-    return int(report.return_code)
+    return emit(report, output, render_options(color))
 
 
 @cli.command()
-@click.option("-o", "--output", "path", metavar="FILE",
-              help="Write to FILE, as JSON (.json) or YAML (.yaml, .yml); default: JSON on standard output.")
+@click.option(
+    "-o",
+    "--output",
+    "path",
+    metavar="FILE",
+    help="Write to FILE, as JSON (.json) or YAML (.yaml, .yml); default: JSON on standard output.",
+)
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
 @click.option("--context", metavar="NAME", help="kubeconfig context to use.")
 def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> int:
@@ -699,7 +809,7 @@ def completion(shell: str) -> int:
     """Print the shell completion script (source it from your shell's rc file)."""
     from kwhatif.completions import completion_script
 
-    click.echo(completion_script(shell), nl=False)
+    click.echo(completion_script(shell, cli), nl=False)
     return 0
 
 

@@ -11,8 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from kwhatif.api.core import Pod
-from kwhatif.load.cluster import ClusterState
 from kwhatif.framework.types import PodOutcome
+from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
 
 EVICT = "evict"
@@ -51,7 +51,9 @@ def plan(state: ClusterState, nodes: list[str]) -> list[DrainedPod]:
     budgets = {(p.namespace, p.name): p.disruptions_allowed for p in state.pdbs}
     out: list[DrainedPod] = []
     drained = set(nodes)
-    for pod in sorted((p for p in state.pods if p.node_name in drained), key=lambda p: (p.node_name, p.namespace, p.name)):
+    for pod in sorted(
+        (p for p in state.pods if p.node_name in drained), key=lambda p: (p.node_name, p.namespace, p.name)
+    ):
         ref = pod.controller_ref
         controller = (ref.kind, ref.name) if ref else None
         empty_dir = any(v.kind == "emptyDir" for v in pod.volumes)

@@ -52,9 +52,7 @@ class InputError(KwhatifError):
         body = f"{self.field}: {self.message}" if self.field else self.message
         return f"{head}: {body}" if head else body
 
-    def with_context(
-        self, *, source: str | None = None, obj: str | None = None
-    ) -> "InputError":
+    def with_context(self, *, source: str | None = None, obj: str | None = None) -> InputError:
         """Return a copy that also names the file and/or object (keeps what is already known)."""
         return type(self)(
             self.message,

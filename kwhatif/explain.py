@@ -8,7 +8,8 @@ those are the nodes one change would open.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif.api.quantity import format_bytes, format_milli_cpu
 
@@ -35,11 +36,11 @@ def _amount(resource: str, n: int) -> str:
 
 
 def hints(
-    pod: "Pod",
-    filters: Mapping[str, "FilterResult"],
+    pod: Pod,
+    filters: Mapping[str, FilterResult],
     excluded: frozenset[str],
-    snapshot: "Snapshot",
-    fw: "Framework",
+    snapshot: Snapshot,
+    fw: Framework,
 ) -> list[str]:
     """Hints for a pod no node fits, from every node's filter results (none when PreFilter
     rejected it); ``excluded`` are the nodes a PreFilterResult left out."""
@@ -109,7 +110,8 @@ def hints(
         st.plugin == "NodeName" and not st.is_success() for fr in filters.values() for st in fr.statuses
     ):
         pinned = (
-            f"pins the pod to node {pod.node_name}" if snapshot.get(pod.node_name) is not None
+            f"pins the pod to node {pod.node_name}"
+            if snapshot.get(pod.node_name) is not None
             else f"names node {pod.node_name}, which is not in the cluster"
         )
         out.append(
@@ -119,7 +121,7 @@ def hints(
     return out
 
 
-def _unparsable_terms_hint(pod: "Pod") -> list[str]:
+def _unparsable_terms_hint(pod: Pod) -> list[str]:
     """Required terms the scheduler's label parsing rejects never match (the API server stored
     them all the same): say which, with the parser's error."""
     na = pod.affinity.node_affinity if pod.affinity else None
@@ -135,7 +137,7 @@ def _unparsable_terms_hint(pod: "Pod") -> list[str]:
     return out
 
 
-def _resource_hint(pod: "Pod", snapshot: "Snapshot", fw: "Framework", nodes: list[str]) -> list[str]:
+def _resource_hint(pod: Pod, snapshot: Snapshot, fw: Framework, nodes: list[str]) -> list[str]:
     fit = fw.plugins.get("NodeResourcesFit")
     lacking_fn = getattr(fit, "insufficient_resources", None)
     if lacking_fn is None:

@@ -12,7 +12,8 @@ import json
 import math
 import re
 import struct
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -166,7 +167,7 @@ def parse_go_duration(text: str) -> int:
         total += value
         if total > 1 << 63:
             raise ValueError(f"time: invalid duration {quoted}")
-        s = s[m.end():]
+        s = s[m.end() :]
     if total > MAX_INT64 and not neg:
         raise ValueError(f"time: invalid duration {quoted}")
     return -total if neg else total

@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 _stream: TextIO | None = None
-_shown: "Task | None" = None  # the task whose line is on the screen
+_shown: Task | None = None  # the task whose line is on the screen
 DELAY = 1.0  # seconds before the first line: short work stays silent
 INTERVAL = 0.2  # seconds between redraws
 
@@ -115,7 +115,7 @@ class Task:
         self._shown = False
         self._stream = None
 
-    def __enter__(self) -> "Task":
+    def __enter__(self) -> Task:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
-from kwhatif.errors import ConfigError, InputError
-from kwhatif.explain import hints
 from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
+from kwhatif.errors import ConfigError, InputError
+from kwhatif.explain import hints
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
 from kwhatif.framework.runtime import Framework, Registry
@@ -97,6 +98,7 @@ class Attempt:
         self.filters = {}
         self.feasible_names = None
         self.scores = {self.node: self.scores[self.node]} if self.node is not None and self.node in self.scores else {}
+
     num_nodes: int = 0
 
     @property
@@ -147,8 +149,13 @@ class Scheduler:
             # that profile's filters); the snapshot and the nominator are shared.
             try:
                 fw = Framework(
-                    reg, prof, snapshot=self.snapshot, cluster=cluster, nominator=self.nominator,
-                    binder=self.binder, version=config.version,
+                    reg,
+                    prof,
+                    snapshot=self.snapshot,
+                    cluster=cluster,
+                    nominator=self.nominator,
+                    binder=self.binder,
+                    version=config.version,
                 )
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
@@ -182,9 +189,7 @@ class Scheduler:
         return fw
 
     def queue_order(self, pods: list[Pod], timestamps: list[float] | None = None) -> list[Pod]:
-        infos = [
-            QueuedPodInfo(p, timestamps[i] if timestamps else p.creation_timestamp, i) for i, p in enumerate(pods)
-        ]
+        infos = [QueuedPodInfo(p, timestamps[i] if timestamps else p.creation_timestamp, i) for i, p in enumerate(pods)]
         if not infos:
             return []
         fw = self.framework_for(pods[0])
@@ -355,7 +360,7 @@ class Scheduler:
         return att
 
     def schedule_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: "Template | None"
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: Template | None
     ) -> ScheduleResult | FitError | Status:
         """schedulePod after findNodesThatFitPod: the node picked (with the scores it was picked
         by), the FitError when none fits, or the error that ended the cycle."""
@@ -370,9 +375,7 @@ class Scheduler:
         host = self.select_host(pod, fit, prio)
         return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
 
-    def find_nodes_that_fit_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, tmpl: "Template | None"
-    ) -> NodesFit:
+    def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod: Pod, tmpl: Template | None) -> NodesFit:
         """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
         pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
         fit = NodesFit(pre)
@@ -495,7 +498,7 @@ class Scheduler:
         return NominatingInfo(node, tuple(result.victims), result.details)
 
     def prioritize_nodes(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: "Template | None"
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: Template | None
     ) -> Prioritized | Status:
         """prioritizeNodes over the feasible nodes, or the error that ends the cycle."""
         if tmpl is not None and fit.feasible_names is not None:

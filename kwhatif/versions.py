@@ -16,8 +16,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
@@ -40,7 +41,7 @@ class Release:
         return f"{MAJOR}.{self.minor}.{self.patch}"
 
     @classmethod
-    def parse(cls, text: str) -> "Release":
+    def parse(cls, text: str) -> Release:
         m = re.fullmatch(r"1\.(\d+)\.(\d+)", text)
         if not m:
             raise ValueError(f"not a release: {text!r}")
@@ -222,81 +223,93 @@ _VENDOR = "openshift-kni/scheduler-plugins vendor/k8s.io/kubernetes"
 # In the order they landed upstream.
 CHANGES: tuple[Change, ...] = (
     Change(
-        ("1.31.0",), (124500,),
+        ("1.31.0",),
+        (124500,),
         "in-tree volume-limit plugins (AzureDiskLimits, EBSLimits, GCEPDLimits) leave the default profile",
         {"volume_limits_in_tree_default": False},
         f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/v1/default_plugins.go",
     ),
     Change(
-        ("1.31.0",), (124003,),
+        ("1.31.0",),
+        (124003,),
         "configurations naming AzureDiskLimits, CinderLimits, EBSLimits or GCEPDLimits in a plugin set or "
         "pluginConfig are refused",
         {"config_invalid_plugins": frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})},
         f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/validation/validation.go",
     ),
     Change(
-        ("1.30.7", "1.31.3", "1.32.0"), (125398, 127585, 127584),
+        ("1.30.7", "1.31.3", "1.32.0"),
+        (125398, 127585, 127584),
         "VolumeBinding no longer narrows the nodes to the hostname affinity of bound local PVs (PreFilterResult)",
         {"volume_binding_prefilter_result": False},
         f"{_VENDOR} v1.31.8 volumebinding/volume_binding.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
     ),
     Change(
-        ("1.30.7", "1.31.3", "1.32.0"), (128307, 128434, 128431),
+        ("1.30.7", "1.31.3", "1.32.0"),
+        (128307, 128434, 128431),
         "preemption keeps each node's victims sorted by importance after reprieving PDB-violating ones first",
         {"preemption_resorts_victims": True},
         f"{_VENDOR} v1.31.8 defaultpreemption/default_preemption.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
     ),
     Change(
-        ("1.32.0",), (124003,),
+        ("1.32.0",),
+        (124003,),
         "the in-tree volume-limit plugins are removed from the registry",
         {"volume_limits_in_tree_registered": False},
         f"{_VENDOR} v1.32.5 pkg/scheduler/framework/plugins/registry.go",
     ),
     Change(
-        ("1.32.0",), (),
-        "NodeVolumeLimits takes limits from CSINode only and counts the node's VolumeAttachments "
-        "(issue #126502)",
+        ("1.32.0",),
+        (),
+        "NodeVolumeLimits takes limits from CSINode only and counts the node's VolumeAttachments (issue #126502)",
         {"volume_limits_from_node_allocatable": False, "volume_limits_count_volume_attachments": True},
         f"{_VENDOR} v1.32.5 nodevolumelimits/csi.go (absent from v1.31.8)",
     ),
     Change(
-        ("1.32.0",), (126022,),
+        ("1.32.0",),
+        (126022,),
         "the FitError histogram counts the nodes a PreFilterResult excluded",
         {"fit_error_counts_excluded_nodes": True},
         f"{_VENDOR} v1.32.5 pkg/scheduler/schedule_one.go (findNodesThatFitPod), framework/types.go (FitError)",
     ),
     Change(
-        ("1.32.0",), (127878,),
+        ("1.32.0",),
+        (127878,),
         "restartable init (sidecar) containers count in the non-zero requests used for scoring",
         {"non_zero_requests_count_sidecars": True},
         f"{_VENDOR} v1.32.5 pkg/scheduler/framework/types.go (calculateResource)",
     ),
     Change(
-        ("1.33.0",), (130260,),
+        ("1.33.0",),
+        (130260,),
         "NodeResourcesBalancedAllocation skips best-effort pods (PreScore Skip)",
         {"balanced_allocation_skips_best_effort": True},
         f"{_VENDOR} v1.33.3 noderesources/balanced_allocation.go",
     ),
     Change(
-        ("1.33.0",), (129887,),
+        ("1.33.0",),
+        (129887,),
         "VolumeBinding's node-affinity reason becomes \"node(s) didn't match PersistentVolume's node affinity\"",
         {"volume_binding_node_conflict_reason": "node(s) didn't match PersistentVolume's node affinity"},
         f"{_VENDOR} v1.33.3 volumebinding/binder.go",
     ),
     Change(
-        ("1.33.6", "1.34.0"), (132040, 133390),
+        ("1.33.6", "1.34.0"),
+        (132040, 133390),
         "NodePorts counts the host ports of restartable init (sidecar) containers",
         {"node_ports_count_sidecars": True},
         f"{_VENDOR} v1.34.7 nodeports/node_ports.go; CHANGELOG-1.33 (1.33.6)",
     ),
     Change(
-        ("1.34.0",), (131345,),
+        ("1.34.0",),
+        (131345,),
         "NodeResourcesFit: a request above the node's allocatable is UnschedulableAndUnresolvable",
         {"fit_unresolvable_above_allocatable": True},
         f"{_VENDOR} v1.34.7 noderesources/fit.go (absent from v1.33.3)",
     ),
     Change(
-        ("1.34.0",), (),
+        ("1.34.0",),
+        (),
         "VolumeRestrictions' ReadWriteOncePod reason is reworded",
         {
             "volume_restrictions_rwop_reason": "node(s) unavailable due to PersistentVolumeClaim with "
@@ -305,32 +318,37 @@ CHANGES: tuple[Change, ...] = (
         f"{_VENDOR} v1.34.7 volumerestrictions/volume_restrictions.go (absent from v1.33.3)",
     ),
     Change(
-        ("1.34.0",), (),
+        ("1.34.0",),
+        (),
         "KubeSchedulerConfiguration: DynamicResourcesArgs (filterTimeout); shape order message reworded",
         {"dynamic_resources_args": True, "shape_order_detail": "values must be sorted in increasing order"},
         f"{_VENDOR} v1.34.7 pkg/scheduler/apis/config (types_pluginargs.go, validation_pluginargs.go)",
     ),
     Change(
-        ("1.34.0",), (132706,),
+        ("1.34.0",),
+        (132706,),
         "DynamicResources' PostFilter reads its PreFilter state before the no-claims check",
         {"dynamic_resources_post_filter_reads_state_first": True},
         f"{_VENDOR} v1.34.7 dynamicresources/dynamicresources.go",
     ),
     Change(
-        ("1.34.2", "1.35.0"), (134740, 135023),
+        ("1.34.2", "1.35.0"),
+        (134740, 135023),
         "TaintToleration's reason no longer names the taint",
         {"taint_reason": "node(s) had untolerated taint(s)"},
         f"{_VENDOR} v1.34.7 and v1.35.7 tainttoleration/taint_toleration.go; CHANGELOG-1.34 (1.34.2)",
     ),
     Change(
-        ("1.35.0",), (135012,),
+        ("1.35.0",),
+        (135012,),
         "NodeVolumeLimits rejects nodes lacking the CSI driver of the pod's volumes (gate VolumeLimitScaling, "
         "off by default until 1.37)",
         {"volume_limits_check_csi_driver": True},
         f"{_VENDOR} v1.35.7 nodevolumelimits/csi.go",
     ),
     Change(
-        ("1.35.0",), (),
+        ("1.35.0",),
+        (),
         "DynamicResources scores nodes (default weight 2); bindingTimeout in DynamicResourcesArgs; "
         "queueSort mismatch message reworded",
         {
@@ -341,39 +359,47 @@ CHANGES: tuple[Change, ...] = (
         f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go, validation/validation.go",
     ),
     Change(
-        ("1.36.0",), (136042,),
+        ("1.36.0",),
+        (136042,),
         "NodeDeclaredFeatures (beta, on) joins the default profile; its reason no longer lists the features",
         {"node_declared_features_reason": "node(s) didn't match Pod's required features"},
         "CHANGELOG-1.36 (v1.36.0); upstream nodedeclaredfeatures plugin tests (1.35 and 1.37)",
     ),
     Change(
-        ("1.36.0",), (137343,),
+        ("1.36.0",),
+        (137343,),
         "the CSI-driver presence check applies only to CSIDrivers with preventPodSchedulingIfMissing",
         {"csi_driver_check_needs_opt_in": True},
         "CHANGELOG-1.36 (v1.36.0); k8s.io/api v0.36.0 CSIDriverSpec",
     ),
     Change(
-        ("1.36.0",), (135573,),
+        ("1.36.0",),
+        (135573,),
         "NodeResourcesBalancedAllocation scores the balance with and without the pod",
         {"balanced_allocation_with_and_without_pod": True},
         "CHANGELOG-1.36 (v1.36.0); PR #135573 description (formula; rounding not read from source)",
     ),
     Change(
-        ("1.36.0",), (130231,),
+        ("1.36.0",),
+        (130231,),
         "ImageLocality counts the images of image volumes",
         {"image_locality_counts_image_volumes": True},
         "CHANGELOG-1.36 (v1.36.0)",
     ),
     Change(
-        ("1.37.0",), (138951,),
+        ("1.37.0",),
+        (138951,),
         "ImageLocality's maximum counts image volumes",
         {"image_locality_threshold_counts_image_volumes": True},
         "CHANGELOG-1.37 (v1.37.0-alpha.1)",
     ),
     Change(
-        ("1.37.0",), (140180,),
+        ("1.37.0",),
+        (140180,),
         "a pod that preempts carries DefaultPreemption's message in its FitError",
-        {"preemption_success_message": "found a potential placement for pod on node {node}, preempting {count} victims"},
+        {
+            "preemption_success_message": "found a potential placement for pod on node {node}, preempting {count} victims"
+        },
         "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
     ),
 )
@@ -549,7 +575,9 @@ class ChosenVersion:
             whose = "the cluster's" if self.source is VersionSource.LIVE else "the dump's"
             _, minor, _ = parse_version(self.outside, lenient=True)
             than = "older" if minor < SUPPORTED_MINORS[0] else "newer"
-            return f"kube-scheduler {self.version} ({whose} {self.outside} is {than} than the releases kwhatif answers as)"
+            return (
+                f"kube-scheduler {self.version} ({whose} {self.outside} is {than} than the releases kwhatif answers as)"
+            )
         return f"kube-scheduler {self.version} {_SOURCE_TEXT[self.source]}"
 
     def report_fields(self) -> dict[str, str]:

@@ -14,18 +14,19 @@ are 1.30.6's answers.
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.snapshot import Snapshot
-from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.config.types import PluginRef, PluginSet, Profile
+from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.runtime import Framework, Registry
-from kwhatif.plugins.registry import in_tree
 from kwhatif.load.cluster import ClusterState
+from kwhatif.plugins.registry import in_tree
 from kwhatif.versions import SchedulerVersion, get
 
 PINNED: SchedulerVersion = get("1.30.6")
@@ -41,79 +42,79 @@ class PodBuilder:
         }
 
     # metadata
-    def name(self, n: str) -> "PodBuilder":
+    def name(self, n: str) -> PodBuilder:
         self.d["metadata"]["name"] = n
         if not self.d["metadata"].get("uid"):
             self.d["metadata"]["uid"] = f"uid-{n}"
         return self
 
-    def namespace(self, ns: str) -> "PodBuilder":
+    def namespace(self, ns: str) -> PodBuilder:
         self.d["metadata"]["namespace"] = ns
         return self
 
-    def uid(self, uid: str) -> "PodBuilder":
+    def uid(self, uid: str) -> PodBuilder:
         self.d["metadata"]["uid"] = uid
         return self
 
-    def label(self, k: str, v: str) -> "PodBuilder":
+    def label(self, k: str, v: str) -> PodBuilder:
         self.d["metadata"].setdefault("labels", {})[k] = v
         return self
 
-    def labels(self, **kv: str) -> "PodBuilder":
+    def labels(self, **kv: str) -> PodBuilder:
         for k, v in kv.items():
             self.label(k, v)
         return self
 
-    def owner(self, kind: str, name: str, uid: str = "", api_version: str = "apps/v1") -> "PodBuilder":
+    def owner(self, kind: str, name: str, uid: str = "", api_version: str = "apps/v1") -> PodBuilder:
         self.d["metadata"].setdefault("ownerReferences", []).append(
             {"apiVersion": api_version, "kind": kind, "name": name, "uid": uid or f"uid-{name}", "controller": True}
         )
         return self
 
-    def created(self, ts: str) -> "PodBuilder":
+    def created(self, ts: str) -> PodBuilder:
         self.d["metadata"]["creationTimestamp"] = ts
         return self
 
-    def terminating(self) -> "PodBuilder":
+    def terminating(self) -> PodBuilder:
         self.d["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
         return self
 
     # spec
-    def node(self, n: str) -> "PodBuilder":
+    def node(self, n: str) -> PodBuilder:
         self.d["spec"]["nodeName"] = n
         return self
 
-    def priority(self, p: int) -> "PodBuilder":
+    def priority(self, p: int) -> PodBuilder:
         self.d["spec"]["priority"] = p
         return self
 
-    def preemption_policy(self, p: str) -> "PodBuilder":
+    def preemption_policy(self, p: str) -> PodBuilder:
         self.d["spec"]["preemptionPolicy"] = p
         return self
 
-    def scheduler_name(self, n: str) -> "PodBuilder":
+    def scheduler_name(self, n: str) -> PodBuilder:
         self.d["spec"]["schedulerName"] = n
         return self
 
-    def req(self, **res: str) -> "PodBuilder":
+    def req(self, **res: str) -> PodBuilder:
         """Requests on the first container; '_' in names stands for '-' and '__' for '/'."""
         c = self.d["spec"]["containers"][0]
         c.setdefault("resources", {}).setdefault("requests", {}).update(_names(res))
         return self
 
-    def limits(self, **res: str) -> "PodBuilder":
+    def limits(self, **res: str) -> PodBuilder:
         c = self.d["spec"]["containers"][0]
         c.setdefault("resources", {}).setdefault("limits", {}).update(_names(res))
         return self
 
-    def container(self, name: str, image: str = "nginx", **res: str) -> "PodBuilder":
+    def container(self, name: str, image: str = "nginx", **res: str) -> PodBuilder:
         c: dict[str, Any] = {"name": name, "image": image}
         if res:
             c["resources"] = {"requests": _names(res)}
         self.d["spec"]["containers"].append(c)
         return self
 
-    def init_container(self, name: str, sidecar: bool = False, **res: str) -> "PodBuilder":
+    def init_container(self, name: str, sidecar: bool = False, **res: str) -> PodBuilder:
         c: dict[str, Any] = {"name": name, "image": "busybox"}
         if res:
             c["resources"] = {"requests": _names(res)}
@@ -122,22 +123,22 @@ class PodBuilder:
         self.d["spec"].setdefault("initContainers", []).append(c)
         return self
 
-    def image(self, image: str) -> "PodBuilder":
+    def image(self, image: str) -> PodBuilder:
         self.d["spec"]["containers"][0]["image"] = image
         return self
 
-    def host_port(self, port: int, protocol: str = "TCP", host_ip: str = "") -> "PodBuilder":
+    def host_port(self, port: int, protocol: str = "TCP", host_ip: str = "") -> PodBuilder:
         p: dict[str, Any] = {"containerPort": port, "hostPort": port, "protocol": protocol}
         if host_ip:
             p["hostIP"] = host_ip
         self.d["spec"]["containers"][0].setdefault("ports", []).append(p)
         return self
 
-    def node_selector(self, **kv: str) -> "PodBuilder":
+    def node_selector(self, **kv: str) -> PodBuilder:
         self.d["spec"].setdefault("nodeSelector", {}).update(kv)
         return self
 
-    def toleration(self, key: str = "", operator: str = "Equal", value: str = "", effect: str = "") -> "PodBuilder":
+    def toleration(self, key: str = "", operator: str = "Equal", value: str = "", effect: str = "") -> PodBuilder:
         t: dict[str, Any] = {"operator": operator}
         if key:
             t["key"] = key
@@ -148,7 +149,7 @@ class PodBuilder:
         self.d["spec"].setdefault("tolerations", []).append(t)
         return self
 
-    def affinity(self, aff: dict[str, Any]) -> "PodBuilder":
+    def affinity(self, aff: dict[str, Any]) -> PodBuilder:
         self.d["spec"]["affinity"] = copy.deepcopy(aff)
         return self
 
@@ -159,7 +160,7 @@ class PodBuilder:
         when: str = "DoNotSchedule",
         selector: dict[str, Any] | None = None,
         **extra: Any,
-    ) -> "PodBuilder":
+    ) -> PodBuilder:
         c: dict[str, Any] = {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": when}
         if selector is not None:
             c["labelSelector"] = selector
@@ -167,34 +168,36 @@ class PodBuilder:
         self.d["spec"].setdefault("topologySpreadConstraints", []).append(c)
         return self
 
-    def volume(self, v: dict[str, Any]) -> "PodBuilder":
+    def volume(self, v: dict[str, Any]) -> PodBuilder:
         self.d["spec"].setdefault("volumes", []).append(copy.deepcopy(v))
         return self
 
-    def pvc(self, claim: str, name: str | None = None, read_only: bool = False) -> "PodBuilder":
-        return self.volume({"name": name or claim, "persistentVolumeClaim": {"claimName": claim, "readOnly": read_only}})
+    def pvc(self, claim: str, name: str | None = None, read_only: bool = False) -> PodBuilder:
+        return self.volume(
+            {"name": name or claim, "persistentVolumeClaim": {"claimName": claim, "readOnly": read_only}}
+        )
 
-    def gate(self, name: str) -> "PodBuilder":
+    def gate(self, name: str) -> PodBuilder:
         self.d["spec"].setdefault("schedulingGates", []).append({"name": name})
         return self
 
-    def overhead(self, **res: str) -> "PodBuilder":
+    def overhead(self, **res: str) -> PodBuilder:
         self.d["spec"]["overhead"] = _names(res)
         return self
 
-    def phase(self, phase: str) -> "PodBuilder":
+    def phase(self, phase: str) -> PodBuilder:
         self.d.setdefault("status", {})["phase"] = phase
         return self
 
-    def nominated(self, node: str) -> "PodBuilder":
+    def nominated(self, node: str) -> PodBuilder:
         self.d.setdefault("status", {})["nominatedNodeName"] = node
         return self
 
-    def start_time(self, ts: str) -> "PodBuilder":
+    def start_time(self, ts: str) -> PodBuilder:
         self.d.setdefault("status", {})["startTime"] = ts
         return self
 
-    def set(self, path: str, value: Any) -> "PodBuilder":
+    def set(self, path: str, value: Any) -> PodBuilder:
         """Set any field by dotted path, e.g. set('spec.hostNetwork', True)."""
         cur = self.d
         parts = path.split(".")
@@ -226,35 +229,35 @@ class NodeBuilder:
             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
         }
 
-    def name(self, n: str) -> "NodeBuilder":
+    def name(self, n: str) -> NodeBuilder:
         self.d["metadata"]["name"] = n
         self.d["metadata"]["labels"].setdefault("kubernetes.io/hostname", n)
         return self
 
-    def label(self, k: str, v: str) -> "NodeBuilder":
+    def label(self, k: str, v: str) -> NodeBuilder:
         self.d["metadata"]["labels"][k] = v
         return self
 
-    def labels(self, **kv: str) -> "NodeBuilder":
+    def labels(self, **kv: str) -> NodeBuilder:
         self.d["metadata"]["labels"].update(kv)
         return self
 
-    def capacity(self, **res: str) -> "NodeBuilder":
+    def capacity(self, **res: str) -> NodeBuilder:
         self.d["status"]["allocatable"] = _names(res)
         return self
 
-    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> "NodeBuilder":
+    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> NodeBuilder:
         t: dict[str, Any] = {"key": key, "effect": effect}
         if value:
             t["value"] = value
         self.d["spec"].setdefault("taints", []).append(t)
         return self
 
-    def unschedulable(self) -> "NodeBuilder":
+    def unschedulable(self) -> NodeBuilder:
         self.d["spec"]["unschedulable"] = True
         return self
 
-    def image(self, size: int, *names: str) -> "NodeBuilder":
+    def image(self, size: int, *names: str) -> NodeBuilder:
         self.d["status"].setdefault("images", []).append({"names": list(names), "sizeBytes": size})
         return self
 

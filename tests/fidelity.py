@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api.parse import pod as parse_pod
+from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import read_path
-from kwhatif.config.defaults import default_configuration
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get as get_version
 

@@ -8,14 +8,19 @@ from typing import Any
 
 import pytest
 
-from builders import make_pod
 from kwhatif.api import parse
 from kwhatif.binder import ApiBinder, Binding, Outcome, RecordingBinder
 from kwhatif.framework.interface import Code
 from kwhatif.load.live import Unreachable
 
+from builders import make_pod
+
 POD_PATH = "/api/v1/namespaces/default/pods/web"
-LIVE_POD = {"metadata": {"name": "web", "namespace": "default", "uid": "u-web"}, "spec": {}, "status": {"phase": "Pending"}}
+LIVE_POD = {
+    "metadata": {"name": "web", "namespace": "default", "uid": "u-web"},
+    "spec": {},
+    "status": {"phase": "Pending"},
+}
 
 
 def pod(name: str = "web") -> Any:
@@ -39,7 +44,14 @@ class Script:
 
 
 def st(code: int, reason: str, message: str) -> tuple[int, dict[str, Any]]:
-    return code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason, "message": message}
+    return code, {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "code": code,
+        "reason": reason,
+        "message": message,
+    }
 
 
 CREATED = (201, {"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 201})
@@ -49,7 +61,8 @@ REFUSED = Unreachable("cannot reach the API server at https://k8s:6443: connecti
 
 def test_the_binding_is_defaultbinders():
     assert Binding("default", "web", "u-web", "n1").to_manifest() == {
-        "apiVersion": "v1", "kind": "Binding",
+        "apiVersion": "v1",
+        "kind": "Binding",
         "metadata": {"namespace": "default", "name": "web", "uid": "u-web"},
         "target": {"kind": "Node", "name": "n1"},
     }
@@ -77,22 +90,67 @@ def test_a_pod_of_the_cluster_is_reread_then_bound_once():
 @pytest.mark.parametrize(
     "answers, outcome, code, reason, text, posts",
     [
-        pytest.param([st(409, "Conflict", 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n2"')],
-                     Outcome.FAILED, 409, "Conflict",
-                     'binding to n1 failed: 409 Conflict: Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n2"',
-                     1, id="409-conflict"),
-        pytest.param([st(500, "InternalError", "Internal error occurred: etcdserver: leader changed")],
-                     Outcome.FAILED, 500, "InternalError", "binding to n1 failed: 500 InternalError: Internal error occurred: etcdserver: leader changed",
-                     1, id="500"),
-        pytest.param([(502, {})], Outcome.FAILED, 502, "Bad Gateway", "binding to n1 failed: 502 Bad Gateway: {}", 1, id="502-not-a-status"),
-        pytest.param([TIMEOUT, (200, {**LIVE_POD, "spec": {"nodeName": "n1"}})], Outcome.BOUND, 0, "",
-                     "bound to n1 (accepted); the request timed out; re-reading the pod shows it on that node", 1, id="timeout-but-bound"),
-        pytest.param([TIMEOUT, (200, LIVE_POD)], Outcome.FAILED, 0, "Timeout",
-                     "binding to n1 failed: Timeout: posting the Binding: no answer from the API server at https://k8s:6443 within 60s: "
-                     "read timed out (it may have been carried out all the same)", 1, id="timeout-not-bound"),
-        pytest.param([REFUSED], Outcome.FAILED, 0, "",
-                     "binding to n1 failed: posting the Binding: cannot reach the API server at https://k8s:6443: connection refused",
-                     1, id="connection-refused"),
+        pytest.param(
+            [
+                st(
+                    409,
+                    "Conflict",
+                    'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n2"',
+                )
+            ],
+            Outcome.FAILED,
+            409,
+            "Conflict",
+            'binding to n1 failed: 409 Conflict: Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n2"',
+            1,
+            id="409-conflict",
+        ),
+        pytest.param(
+            [st(500, "InternalError", "Internal error occurred: etcdserver: leader changed")],
+            Outcome.FAILED,
+            500,
+            "InternalError",
+            "binding to n1 failed: 500 InternalError: Internal error occurred: etcdserver: leader changed",
+            1,
+            id="500",
+        ),
+        pytest.param(
+            [(502, {})],
+            Outcome.FAILED,
+            502,
+            "Bad Gateway",
+            "binding to n1 failed: 502 Bad Gateway: {}",
+            1,
+            id="502-not-a-status",
+        ),
+        pytest.param(
+            [TIMEOUT, (200, {**LIVE_POD, "spec": {"nodeName": "n1"}})],
+            Outcome.BOUND,
+            0,
+            "",
+            "bound to n1 (accepted); the request timed out; re-reading the pod shows it on that node",
+            1,
+            id="timeout-but-bound",
+        ),
+        pytest.param(
+            [TIMEOUT, (200, LIVE_POD)],
+            Outcome.FAILED,
+            0,
+            "Timeout",
+            "binding to n1 failed: Timeout: posting the Binding: no answer from the API server at https://k8s:6443 within 60s: "
+            "read timed out (it may have been carried out all the same)",
+            1,
+            id="timeout-not-bound",
+        ),
+        pytest.param(
+            [REFUSED],
+            Outcome.FAILED,
+            0,
+            "",
+            "binding to n1 failed: posting the Binding: cannot reach the API server at https://k8s:6443: connection refused",
+            1,
+            id="connection-refused",
+        ),
     ],
 )
 def test_answers_to_the_binding(answers, outcome, code, reason, text, posts):
@@ -129,20 +187,34 @@ def test_unbound_claims_are_not_bound():
     assert call.calls == []
     assert b.binding_for(pod()).describe() == (
         "binding to n1 failed: PersistentVolumeClaim(s) data are not bound yet: kube-scheduler's VolumeBinding PreBind "
-        "would bind them first, which --apply does not do (the pod would wait for its volumes)")
+        "would bind them first, which --apply does not do (the pod would wait for its volumes)"
+    )
 
 
 def test_a_new_pod_is_created_bound_from_its_manifest():
-    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fresh", "uid": "x", "resourceVersion": "9"},
-                "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}}
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "fresh", "uid": "x", "resourceVersion": "9"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        "status": {"phase": "Pending"},
+    }
     call = Script((201, {"metadata": {"name": "fresh", "uid": "u-fresh"}}))
     b = ApiBinder(call, {}, {"default/fresh": manifest})
     assert b.bind(pod("fresh"), "n1").is_success()
     ((method, path, body),) = call.calls
     assert (method, path) == ("POST", "/api/v1/namespaces/default/pods")
-    assert body == {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fresh", "namespace": "default"},
-                    "spec": {"containers": [{"name": "c", "image": "nginx"}], "nodeName": "n1"}}
+    assert body == {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "fresh", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}], "nodeName": "n1"},
+    }
     assert manifest["metadata"]["uid"] == "x"  # the manifest itself is left alone
     rec = b.binding_for(pod("fresh"))
-    assert (rec.outcome, rec.uid, rec.describe()) == (Outcome.CREATED, "u-fresh", "created, already bound to n1 (spec.nodeName; 201 Created)")
+    assert (rec.outcome, rec.uid, rec.describe()) == (
+        Outcome.CREATED,
+        "u-fresh",
+        "created, already bound to n1 (spec.nodeName; 201 Created)",
+    )
     assert "--apply: 0 bound, 1 created, 0 skipped, 0 failed" == b.summary()

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_node
 from kwhatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
-from kwhatif.config.options import Options
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.options import Options
 from kwhatif.load.cluster import Workload
 from kwhatif.load.files import Document
 from kwhatif.scheduler import Scheduler
+
+from builders import make_cluster, make_node
 
 
 def sts(cpu: str = "500m", **extra_spec: Any) -> dict[str, Any]:
@@ -28,7 +29,9 @@ def sts(cpu: str = "500m", **extra_spec: Any) -> dict[str, Any]:
             "selector": {"matchLabels": {"app": "db"}},
             "template": {
                 "metadata": {"labels": {"app": "db"}},
-                "spec": {"containers": [{"name": "db", "image": "postgres:16", "resources": {"requests": {"cpu": cpu}}}]},
+                "spec": {
+                    "containers": [{"name": "db", "image": "postgres:16", "resources": {"requests": {"cpu": cpu}}}]
+                },
             },
             **extra_spec,
         },
@@ -37,10 +40,20 @@ def sts(cpu: str = "500m", **extra_spec: Any) -> dict[str, Any]:
 
 def running_pod(name: str, node: str, cpu: str) -> dict[str, Any]:
     return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": "db"},
-                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "", "controller": True}]},
-        "spec": {"nodeName": node, "containers": [{"name": "db", "image": "postgres:16", "resources": {"requests": {"cpu": cpu}}}]},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "default",
+            "labels": {"app": "db"},
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db", "uid": "", "controller": True}
+            ],
+        },
+        "spec": {
+            "nodeName": node,
+            "containers": [{"name": "db", "image": "postgres:16", "resources": {"requests": {"cpu": cpu}}}],
+        },
         "status": {"phase": "Running"},
     }
 
@@ -86,16 +99,40 @@ def test_statefulset_unchanged_under_surge_keeps_its_pods():
         pytest.param(sts(), sts(), True, id="same"),
         # the API server's defaults in the running object are no change
         pytest.param(
-            {**sts(), "spec": {**sts()["spec"], "template": {**sts()["spec"]["template"], "spec": {
-                **sts()["spec"]["template"]["spec"], "dnsPolicy": "ClusterFirst", "restartPolicy": "Always"}}}},
-            sts(), True, id="defaults",
+            {
+                **sts(),
+                "spec": {
+                    **sts()["spec"],
+                    "template": {
+                        **sts()["spec"]["template"],
+                        "spec": {
+                            **sts()["spec"]["template"]["spec"],
+                            "dnsPolicy": "ClusterFirst",
+                            "restartPolicy": "Always",
+                        },
+                    },
+                },
+            },
+            sts(),
+            True,
+            id="defaults",
         ),
         pytest.param(sts("0.5"), sts("500m"), True, id="quantity-written-differently"),
         pytest.param(sts(), sts("1"), False, id="request-changed"),
         pytest.param(
-            {**sts(), "spec": {**sts()["spec"], "template": {**sts()["spec"]["template"], "spec": {
-                **sts()["spec"]["template"]["spec"], "nodeSelector": {"pool": "db"}}}}},
-            sts(), False, id="node-selector-dropped",
+            {
+                **sts(),
+                "spec": {
+                    **sts()["spec"],
+                    "template": {
+                        **sts()["spec"]["template"],
+                        "spec": {**sts()["spec"]["template"]["spec"], "nodeSelector": {"pool": "db"}},
+                    },
+                },
+            },
+            sts(),
+            False,
+            id="node-selector-dropped",
         ),
     ],
 )
@@ -108,7 +145,9 @@ def test_template_unchanged(old: dict[str, Any], new: dict[str, Any], unchanged:
     [
         pytest.param(None, 0, id="default"),
         pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}, 1, id="int"),
-        pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "10%", "maxUnavailable": 0}}, 1, id="percent"),
+        pytest.param(
+            {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "10%", "maxUnavailable": 0}}, 1, id="percent"
+        ),
         pytest.param({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "0%"}}, 0, id="zero-percent"),
         pytest.param({"type": "OnDelete"}, 0, id="on-delete"),
     ],
@@ -121,10 +160,18 @@ def test_daemonset_max_surge(strategy: dict[str, Any] | None, surge: int):
 
 
 def hpa(min_replicas: int | None, max_replicas: int, target: str = "db", kind: str = "StatefulSet") -> dict[str, Any]:
-    spec: dict[str, Any] = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": kind, "name": target}, "maxReplicas": max_replicas}
+    spec: dict[str, Any] = {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": kind, "name": target},
+        "maxReplicas": max_replicas,
+    }
     if min_replicas is not None:
         spec["minReplicas"] = min_replicas
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "db-hpa", "namespace": "default"}, "spec": spec}
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "db-hpa", "namespace": "default"},
+        "spec": spec,
+    }
 
 
 @pytest.mark.parametrize(
@@ -157,8 +204,12 @@ def test_autoscaled(replicas: int | None, hpa_obj: dict[str, Any], hpa_max: bool
 def test_limit_range_default_limit_below_the_request_makes_the_pod_invalid():
     # LimitRanger sets the default limit; validation then finds the request above it and the API
     # server refuses every pod the controller creates
-    lr = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "default"},
-          "spec": {"limits": [{"type": "Container", "default": {"cpu": "1"}}]}}
+    lr = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "defaults", "namespace": "default"},
+        "spec": {"limits": [{"type": "Container", "default": {"cpu": "1"}}]},
+    }
     result = run_check(NODES, [lr, sts("2")])
     (cw,) = result.workloads
     assert (cw.refused, cw.pods, str(cw.refused_by)) == (2, [], "refused by LimitRange")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kwhatif.cli import cli
 from kwhatif.completions import completion_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -14,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_file_is_current(shell):
     path = ROOT / "completions" / f"kwhatif.{shell}"
-    assert path.read_text() == completion_script(shell), (
+    assert path.read_text() == completion_script(shell, cli), (
         f"{path} is stale: regenerate with `kwhatif completion {shell} > {path.relative_to(ROOT)}`"
     )
 

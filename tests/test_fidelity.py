@@ -8,20 +8,25 @@ FitError message (with the preemption suffix), the nominated node and the victim
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from typing import Any
-
 from fidelity import BASE_VERSION, SAMPLE, case_dirs, expected, explain, load_case
 
-pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the fidelity sample (../shared/fidelity-sample) is not here")
+pytestmark = pytest.mark.skipif(
+    not SAMPLE.is_dir(), reason="the fidelity sample (../shared/fidelity-sample) is not here"
+)
 
 EXPLAIN_CASES = case_dirs("cases") + case_dirs("volumes") + case_dirs("config")
 
 
 def _compare(
-    case: Path, exp: dict[str, Any] | None = None, version: str = BASE_VERSION, *, recorded_victims_partial: bool = False
+    case: Path,
+    exp: dict[str, Any] | None = None,
+    version: str = BASE_VERSION,
+    *,
+    recorded_victims_partial: bool = False,
 ) -> list[str]:
     """What differs between kwhatif's answer under ``version`` and the answer ``exp`` (default:
     the case's own expected.json). ``recorded_victims_partial``: the recorded victims may be only
@@ -48,7 +53,11 @@ def _compare(
             problems.append(f"{node}: missing")
             continue
         wf, hf = want["filter"], have["filter"]
-        if not want.get("atPreFilter") and (wf["code"], wf["plugin"], wf["reasons"]) != (hf["code"], hf["plugin"], hf["reasons"]):
+        if not want.get("atPreFilter") and (wf["code"], wf["plugin"], wf["reasons"]) != (
+            hf["code"],
+            hf["plugin"],
+            hf["reasons"],
+        ):
             problems.append(f"{node}: filter expected {wf}, got {hf}")
         for key in ("scores", "normalized", "raw"):
             if key in want and want[key] != have.get(key):
@@ -59,7 +68,9 @@ def _compare(
         if exp.get(key) != got[key]:
             problems.append(f"{key}: expected {exp.get(key)!r}, got {got[key]!r}")
     if exp.get("nominatedNodeName", "") != got["nominatedNodeName"]:
-        problems.append(f"nominatedNodeName: expected {exp.get('nominatedNodeName')!r}, got {got['nominatedNodeName']!r}")
+        problems.append(
+            f"nominatedNodeName: expected {exp.get('nominatedNodeName')!r}, got {got['nominatedNodeName']!r}"
+        )
     want_victims = sorted(exp.get("victims") or [])
     if recorded_victims_partial and set(want_victims) <= set(got["victims"]):
         want_victims = got["victims"]
@@ -67,10 +78,14 @@ def _compare(
         problems.append(f"victims: expected {exp.get('victims')}, got {got['victims']}")
     if exp.get("skippedFilterPlugins") is not None and not att.at_pre_filter:
         if sorted(exp["skippedFilterPlugins"]) != got["skippedFilterPlugins"]:
-            problems.append(f"skippedFilterPlugins: expected {exp['skippedFilterPlugins']}, got {got['skippedFilterPlugins']}")
+            problems.append(
+                f"skippedFilterPlugins: expected {exp['skippedFilterPlugins']}, got {got['skippedFilterPlugins']}"
+            )
     if exp.get("skippedScorePlugins") is not None and got["skippedScorePlugins"] is not None:
         if sorted(exp["skippedScorePlugins"]) != got["skippedScorePlugins"]:
-            problems.append(f"skippedScorePlugins: expected {exp['skippedScorePlugins']}, got {got['skippedScorePlugins']}")
+            problems.append(
+                f"skippedScorePlugins: expected {exp['skippedScorePlugins']}, got {got['skippedScorePlugins']}"
+            )
     if exp.get("weights"):
         if exp["weights"] != att.weights:
             problems.append(f"weights: expected {exp['weights']}, got {att.weights}")

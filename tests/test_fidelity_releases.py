@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from fidelity import SAMPLE, expected
-from kwhatif.errors import KwhatifError
-from kwhatif.versions import get as get_version
 from test_fidelity import _compare
 from test_preemption_sequences import _attempt_view, _run
+
+from kwhatif.errors import KwhatifError
+from kwhatif.versions import get as get_version
+
+from fidelity import SAMPLE, expected
 
 RELEASES = SAMPLE / "releases"
 
@@ -38,7 +39,9 @@ def _answers(kinds: tuple[str, ...]) -> list[Any]:
             if not d.is_dir():
                 continue
             for answer in sorted(p for p in d.iterdir() if p.is_dir()):
-                out.append(pytest.param(version, SAMPLE / kind / answer.name, answer, id=f"{version}/{kind}/{answer.name}"))
+                out.append(
+                    pytest.param(version, SAMPLE / kind / answer.name, answer, id=f"{version}/{kind}/{answer.name}")
+                )
     return out
 
 

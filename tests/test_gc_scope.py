@@ -6,10 +6,11 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from builders import PINNED, make_node
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import ClusterState, load_cluster
 from kwhatif.scheduler import Scheduler
+
+from builders import PINNED, make_node
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 

@@ -16,15 +16,16 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster
 from kwhatif.api import parse
-from kwhatif.drain import drain
-from kwhatif.config.options import Options
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.options import Options
+from kwhatif.drain import drain
 from kwhatif.load.cluster import ClusterState
 from kwhatif.report.model import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
+
+from builders import make_cluster
 
 ZONES = ("z1", "z2", "z3")
 APPS = ("web", "api", "db", "cache")
@@ -51,7 +52,11 @@ def _term(rng: random.Random, key: str | None = None, ns_selector: bool = False)
                 {"matchLabels": {"env": "prod"}},
                 {"matchLabels": {"team": "b"}},
                 # ns-x has no Namespace object: it exists while pods run in it
-                {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x", "ns-c"]}]},
+                {
+                    "matchExpressions": [
+                        {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x", "ns-c"]}
+                    ]
+                },
             ]
         )
     return t
@@ -156,7 +161,13 @@ def random_cluster(rng: random.Random) -> list[dict[str, Any]]:
             }
             if ns == "ns-a" and rng.random() < 0.5:
                 pod["metadata"]["ownerReferences"] = [
-                    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app}-rs", "uid": f"uid-{app}-rs", "controller": True}
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "ReplicaSet",
+                        "name": f"{app}-rs",
+                        "uid": f"uid-{app}-rs",
+                        "controller": True,
+                    }
                 ]
             aff = _affinity(rng)
             if aff:
@@ -201,7 +212,13 @@ def random_template(rng: random.Random, i: int) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": f"t{i}", "namespace": ns, "labels": labels}
     if ns == "ns-a" and rng.random() < 0.5:
         meta["ownerReferences"] = [
-            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app}-rs", "uid": f"uid-{app}-rs", "controller": True}
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": f"{app}-rs",
+                "uid": f"uid-{app}-rs",
+                "controller": True,
+            }
         ]
     if rng.random() < 0.5:
         constraints = []
@@ -231,9 +248,9 @@ def random_template(rng: random.Random, i: int) -> dict[str, Any]:
         # a group that must share a zone and that no running pod belongs to yet: its first pod
         # may go anywhere, the next ones follow it
         labels["group"] = f"g{i}"
-        spec.setdefault("affinity", {}).setdefault("podAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = [
-            {"topologyKey": "topology.kubernetes.io/zone", "labelSelector": {"matchLabels": {"group": f"g{i}"}}}
-        ]
+        spec.setdefault("affinity", {}).setdefault("podAffinity", {})[
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ] = [{"topologyKey": "topology.kubernetes.io/zone", "labelSelector": {"matchLabels": {"group": f"g{i}"}}}]
     elif r < 0.45:
         # one per node
         labels["group"] = f"g{i}"
@@ -457,14 +474,19 @@ def _namespace_scenario(options: Options) -> str:
             {
                 "apiVersion": "v1",
                 "kind": "Node",
-                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 2}"}},
+                "metadata": {
+                    "name": name,
+                    "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": f"z{i % 2}"},
+                },
                 "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "20"}},
             }
         )
     term = {
         "topologyKey": "kubernetes.io/hostname",
         "labelSelector": {"matchLabels": {"app": "x"}},
-        "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x"]}]},
+        "namespaceSelector": {
+            "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["ns-x"]}]
+        },
     }
     watcher = {
         "apiVersion": "v1",
@@ -551,7 +573,9 @@ def _capacity(options: Options, pod: str) -> str:
     template = load_pods([str(SAMPLES / "pods" / pod)], state)[0][0]
     sched = Scheduler(state, default_configuration(), options=options)
     res = measure(sched, template, 400)
-    return json.dumps(capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, None).to_dict(), sort_keys=True)
+    return json.dumps(
+        capacity_report(res, template.scheduler_name, sched.snapshot.num_nodes, None).to_dict(), sort_keys=True
+    )
 
 
 @pytest.mark.parametrize("pod", ["web-canary.yaml", "tie.yaml", "analytics-big.yaml"])

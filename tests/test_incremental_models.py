@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_incremental_equivalence import random_cluster, random_template
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
-from kwhatif.dra import features as F
-from kwhatif.framework.interface import NodeScore, CycleState
 from kwhatif.config.defaults import default_configuration
+from kwhatif.dra import features as F
+from kwhatif.framework.interface import CycleState, NodeScore
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
 from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex
@@ -25,7 +25,8 @@ from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.scheduler import Scheduler
-from test_incremental_equivalence import random_cluster, random_template
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 
 def _setup(seed: int) -> tuple[random.Random, Scheduler, list[dict[str, Any]]]:
@@ -45,7 +46,9 @@ def _pod(sched: Scheduler, template: dict[str, Any], name: str, node: str = "") 
     return sched.cluster.admission.admit(parse.pod(d), strict=True)
 
 
-def _churn(rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]], index: NodeIndex, models: list[Any]) -> None:
+def _churn(
+    rng: random.Random, sched: Scheduler, templates: list[dict[str, Any]], index: NodeIndex, models: list[Any]
+) -> None:
     """Add and remove pods through the snapshot, feeding every change to the models."""
     snapshot = sched.snapshot
     start = len(index.changes)
@@ -172,11 +175,23 @@ def test_replicas_share_a_template() -> None:
 _DRA = "resource.k8s.io/v1"
 _DRA_OBJS = [
     {"apiVersion": _DRA, "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
-    {"apiVersion": _DRA, "kind": "ResourceSlice", "metadata": {"name": "n1-drv"},
-     "spec": {"driver": "drv", "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
-              "devices": [{"name": "d"}]}},
-    {"apiVersion": _DRA, "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
-     "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}},
+    {
+        "apiVersion": _DRA,
+        "kind": "ResourceSlice",
+        "metadata": {"name": "n1-drv"},
+        "spec": {
+            "driver": "drv",
+            "nodeName": "n1",
+            "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "d"}],
+        },
+    },
+    {
+        "apiVersion": _DRA,
+        "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "default", "uid": "uid-c"},
+        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}},
+    },
 ]
 
 
@@ -189,7 +204,9 @@ _DRA_OBJS = [
         pytest.param(dataclasses.replace(F.for_release("1.35"), enabled=False), True, True, True, id="plugin-off"),
     ],
 )
-def test_dynamic_resources_scores_zero_everywhere(features: F.Features, claims: bool, prefilter: bool, want: bool) -> None:
+def test_dynamic_resources_scores_zero_everywhere(
+    features: F.Features, claims: bool, prefilter: bool, want: bool
+) -> None:
     """What the engine asks DynamicResources instead of computing its scores: when the answer is
     yes, Score and NormalizeScore give 0 on every node."""
     handle = make_handle([make_node().name(n).obj() for n in ("n1", "n2")], cluster=make_cluster(_DRA_OBJS))

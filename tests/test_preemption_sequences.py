@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from fidelity import BASE_VERSION, case_dirs, expected, explain, load_case
 from kwhatif.framework.types import NodesFit, Prioritized
 from kwhatif.scheduler import Scheduler
+
+from fidelity import BASE_VERSION, case_dirs, expected, explain, load_case
 
 CASES = case_dirs("seq")
 
@@ -74,8 +75,10 @@ def _follow_recorded_ties(sched: Scheduler, recorded: list[dict[str, Any]]) -> N
     sched.select_host = select_recorded  # type: ignore[method-assign]
 
 
-@functools.lru_cache(maxsize=None)
-def _run(case: Path, version: str = BASE_VERSION, answer: Path | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+@functools.cache
+def _run(
+    case: Path, version: str = BASE_VERSION, answer: Path | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """kwhatif's attempts and final placements under ``version``, following the score ties of the
     recorded answer (``answer``: the expected.json; default the case's own)."""
     sched, pods = load_case(case, "pods.yaml", version)

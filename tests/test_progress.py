@@ -63,7 +63,9 @@ def test_line_shows_done_total_rate_and_time_left(clock: Clock) -> None:
     [
         pytest.param(436_000_000, "MB", 218_000_000, "kwhatif: t 218/436 MB (109 MB/s, 2s left)", id="megabytes"),
         pytest.param(None, "", 1500, "kwhatif: t 1500 (750/s)", id="no-total"),
-        pytest.param(1_000_000, "copies", 1000, "kwhatif: t 1000/1000000 copies (500 copies/s, 33m18s left)", id="minutes"),
+        pytest.param(
+            1_000_000, "copies", 1000, "kwhatif: t 1000/1000000 copies (500 copies/s, 33m18s left)", id="minutes"
+        ),
     ],
 )
 def test_line_formats(clock: Clock, total: int | None, unit: str, done: int, expected: str) -> None:
@@ -102,9 +104,15 @@ def test_enabled_only_on_a_terminal_without_quiet(
 @pytest.mark.parametrize(
     ("args", "shown"),
     [
-        pytest.param(("check", str(ROOT / "samples" / "workloads" / "release.yaml"), "--cluster", CLUSTER), True, id="check"),
+        pytest.param(
+            ("check", str(ROOT / "samples" / "workloads" / "release.yaml"), "--cluster", CLUSTER), True, id="check"
+        ),
         pytest.param(("capacity", POD, "--cluster", CLUSTER, "--max", "20"), True, id="capacity"),
-        pytest.param(("check", str(ROOT / "samples" / "workloads" / "release.yaml"), "--cluster", CLUSTER, "--quiet"), False, id="check-quiet"),
+        pytest.param(
+            ("check", str(ROOT / "samples" / "workloads" / "release.yaml"), "--cluster", CLUSTER, "--quiet"),
+            False,
+            id="check-quiet",
+        ),
         pytest.param(("capacity", POD, "--cluster", CLUSTER, "--max", "20", "--quiet"), False, id="capacity-quiet"),
     ],
 )
@@ -129,14 +137,15 @@ def test_commands_draw_and_clear_the_line_on_a_terminal(
         assert "\r" not in text and "placing" not in text
 
 
-def test_listing_a_live_cluster_shows_the_lists_being_read(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    from builders import make_node, make_pod
+def test_listing_a_live_cluster_shows_the_lists_being_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from kwhatif.load.live import load_live_cluster
     from tests.e2e.fake_apiserver import FakeAPIServer
 
-    objects = [make_node().name(f"n{i}").dict() for i in range(5)] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(3)]
+    from builders import make_node, make_pod
+
+    objects = [make_node().name(f"n{i}").dict() for i in range(5)] + [
+        make_pod().name(f"p{i}").node("n1").dict() for i in range(3)
+    ]
     out = Terminal()
     progress.configure(out)
     monkeypatch.setattr(progress, "DELAY", 0.0)
@@ -155,11 +164,12 @@ def test_listing_a_live_cluster_shows_the_lists_being_read(
 def test_reading_a_large_dump_and_indexing_its_pods(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import json
 
-    from builders import make_node, make_pod
     from kwhatif.cache import snapshot
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.load import files
     from kwhatif.load.cluster import load_cluster
+
+    from builders import make_node, make_pod
 
     items = [make_node().name("n1").dict()] + [make_pod().name(f"p{i}").node("n1").dict() for i in range(5)]
     dump = tmp_path / "cluster.json"

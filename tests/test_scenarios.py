@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 import yaml
-from fidelity import load_case
 
 from kwhatif.framework.runtime import FilterResult
 from kwhatif.scheduler import Attempt
+
+from fidelity import load_case
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 CASES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "expected.yaml").is_file())

@@ -6,23 +6,25 @@ where the newer release has one (noted per case); the others are built to show t
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_cluster, make_node, make_pod
 from kwhatif import versions
 from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
-from kwhatif.errors import ConfigError
-from kwhatif.config.load import parse_configuration
 from kwhatif.config.defaults import default_configuration
+from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import DynamicResourcesArgs
+from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import Release, get
+
+from builders import PodBuilder, make_cluster, make_node, make_pod
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 Mi = 1024 * 1024
@@ -143,7 +145,9 @@ def test_cluster_versions(git_version: str, want: str, note: str) -> None:
         pytest.param("1.32.13", "node_ports_count_sidecars", False, id="sidecar-ports-not-in-1.32"),
         pytest.param("1.34.1", "taint_reason", "node(s) had untolerated taint {{{key}: {value}}}", id="taint-1.34.1"),
         pytest.param("1.34.2", "taint_reason", "node(s) had untolerated taint(s)", id="taint-1.34.2-backport"),
-        pytest.param("1.33.13", "taint_reason", "node(s) had untolerated taint {{{key}: {value}}}", id="taint-not-in-1.33"),
+        pytest.param(
+            "1.33.13", "taint_reason", "node(s) had untolerated taint {{{key}: {value}}}", id="taint-not-in-1.33"
+        ),
     ],
 )
 def test_changes_land_at_their_patch(release: str, field: str, value: Any) -> None:
@@ -183,52 +187,116 @@ def framework_for(profile: Any, version: str) -> Framework:
     [
         pytest.param(
             "1.30",
-            ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-             "VolumeRestrictions", "EBSLimits", "GCEPDLimits", "NodeVolumeLimits", "AzureDiskLimits", "VolumeBinding",
-             "VolumeZone", "PodTopologySpread", "InterPodAffinity"],
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "EBSLimits",
+                "GCEPDLimits",
+                "NodeVolumeLimits",
+                "AzureDiskLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+            ],
             ["DefaultPreemption"],
             {},
             id="1.30-in-tree-volume-limits",
         ),
         pytest.param(
             "1.31",
-            ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-             "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-             "InterPodAffinity"],
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+            ],
             ["DefaultPreemption"],
             {},
             id="1.31-without-them",
         ),
         pytest.param(
             "1.34",
-            ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-             "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-             "InterPodAffinity", "DynamicResources"],
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+                "DynamicResources",
+            ],
             ["DynamicResources", "DefaultPreemption"],
             {},
             id="1.34-dynamic-resources",
         ),
         pytest.param(
             "1.35",
-            ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-             "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-             "InterPodAffinity", "DynamicResources"],
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+                "DynamicResources",
+            ],
             ["DynamicResources", "DefaultPreemption"],
             {"DynamicResources": 2},
             id="1.35-dynamic-resources-scores",
         ),
         pytest.param(
             "1.36",
-            ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit",
-             "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-             "InterPodAffinity", "DynamicResources", "NodeDeclaredFeatures"],
+            [
+                "NodeUnschedulable",
+                "NodeName",
+                "TaintToleration",
+                "NodeAffinity",
+                "NodePorts",
+                "NodeResourcesFit",
+                "VolumeRestrictions",
+                "NodeVolumeLimits",
+                "VolumeBinding",
+                "VolumeZone",
+                "PodTopologySpread",
+                "InterPodAffinity",
+                "DynamicResources",
+                "NodeDeclaredFeatures",
+            ],
             ["DynamicResources", "DefaultPreemption"],
             {"DynamicResources": 2},
             id="1.36-node-declared-features",
         ),
     ],
 )
-def test_default_profile_per_release(version: str, filters: list[str], post_filter: list[str], weights: dict[str, int]) -> None:
+def test_default_profile_per_release(
+    version: str, filters: list[str], post_filter: list[str], weights: dict[str, int]
+) -> None:
     fw = framework_for(default_configuration(get(version)).profiles[0], version)
     assert fw.names("filter") == filters
     assert fw.names("postFilter") == post_filter
@@ -249,8 +317,14 @@ INVALID = 'was invalid in version "kubescheduler.config.k8s.io/v1" (KubeSchedule
 def test_in_tree_volume_limit_names_in_configurations() -> None:
     """1.30 accepts them; 1.31 refuses them in plugin sets and pluginConfig (not multiPoint, whose
     plugins still exist); from 1.32 the registry no longer has them."""
-    assert parse_configuration(HEADER + FILTER_EBS, "s", get("1.30")).profiles[0].plugins["filter"].enabled[0].name == "EBSLimits"
-    assert config_error("1.31", FILTER_EBS) == f'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": {INVALID}'
+    assert (
+        parse_configuration(HEADER + FILTER_EBS, "s", get("1.30")).profiles[0].plugins["filter"].enabled[0].name
+        == "EBSLimits"
+    )
+    assert (
+        config_error("1.31", FILTER_EBS)
+        == f'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": {INVALID}'
+    )
     assert config_error("1.31", "profiles:\n- pluginConfig:\n  - {name: GCEPDLimits, args: {}}\n") == (
         f'profiles[0].pluginConfig[0]: Invalid value: "GCEPDLimits": {INVALID}'
     )
@@ -268,8 +342,11 @@ def test_in_tree_volume_limit_names_in_configurations() -> None:
         pytest.param(
             "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Other}]\n      disabled: [{name: '*'}]\n",
             ("1.34", "queueSort must be the same for all profiles"),
-            ("1.35", "Invalid value: config.PluginSet{Enabled:[]config.Plugin{config.Plugin{Name:\"Other\", Weight:0}}, "
-             "Disabled:[]config.Plugin{config.Plugin{Name:\"*\", Weight:0}}}: must be the same for all profiles"),
+            (
+                "1.35",
+                'Invalid value: config.PluginSet{Enabled:[]config.Plugin{config.Plugin{Name:"Other", Weight:0}}, '
+                'Disabled:[]config.Plugin{config.Plugin{Name:"*", Weight:0}}}: must be the same for all profiles',
+            ),
             id="queue-sort-message-1.35",
         ),
         pytest.param(
@@ -317,7 +394,9 @@ def test_dynamic_resources_args() -> None:
     assert profile_1_33.unknown_args["DynamicResources"] == {"filterTimeout": "5s"}
     assert "DynamicResources" not in profile_1_33.plugin_config
     assert "must be zero or positive" in config_error("1.34", body.replace("5s", "-1s"))
-    assert 'unknown field "bindingTimeout"' in config_error("1.34", body.replace("filterTimeout: 5s", "bindingTimeout: 5s"))
+    assert 'unknown field "bindingTimeout"' in config_error(
+        "1.34", body.replace("filterTimeout: 5s", "bindingTimeout: 5s")
+    )
     assert "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled" in config_error(
         "1.35", body.replace("filterTimeout: 5s", "bindingTimeout: 5s")
     )
@@ -336,16 +415,31 @@ def test_taint_reason() -> None:
         "0/2 nodes are available: 1 node(s) had untolerated taint {a: 1}, 1 node(s) had untolerated taint {b: 2}."
     )
     assert after.message.startswith("0/2 nodes are available: 2 node(s) had untolerated taint(s).")
-    assert first(after, "n1") == ("TaintToleration", "UnschedulableAndUnresolvable", ("node(s) had untolerated taint(s)",))
+    assert first(after, "n1") == (
+        "TaintToleration",
+        "UnschedulableAndUnresolvable",
+        ("node(s) had untolerated taint(s)",),
+    )
 
 
 def test_fit_error_counts_nodes_outside_the_prefilter_result() -> None:
     """#126022 (1.32.0): nodes a PreFilterResult left out count as "node(s) didn't satisfy plugin(s) [...]"."""
     nodes = [node("n1", cpu="1"), node("n2"), node("n3")]
-    pod = make_pod().name("p").req(cpu="2").affinity(
-        {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
-        ]}}}
+    pod = (
+        make_pod()
+        .name("p")
+        .req(cpu="2")
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+                        ]
+                    }
+                }
+            }
+        )
     )
     before = run("1.31", nodes, pod)
     after = run("1.32", nodes, pod)
@@ -365,20 +459,52 @@ def test_fit_error_counts_nodes_outside_the_prefilter_result() -> None:
     [
         # transcribed from upstream noderesources/fit_test.go (TestEnoughRequests, TestStorageRequests):
         # node allocatable cpu 10m, memory 20, pods 32, example.com/aaa 5, ephemeral-storage 20
-        pytest.param("too many resources fails", {"cpu": "1m", "memory": "1"}, {"cpu": "10m", "memory": "20"},
-                     "Unschedulable", "Unschedulable", id="used-up-stays-unschedulable"),
-        pytest.param("extended resource capacity enforced", {"cpu": "1m", "memory": "1", "example.com/aaa": "10"}, {},
-                     "Unschedulable", "UnschedulableAndUnresolvable", id="extended-above-capacity"),
-        pytest.param("extended resource allocatable enforced", {"cpu": "1m", "memory": "1", "example.com/aaa": "1"},
-                     {"example.com/aaa": "5"}, "Unschedulable", "Unschedulable", id="extended-used-up"),
-        pytest.param("storage ephemeral local storage request exceeds allocatable", {"ephemeral-storage": "25"},
-                     {"cpu": "2m", "memory": "2"}, "Unschedulable", "UnschedulableAndUnresolvable", id="ephemeral-above-allocatable"),
+        pytest.param(
+            "too many resources fails",
+            {"cpu": "1m", "memory": "1"},
+            {"cpu": "10m", "memory": "20"},
+            "Unschedulable",
+            "Unschedulable",
+            id="used-up-stays-unschedulable",
+        ),
+        pytest.param(
+            "extended resource capacity enforced",
+            {"cpu": "1m", "memory": "1", "example.com/aaa": "10"},
+            {},
+            "Unschedulable",
+            "UnschedulableAndUnresolvable",
+            id="extended-above-capacity",
+        ),
+        pytest.param(
+            "extended resource allocatable enforced",
+            {"cpu": "1m", "memory": "1", "example.com/aaa": "1"},
+            {"example.com/aaa": "5"},
+            "Unschedulable",
+            "Unschedulable",
+            id="extended-used-up",
+        ),
+        pytest.param(
+            "storage ephemeral local storage request exceeds allocatable",
+            {"ephemeral-storage": "25"},
+            {"cpu": "2m", "memory": "2"},
+            "Unschedulable",
+            "UnschedulableAndUnresolvable",
+            id="ephemeral-above-allocatable",
+        ),
     ],
 )
-def test_fit_unresolvable_above_allocatable(name: str, pod: dict[str, str], used: dict[str, str], want_before: str, want_after: str) -> None:
+def test_fit_unresolvable_above_allocatable(
+    name: str, pod: dict[str, str], used: dict[str, str], want_before: str, want_after: str
+) -> None:
     """#131345 (1.34.0): a request above the node's allocatable is UnschedulableAndUnresolvable."""
     n = make_node().name("n1")
-    n.d["status"]["allocatable"] = {"cpu": "10m", "memory": "20", "pods": "32", "example.com/aaa": "5", "ephemeral-storage": "20"}
+    n.d["status"]["allocatable"] = {
+        "cpu": "10m",
+        "memory": "20",
+        "pods": "32",
+        "example.com/aaa": "5",
+        "ephemeral-storage": "20",
+    }
     existing = [_requesting(make_pod().name("used").node("n1"), used)] if used else []
     incoming = _requesting(make_pod().name("p"), pod)
     for version, want in (("1.33", want_before), ("1.34", want_after)):
@@ -429,7 +555,9 @@ def test_dynamic_resources_post_filter_without_its_state() -> None:
         '0/1 nodes are available: persistentvolumeclaim "data" not found. preemption: 0/1 nodes are available: '
         "1 Preemption is not helpful for scheduling."
     )
-    assert run("1.34", nodes, pod).message == '0/1 nodes are available: persistentvolumeclaim "data" not found. not found'
+    assert (
+        run("1.34", nodes, pod).message == '0/1 nodes are available: persistentvolumeclaim "data" not found. not found'
+    )
 
 
 def test_dynamic_resources_scores_zero_from_1_35() -> None:
@@ -464,7 +592,10 @@ def test_balanced_allocation_skips_best_effort_pods() -> None:
 
 def _resized(cpu_status: str, infeasible: bool = False) -> PodBuilder:
     b = make_pod().name("resized").node("n1").req(cpu="1")
-    b.set("status.containerStatuses", [{"name": "c0", "allocatedResources": {"cpu": cpu_status}, "resources": {"requests": {"cpu": cpu_status}}}])
+    b.set(
+        "status.containerStatuses",
+        [{"name": "c0", "allocatedResources": {"cpu": cpu_status}, "resources": {"requests": {"cpu": cpu_status}}}],
+    )
     if infeasible:
         b.set("status.conditions", [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}])
     return b
@@ -494,7 +625,10 @@ def test_in_place_resize_infeasible_ignores_spec() -> None:
 
 def _sidecar_port_pod(name: str) -> PodBuilder:
     b = make_pod().name(name).set("spec.hostNetwork", True)
-    b.set("spec.initContainers", [{"name": "side", "image": "x", "restartPolicy": "Always", "ports": [{"containerPort": 8081}]}])
+    b.set(
+        "spec.initContainers",
+        [{"name": "side", "image": "x", "restartPolicy": "Always", "ports": [{"containerPort": 8081}]}],
+    )
     return b
 
 
@@ -504,7 +638,9 @@ def test_node_ports_count_sidecar_ports() -> None:
     existing = [_sidecar_port_pod("p1").node("n1")]
     assert run("1.33.5", nodes, _sidecar_port_pod("p2"), existing).feasible == ["n1"]
     att = run("1.33.6", nodes, _sidecar_port_pod("p2"), existing)
-    assert att.message.startswith("0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.")
+    assert att.message.startswith(
+        "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports."
+    )
     assert run("1.34.0", nodes, _sidecar_port_pod("p2"), existing).feasible == []
 
 
@@ -518,11 +654,13 @@ def _victims_scenario() -> tuple[list[Any], list[PodBuilder], Any]:
         make_pod().name("b-pdb").node("b").priority(4).req(cpu="2").label("pdb", "yes"),
         make_pod().name("b-high").node("b").priority(200).req(cpu="1"),
     ]
-    pdb = parse.pod_disruption_budget({
-        "metadata": {"name": "pdb", "namespace": "default"},
-        "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"pdb": "yes"}}},
-        "status": {"disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2, "expectedPods": 2},
-    })
+    pdb = parse.pod_disruption_budget(
+        {
+            "metadata": {"name": "pdb", "namespace": "default"},
+            "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"pdb": "yes"}}},
+            "status": {"disruptionsAllowed": 0, "currentHealthy": 2, "desiredHealthy": 2, "expectedPods": 2},
+        }
+    )
     return nodes, existing, pdb
 
 
@@ -545,19 +683,51 @@ def test_preemption_keeps_victims_sorted() -> None:
 
 def _local_pv_objs(node_name: str) -> list[dict[str, Any]]:
     return [
-        {"kind": "StorageClass", "metadata": {"name": "local"}, "provisioner": "kubernetes.io/no-provisioner",
-         "volumeBindingMode": "WaitForFirstConsumer"},
-        {"kind": "PersistentVolume", "metadata": {"name": "pv-local", "resourceVersion": "1"},
-         "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
-                  "local": {"path": "/mnt"}, "claimRef": {"namespace": "default", "name": "data"},
-                  "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                      {"key": "kubernetes.io/hostname", "operator": "In", "values": [node_name]}]}]}}},
-         "status": {"phase": "Bound"}},
-        {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default", "resourceVersion": "1",
-                                                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local", "volumeName": "pv-local",
-                  "resources": {"requests": {"storage": "10Gi"}}},
-         "status": {"phase": "Bound"}},
+        {
+            "kind": "StorageClass",
+            "metadata": {"name": "local"},
+            "provisioner": "kubernetes.io/no-provisioner",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        },
+        {
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv-local", "resourceVersion": "1"},
+            "spec": {
+                "capacity": {"storage": "10Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "local",
+                "local": {"path": "/mnt"},
+                "claimRef": {"namespace": "default", "name": "data"},
+                "nodeAffinity": {
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {"key": "kubernetes.io/hostname", "operator": "In", "values": [node_name]}
+                                ]
+                            }
+                        ]
+                    }
+                },
+            },
+            "status": {"phase": "Bound"},
+        },
+        {
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "data",
+                "namespace": "default",
+                "resourceVersion": "1",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "local",
+                "volumeName": "pv-local",
+                "resources": {"requests": {"storage": "10Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        },
     ]
 
 
@@ -570,14 +740,20 @@ def test_volume_binding_prefilter_result() -> None:
     after = run("1.30.7", nodes, pod, objs=_local_pv_objs("n1"))
     assert sorted(before.excluded) == ["n2", "n3"] and before.node == "n1"
     assert after.excluded == frozenset() and after.node == "n1"
-    assert first(after, "n2") == ("VolumeBinding", "UnschedulableAndUnresolvable", ("node(s) had volume node affinity conflict",))
+    assert first(after, "n2") == (
+        "VolumeBinding",
+        "UnschedulableAndUnresolvable",
+        ("node(s) had volume node affinity conflict",),
+    )
 
 
 def test_volume_binding_node_affinity_reason() -> None:
     """#129887 (1.33.0)."""
     nodes = [node("n1"), node("n2")]
     pod = make_pod().name("p").pvc("data")
-    assert first(run("1.32", nodes, pod, objs=_local_pv_objs("n1")), "n2")[2] == ("node(s) had volume node affinity conflict",)
+    assert first(run("1.32", nodes, pod, objs=_local_pv_objs("n1")), "n2")[2] == (
+        "node(s) had volume node affinity conflict",
+    )
     assert first(run("1.33", nodes, pod, objs=_local_pv_objs("n1")), "n2")[2] == (
         "node(s) didn't match PersistentVolume's node affinity",
     )
@@ -585,16 +761,34 @@ def test_volume_binding_node_affinity_reason() -> None:
 
 def _rwop_objs() -> list[dict[str, Any]]:
     return [
-        {"kind": "PersistentVolumeClaim", "metadata": {"name": "solo", "namespace": "default", "resourceVersion": "1",
-                                                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-         "spec": {"accessModes": ["ReadWriteOncePod"], "volumeName": "pv-solo", "storageClassName": "",
-                  "resources": {"requests": {"storage": "1Gi"}}},
-         "status": {"phase": "Bound"}},
-        {"kind": "PersistentVolume", "metadata": {"name": "pv-solo", "resourceVersion": "1"},
-         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"], "storageClassName": "",
-                  "csi": {"driver": "csi.example.com", "volumeHandle": "h1"},
-                  "claimRef": {"namespace": "default", "name": "solo"}},
-         "status": {"phase": "Bound"}},
+        {
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "solo",
+                "namespace": "default",
+                "resourceVersion": "1",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteOncePod"],
+                "volumeName": "pv-solo",
+                "storageClassName": "",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        },
+        {
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv-solo", "resourceVersion": "1"},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOncePod"],
+                "storageClassName": "",
+                "csi": {"driver": "csi.example.com", "volumeHandle": "h1"},
+                "claimRef": {"namespace": "default", "name": "solo"},
+            },
+            "status": {"phase": "Bound"},
+        },
     ]
 
 
@@ -613,16 +807,39 @@ def test_read_write_once_pod_reason() -> None:
 
 def _csi_objs(limit: int, driver: str = "csi.example.com", prevent: bool | None = None) -> list[dict[str, Any]]:
     objs: list[dict[str, Any]] = [
-        {"kind": "CSINode", "metadata": {"name": "n1"}, "spec": {"drivers": [
-            {"name": "other.csi", "nodeID": "n1", "allocatable": {"count": limit}}]}},
-        {"kind": "PersistentVolume", "metadata": {"name": "pv-new", "resourceVersion": "1"},
-         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
-                  "csi": {"driver": driver, "volumeHandle": "new"}, "claimRef": {"namespace": "default", "name": "new"}},
-         "status": {"phase": "Bound"}},
-        {"kind": "PersistentVolumeClaim", "metadata": {"name": "new", "namespace": "default", "resourceVersion": "1",
-                                                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-         "spec": {"accessModes": ["ReadWriteOnce"], "volumeName": "pv-new", "storageClassName": "",
-                  "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Bound"}},
+        {
+            "kind": "CSINode",
+            "metadata": {"name": "n1"},
+            "spec": {"drivers": [{"name": "other.csi", "nodeID": "n1", "allocatable": {"count": limit}}]},
+        },
+        {
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv-new", "resourceVersion": "1"},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "",
+                "csi": {"driver": driver, "volumeHandle": "new"},
+                "claimRef": {"namespace": "default", "name": "new"},
+            },
+            "status": {"phase": "Bound"},
+        },
+        {
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": "new",
+                "namespace": "default",
+                "resourceVersion": "1",
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "volumeName": "pv-new",
+                "storageClassName": "",
+                "resources": {"requests": {"storage": "1Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        },
     ]
     if prevent is not None:
         spec: dict[str, Any] = {"attachRequired": True}
@@ -636,24 +853,42 @@ def test_volume_attachments_count_from_1_32() -> None:
     """Upstream issue #126502, fixed in 1.32.0: a volume still attached (a deleted pod's, detaching)
     counts against the CSINode's limit."""
     objs = _csi_objs(1, driver="other.csi") + [
-        {"kind": "PersistentVolume", "metadata": {"name": "pv-old", "resourceVersion": "1"},
-         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
-                  "csi": {"driver": "other.csi", "volumeHandle": "old"}}, "status": {"phase": "Released"}},
-        {"kind": "VolumeAttachment", "metadata": {"name": "va-old"},
-         "spec": {"attacher": "other.csi", "nodeName": "n1", "source": {"persistentVolumeName": "pv-old"}}},
+        {
+            "kind": "PersistentVolume",
+            "metadata": {"name": "pv-old", "resourceVersion": "1"},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "",
+                "csi": {"driver": "other.csi", "volumeHandle": "old"},
+            },
+            "status": {"phase": "Released"},
+        },
+        {
+            "kind": "VolumeAttachment",
+            "metadata": {"name": "va-old"},
+            "spec": {"attacher": "other.csi", "nodeName": "n1", "source": {"persistentVolumeName": "pv-old"}},
+        },
     ]
     pod = make_pod().name("p").pvc("new")
     assert run("1.31", [node("n1")], pod, objs=objs).feasible == ["n1"]
     assert first(run("1.32", [node("n1")], pod, objs=objs), "n1") == (
-        "NodeVolumeLimits", "Unschedulable", ("node(s) exceed max volume count",)
+        "NodeVolumeLimits",
+        "Unschedulable",
+        ("node(s) exceed max volume count",),
     )
 
 
 def test_node_allocatable_attach_limits_until_1_31() -> None:
     n = node("n1")
     n.d["status"]["allocatable"]["attachable-volumes-csi-csi.example.com"] = "0"
-    objs = _csi_objs(5) + [{"kind": "CSINode", "metadata": {"name": "n1"}, "spec": {"drivers": [
-        {"name": "csi.example.com", "nodeID": "n1"}]}}]
+    objs = _csi_objs(5) + [
+        {
+            "kind": "CSINode",
+            "metadata": {"name": "n1"},
+            "spec": {"drivers": [{"name": "csi.example.com", "nodeID": "n1"}]},
+        }
+    ]
     objs = [o for o in objs if not (o["kind"] == "CSINode" and o["spec"]["drivers"][0]["name"] == "other.csi")]
     pod = make_pod().name("p").pvc("new")
     assert first(run("1.31", [n], pod, objs=objs), "n1")[0] == "NodeVolumeLimits"
@@ -682,11 +917,24 @@ def test_csi_driver_missing_on_node(version: str, prevent: bool | None, want: st
 
 
 def _affinity_pod() -> PodBuilder:
-    return make_pod().name("p").label("app", "web").label("version", "v2").affinity(
-        {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
-             "matchLabelKeys": ["version"]}
-        ]}}
+    return (
+        make_pod()
+        .name("p")
+        .label("app", "web")
+        .label("version", "v2")
+        .affinity(
+            {
+                "podAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "labelSelector": {"matchLabels": {"app": "web"}},
+                            "topologyKey": "kubernetes.io/hostname",
+                            "matchLabelKeys": ["version"],
+                        }
+                    ]
+                }
+            }
+        )
     )
 
 
@@ -708,8 +956,12 @@ def test_pod_affinity_match_label_keys() -> None:
 def test_spread_match_label_keys_merged_by_the_api_server() -> None:
     """#129874 (1.34.0): the API server merges spread matchLabelKeys into the selector; the
     scheduler merges them too, so the answer is the same."""
-    b = make_pod().name("p").label("app", "web").label("hash", "x").spread(
-        1, "kubernetes.io/hostname", selector={"matchLabels": {"app": "web"}}, matchLabelKeys=["hash"]
+    b = (
+        make_pod()
+        .name("p")
+        .label("app", "web")
+        .label("hash", "x")
+        .spread(1, "kubernetes.io/hostname", selector={"matchLabels": {"app": "web"}}, matchLabelKeys=["hash"])
     )
     before, after = pod_at(b, "1.33"), pod_at(b, "1.34")
     assert len(before.topology_spread_constraints[0].label_selector.requirements) == 1
@@ -801,8 +1053,10 @@ def test_balanced_allocation_scores_the_change_of_balance() -> None:
 
 def test_image_locality_counts_image_volumes() -> None:
     """#130231 (1.36.0) and #138951 (1.37.0)."""
-    nodes = [make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest"),
-             make_node().name("n2").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest")]
+    nodes = [
+        make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest"),
+        make_node().name("n2").capacity(cpu="4", memory="8Gi", pods="110").image(500 * Mi, "b:latest"),
+    ]
     pod = make_pod().name("p").image("a").volume({"name": "v", "image": {"reference": "b"}})
 
     def raw(version: str) -> int:
@@ -814,8 +1068,10 @@ def test_image_locality_counts_image_volumes() -> None:
 def test_preemption_message_when_it_succeeds() -> None:
     """#140180 (1.37): the FitError of a pod that preempts carries DefaultPreemption's message."""
     nodes = [node("m01", cpu="4"), node("m02", cpu="4")]
-    existing = [make_pod().name("big").node("m01").priority(1000).req(cpu="4"),
-                make_pod().name("low").node("m02").priority(1).req(cpu="2")]
+    existing = [
+        make_pod().name("big").node("m01").priority(1000).req(cpu="4"),
+        make_pod().name("low").node("m02").priority(1).req(cpu="2"),
+    ]
     pod = make_pod().name("p").priority(100000).req(cpu="3")
     assert run("1.36", nodes, pod, existing).message == "0/2 nodes are available: 2 Insufficient cpu."
     assert run("1.37", nodes, pod, existing).message == (
@@ -837,7 +1093,11 @@ def test_node_declared_features() -> None:
     assert run("1.35", [a, b], pod).feasible == ["a", "b"]
     att = run("1.36", [a, b], pod)
     assert att.feasible == ["b"]
-    assert first(att, "a") == ("NodeDeclaredFeatures", "UnschedulableAndUnresolvable", ("node(s) didn't match Pod's required features",))
+    assert first(att, "a") == (
+        "NodeDeclaredFeatures",
+        "UnschedulableAndUnresolvable",
+        ("node(s) didn't match Pod's required features",),
+    )
 
 
 @pytest.mark.parametrize("minor", versions.SUPPORTED_MINORS)
@@ -855,11 +1115,18 @@ def test_empty_configuration_is_the_default_profile(minor: int) -> None:
     "reported,source,text",
     [
         pytest.param("", versions.VersionSource.DUMP, "kube-scheduler 1.30.6 from the dump", id="supported"),
-        pytest.param("v1.8.4", versions.VersionSource.DUMP,
-                     "kube-scheduler 1.30.6 (the dump's v1.8.4 is older than the releases kwhatif answers as)", id="older-dump"),
-        pytest.param("v1.40.1-eks-1", versions.VersionSource.LIVE,
-                     "kube-scheduler 1.30.6 (the cluster's v1.40.1-eks-1 is newer than the releases kwhatif answers as)",
-                     id="newer-live"),
+        pytest.param(
+            "v1.8.4",
+            versions.VersionSource.DUMP,
+            "kube-scheduler 1.30.6 (the dump's v1.8.4 is older than the releases kwhatif answers as)",
+            id="older-dump",
+        ),
+        pytest.param(
+            "v1.40.1-eks-1",
+            versions.VersionSource.LIVE,
+            "kube-scheduler 1.30.6 (the cluster's v1.40.1-eks-1 is newer than the releases kwhatif answers as)",
+            id="newer-live",
+        ),
     ],
 )
 def test_summary_names_a_release_outside_the_supported_ones(reported, source, text):

@@ -11,8 +11,8 @@ are defaulted; pod (anti-)affinity and spread matchLabelKeys are merged into the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Callable, Mapping
 
 from kwhatif.api.core import (
     Affinity,
@@ -125,7 +125,9 @@ class Admission:
         notes = list(pod.admission_notes)
         if pod.pod_requests is not None or pod.pod_limits is not None:
             if not v.has_gate("PodLevelResources"):
-                notes.append(f"spec.resources: Kubernetes {v.release} has no pod-level resources; its API server drops the field")
+                notes.append(
+                    f"spec.resources: Kubernetes {v.release} has no pod-level resources; its API server drops the field"
+                )
                 changes.update(pod_requests=None, pod_limits=None)
             elif not v.gate("PodLevelResources"):
                 notes.append(
@@ -238,4 +240,3 @@ def _merge_spread_keys(c: TopologySpreadConstraint, labels: Mapping[str, str]) -
     if not c.match_label_keys or c.label_selector.nothing:
         return c
     return dataclasses.replace(c, label_selector=_with_keys(c.label_selector, c.match_label_keys, Op.IN, labels))
-

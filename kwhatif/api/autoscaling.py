@@ -3,8 +3,9 @@ its target within."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.parse import name_of, namespace_of
@@ -51,5 +52,11 @@ def horizontal_pod_autoscaler(d: Dict) -> HorizontalPodAutoscaler:
     if max_replicas < min_replicas:
         raise f.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`")
     return HorizontalPodAutoscaler(
-        namespace_of(d), name_of(d), kind, name, f.string(ref, "apiVersion", "spec.scaleTargetRef"), min_replicas, max_replicas
+        namespace_of(d),
+        name_of(d),
+        kind,
+        name,
+        f.string(ref, "apiVersion", "spec.scaleTargetRef"),
+        min_replicas,
+        max_replicas,
     )

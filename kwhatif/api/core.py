@@ -6,9 +6,10 @@ Collections are tuples; label maps are plain dicts that are never mutated after 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api.labels import Selector
 from kwhatif.api.resources import ContainerStatusResources, Resource, ResourceList
@@ -88,9 +89,7 @@ class NodeSelectorTerm:
             return False
         if self.expressions is not None and not self.expressions.matches(labels):
             return False
-        if self.fields is not None and node_name and not self.fields.matches(
-            {"metadata.name": node_name}
-        ):
+        if self.fields is not None and node_name and not self.fields.matches({"metadata.name": node_name}):
             return False
         return True
 
@@ -349,7 +348,7 @@ class RuntimeClass:
     overhead: ResourceList | None
     # scheduling.nodeSelector and scheduling.tolerations, merged into the pods that use the class
     node_selector: Mapping[str, str] = field(default_factory=dict)
-    tolerations: tuple["Toleration", ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,10 @@ Errors follow the API server's field.Error wording ("<path>: Invalid value: ..."
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.errors import FieldError
@@ -39,9 +40,7 @@ def required(path: str, detail: str = "") -> FieldError:
 
 def unsupported(path: str, value: object, supported: Iterable[str]) -> FieldError:
     vals = ", ".join(json.dumps(s) for s in supported)
-    return FieldError(
-        f"Unsupported value: {render_value(value)}: supported values: {vals}", field=path
-    )
+    return FieldError(f"Unsupported value: {render_value(value)}: supported values: {vals}", field=path)
 
 
 def forbidden(path: str, detail: str) -> FieldError:
@@ -191,7 +190,7 @@ def timestamp(d: Dict, key: str, path: str) -> float:
     if v is None or v == "":
         return 0.0
     if isinstance(v, datetime):  # YAML may already have decoded it
-        return v.timestamp() if v.tzinfo else v.replace(tzinfo=timezone.utc).timestamp()
+        return v.timestamp() if v.tzinfo else v.replace(tzinfo=UTC).timestamp()
     if not isinstance(v, str):
         raise type_error(join(path, key), v, "an RFC 3339 time")
     try:

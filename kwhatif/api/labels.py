@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
-
 
 _INT = re.compile(r"[+-]?[0-9]+")
 
@@ -108,17 +107,26 @@ NOTHING = Selector(nothing=True)
 
 def selector_from_set(labels: Mapping[str, str]) -> Selector:
     """labels.SelectorFromSet: every key equals its value (an empty set selects everything)."""
-    return Selector(
-        tuple(Requirement(k, Op.IN, frozenset((v,))) for k, v in sorted(labels.items()))
-    )
+    return Selector(tuple(Requirement(k, Op.IN, frozenset((v,))) for k, v in sorted(labels.items())))
 
 
 # --- label selector strings (labels.Parse, apimachinery/pkg/labels/selector.go) -----------------
 
 _SPECIAL = frozenset("=!(),><")
 _WHITESPACE = frozenset(" \t\r\n")
-_TOKENS = {")": "CLOSE", ",": "COMMA", "!": "NOT", "==": "EQ2", "=": "EQ", ">": "GT", "in": "IN", "<": "LT",
-           "!=": "NE", "notin": "NOTIN", "(": "OPEN"}
+_TOKENS = {
+    ")": "CLOSE",
+    ",": "COMMA",
+    "!": "NOT",
+    "==": "EQ2",
+    "=": "EQ",
+    ">": "GT",
+    "in": "IN",
+    "<": "LT",
+    "!=": "NE",
+    "notin": "NOTIN",
+    "(": "OPEN",
+}
 _BINARY_OPERATORS = "in, notin, =, ==, !=, gt, lt"
 
 

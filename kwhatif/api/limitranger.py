@@ -13,9 +13,10 @@ they were written in: messages print them as Quantity.String() does.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
@@ -45,7 +46,7 @@ class Amount:
         return q.canonical(self.value, self.fmt)
 
     @classmethod
-    def parse(cls, raw: object, path: str) -> "Amount":
+    def parse(cls, raw: object, path: str) -> Amount:
         return cls(f.quantity(raw, path), q.format_of(raw))
 
 
@@ -136,7 +137,10 @@ def _defaulted(item: LimitRangeItem) -> LimitRangeItem:
 def _validate_item(item: LimitRangeItem, path: str) -> None:
     """ValidateLimitRange's checks of one item (the first one that fails is raised)."""
     for key, amounts in (
-        ("max", item.max), ("min", item.min), ("default", item.default), ("defaultRequest", item.default_request),
+        ("max", item.max),
+        ("min", item.min),
+        ("default", item.default),
+        ("defaultRequest", item.default_request),
         ("maxLimitRequestRatio", item.max_limit_request_ratio),
     ):
         for name in sorted(amounts):
@@ -146,8 +150,16 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
                 for msg in is_qualified_name(name):
                     raise f.invalid(f"{path}.{key}[{name}]", name, msg)
     if item.type == LIMIT_TYPE_PVC and "storage" not in item.min and "storage" not in item.max:
-        raise f.required(f"{path}.limits", "either minimum or maximum storage value is required, but neither was provided")
-    keys = sorted(set(item.max) | set(item.min) | set(item.default) | set(item.default_request) | set(item.max_limit_request_ratio))
+        raise f.required(
+            f"{path}.limits", "either minimum or maximum storage value is required, but neither was provided"
+        )
+    keys = sorted(
+        set(item.max)
+        | set(item.min)
+        | set(item.default)
+        | set(item.default_request)
+        | set(item.max_limit_request_ratio)
+    )
     for k in keys:
         lo, hi = item.min.get(k), item.max.get(k)
         dflt, dreq = item.default.get(k), item.default_request.get(k)
@@ -155,12 +167,18 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
         if lo and hi and lo.value > hi.value:
             raise f.invalid(f"{path}.min[{k}]", str(lo), f"min value {lo} is greater than max value {hi}")
         if dreq and lo and lo.value > dreq.value:
-            raise f.invalid(f"{path}.defaultRequest[{k}]", str(dreq), f"min value {lo} is greater than default request value {dreq}")
+            raise f.invalid(
+                f"{path}.defaultRequest[{k}]", str(dreq), f"min value {lo} is greater than default request value {dreq}"
+            )
         if dreq and hi and dreq.value > hi.value:
-            raise f.invalid(f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than max value {hi}")
+            raise f.invalid(
+                f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than max value {hi}"
+            )
         if dreq and dflt and dreq.value > dflt.value:
             raise f.invalid(
-                f"{path}.defaultRequest[{k}]", str(dreq), f"default request value {dreq} is greater than default limit value {dflt}"
+                f"{path}.defaultRequest[{k}]",
+                str(dreq),
+                f"default request value {dreq} is greater than default limit value {dflt}",
             )
         if dflt and lo and lo.value > dflt.value:
             raise f.invalid(f"{path}.default[{k}]", str(lo), f"min value {lo} is greater than default value {dflt}")
@@ -172,12 +190,16 @@ def _validate_item(item: LimitRangeItem, path: str) -> None:
             limit = float(q.milli_value(hi.value)) / float(q.milli_value(lo.value))
             if float(q.milli_value(ratio.value)) / 1000 > limit:
                 raise f.invalid(
-                    f"{path}.maxLimitRequestRatio[{k}]", str(ratio), f"ratio {ratio} is greater than max/min = {limit:f}"
+                    f"{path}.maxLimitRequestRatio[{k}]",
+                    str(ratio),
+                    f"ratio {ratio} is greater than max/min = {limit:f}",
                 )
         overcommit = ("/" not in k or "kubernetes.io/" in k) and not k.startswith("hugepages-")
         if not overcommit and dflt and dreq and dflt.value != dreq.value:
             raise f.invalid(
-                f"{path}.defaultRequest[{k}]", str(dreq), f"default value {dflt} must equal to defaultRequest value {dreq} in {k}"
+                f"{path}.defaultRequest[{k}]",
+                str(dreq),
+                f"default value {dflt} must equal to defaultRequest value {dreq} in {k}",
             )
 
 
@@ -266,30 +288,30 @@ def _observed(req: Amount | None, lim: Amount | None, enforced: Amount) -> tuple
     """requestLimitEnforcedValues: thousandths when nothing overflows them, else units."""
     values = [req.value if req else Fraction(0), lim.value if lim else Fraction(0), enforced.value]
     if all(q.value(v) <= _MAX_MILLI_VALUE for v in values):
-        r, l, e = (q.milli_value(v) for v in values)
+        r, li, e = (q.milli_value(v) for v in values)
     else:
-        r, l, e = (q.value(v) for v in values)
-    return r, l, e
+        r, li, e = (q.value(v) for v in values)
+    return r, li, e
 
 
 def _min_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, e = _observed(req, lim, enforced)
+    r, li, e = _observed(req, lim, enforced)
     if req is None:
         return f"minimum {name} usage per {kind} is {enforced}.  No request is specified"
     if r < e:
         return f"minimum {name} usage per {kind} is {enforced}, but request is {req}"
-    if lim is not None and l < e:
+    if lim is not None and li < e:
         return f"minimum {name} usage per {kind} is {enforced}, but limit is {lim}"
     return None
 
 
 def _max_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, e = _observed(req, lim, enforced)
+    r, li, e = _observed(req, lim, enforced)
     if lim is None:
         return f"maximum {name} usage per {kind} is {enforced}.  No limit is specified"
-    if l > e:
+    if li > e:
         return f"maximum {name} usage per {kind} is {enforced}, but limit is {lim}"
     if req is not None and r > e:
         return f"maximum {name} usage per {kind} is {enforced}, but request is {req}"
@@ -308,12 +330,14 @@ def _max_request_constraint(kind: str, name: str, enforced: Amount, requests: Am
 
 def _ratio_constraint(kind: str, name: str, enforced: Amount, requests: AmountList, limits: AmountList) -> str | None:
     req, lim = requests.get(name), limits.get(name)
-    r, l, _ = _observed(req, lim, enforced)
+    r, li, _ = _observed(req, lim, enforced)
     if req is None or r == 0:
-        return f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
-    if lim is None or l == 0:
+        return (
+            f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
+        )
+    if lim is None or li == 0:
         return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
-    observed = float(l) / float(r)
+    observed = float(li) / float(r)
     shown = observed
     allowed = float(q.value(enforced.value))
     if q.value(enforced.value) <= _MAX_MILLI_VALUE:
@@ -387,7 +411,9 @@ def validate_pod(body: Dict, ranges: Iterable[LimitRange]) -> str | None:
                     for c in spec.get(key) or []:
                         if isinstance(c, dict):
                             res = c.get("resources") or {}
-                            errs += _check(item.type, item, _amount_list(res.get("requests")), _amount_list(res.get("limits")))
+                            errs += _check(
+                                item.type, item, _amount_list(res.get("requests")), _amount_list(res.get("limits"))
+                            )
             elif item.type == LIMIT_TYPE_POD:
                 errs += _check(item.type, item, _pod_totals(spec, "requests"), _pod_totals(spec, "limits"))
         if errs:

@@ -6,8 +6,7 @@ import re
 
 _QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QNAME_ERR = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
 )
 _LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
 _LABEL_VALUE_ERR = (

@@ -7,8 +7,9 @@ adds the file and the object's kind/namespace/name.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.core import (
@@ -41,8 +42,8 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
 )
-from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
+from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import (
     REQUESTS_PREFIX,
     ContainerRequests,
@@ -168,9 +169,7 @@ def label_selector(d: Dict | None, path: str) -> Selector:
                 raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
         elif op in ("Exists", "DoesNotExist"):
             if values:
-                raise f.forbidden(
-                    f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-                )
+                raise f.forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
         else:
             raise f.invalid(f"{p}.operator", op, "not a valid selector operator")
         reqs.append(Requirement(key, Op(op), frozenset(values)))
@@ -199,7 +198,9 @@ def _node_selector_requirements(
             if op not in ("In", "NotIn"):
                 raise f.unsupported(f"{p}.operator", op, ("In", "NotIn"))
             if len(values) != 1:
-                raise f.required(f"{p}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+                raise f.required(
+                    f"{p}.values", "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"
+                )
             reqs.append(Requirement(key, Op(op), frozenset(values)))
             continue
         if not key:
@@ -213,9 +214,7 @@ def _node_selector_requirements(
                 raise f.required(f"{p}.values", "must be specified when `operator` is 'In' or 'NotIn'")
         elif op in ("Exists", "DoesNotExist"):
             if values:
-                raise f.forbidden(
-                    f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-                )
+                raise f.forbidden(f"{p}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
         elif op in ("Gt", "Lt"):
             if len(values) != 1:
                 raise f.required(f"{p}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'")
@@ -422,9 +421,7 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
         if when not in ("DoNotSchedule", "ScheduleAnyway"):
             raise f.unsupported(f"{p}.whenUnsatisfiable", when, ("DoNotSchedule", "ScheduleAnyway"))
         if (key, when) in seen:
-            raise FieldError(
-                f"Duplicate value: \"{{{key}, {when}}}\"", field=f"{p}.{{topologyKey, whenUnsatisfiable}}"
-            )
+            raise FieldError(f'Duplicate value: "{{{key}, {when}}}"', field=f"{p}.{{topologyKey, whenUnsatisfiable}}")
         seen.add((key, when))
         min_domains = f.integer(c, "minDomains", p)
         if min_domains is not None:
@@ -453,9 +450,7 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
             sel_keys = {r.key for r in sel.requirements}
             for j, k in enumerate(match_keys):
                 if k in sel_keys:
-                    raise f.invalid(
-                        f"{p}.matchLabelKeys[{j}]", k, "exists in both matchLabelKeys and labelSelector"
-                    )
+                    raise f.invalid(f"{p}.matchLabelKeys[{j}]", k, "exists in both matchLabelKeys and labelSelector")
         elif match_keys and sel_raw is None:
             raise f.required(f"{p}.labelSelector", "must be specified when matchLabelKeys is set")
         out.append(
@@ -480,10 +475,26 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
 _STANDARD_RESOURCES = frozenset(
     {
-        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
-        "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-        "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
-        "services.nodeports", "services.loadbalancers",
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "storage",
+        "requests.storage",
+        "services.nodeports",
+        "services.loadbalancers",
     }
 )
 
@@ -611,7 +622,10 @@ def volume(d: Dict, path: str) -> Volume:
     if kind == "ephemeral":
         tmpl = f.opt_mapping(src, "volumeClaimTemplate", sp)
         return Volume(
-            name, kind, ephemeral_claim=tmpl is not None, ephemeral_spec=f.mapping(tmpl, "spec", f"{sp}.volumeClaimTemplate") if tmpl else None
+            name,
+            kind,
+            ephemeral_claim=tmpl is not None,
+            ephemeral_spec=f.mapping(tmpl, "spec", f"{sp}.volumeClaimTemplate") if tmpl else None,
         )
     if kind in _DISK_ID_FIELDS:
         azure = kind == "azureDisk"
@@ -679,9 +693,7 @@ def pod(
     raw_containers = f.obj_seq(spec, "containers", "spec")
     if not raw_containers:
         raise f.required("spec.containers")
-    containers = tuple(
-        container(c, f"spec.containers[{i}]", host_network, False) for i, c in enumerate(raw_containers)
-    )
+    containers = tuple(container(c, f"spec.containers[{i}]", host_network, False) for i, c in enumerate(raw_containers))
     init_containers = tuple(
         container(c, f"spec.initContainers[{i}]", host_network, True)
         for i, c in enumerate(f.obj_seq(spec, "initContainers", "spec"))
@@ -693,13 +705,18 @@ def pod(
                 port_key = (p.host_port, p.protocol, p.host_ip)
                 if port_key in seen_ports:
                     raise FieldError(
-                        f'Duplicate value: "{p.host_port}/{p.protocol}"', field=f"spec.containers[{i}].ports[{j}].hostPort"
+                        f'Duplicate value: "{p.host_port}/{p.protocol}"',
+                        field=f"spec.containers[{i}].ports[{j}].hostPort",
                     )
                 seen_ports.add(port_key)
     names = set()
     for i, c in enumerate(containers + init_containers):
         if c.name in names:
-            where = f"spec.containers[{i}].name" if i < len(containers) else f"spec.initContainers[{i - len(containers)}].name"
+            where = (
+                f"spec.containers[{i}].name"
+                if i < len(containers)
+                else f"spec.initContainers[{i - len(containers)}].name"
+            )
             raise FieldError(f'Duplicate value: "{c.name}"', field=where)
         names.add(c.name)
     overhead_raw = spec.get("overhead")
@@ -757,7 +774,9 @@ def pod(
         topology_spread_constraints=topology_spread_constraints(
             f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
         ),
-        volumes=_unique_volumes(tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))),
+        volumes=_unique_volumes(
+            tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))
+        ),
         scheduling_gates=tuple(gates),
         host_network=host_network,
         runtime_class_name=f.string(spec, "runtimeClassName", "spec"),
@@ -795,7 +814,9 @@ def _required_node_features(spec: Dict, host_network: bool) -> tuple[str, ...]:
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or ():
             rules = c.get("restartPolicyRules") if isinstance(c, dict) else None
-            if isinstance(rules, list) and any(isinstance(r, dict) and r.get("action") == "RestartAllContainers" for r in rules):
+            if isinstance(rules, list) and any(
+                isinstance(r, dict) and r.get("action") == "RestartAllContainers" for r in rules
+            ):
                 out.append("RestartAllContainersOnContainerExits")
                 break
         else:
@@ -826,7 +847,9 @@ def _container_statuses(status: Dict) -> dict[str, ContainerStatusResources]:
         for i, cs in enumerate(f.obj_seq(status, key, "status")):
             p = f"status.{key}[{i}]"
             res = f.opt_mapping(cs, "resources", p)
-            allocated = f.resource_list(cs, "allocatedResources", p) if cs.get("allocatedResources") is not None else None
+            allocated = (
+                f.resource_list(cs, "allocatedResources", p) if cs.get("allocatedResources") is not None else None
+            )
             actuated = f.resource_list(res, "requests", f"{p}.resources") if res is not None else None
             if allocated is None and actuated is None:
                 continue
@@ -995,7 +1018,8 @@ def runtime_class(d: Dict) -> RuntimeClass:
         f.resource_list(ov, "podFixed", "overhead") if pod_fixed is not None else None,
         node_selector=f.str_map(sched, "nodeSelector", "scheduling"),
         tolerations=tuple(
-            toleration(t, f"scheduling.tolerations[{i}]") for i, t in enumerate(f.obj_seq(sched, "tolerations", "scheduling"))
+            toleration(t, f"scheduling.tolerations[{i}]")
+            for i, t in enumerate(f.obj_seq(sched, "tolerations", "scheduling"))
         ),
     )
 
@@ -1016,7 +1040,9 @@ def pod_disruption_budget(d: Dict) -> PodDisruptionBudget:
         if isinstance(val, int) and val < 0:
             raise f.invalid(f"spec.{fld}", val, "must be greater than or equal to 0")
         if isinstance(val, str) and not (val.endswith("%") and val[:-1].isdigit()):
-            raise f.invalid(f"spec.{fld}", val, "a valid percent string must be a numeric string followed by an ending '%'")
+            raise f.invalid(
+                f"spec.{fld}", val, "a valid percent string must be a numeric string followed by an ending '%'"
+            )
     disrupted = f.mapping(st, "disruptedPods", "status")
     return PodDisruptionBudget(
         namespace=namespace_of(d),

@@ -13,9 +13,7 @@ from fractions import Fraction
 
 # <sign><digits>[.<digits>]<suffix>, where suffix is a binary SI suffix, a decimal SI suffix or a
 # decimal exponent (quantity.go parseQuantityString).
-_QUANTITY_RE = re.compile(
-    r"([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?[0-9]+))?"
-)
+_QUANTITY_RE = re.compile(r"([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE]([+-]?[0-9]+))?")
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -70,7 +68,15 @@ def parse_quantity(raw: object) -> Fraction:
         return _parse_str(repr(raw))
     if isinstance(raw, str):
         return _parse_str(raw)
-    shown = "null" if raw is None else "an object" if isinstance(raw, dict) else "an array" if isinstance(raw, list) else repr(raw)
+    shown = (
+        "null"
+        if raw is None
+        else "an object"
+        if isinstance(raw, dict)
+        else "an array"
+        if isinstance(raw, list)
+        else repr(raw)
+    )
     raise QuantityError(f"invalid quantity {shown}: expected a string or a number")
 
 

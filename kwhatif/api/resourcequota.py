@@ -10,9 +10,10 @@ and does not count.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
@@ -20,7 +21,16 @@ from kwhatif.api.core import Pod
 from kwhatif.api.labels import Op, Requirement
 from kwhatif.api.limitranger import Amount
 from kwhatif.api.parse import name_of, namespace_of
-from kwhatif.api.resources import HUGEPAGES_PREFIX, REQUESTS_PREFIX, ContainerRequests, add_lists, is_extended, is_native, max_lists, pod_requests
+from kwhatif.api.resources import (
+    HUGEPAGES_PREFIX,
+    REQUESTS_PREFIX,
+    ContainerRequests,
+    add_lists,
+    is_extended,
+    is_native,
+    max_lists,
+    pod_requests,
+)
 
 Dict = Mapping[str, Any]
 
@@ -28,8 +38,17 @@ POD_OBJECT_COUNT = "count/pods"
 # podResources of the pod evaluator: the names a quota can track for pods.
 POD_RESOURCES = frozenset(
     {
-        POD_OBJECT_COUNT, "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-        "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods",
+        POD_OBJECT_COUNT,
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
     }
 )
 # validationSet: a quota on these makes every container say its own amount (an old mistake
@@ -233,7 +252,7 @@ class QuotaLedger:
     used: dict[tuple[str, str], dict[str, Fraction]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, quotas: Iterable[ResourceQuota], pods: Iterable[Pod]) -> "QuotaLedger":
+    def of(cls, quotas: Iterable[ResourceQuota], pods: Iterable[Pod]) -> QuotaLedger:
         ledger = cls(sorted(quotas, key=lambda rq: (rq.namespace, rq.name)))
         by_ns: dict[str, list[Pod]] = {}
         for p in pods:

@@ -8,9 +8,10 @@ once, as upstream does when it converts a ResourceList into a Resource.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif.api import quantity as q
 
@@ -53,12 +54,7 @@ def is_attachable_volumes(name: str) -> bool:
 
 def is_scalar(name: str) -> bool:
     """schedutil.IsScalarResourceName."""
-    return (
-        is_extended(name)
-        or is_hugepages(name)
-        or DEFAULT_NAMESPACE_PREFIX in name
-        or is_attachable_volumes(name)
-    )
+    return is_extended(name) or is_hugepages(name) or DEFAULT_NAMESPACE_PREFIX in name or is_attachable_volumes(name)
 
 
 @dataclass(slots=True)
@@ -72,7 +68,7 @@ class Resource:
     scalar: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def from_list(cls, rl: ResourceList) -> "Resource":
+    def from_list(cls, rl: ResourceList) -> Resource:
         r = cls()
         r.add_list(rl)
         return r
@@ -102,7 +98,7 @@ class Resource:
             return self.allowed_pod_number
         return self.scalar.get(name, 0)
 
-    def clone(self) -> "Resource":
+    def clone(self) -> Resource:
         return Resource(
             self.milli_cpu,
             self.memory,
@@ -111,7 +107,7 @@ class Resource:
             dict(self.scalar),
         )
 
-    def add(self, other: "Resource", sign: int = 1) -> None:
+    def add(self, other: Resource, sign: int = 1) -> None:
         self.milli_cpu += sign * other.milli_cpu
         self.memory += sign * other.memory
         self.ephemeral_storage += sign * other.ephemeral_storage
@@ -311,7 +307,7 @@ class PodRules:
     sidecar_host_ports: bool = False  # restartable init containers' host ports are the pod's too
 
     @classmethod
-    def of(cls, version: "SchedulerVersion") -> "PodRules":
+    def of(cls, version: SchedulerVersion) -> PodRules:
         b = version.behaviour
         return cls(
             non_zero_counts_sidecars=b.non_zero_requests_count_sidecars,

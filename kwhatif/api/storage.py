@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.core import NodeSelector, NodeSelectorTerm, OwnerReference, Volume

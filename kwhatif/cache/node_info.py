@@ -8,6 +8,7 @@ seen by the next cycle and a forgotten one leaves no trace.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from kwhatif.api.core import Node, Pod, PodAffinityTerm
 from kwhatif.api.labels import Selector
 from kwhatif.api.resources import Resource
@@ -66,7 +67,7 @@ class PodInfo:
     preferred_anti_affinity_terms: tuple[WeightedAffinityTerm, ...] = ()
 
     @classmethod
-    def of(cls, pod: Pod) -> "PodInfo":
+    def of(cls, pod: Pod) -> PodInfo:
         aff = pod.affinity
         if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
             return cls(pod)
@@ -75,12 +76,8 @@ class PodInfo:
             pod,
             tuple(affinity_term(pod, t) for t in pa.required) if pa else (),
             tuple(affinity_term(pod, t) for t in paa.required) if paa else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred)
-            if pa
-            else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred)
-            if paa
-            else (),
+            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred) if pa else (),
+            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred) if paa else (),
         )
 
     @property
@@ -143,7 +140,7 @@ class HostPortInfo:
     def __len__(self) -> int:
         return sum(len(s) for s in self.ports.values())
 
-    def clone(self) -> "HostPortInfo":
+    def clone(self) -> HostPortInfo:
         c = HostPortInfo()
         c.ports = {k: set(v) for k, v in self.ports.items()}
         return c
@@ -220,7 +217,7 @@ class NodeInfo:
                 else:
                     self.pvc_ref_counts.pop(key, None)
 
-    def clone(self) -> "NodeInfo":
+    def clone(self) -> NodeInfo:
         return NodeInfo(
             node=self.node,
             pods=list(self.pods),

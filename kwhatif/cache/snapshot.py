@@ -9,7 +9,7 @@ of NodeInfo, never on the snapshot.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from kwhatif.api.core import Node, Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
@@ -122,7 +122,7 @@ class Snapshot:
         """The snapshot's pods in one namespace."""
         return self._by_namespace.get(namespace, {}).values()
 
-    def start_changes(self) -> list["Change"]:
+    def start_changes(self) -> list[Change]:
         """Record every later add and remove (NodeInfo, PodInfo, +1 or -1) and node replacement
         (NodeInfo, None, 0) in the returned list."""
         if self.changes is None:
@@ -134,7 +134,9 @@ class Snapshot:
     def add_pod(self, pod: Pod) -> PodInfo:
         ni = self._by_name.get(pod.node_name)
         if ni is None:
-            raise InputError(f'node "{pod.node_name}" is not in the cluster', obj=f"Pod {pod.key}", field="spec.nodeName")
+            raise InputError(
+                f'node "{pod.node_name}" is not in the cluster', obj=f"Pod {pod.key}", field="spec.nodeName"
+            )
         key = pod_id(pod)
         if key in self._where:
             raise InputError(f"pod is already on node {self._where[key]}", obj=f"Pod {pod.key}")

@@ -7,7 +7,8 @@ are not judged here (validation.py does that before, and NodeResourcesFit's cons
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kwhatif.api import parse
 from kwhatif.api.core import NodeInclusionPolicy, TopologySpreadConstraint, WhenUnsatisfiable
@@ -108,7 +109,9 @@ def default_constraint(c: Data) -> TopologySpreadConstraint:
     return TopologySpreadConstraint(
         max_skew=c.get("maxSkew", 0) or 0,
         topology_key=c.get("topologyKey", ""),
-        when_unsatisfiable=WhenUnsatisfiable(when) if when in tuple(WhenUnsatisfiable) else WhenUnsatisfiable.DO_NOT_SCHEDULE,
+        when_unsatisfiable=WhenUnsatisfiable(when)
+        if when in tuple(WhenUnsatisfiable)
+        else WhenUnsatisfiable.DO_NOT_SCHEDULE,
         label_selector=NOTHING,
         min_domains=c.get("minDomains"),
         node_affinity_policy=_policy(c.get("nodeAffinityPolicy")),

@@ -13,8 +13,9 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.config.errors import field_error, join, render
 from kwhatif.config.reader import ALIAS_EXPANSION_FACTOR, ALIAS_EXPANSION_FLOOR, JsonFloat, StrictDocument, json_object
@@ -47,7 +48,7 @@ class _Scalar:
 
 @dataclass(frozen=True, slots=True)
 class _List:
-    item: "_Type"
+    item: _Type
 
     @property
     def go(self) -> str:
@@ -56,7 +57,7 @@ class _List:
 
 @dataclass(frozen=True, slots=True)
 class _Map:
-    value: "_Type"
+    value: _Type
 
     @property
     def go(self) -> str:
@@ -66,7 +67,7 @@ class _Map:
 @dataclass(frozen=True, slots=True)
 class _Struct:
     go: str
-    fields: Mapping[str, "_Type"]
+    fields: Mapping[str, _Type]
 
 
 _Type = _Scalar | _List | _Map | _Struct
@@ -267,7 +268,9 @@ def args_types(version: SchedulerVersion) -> dict[str, _Struct]:
     types = dict(_ARGS_TYPES)
     b = version.behaviour
     if b.dynamic_resources_args:
-        types[DYNAMIC_RESOURCES] = _DYNAMIC_RESOURCES_BINDING_T if b.dynamic_resources_binding_timeout else _DYNAMIC_RESOURCES_T
+        types[DYNAMIC_RESOURCES] = (
+            _DYNAMIC_RESOURCES_BINDING_T if b.dynamic_resources_binding_timeout else _DYNAMIC_RESOURCES_T
+        )
     return types
 
 
@@ -477,7 +480,11 @@ def decode_document(doc: StrictDocument, version: SchedulerVersion) -> dict[str,
         raise ConfigError("Object 'apiVersion' is missing", field="apiVersion")
     group, api_group_version = _split_api_version(api_version)
     if (group, api_group_version) != (GROUP, "v1") or kind not in _v1_kinds(version):
-        hint = f" (kube-scheduler v1.{version.minor} reads {API_VERSION})" if group == GROUP and api_group_version != "v1" else ""
+        hint = (
+            f" (kube-scheduler v1.{version.minor} reads {API_VERSION})"
+            if group == GROUP and api_group_version != "v1"
+            else ""
+        )
         raise ConfigError(f'no kind "{kind}" is registered for version "{api_version}"{hint}')
     if kind != KIND:
         raise ConfigError(f"couldn't decode as {KIND}, got {api_version}, Kind={kind}")
@@ -510,7 +517,9 @@ def _decode_args(decoder: _Decoder, name: str, raw: Any, path: str, release: Sch
     if raw is None:
         raw = {}  # no args: an empty object of the kind, defaulted below
     if not isinstance(raw, dict):
-        raise field_error(path, f"couldn't get version/kind: cannot unmarshal {_json_kind(raw)} into Go value of type {t.go}")
+        raise field_error(
+            path, f"couldn't get version/kind: cannot unmarshal {_json_kind(raw)} into Go value of type {t.go}"
+        )
     api_version, got = _type_meta(raw, path)
     got = got or kind
     group, version = _split_api_version(api_version)

@@ -6,8 +6,9 @@ without --config.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kwhatif.config.convert import convert_args
 from kwhatif.config.decode import TypedArgs, args_types

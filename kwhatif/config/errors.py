@@ -7,7 +7,7 @@ reports the first (validation.py).
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from kwhatif.errors import ConfigError
 from kwhatif.gocompat import go_quote
@@ -60,4 +60,3 @@ def not_supported(path: str, value: str, supported: Iterable[str]) -> ConfigErro
 
 def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-

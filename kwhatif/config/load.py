@@ -13,7 +13,8 @@ sort or bind plugin later, as upstream does; NodeResourcesFit checks its args wh
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from kwhatif.config.convert import convert_args
 from kwhatif.config.decode import decode_document

@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -51,7 +52,6 @@ def os_errors(path: str, error: type[InputError] = InputError) -> Iterator[None]
         raise error(f"cannot read: {e.strerror or e}", source=path) from None
 
 
-
 def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
     """One line for a YAML error, with the line and column where they are known."""
     if isinstance(e, yaml.MarkedYAMLError):
@@ -70,7 +70,6 @@ def yaml_error_message(e: yaml.YAMLError, text: str) -> str:
     else:
         where, problem = "", str(e)
     return f"invalid YAML{where}: {' '.join(problem.split())}"
-
 
 
 def yaml_nesting_problem(text: str) -> str | None:
@@ -104,9 +103,8 @@ def yaml_nesting_problem(text: str) -> str | None:
     return None
 
 
-_LONG_PREFIX = re.compile(r"[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
-_LONG_LINE_PREFIX = re.compile(r"\n[ ?-]{%d}" % (MAX_YAML_DEPTH // 2))
-
+_LONG_PREFIX = re.compile(rf"[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
+_LONG_LINE_PREFIX = re.compile(rf"\n[ ?-]{{{MAX_YAML_DEPTH // 2}}}")
 
 
 # --- the strict reader of a configuration document ------------------------------------------------
@@ -117,7 +115,7 @@ class JsonFloat(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "JsonFloat":
+    def __new__(cls, text: str) -> JsonFloat:
         obj = super().__new__(cls, text)
         obj.text = text
         return obj

@@ -10,8 +10,9 @@ its constructor only, as upstream.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any
 
 from kwhatif.api.core import NodeAffinity, TopologySpreadConstraint
 from kwhatif.versions import SchedulerVersion, default_version
@@ -138,16 +139,16 @@ class DynamicResourcesArgs:
     binding_timeout_ns: int | None = None
 
 
-PluginArgs = Union[
-    DefaultPreemptionArgs,
-    InterPodAffinityArgs,
-    NodeAffinityArgs,
-    NodeResourcesBalancedAllocationArgs,
-    NodeResourcesFitArgs,
-    PodTopologySpreadArgs,
-    VolumeBindingArgs,
-    DynamicResourcesArgs,
-]
+PluginArgs = (
+    DefaultPreemptionArgs
+    | InterPodAffinityArgs
+    | NodeAffinityArgs
+    | NodeResourcesBalancedAllocationArgs
+    | NodeResourcesFitArgs
+    | PodTopologySpreadArgs
+    | VolumeBindingArgs
+    | DynamicResourcesArgs
+)
 
 
 # --- profiles ------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ constructor checks them (``validate_node_resources_fit_args``, called by the plu
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import is_extended
@@ -58,7 +59,10 @@ def _validate_leader_election(le: Mapping[str, Any], errs: list[ConfigError]) ->
     if lease <= renew:
         errs.append(
             invalid(
-                f"{path}.leaseDuration", None, "LeaseDuration must be greater than RenewDeadline", format_go_duration(renew)
+                f"{path}.leaseDuration",
+                None,
+                "LeaseDuration must be greater than RenewDeadline",
+                format_go_duration(renew),
             )
         )
     if lock != "leases":
@@ -74,7 +78,9 @@ def _validate_label_name(path: str, name: str, errs: list[ConfigError]) -> None:
     errs.extend(invalid(path, name, msg) for msg in is_qualified_name(name))
 
 
-def _validate_default_preemption(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_default_preemption(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     pct, absolute = a["minCandidateNodesPercentage"], a["minCandidateNodesAbsolute"]
     pct_path, abs_path = f"{path}.minCandidateNodesPercentage", f"{path}.minCandidateNodesAbsolute"
     if not 0 <= pct <= 100:
@@ -86,7 +92,9 @@ def _validate_default_preemption(path: str, a: Mapping[str, Any], errs: list[Con
         errs.append(invalid(abs_path, absolute, "cannot be zero at the same time as minCandidateNodesPercentage"))
 
 
-def _validate_inter_pod_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_inter_pod_affinity(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     w = a["hardPodAffinityWeight"]
     if not 0 <= w <= 100:
         errs.append(invalid(f"{path}.hardPodAffinityWeight", w, "not in valid range [0, 100]"))
@@ -108,15 +116,32 @@ def _validate_requirements(path: str, exprs: list[dict[str, Any]], errs: list[Co
             errs.append(invalid(f"{p}.key", key, "; ".join(key_errs)))
         vals = values or []
         if op in ("In", "NotIn") and not vals:
-            errs.append(invalid(f"{p}.values", None, "for 'in', 'notin' operators, values set can't be empty", go_str_slice(values)))
+            errs.append(
+                invalid(
+                    f"{p}.values", None, "for 'in', 'notin' operators, values set can't be empty", go_str_slice(values)
+                )
+            )
         elif op in ("Exists", "DoesNotExist") and vals:
-            errs.append(invalid(f"{p}.values", None, "values set must be empty for exists and does not exist", go_str_slice(values)))
+            errs.append(
+                invalid(
+                    f"{p}.values", None, "values set must be empty for exists and does not exist", go_str_slice(values)
+                )
+            )
         elif op in ("Gt", "Lt"):
             if len(vals) != 1:
-                errs.append(invalid(f"{p}.values", None, "for 'Gt', 'Lt' operators, exactly one value is required", go_str_slice(values)))
+                errs.append(
+                    invalid(
+                        f"{p}.values",
+                        None,
+                        "for 'Gt', 'Lt' operators, exactly one value is required",
+                        go_str_slice(values),
+                    )
+                )
             for j, v in enumerate(vals):
                 if not re.fullmatch(r"[+-]?[0-9]+", v) or not _INT64[0] <= int(v) <= _INT64[1]:
-                    errs.append(invalid(f"{p}.values[{j}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
+                    errs.append(
+                        invalid(f"{p}.values[{j}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
+                    )
         for j, v in enumerate(vals):
             value_errs = is_valid_label_value(v)
             if value_errs:
@@ -146,7 +171,9 @@ def _is_empty_term(term: Mapping[str, Any]) -> bool:
     return not term.get("matchExpressions") and not term.get("matchFields")
 
 
-def _validate_node_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_node_affinity(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     # nodeaffinity.NewNodeSelector / NewPreferredSchedulingTerms: only what the parser rejects
     # (no weight range, no "at least one term"), empty terms skipped.
     added = a.get("addedAffinity")
@@ -166,7 +193,9 @@ def _validate_node_affinity(path: str, a: Mapping[str, Any], errs: list[ConfigEr
         _validate_term(f"{p}[{i}]", term, errs)
 
 
-def _validate_balanced_allocation(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_balanced_allocation(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     seen: set[str] = set()
     for i, r in enumerate(a["resources"]):
         p = f"{path}.resources[{i}]"
@@ -177,7 +206,9 @@ def _validate_balanced_allocation(path: str, a: Mapping[str, Any], errs: list[Co
             errs.append(invalid(f"{p}.weight", r["weight"], "must be 1"))
 
 
-def _validate_pod_topology_spread(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_pod_topology_spread(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     defaulting, constraints = a["defaultingType"], a["defaultConstraints"]
     if defaulting not in ("System", "List"):
         errs.append(not_supported(f"{path}.defaultingType", defaulting, ("System", "List")))
@@ -200,7 +231,9 @@ def _validate_pod_topology_spread(path: str, a: Mapping[str, Any], errs: list[Co
         elif when not in ("DoNotSchedule", "ScheduleAnyway"):
             errs.append(not_supported(f"{p}.whenUnsatisfiable", when, ("DoNotSchedule", "ScheduleAnyway")))
         if "labelSelector" in c:
-            errs.append(forbidden(f"{p}.labelSelector", "constraint must not define a selector, as they deduced for each pod"))
+            errs.append(
+                forbidden(f"{p}.labelSelector", "constraint must not define a selector, as they deduced for each pod")
+            )
         if (key, when) in seen:
             errs.append(duplicate(f"{path}.defaultConstraints[{i}]", go_quote(f"{{{key}, {when}}}")))
         seen.append((key, when))
@@ -213,7 +246,9 @@ def _go_shape(points: list[dict[str, Any]]) -> str:
     return "[]config.UtilizationShapePoint{" + items + "}"
 
 
-def _validate_volume_binding(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_volume_binding(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     if a["bindTimeoutSeconds"] < 0:
         errs.append(
             invalid(
@@ -238,7 +273,9 @@ def _capacity_scoring_gate(version: SchedulerVersion) -> str:
     return "VolumeCapacityPriority" if version.has_gate("VolumeCapacityPriority") else "StorageCapacityScoring"
 
 
-def _validate_dynamic_resources(path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion) -> None:
+def _validate_dynamic_resources(
+    path: str, a: Mapping[str, Any], errs: list[ConfigError], version: SchedulerVersion
+) -> None:
     """ValidateDynamicResourcesArgs (1.34+): each timeout is checked while its gate is on, and
     refused while it is off."""
     timeout = a.get("filterTimeout")
@@ -252,7 +289,9 @@ def _validate_dynamic_resources(path: str, a: Mapping[str, Any], errs: list[Conf
     binding = a.get("bindingTimeout")
     if version.gate("DRADeviceBindingConditions") and version.gate("DRAResourceClaimDeviceStatus"):
         if binding is not None and binding < 1_000_000_000:
-            errs.append(invalid(f"{path}.bindingTimeout", None, "must be at least 1 second", format_go_duration(binding)))
+            errs.append(
+                invalid(f"{path}.bindingTimeout", None, "must be at least 1 second", format_go_duration(binding))
+            )
     elif binding is not None:
         errs.append(
             forbidden(
@@ -297,7 +336,11 @@ def _validate_common_queue_sort(drafts: list[ProfileDraft], errs: list[ConfigErr
     canon = drafts[0].plugins["queueSort"]
     name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
-        errs.append(invalid("profiles[0].plugins.queueSort.Enabled", len(canon.enabled), "only one queue sort plugin can be enabled"))
+        errs.append(
+            invalid(
+                "profiles[0].plugins.queueSort.Enabled", len(canon.enabled), "only one queue sort plugin can be enabled"
+            )
+        )
     args: Any = None
     for n, a, _ in drafts[0].config:
         if name and n == name:
@@ -307,12 +350,17 @@ def _validate_common_queue_sort(drafts: list[ProfileDraft], errs: list[ConfigErr
         if _queue_sort_key(curr) != _queue_sort_key(canon):
             errs.append(
                 invalid(
-                    f"profiles[{i}].plugins.queueSort", None, version.behaviour.queue_sort_mismatch_detail, _go_plugin_set(curr)
+                    f"profiles[{i}].plugins.queueSort",
+                    None,
+                    version.behaviour.queue_sort_mismatch_detail,
+                    _go_plugin_set(curr),
                 )
             )
         for n, a, _ in d.config:
             if n == name and a != args:
-                errs.append(invalid(f"profiles[{i}].pluginConfig.args", a, "queueSort must be the same for all profiles"))
+                errs.append(
+                    invalid(f"profiles[{i}].pluginConfig.args", a, "queueSort must be the same for all profiles")
+                )
 
 
 def _validate_extenders(extenders: list[dict[str, Any]], errs: list[ConfigError]) -> None:
@@ -335,12 +383,16 @@ def _validate_extenders(extenders: list[dict[str, Any]], errs: list[ConfigError]
                 errs.append(invalid(rp, name, "duplicate extender managed resource name"))
             managed.add(name)
     if binders > 1:
-        errs.append(invalid("extenders", f"found {binders} extenders implementing bind", "only one extender can implement bind"))
+        errs.append(
+            invalid("extenders", f"found {binders} extenders implementing bind", "only one extender can implement bind")
+        )
 
 
 def _invalid_plugin(path: str, name: str) -> ConfigError:
     """isPluginInvalid: a plugin the v1 API removed (the in-tree volume-limit plugins, from 1.31)."""
-    return invalid(path, name, f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")')
+    return invalid(
+        path, name, f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version "{API_VERSION}")'
+    )
 
 
 def _validate_invalid_plugins(path: str, d: ProfileDraft, errs: list[ConfigError], version: SchedulerVersion) -> None:
@@ -401,7 +453,9 @@ def validate_configuration(cfg: Mapping[str, Any], drafts: list[ProfileDraft], v
     if initial <= 0:
         errs.append(invalid("podInitialBackoffSeconds", initial, "must be greater than 0"))
     if maximum < initial:
-        errs.append(invalid("podMaxBackoffSeconds", maximum, "must be greater than or equal to PodInitialBackoffSeconds"))
+        errs.append(
+            invalid("podMaxBackoffSeconds", maximum, "must be greater than or equal to PodInitialBackoffSeconds")
+        )
     _validate_extenders(cfg.get("extenders") or [], errs)
     if errs:
         raise errs[0]
@@ -424,7 +478,9 @@ def validate_node_resources_fit_args(
     for i, r in enumerate(ss.resources):
         if r.weight <= 0 or r.weight > 100:
             raise invalid(
-                f"scoringStrategy.resources[{i}].weight", r.weight, f"resource weight of {r.name} not in valid range (0, 100]"
+                f"scoringStrategy.resources[{i}].weight",
+                r.weight,
+                f"resource weight of {r.name} not in valid range (0, 100]",
             )
     rtcr = ss.requested_to_capacity_ratio
     if rtcr is not None:

@@ -23,9 +23,9 @@ ErrFailedAllocationOnNode (only this node is unsuitable).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Iterable, Mapping, Sequence
 
 from kwhatif.api.core import Node, NodeSelector, NodeSelectorTerm
 from kwhatif.api.labels import Op, Requirement, Selector
@@ -206,7 +206,9 @@ def _build_pool(
     reason = _validate_counter_consumption(counter_sets, not_targeting)
     if reason:
         return Pool(driver, pool_name, invalid=True, invalid_reason=reason)
-    return Pool(driver, pool_name, slices=device_slices, slices_not_targeting_node=not_targeting, counter_sets=counter_sets)
+    return Pool(
+        driver, pool_name, slices=device_slices, slices_not_targeting_node=not_targeting, counter_sets=counter_sets
+    )
 
 
 def _validate_counter_consumption(counter_sets: Mapping[str, CounterSet], slices: Iterable[ResourceSlice]) -> str:
@@ -408,14 +410,16 @@ class Allocator:
         if hit is not None and hit[0] is device:
             return hit[1]
         inp = cel.device_input(
-            driver, device.attributes, device.capacity, device.allow_multiple_allocations, self.features.consumable_capacity
+            driver,
+            device.attributes,
+            device.capacity,
+            device.allow_multiple_allocations,
+            self.features.consumable_capacity,
         )
         self.inputs[id(device)] = (device, inp)
         return inp
 
-    def selector_matches(
-        self, selectors: Sequence[DeviceSelector], driver: str, device: Device, owner: str
-    ) -> bool:
+    def selector_matches(self, selectors: Sequence[DeviceSelector], driver: str, device: Device, owner: str) -> bool:
         """selectorsMatch; owner is "class NAME" or "claim NS/NAME" for error messages."""
         for i, sel in enumerate(selectors):
             assert sel.expression is not None  # checked when the request data was built
@@ -686,7 +690,9 @@ class _Run:
         if data.cls is not None:
             ok = self.a.selector_matches(data.cls.selectors, s.driver, d, f"class {data.cls.name}")
         if ok:
-            ok = self.a.selector_matches(data.request.spec.selectors, s.driver, d, f"claim {claim_ref(self.claims[key[0]])}")
+            ok = self.a.selector_matches(
+                data.request.spec.selectors, s.driver, d, f"claim {claim_ref(self.claims[key[0]])}"
+            )
         if ok and s.per_device_node_selection:
             ok = node_matches(self.node, d.node_name, d.all_nodes, d.node_selector)
         self.matches[mkey] = ok
@@ -760,7 +766,10 @@ class _Run:
         fits in what the device has left; False too when it asks for a capacity the device
         does not have."""
         return capacity_fits(
-            request.spec.capacity_requests, device, self.a.allocated_capacity.get(did, {}), self.allocating_capacity.get(did, {})
+            request.spec.capacity_requests,
+            device,
+            self.a.allocated_capacity.get(did, {}),
+            self.allocating_capacity.get(did, {}),
         )
 
     def _take_counters(self, cand: _Candidate) -> bool:
@@ -874,7 +883,9 @@ def capacity_fits(
     return True
 
 
-def consumed_capacity(requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity]) -> dict[str, Fraction]:
+def consumed_capacity(
+    requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity]
+) -> dict[str, Fraction]:
     """GetConsumedCapacityFromRequest: what a shared allocation takes of each capacity."""
     return {name: _consumed((requests or {}).get(name), cap) for name, cap in capacity.items()}
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from kwhatif.api import quantity as q
-from kwhatif.errors import InputError
 from kwhatif.dra.types import DeviceAttribute, DeviceCapacity
+from kwhatif.errors import InputError
 
 _Q = "__kwhatif_quantity__"
 _V = "__kwhatif_semver__"
@@ -104,7 +105,7 @@ def _normalize_semver(text: str) -> str:
     """semver(s, true): a missing minor or patch is 0, leading "v" and zeros are dropped."""
     s = text[1:] if text.startswith("v") else text
     m = re.search(r"[-+]", s)
-    core, rest = (s[: m.start()], s[m.start():]) if m else (s, "")
+    core, rest = (s[: m.start()], s[m.start() :]) if m else (s, "")
     parts = core.split(".")
     if len(parts) > 3:
         return text
@@ -163,7 +164,9 @@ def _quantity(s: str) -> dict[str, str]:
     try:
         return encode_quantity(q.parse_quantity(s))
     except q.QuantityError:
-        raise ValueError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'") from None
+        raise ValueError(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        ) from None
 
 
 def _is_quantity_str(s: str) -> bool:
@@ -253,7 +256,7 @@ def _list_extreme(pick: int) -> Callable[[list[Any]], Any]:
     return fn
 
 
-def _regex(pattern: str) -> "re.Pattern[str]":
+def _regex(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
     except re.error as e:
@@ -308,12 +311,20 @@ class Compiler:
                 ov("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], _is_semver_str),
             ],
             "compareTo": [ov("opaque_compare_to", T.INT, [opaque, opaque], _compare, True)],
-            "isGreaterThan": [ov("opaque_is_greater_than", T.BOOL, [opaque, opaque], lambda a, b: _compare(a, b) > 0, True)],
+            "isGreaterThan": [
+                ov("opaque_is_greater_than", T.BOOL, [opaque, opaque], lambda a, b: _compare(a, b) > 0, True)
+            ],
             "isLessThan": [ov("opaque_is_less_than", T.BOOL, [opaque, opaque], lambda a, b: _compare(a, b) < 0, True)],
-            "sign": [ov("quantity_sign", T.INT, [opaque], lambda a: (lambda v: (v > 0) - (v < 0))(_quantity_value(a)), True)],
-            "isInteger": [ov("quantity_is_integer", T.BOOL, [opaque], lambda a: _quantity_value(a).denominator == 1, True)],
+            "sign": [
+                ov("quantity_sign", T.INT, [opaque], lambda a: (lambda v: (v > 0) - (v < 0))(_quantity_value(a)), True)
+            ],
+            "isInteger": [
+                ov("quantity_is_integer", T.BOOL, [opaque], lambda a: _quantity_value(a).denominator == 1, True)
+            ],
             "asInteger": [ov("quantity_as_integer", T.INT, [opaque], _as_integer, True)],
-            "asApproximateFloat": [ov("quantity_as_float", T.DOUBLE, [opaque], lambda a: float(_quantity_value(a)), True)],
+            "asApproximateFloat": [
+                ov("quantity_as_float", T.DOUBLE, [opaque], lambda a: float(_quantity_value(a)), True)
+            ],
             "add": [
                 ov("quantity_add", opaque, [opaque, opaque], _arith(1), True),
                 ov("quantity_add_int", opaque, [opaque, T.INT], _arith(1), True),
@@ -356,7 +367,8 @@ class Compiler:
                 dot = m.start(1) + m.group(1).index(".")
                 snippet = f"\n | {expression}\n | {'.' * dot}^" if "\n" not in expression else ""
                 return Program(
-                    expression, f"compilation failed: ERROR: <input>:1:{dot + 1}: undefined field '{m.group(2)}'{snippet}"
+                    expression,
+                    f"compilation failed: ERROR: <input>:1:{dot + 1}: undefined field '{m.group(2)}'{snippet}",
                 )
         try:
             compiled = self._env.compile(expression)
@@ -386,7 +398,7 @@ class Compiler:
             return "compilation failed: " + _clean(str(e))
         return None
 
-    def matches(self, program: Program, driver: str, device: "DeviceInput") -> bool:
+    def matches(self, program: Program, driver: str, device: DeviceInput) -> bool:
         """DeviceMatches: raises CelError for a runtime error."""
         if program.error is not None:
             raise CelError(program.error)
@@ -409,7 +421,9 @@ class Compiler:
         if tname == "ERROR":
             raise CelError(_runtime_message(str(value.value())))
         name = _type_name(tname)
-        raise CelError(f"CEL result of type {name} could not be converted to bool: type conversion error from '{name}' to 'bool'")
+        raise CelError(
+            f"CEL result of type {name} could not be converted to bool: type conversion error from '{name}' to 'bool'"
+        )
 
 
 class DeviceInput:
@@ -494,9 +508,16 @@ def _clean(msg: str) -> str:
 
 
 def _type_name(name: str) -> str:
-    return {"INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
-            "NULL": "null_type", "DURATION": "google.protobuf.Duration",
-            "TIMESTAMP": "google.protobuf.Timestamp"}.get(name, name.lower().replace("<", "(").replace(">", ")"))
+    return {
+        "INT": "int",
+        "UINT": "uint",
+        "DOUBLE": "double",
+        "STRING": "string",
+        "BYTES": "bytes",
+        "NULL": "null_type",
+        "DURATION": "google.protobuf.Duration",
+        "TIMESTAMP": "google.protobuf.Timestamp",
+    }.get(name, name.lower().replace("<", "(").replace(">", ")"))
 
 
 def _runtime_message(msg: str) -> str:
@@ -533,8 +554,22 @@ def validate_expression(expression: str) -> str | None:
 
 # Kubernetes CEL library functions kwhatif's environment does not provide.
 _NOT_PROVIDED = frozenset(
-    {"indexOf", "lastIndexOf", "url", "isURL", "ip", "isIP", "cidr", "isCIDR", "format",
-     "reverse", "contains", "containsAll", "intersects", "equivalent"}
+    {
+        "indexOf",
+        "lastIndexOf",
+        "url",
+        "isURL",
+        "ip",
+        "isIP",
+        "cidr",
+        "isCIDR",
+        "format",
+        "reverse",
+        "contains",
+        "containsAll",
+        "intersects",
+        "equivalent",
+    }
 )
 
 

@@ -11,8 +11,8 @@ kwhatif derives them from the pod and claim names, so a run is reproducible.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Iterable, Mapping
 
 from kwhatif.api.core import OwnerReference, Pod
 from kwhatif.dra.types import DeviceRequestAllocationResult, PodResourceClaim, ResourceClaim, ResourceClaimTemplate
@@ -85,9 +85,7 @@ def is_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
 
 
 def not_for_pod_error(pod: Pod, claim: ResourceClaim) -> str:
-    return (
-        f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)"
-    )
+    return f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)"
 
 
 def is_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
@@ -145,7 +143,11 @@ def describe_results(results: Iterable[DeviceRequestAllocationResult]) -> str:
         devices = ", ".join(
             r.device
             + (" (admin access)" if r.admin_access else "")
-            + (f" (shared: {', '.join(f'{k} {v}' for k, v in sorted(r.consumed_capacity.items()))})" if r.share_id else "")
+            + (
+                f" (shared: {', '.join(f'{k} {v}' for k, v in sorted(r.consumed_capacity.items()))})"
+                if r.share_id
+                else ""
+            )
             for r in rs
         )
         where = "; ".join(f"{d}/{p}" for d, p in pools)

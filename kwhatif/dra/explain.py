@@ -10,9 +10,9 @@ their competition for the same devices are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 from kwhatif.api.core import Node
 from kwhatif.dra.allocator import (
@@ -32,7 +32,6 @@ from kwhatif.dra.types import (
     ExactDeviceRequest,
     ResourceClaim,
 )
-
 
 _UNUSABLE = "tainted or out of shared counters"
 
@@ -99,7 +98,9 @@ class Diagnosis:
     lines: list[str]
 
 
-def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], holders: dict[tuple[str, str, str], str]) -> Diagnosis:
+def diagnose(
+    alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], holders: dict[tuple[str, str, str], str]
+) -> Diagnosis:
     features = alloc.features
     pools = gather_pools(alloc.slices, node, features)
     lines: list[str] = []
@@ -119,7 +120,9 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
             for name, spec in specs:
                 cls = alloc.classes.get(spec.device_class_name)
                 rc = RequestCount(
-                    claim_ref(claim), name, spec.device_class_name,
+                    claim_ref(claim),
+                    name,
+                    spec.device_class_name,
                     0 if spec.allocation_mode == ALLOCATION_MODE_ALL else spec.count,
                 )
                 counts.append(rc)
@@ -130,14 +133,18 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                         for d in s.devices:
                             rc.devices += 1
                             try:
-                                if cls is None or not alloc.selector_matches(cls.selectors, s.driver, d, f"class {cls.name}"):
+                                if cls is None or not alloc.selector_matches(
+                                    cls.selectors, s.driver, d, f"class {cls.name}"
+                                ):
                                     continue
                                 rc.in_class += 1
                                 if not alloc.selector_matches(spec.selectors, s.driver, d, f"claim {claim_ref(claim)}"):
                                     continue
                             except AllocationError:
                                 continue
-                            if s.per_device_node_selection and not node_matches(node, d.node_name, d.all_nodes, d.node_selector):
+                            if s.per_device_node_selection and not node_matches(
+                                node, d.node_name, d.all_nodes, d.node_selector
+                            ):
                                 continue
                             if not features.device_binding_and_status and d.binding_conditions:
                                 continue
@@ -155,7 +162,9 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                             rc.free += 1
                             if features.device_taints and _taint_prevents(d, spec.tolerations):
                                 continue
-                            if d.consumes_counters and (not features.partitionable_devices or not _counters_fit(alloc, pool, d)):
+                            if d.consumes_counters and (
+                                not features.partitionable_devices or not _counters_fit(alloc, pool, d)
+                            ):
                                 continue
                             rc.usable += 1
     by_request: dict[tuple[str, str], list[RequestCount]] = {}
@@ -181,7 +190,11 @@ def diagnose(alloc: Allocator, node: Node, claims: Sequence[ResourceClaim], hold
                 f"{', '.join(attrs)} of claim(s) {', '.join(claim_ref(c) for c in constrained)}"
             )
         elif features.partitionable_devices and any(p.counter_sets for p in pools):
-            lines.append("each request could be met alone, but the devices together would exceed the pool's shared counters")
+            lines.append(
+                "each request could be met alone, but the devices together would exceed the pool's shared counters"
+            )
         else:
-            lines.append("each request could be met alone, but together the requests need more devices than the node has free")
+            lines.append(
+                "each request could be met alone, but together the requests need more devices than the node has free"
+            )
     return Diagnosis(counts, lines)

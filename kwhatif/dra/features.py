@@ -7,8 +7,8 @@ release's gate defaults (kwhatif/versions.py, see `for_version`) or from explici
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from kwhatif import versions
 
@@ -27,7 +27,7 @@ class Features:
     scores: bool = False
 
     @classmethod
-    def from_gates(cls, gates: Mapping[str, bool], scores: bool = True) -> "Features":
+    def from_gates(cls, gates: Mapping[str, bool], scores: bool = True) -> Features:
         return cls(
             enabled=gates.get("DynamicResourceAllocation", False),
             admin_access=gates.get("DRAAdminAccess", False),

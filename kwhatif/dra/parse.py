@@ -11,8 +11,9 @@ Errors are FieldErrors with the path inside the object, in the version's own fie
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.parse import name_of, namespace_of, node_selector, owner_references
@@ -188,7 +189,9 @@ def device(d: Dict, path: str, api_version: str) -> Device:
         binding_conditions=f.str_list(body, "bindingConditions", body_path),
         binds_to_node=f.boolean(body, "bindsToNode", body_path),
         allow_multiple_allocations=(
-            f.boolean(body, "allowMultipleAllocations", body_path) if body.get("allowMultipleAllocations") is not None else None
+            f.boolean(body, "allowMultipleAllocations", body_path)
+            if body.get("allowMultipleAllocations") is not None
+            else None
         ),
     )
 
@@ -212,13 +215,30 @@ def resource_slice(d: Dict, api_version: str, source: str = "") -> ResourceSlice
     per_device = spec.get("perDeviceNodeSelection")
     per_device_b = f.boolean(spec, "perDeviceNodeSelection", "spec") if per_device is not None else None
     shared = tuple(
-        CounterSet(f.string(c, "name", f"spec.sharedCounters[{i}]"), _counters(c, "counters", f"spec.sharedCounters[{i}]"))
+        CounterSet(
+            f.string(c, "name", f"spec.sharedCounters[{i}]"), _counters(c, "counters", f"spec.sharedCounters[{i}]")
+        )
         for i, c in enumerate(f.obj_seq(spec, "sharedCounters", "spec"))
     )
-    chosen = [n for n, v in (("nodeName", node_name), ("nodeSelector", sel), ("allNodes", all_nodes or None), ("perDeviceNodeSelection", per_device_b or None)) if v]
+    chosen = [
+        n
+        for n, v in (
+            ("nodeName", node_name),
+            ("nodeSelector", sel),
+            ("allNodes", all_nodes or None),
+            ("perDeviceNodeSelection", per_device_b or None),
+        )
+        if v
+    ]
     if len(chosen) > 1:
-        raise f.invalid("spec", chosen, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
-    devices = tuple(device(x, f"spec.devices[{i}]", api_version) for i, x in enumerate(f.obj_seq(spec, "devices", "spec")))
+        raise f.invalid(
+            "spec",
+            chosen,
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+        )
+    devices = tuple(
+        device(x, f"spec.devices[{i}]", api_version) for i, x in enumerate(f.obj_seq(spec, "devices", "spec"))
+    )
     seen: set[str] = set()
     for i, dev in enumerate(devices):
         if dev.name in seen:
@@ -319,7 +339,11 @@ def _sub_request(d: Dict, path: str) -> DeviceSubRequest:
     if not name:
         raise f.required(f"{path}.name")
     if not _DNS_LABEL.fullmatch(name) or len(name) > 63:
-        raise f.invalid(f"{path}.name", name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character")
+        raise f.invalid(
+            f"{path}.name",
+            name,
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        )
     cls = f.string(d, "deviceClassName", path)
     if not cls:
         raise f.required(f"{path}.deviceClassName")
@@ -340,7 +364,11 @@ def _request(d: Dict, path: str, api_version: str) -> DeviceRequest:
     if not name:
         raise f.required(f"{path}.name")
     if not _DNS_LABEL.fullmatch(name) or len(name) > 63:
-        raise f.invalid(f"{path}.name", name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character")
+        raise f.invalid(
+            f"{path}.name",
+            name,
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        )
     subs_raw = f.obj_seq(d, "firstAvailable", path)
     subs = tuple(_sub_request(s, f"{path}.firstAvailable[{i}]") for i, s in enumerate(subs_raw))
     if len(subs) > 8:
@@ -356,7 +384,9 @@ def _request(d: Dict, path: str, api_version: str) -> DeviceRequest:
                 raise f.invalid(path, name, "exactly one of `deviceClassName` or `firstAvailable` must be specified")
             return DeviceRequest(name, exactly=_exact(d, path))
         if not subs:
-            raise f.required(f"{path}.deviceClassName", "exactly one of `deviceClassName` or `firstAvailable` must be specified")
+            raise f.required(
+                f"{path}.deviceClassName", "exactly one of `deviceClassName` or `firstAvailable` must be specified"
+            )
         return DeviceRequest(name, first_available=subs)
     exactly_raw = f.opt_mapping(d, "exactly", path)
     if (exactly_raw is None) == (not subs):
@@ -369,7 +399,9 @@ def _request(d: Dict, path: str, api_version: str) -> DeviceRequest:
 def claim_spec(d: Dict, path: str, api_version: str) -> ResourceClaimSpec:
     devices = f.mapping(d, "devices", path)
     dp = f.join(path, "devices")
-    requests = tuple(_request(r, f"{dp}.requests[{i}]", api_version) for i, r in enumerate(f.obj_seq(devices, "requests", dp)))
+    requests = tuple(
+        _request(r, f"{dp}.requests[{i}]", api_version) for i, r in enumerate(f.obj_seq(devices, "requests", dp))
+    )
     names: set[str] = set()
     for i, r in enumerate(requests):
         if r.name in names:
@@ -381,7 +413,11 @@ def claim_spec(d: Dict, path: str, api_version: str) -> ResourceClaimSpec:
         reqs = f.str_list(c, "requests", p)
         for j, ref in enumerate(reqs):
             if ref.split("/", 1)[0] not in names:
-                raise f.invalid(f"{p}.requests[{j}]", ref, "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'")
+                raise f.invalid(
+                    f"{p}.requests[{j}]",
+                    ref,
+                    "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'",
+                )
         match = c.get("matchAttribute")
         distinct = c.get("distinctAttribute")
         constraints.append(

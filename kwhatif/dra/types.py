@@ -7,9 +7,9 @@ move under `exactly`. Quantities are exact Fractions, as everywhere in kwhatif.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping
 
 from kwhatif.api.core import NodeSelector, OwnerReference
 

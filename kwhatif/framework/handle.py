@@ -33,13 +33,13 @@ class Nominator:
     node_of: dict[str, str] = field(default_factory=dict)
     version: int = 0  # bumped on every change, so callers can tell nothing changed
 
-    def add(self, pod: "Pod", node_name: str) -> None:
+    def add(self, pod: Pod, node_name: str) -> None:
         self.delete(pod)
         self.version += 1
         self.by_node.setdefault(node_name, []).append(PodInfo.of(pod))
         self.node_of[pod_id(pod)] = node_name
 
-    def delete(self, pod: "Pod") -> None:
+    def delete(self, pod: Pod) -> None:
         key = pod_id(pod)
         node = self.node_of.pop(key, None)
         if node is None:
@@ -66,21 +66,21 @@ class Handle(Protocol):
     """framework.Handle: what a plugin may use besides the pod and the node."""
 
     @property
-    def snapshot(self) -> "Snapshot": ...
+    def snapshot(self) -> Snapshot: ...
 
     @property
-    def cluster(self) -> "ClusterState": ...
+    def cluster(self) -> ClusterState: ...
 
     @property
     def nominator(self) -> Nominator: ...
 
     @property
-    def binder(self) -> "Binder | None":
+    def binder(self) -> Binder | None:
         """The run's Binder, used by DefaultBinder (None: bindings are not recorded)."""
         ...
 
     @property
-    def version(self) -> "SchedulerVersion":
+    def version(self) -> SchedulerVersion:
         """The kube-scheduler release being reproduced: plugins read its gates and behaviour switches."""
         ...
 
@@ -90,13 +90,13 @@ class Handle(Protocol):
         ...
 
     def run_filter_with_nominated_pods(
-        self, state: "CycleState", pod: "Pod", node_info: "NodeInfo", *, all_plugins: bool = True
-    ) -> "FilterResult": ...
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True
+    ) -> FilterResult: ...
 
     def run_pre_filter_extension_add_pod(
-        self, state: "CycleState", pod: "Pod", to_add: PodInfo, node_info: "NodeInfo"
-    ) -> "Status": ...
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status: ...
 
     def run_pre_filter_extension_remove_pod(
-        self, state: "CycleState", pod: "Pod", to_remove: PodInfo, node_info: "NodeInfo"
-    ) -> "Status": ...
+        self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
+    ) -> Status: ...

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import abc
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
@@ -56,11 +57,11 @@ class Status:
     details: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, code: Code, *reasons: str) -> "Status":
+    def of(cls, code: Code, *reasons: str) -> Status:
         return cls(code, tuple(reasons))
 
     @classmethod
-    def error(cls, message: str) -> "Status":
+    def error(cls, message: str) -> Status:
         return cls(Code.ERROR, (message,))
 
     def is_success(self) -> bool:
@@ -79,7 +80,7 @@ class Status:
     def message(self) -> str:
         return ", ".join(self.reasons)
 
-    def with_plugin(self, plugin: str) -> "Status":
+    def with_plugin(self, plugin: str) -> Status:
         return Status(self.code, self.reasons, plugin, self.details)
 
 
@@ -140,7 +141,7 @@ class CycleState:
     def delete(self, key: StateKey[Any]) -> None:
         self._data.pop(key, None)
 
-    def clone(self) -> "CycleState":
+    def clone(self) -> CycleState:
         c = CycleState()
         for k, v in self._data.items():
             clone = getattr(v, "clone", None)
@@ -159,7 +160,7 @@ class PreFilterResult:
     def all_nodes(self) -> bool:
         return self.node_names is None
 
-    def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
         if other is None or other.all_nodes():
             return self
         if self.all_nodes():
@@ -208,14 +209,14 @@ class PreemptionDetails:
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
     nominated_node_name: str = ""
-    victims: tuple["Pod", ...] = ()
+    victims: tuple[Pod, ...] = ()
     details: PreemptionDetails | None = None
 
 
 # --- plugin protocols --------------------------------------------------------------------------
 
 
-class Plugin(abc.ABC):
+class Plugin(abc.ABC):  # noqa: B024 (the extension points below declare the abstract methods)
     NAME: str = ""
 
     @property
@@ -225,27 +226,25 @@ class Plugin(abc.ABC):
 
 class QueueSortPlugin(Plugin):
     @abc.abstractmethod
-    def less(self, a: "QueuedPodInfo", b: "QueuedPodInfo") -> bool: ...
+    def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool: ...
 
 
 class PreEnqueuePlugin(Plugin):
     @abc.abstractmethod
-    def pre_enqueue(self, pod: "Pod") -> Status: ...
+    def pre_enqueue(self, pod: Pod) -> Status: ...
 
 
 class PreFilterExtensions(abc.ABC):
     @abc.abstractmethod
-    def add_pod(self, state: CycleState, pod: "Pod", to_add: "PodInfo", node_info: "NodeInfo") -> Status: ...
+    def add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status: ...
 
     @abc.abstractmethod
-    def remove_pod(
-        self, state: CycleState, pod: "Pod", to_remove: "PodInfo", node_info: "NodeInfo"
-    ) -> Status: ...
+    def remove_pod(self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo) -> Status: ...
 
 
 class PreFilterPlugin(Plugin):
     @abc.abstractmethod
-    def pre_filter(self, state: CycleState, pod: "Pod") -> tuple[PreFilterResult | None, Status]: ...
+    def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]: ...
 
     def pre_filter_extensions(self) -> PreFilterExtensions | None:
         return None
@@ -253,61 +252,61 @@ class PreFilterPlugin(Plugin):
 
 class FilterPlugin(Plugin):
     @abc.abstractmethod
-    def filter(self, state: CycleState, pod: "Pod", node_info: "NodeInfo") -> Status: ...
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status: ...
 
 
 class PostFilterPlugin(Plugin):
     @abc.abstractmethod
     def post_filter(
-        self, state: CycleState, pod: "Pod", statuses: Mapping[str, Status]
+        self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
     ) -> tuple[PostFilterResult | None, Status]: ...
 
 
 class PreScorePlugin(Plugin):
     @abc.abstractmethod
-    def pre_score(self, state: CycleState, pod: "Pod", nodes: list["NodeInfo"]) -> Status: ...
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status: ...
 
 
 class ScorePlugin(Plugin):
     @abc.abstractmethod
-    def score(self, state: CycleState, pod: "Pod", node_info: "NodeInfo") -> tuple[int, Status]: ...
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]: ...
 
-    def normalize_score(self, state: CycleState, pod: "Pod", scores: list[NodeScore]) -> Status | None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         """None: the plugin has no ScoreExtensions."""
         return None
 
 
 class ReservePlugin(Plugin):
     @abc.abstractmethod
-    def reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
     @abc.abstractmethod
-    def unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None: ...
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
 
 
 class PermitPlugin(Plugin):
     @abc.abstractmethod
-    def permit(self, state: CycleState, pod: "Pod", node_name: str) -> tuple[Status, float]: ...
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]: ...
 
 
 class PreBindPlugin(Plugin):
     @abc.abstractmethod
-    def pre_bind(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
 
 class BindPlugin(Plugin):
     @abc.abstractmethod
-    def bind(self, state: CycleState, pod: "Pod", node_name: str) -> Status: ...
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
 
 
 class PostBindPlugin(Plugin):
     @abc.abstractmethod
-    def post_bind(self, state: CycleState, pod: "Pod", node_name: str) -> None: ...
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
 
 
 @dataclass(slots=True)
 class QueuedPodInfo:
-    pod: "Pod"
+    pod: Pod
     timestamp: float  # when it entered the queue
     order: int  # position among the inputs, the last tie-breaker
     attempts: int = 0
@@ -327,4 +326,3 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("bind", BindPlugin),
     ("postBind", PostBindPlugin),
 )
-

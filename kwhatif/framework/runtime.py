@@ -10,10 +10,12 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
+from kwhatif.config.types import Profile
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.interface import (
@@ -43,7 +45,6 @@ from kwhatif.framework.interface import (
     ScorePlugin,
     Status,
 )
-from kwhatif.config.types import Profile
 from kwhatif.framework.types import FilterResult, NodeScores, PluginScore, PreFilterRecord
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.versions import SchedulerVersion, default_version
@@ -56,8 +57,18 @@ if TYPE_CHECKING:
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
 # which error a broken profile reports first.
 _BUILD_ORDER = (
-    "preFilter", "filter", "postFilter", "reserve", "preScore", "score",
-    "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "reserve",
+    "preScore",
+    "score",
+    "preBind",
+    "bind",
+    "postBind",
+    "permit",
+    "preEnqueue",
+    "queueSort",
 )
 _POINT_TYPES = dict(EXTENSION_POINTS)
 
@@ -102,10 +113,10 @@ class Framework:
         registry: Registry,
         profile: Profile,
         *,
-        snapshot: "Snapshot",
-        cluster: "ClusterState",
+        snapshot: Snapshot,
+        cluster: ClusterState,
         nominator: Nominator | None = None,
-        binder: "Binder | None" = None,
+        binder: Binder | None = None,
         version: SchedulerVersion | None = None,
     ) -> None:
         self.profile = profile
@@ -156,11 +167,11 @@ class Framework:
             for ref in pset.enabled if pset else ():
                 pg = self.plugins.get(ref.name)
                 if pg is None:
-                    raise self._err(f"{ptype.__name__} \"{ref.name}\" does not exist")
+                    raise self._err(f'{ptype.__name__} "{ref.name}" does not exist')
                 if not isinstance(pg, ptype):
-                    raise self._err(f"plugin \"{ref.name}\" does not extend {ptype.__name__} plugin")
+                    raise self._err(f'plugin "{ref.name}" does not extend {ptype.__name__} plugin')
                 if ref.name in seen:
-                    raise self._err(f"plugin \"{ref.name}\" already registered as \"{ptype.__name__}\"")
+                    raise self._err(f'plugin "{ref.name}" already registered as "{ptype.__name__}"')
                 seen.add(ref.name)
                 lst.append(pg)
             self.points[point] = lst
@@ -172,9 +183,7 @@ class Framework:
                 f"but got {len(self.points['queueSort'])}"
             )
         if not self.points["bind"]:
-            raise self._err(
-                f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"'
-            )
+            raise self._err(f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"')
         score_set = prof.plugins.get("score")
         refs = list(score_set.enabled if score_set else ()) + list(multi.enabled if multi else ())
         total = 0
@@ -192,7 +201,7 @@ class Framework:
             total = _wrap_int64(total + w * MAX_NODE_SCORE)
         for pl in self.points["score"]:
             if self.score_weights.get(pl.name, 0) == 0:
-                raise self._err(f"score plugin \"{pl.name}\" is not configured with weight")
+                raise self._err(f'score plugin "{pl.name}" is not configured with weight')
 
     def _expand_multi_point(self) -> None:
         prof = self.profile
@@ -209,7 +218,7 @@ class Framework:
             for ref in multi.enabled:
                 pg = self.plugins.get(ref.name)
                 if pg is None:
-                    raise self._err(f"{ptype.__name__} \"{ref.name}\" does not exist")
+                    raise self._err(f'{ptype.__name__} "{ref.name}" does not exist')
                 if not isinstance(pg, ptype):
                     continue
                 if ref.name in disabled:
@@ -218,7 +227,7 @@ class Framework:
                     overrides.add(ref.name)
                     continue
                 if ref.name in multi_enabled:
-                    raise self._err(f"plugin \"{ref.name}\" already registered as \"{ptype.__name__}\"")
+                    raise self._err(f'plugin "{ref.name}" already registered as "{ptype.__name__}"')
                 multi_enabled.append(ref.name)
             order = [n for n in enabled if n in overrides]
             order += multi_enabled
@@ -290,7 +299,7 @@ class Framework:
                     return_status = st
                     continue
                 return done(
-                    None, Status(Code.ERROR, (f"running PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name)
+                    None, Status(Code.ERROR, (f'running PreFilter plugin "{pl.name}": {st.message()}',), pl.name)
                 )
             if r is not None and not r.all_nodes():
                 plugins_with_nodes.append(pl.name)
@@ -303,7 +312,9 @@ class Framework:
                 return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)))
         return done(result, return_status)
 
-    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo) -> Status:
+    def run_pre_filter_extension_add_pod(
+        self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
+    ) -> Status:
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
@@ -312,7 +323,7 @@ class Framework:
                 continue
             st = ext.add_pod(state, pod, to_add, node_info)
             if not st.is_success():
-                return Status(Code.ERROR, (f"running AddPod on PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {st.message()}',), pl.name)
         return SUCCESS
 
     def run_pre_filter_extension_remove_pod(
@@ -327,7 +338,7 @@ class Framework:
             st = ext.remove_pod(state, pod, to_remove, node_info)
             if not st.is_success():
                 return Status(
-                    Code.ERROR, (f"running RemovePod on PreFilter plugin \"{pl.name}\": {st.message()}",), pl.name
+                    Code.ERROR, (f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}',), pl.name
                 )
         return SUCCESS
 
@@ -354,7 +365,7 @@ class Framework:
             st = pl.filter(state, pod, node_info)
             if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
-                    st = Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
+                    st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
                 else:
                     st = st.with_plugin(name)
                 if first is None:
@@ -375,7 +386,7 @@ class Framework:
         if st.code is Code.SUCCESS:
             return st.with_plugin(name) if st.details else _success_of(name)
         if not st.is_rejected():
-            return Status(Code.ERROR, (f"running \"{name}\" filter plugin: {st.message()}",), name)
+            return Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
         return st.with_plugin(name)
 
     def run_filter_with_nominated_pods(
@@ -443,7 +454,11 @@ class Framework:
     # --- PreScore and Score ---------------------------------------------------------------------
 
     def run_pre_score(
-        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo], substitutes: Mapping[str, PreScoreFn] | None = None
+        self,
+        state: CycleState,
+        pod: Pod,
+        nodes: Sequence[NodeInfo],
+        substitutes: Mapping[str, PreScoreFn] | None = None,
     ) -> Status:
         skipped: set[str] = set()
         node_list = list(nodes)  # no plugin changes the list it is given
@@ -456,7 +471,7 @@ class Framework:
                     skipped.add(pl.name)
                     continue
                 if not st.is_success():
-                    return Status(Code.ERROR, (f"running PreScore plugin \"{pl.name}\": {st.message()}",), pl.name)
+                    return Status(Code.ERROR, (f'running PreScore plugin "{pl.name}": {st.message()}',), pl.name)
             return SUCCESS
         finally:
             state.skip_score_plugins = frozenset(skipped)
@@ -470,7 +485,7 @@ class Framework:
                 s, st = pl.score(state, pod, ni)
                 if not st.is_success():
                     return [], Status(
-                        Code.ERROR, (f"running Score plugins: plugin \"{pl.name}\" failed with: {st.message()}",), pl.name
+                        Code.ERROR, (f'running Score plugins: plugin "{pl.name}" failed with: {st.message()}',), pl.name
                     )
                 lst.append(NodeScore(ni.name, s))
             raw[pl.name] = lst
@@ -481,7 +496,7 @@ class Framework:
             if nst is not None and not nst.is_success():
                 return [], Status(
                     Code.ERROR,
-                    (f"running Normalize on Score plugins: plugin \"{pl.name}\" failed with: {nst.message()}",),
+                    (f'running Normalize on Score plugins: plugin "{pl.name}" failed with: {nst.message()}',),
                     pl.name,
                 )
             normalized[pl.name] = scores
@@ -495,7 +510,7 @@ class Framework:
                     return [], Status(
                         Code.ERROR,
                         (
-                            f"applying score defaultWeights on Score plugins: plugin \"{pl.name}\" returns an invalid "
+                            f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
                             f"score {score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",
                         ),
                         pl.name,
@@ -515,7 +530,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running Reserve plugin \"{pl.name}\": {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f'running Reserve plugin "{pl.name}": {st.message()}',), pl.name)
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -534,11 +549,9 @@ class Framework:
                 if st.is_wait():
                     waiting = True
                     continue
-                return Status(Code.ERROR, (f"running Permit plugin \"{pl.name}\": {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f'running Permit plugin "{pl.name}": {st.message()}',), pl.name)
         if waiting:
-            return Status(
-                Code.WAIT, (f"one or more plugins asked to wait and no plugin rejected pod \"{pod.name}\"",)
-            )
+            return Status(Code.WAIT, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',))
         return SUCCESS
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -548,7 +561,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running PreBind plugin \"{pl.name}\": {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f'running PreBind plugin "{pl.name}": {st.message()}',), pl.name)
         return SUCCESS
 
     def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -560,7 +573,7 @@ class Framework:
             if not st.is_success():
                 if st.is_rejected():
                     return st.with_plugin(pl.name)
-                return Status(Code.ERROR, (f"running Bind plugin \"{pl.name}\": {st.message()}",), pl.name)
+                return Status(Code.ERROR, (f'running Bind plugin "{pl.name}": {st.message()}',), pl.name)
             return st.with_plugin(pl.name)
         return Status(Code.SKIP)
 

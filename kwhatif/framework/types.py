@@ -9,8 +9,9 @@ outcome enum.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from kwhatif.framework.interface import PreemptionDetails, PreFilterResult, Status
 
@@ -89,7 +90,7 @@ class Diagnosis:
 class FitError:
     """framework.FitError: no node fits the pod (the error schedulePod returns)."""
 
-    pod: "Pod"
+    pod: Pod
     num_all_nodes: int
     diagnosis: Diagnosis
 
@@ -103,7 +104,7 @@ class NominatingInfo:
     """framework.NominatingInfo: the node a PostFilter nominated, and the pods evicted for it."""
 
     nominated_node_name: str
-    victims: tuple["Pod", ...] = ()
+    victims: tuple[Pod, ...] = ()
     details: PreemptionDetails | None = None
 
 

@@ -7,7 +7,8 @@ same counts per topology pair, the same summed weights per topology value.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -100,7 +101,9 @@ class AffinityFilterModel:
 
     def skip(self) -> bool:
         s = self.s
-        return not s.existing_anti_affinity_counts and not s.required_affinity_terms and not s.required_anti_affinity_terms
+        return (
+            not s.existing_anti_affinity_counts and not s.required_affinity_terms and not s.required_anti_affinity_terms
+        )
 
     def state(self) -> PreFilterState:
         return self.s.clone()
@@ -159,7 +162,9 @@ class AffinityScoreModel:
             for existing in ni.pods_with_affinity:
                 self._existing_terms(existing, labels, 1)
 
-    def _term(self, term: AffinityTerm, weight: int, pod: Pod, ns_labels: dict[str, str], labels: Any, sign: int) -> None:
+    def _term(
+        self, term: AffinityTerm, weight: int, pod: Pod, ns_labels: dict[str, str], labels: Any, sign: int
+    ) -> None:
         if term.matches(pod, ns_labels):
             tv = labels.get(term.topology_key)
             if tv is not None:

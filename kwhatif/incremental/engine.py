@@ -396,7 +396,14 @@ class Template:
                 self._replace(pos, k, fw.run_filter_plugin(pl, state, pod, infos[pos]))
 
     def _splice_spread(
-        self, k: int, pl: FilterPlugin, state: CycleState, pod: Pod, skip: frozenset[str], m: SpreadFilterModel, done: set[int]
+        self,
+        k: int,
+        pl: FilterPlugin,
+        state: CycleState,
+        pod: Pod,
+        skip: frozenset[str],
+        m: SpreadFilterModel,
+        done: set[int],
     ) -> None:
         """_splice for PodTopologySpread, whose answer is the same for every node of a group
         (nodes with the same values of the constraints' keys): each group is filtered once and
@@ -561,4 +568,3 @@ class Template:
             valid[missing] = True
         out: IntArray = raw[idx]
         return out
-

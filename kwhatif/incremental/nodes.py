@@ -3,7 +3,7 @@ value, and the pods of some namespaces with their node's position."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt

@@ -4,7 +4,7 @@ cycle's scores that builds each node's NodeScores only when it is read."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import numpy.typing as npt

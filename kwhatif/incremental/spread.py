@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
 import numpy as np
 
 from kwhatif.api.core import NodeInclusionPolicy, Pod

@@ -5,16 +5,13 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.admission import Admission
-from kwhatif.api.resources import PodRules
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
-from kwhatif.api.limitranger import LimitRange
-from kwhatif.api.resourcequota import ResourceQuota
-from kwhatif.api.labels import NOTHING, Selector, selector_from_set
 from kwhatif.api.core import (
     Namespace,
     Node,
@@ -24,14 +21,18 @@ from kwhatif.api.core import (
     RuntimeClass,
     Service,
 )
+from kwhatif.api.labels import NOTHING, Selector, selector_from_set
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resourcequota import ResourceQuota
+from kwhatif.api.resources import PodRules
 from kwhatif.api.storage import (
     CSIDriver,
-    VolumeAttachment,
     CSINode,
     CSIStorageCapacity,
     PersistentVolume,
     PersistentVolumeClaim,
     StorageClass,
+    VolumeAttachment,
 )
 from kwhatif.dra import parse as dra_parse
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
@@ -75,8 +76,14 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job",
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Endpoints", "Event", "ServiceAccount",
-        "PodTemplate", "ComponentStatus", "Binding",
+        "ConfigMap",
+        "Secret",
+        "Endpoints",
+        "Event",
+        "ServiceAccount",
+        "PodTemplate",
+        "ComponentStatus",
+        "Binding",
     }
 )
 # Built-in API groups and the versions served by v1.30; a kind in one of these with another
@@ -254,7 +261,9 @@ def classify(doc: Document) -> str | None:
         return kind
     if group == "":
         if version != "v1":
-            raise InputError(f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion")
+            raise InputError(
+                f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion"
+            )
         if kind in _OTHER_CORE_KINDS:
             return None
         raise InputError(f"unknown kind {kind!r} in apiVersion v1", source=doc.source, obj=doc.describe(), field="kind")
@@ -375,17 +384,20 @@ def build_cluster(
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
+            # _guard calls each parser at once: the loop variables are current
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))  # noqa: B023
             if not pod.terminal:
                 pods.append((pod, doc.source))
             continue
         if kind == "Node":
-            node: Node = _guard(doc, lambda b: parse.node(b, src))
+            node: Node = _guard(doc, lambda b: parse.node(b, src))  # noqa: B023
             state.nodes[node.name] = node
             continue
         if kind in WORKLOAD_KINDS:
             meta = doc.body.get("metadata") or {}
-            state.workloads[ident] = Workload(kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source)
+            state.workloads[ident] = Workload(
+                kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
+            )
             continue
         if kind in dra_parse.KINDS:
             _add_dra_object(state, doc, kind)
@@ -456,7 +468,9 @@ def _add_dra_object(state: ClusterState, doc: Document, kind: str) -> None:
         rc: ResourceClaim = _guard(doc, lambda b: dra_parse.resource_claim(b, version, "default", src))
         state.resource_claims[rc.key] = rc
     else:
-        tpl: ResourceClaimTemplate = _guard(doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src))
+        tpl: ResourceClaimTemplate = _guard(
+            doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src)
+        )
         state.resource_claim_templates[tpl.key] = tpl
 
 

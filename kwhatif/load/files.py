@@ -12,19 +12,22 @@ import json
 import os
 import re
 import sys
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, Generator, Iterator
+from typing import Any
 
 import yaml
 
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
-    YAML_LOADER as _YamlLoader,
     json_error_message,
     os_errors,
     yaml_error_message,
     yaml_nesting_problem,
+)
+from kwhatif.config.reader import (
+    YAML_LOADER as _YamlLoader,
 )
 from kwhatif.errors import InputError
 
@@ -47,7 +50,9 @@ class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
                 if first is not key_node:
                     shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else key
                     raise yaml.constructor.ConstructorError(
-                        None, None, f'mapping key "{shown}" already defined at line {first.start_mark.line + 1}',
+                        None,
+                        None,
+                        f'mapping key "{shown}" already defined at line {first.start_mark.line + 1}',
                         key_node.start_mark,
                     )
         return mapping
@@ -65,16 +70,46 @@ _LOG_END = re.compile(r"==== END logs for [^\n]*====\n?")
 
 CLUSTER_SCOPED_KINDS = frozenset(
     {
-        "Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-        "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition",
+        "Node",
+        "Namespace",
+        "PriorityClass",
+        "PersistentVolume",
+        "StorageClass",
+        "CSINode",
+        "CSIDriver",
+        "RuntimeClass",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CustomResourceDefinition",
         # the other cluster-scoped kinds of the v1.30 API
-        "ComponentStatus", "VolumeAttachment", "VolumeAttributesClass", "APIService", "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "CertificateSigningRequest", "ClusterTrustBundle",
-        "IngressClass", "IPAddress", "ServiceCIDR", "FlowSchema", "PriorityLevelConfiguration", "StorageVersion",
-        "StorageVersionMigration", "ResourceClass", "TokenReview", "SelfSubjectReview", "SelfSubjectAccessReview",
-        "SelfSubjectRulesReview", "SubjectAccessReview",
-        "DeviceClass", "ResourceSlice", "DeviceTaintRule",
+        "ComponentStatus",
+        "VolumeAttachment",
+        "VolumeAttributesClass",
+        "APIService",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "CertificateSigningRequest",
+        "ClusterTrustBundle",
+        "IngressClass",
+        "IPAddress",
+        "ServiceCIDR",
+        "FlowSchema",
+        "PriorityLevelConfiguration",
+        "StorageVersion",
+        "StorageVersionMigration",
+        "ResourceClass",
+        "TokenReview",
+        "SelfSubjectReview",
+        "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview",
+        "SubjectAccessReview",
+        "DeviceClass",
+        "ResourceSlice",
+        "DeviceTaintRule",
     }
 )
 
@@ -93,7 +128,7 @@ class Limits:
     max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
 
     @classmethod
-    def uniform(cls, max_bytes: int) -> "Limits":
+    def uniform(cls, max_bytes: int) -> Limits:
         return cls(max_bytes, max_bytes)
 
 
@@ -156,9 +191,7 @@ def _read_text(path: str, limits: Limits) -> str:
             # Devices and pipes report no size: never read more than the limit allows.
             data = head + fh.read(limit + 1 - len(head))
             if len(data) > limit:
-                raise InputError(
-                    f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path
-                )
+                raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path)
     return _decode(data, path)
 
 
@@ -386,8 +419,7 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
         starts.insert(0, 1)
     single = len(docs) == 1
     return iter(
-        (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}")
-        for i, doc in enumerate(docs)
+        (doc, source if single else f"{source}:{starts[i] if i < len(starts) else '?'}") for i, doc in enumerate(docs)
     )
 
 

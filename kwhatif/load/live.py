@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterator, Mapping
+from typing import IO, Any
 
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import ClusterState, build_cluster
@@ -144,9 +145,7 @@ def _check_kubeconfig(path: str) -> None:
                 )
             inner = item.get(_KUBECONFIG_ITEM[key])
             if inner is not None and not isinstance(inner, dict):
-                raise InputError(
-                    f"not a kubeconfig: {key}[{i}].{_KUBECONFIG_ITEM[key]} must be a mapping", source=path
-                )
+                raise InputError(f"not a kubeconfig: {key}[{i}].{_KUBECONFIG_ITEM[key]} must be a mapping", source=path)
 
 
 def context_namespace(kubeconfig: str | None, context: str | None) -> str:
@@ -198,7 +197,11 @@ def request(
         return int(e.status), data
     except Exception as e:  # urllib3 connection errors, timeouts and the like
         timed_out = _is_timeout(e)
-        what = f"no answer from the API server at {cfg.host} within {timeout:g}s" if timed_out else f"cannot reach the API server at {cfg.host}"
+        what = (
+            f"no answer from the API server at {cfg.host} within {timeout:g}s"
+            if timed_out
+            else f"cannot reach the API server at {cfg.host}"
+        )
         raise Unreachable(f"{what}: {_short(e)}", timed_out=timed_out) from None
     return int(resp.status), bytes(raw or b"")
 
@@ -291,7 +294,9 @@ def iter_list_pages(
             if status != 200:
                 if required:
                     raise _list_error(host, path, status, body)
-                notes.append(f"could not list {path} ({status}: {_status_message(body) or 'HTTP error'}); continuing without it")
+                notes.append(
+                    f"could not list {path} ({status}: {_status_message(body) or 'HTTP error'}); continuing without it"
+                )
                 break
             try:
                 data = json.loads(body)
@@ -438,9 +443,15 @@ class _ListWriter:
         if self.fmt == "yaml":
             if self.n == 0:
                 self.fh.write("apiVersion: v1\nkind: List\nitems:\n")
-            self.fh.write(self._yaml.dump([item], Dumper=self._dumper, default_flow_style=False, sort_keys=False, allow_unicode=True))
+            self.fh.write(
+                self._yaml.dump(
+                    [item], Dumper=self._dumper, default_flow_style=False, sort_keys=False, allow_unicode=True
+                )
+            )
         else:
-            self.fh.write(("\n" if self.n == 0 else ",\n") + json.dumps(item, separators=(",", ":"), ensure_ascii=False))
+            self.fh.write(
+                ("\n" if self.n == 0 else ",\n") + json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+            )
         self.n += 1
 
     def close(self) -> None:
@@ -539,5 +550,10 @@ def make_api_binder(
     def call(method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:
         return request(client, method, path, body=body)
 
-    return ApiBinder(call, existing, manifests, unbound_claims=unbound_claims,
-                     where=str(getattr(client.configuration, "host", "") or "the cluster"))
+    return ApiBinder(
+        call,
+        existing,
+        manifests,
+        unbound_claims=unbound_claims,
+        where=str(getattr(client.configuration, "host", "") or "the cluster"),
+    )

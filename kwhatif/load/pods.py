@@ -7,13 +7,12 @@ import dataclasses
 from typing import Any
 
 from kwhatif.api import limitranger, parse
-from kwhatif.api.resources import PodRules
-from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.core import Pod
+from kwhatif.api.limitranger import LimitRange
+from kwhatif.api.resources import PodRules
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import ClusterState, classify
 from kwhatif.load.files import Document, Limits, read_path
-
 
 # Namespaces the API server always has: it recreates default, kube-system and kube-public (the
 # NamespaceLifecycle plugin refuses to delete them) and kube-node-lease at start.
@@ -28,7 +27,9 @@ def namespace_refusal(cluster: ClusterState, namespace: str, listed: bool | None
         listed = bool(cluster.namespaces)
     if not listed or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
         return None
-    if any(p.namespace == namespace for p in cluster.pods) or any(p.namespace == namespace for p in cluster.pending_pods):
+    if any(p.namespace == namespace for p in cluster.pods) or any(
+        p.namespace == namespace for p in cluster.pending_pods
+    ):
         return None  # its pods show it exists (a state read without all of its Namespaces)
     return f'namespaces "{namespace}" not found'
 

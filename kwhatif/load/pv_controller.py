@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from kwhatif.api import storage
 from kwhatif.api.storage import BIND_COMPLETED_ANNOTATION, PersistentVolume, PersistentVolumeClaim
@@ -144,19 +144,35 @@ def sync_claims(state: ClusterState, keys: Iterable[str]) -> list[ClaimOutcome]:
         if claim.volume_name:
             pv = state.pvs.get(claim.volume_name)
             if pv is None:
-                out.append(ClaimOutcome(key, None, f"stays Pending: it names PersistentVolume {claim.volume_name}, which does not exist"))
+                out.append(
+                    ClaimOutcome(
+                        key, None, f"stays Pending: it names PersistentVolume {claim.volume_name}, which does not exist"
+                    )
+                )
             elif pv.claim_ref is None:
                 err = check_volume_satisfy_claim(pv, claim)
                 if err is not None:
-                    out.append(ClaimOutcome(key, None, f'stays Pending: Cannot bind to requested volume "{pv.name}": {err}'))
+                    out.append(
+                        ClaimOutcome(key, None, f'stays Pending: Cannot bind to requested volume "{pv.name}": {err}')
+                    )
                 else:
                     _bind(state, pv, claim)
-                    out.append(ClaimOutcome(key, pv.name, f"the PV controller binds it to PersistentVolume {pv.name}, which it names"))
+                    out.append(
+                        ClaimOutcome(
+                            key, pv.name, f"the PV controller binds it to PersistentVolume {pv.name}, which it names"
+                        )
+                    )
             elif is_volume_bound_to_claim(pv, claim):
                 _bind(state, pv, claim)
-                out.append(ClaimOutcome(key, pv.name, f"the PV controller binds it to PersistentVolume {pv.name}, which it names"))
+                out.append(
+                    ClaimOutcome(
+                        key, pv.name, f"the PV controller binds it to PersistentVolume {pv.name}, which it names"
+                    )
+                )
             else:
-                out.append(ClaimOutcome(key, None, f'stays Pending: volume "{pv.name}" already bound to a different claim.'))
+                out.append(
+                    ClaimOutcome(key, None, f'stays Pending: volume "{pv.name}" already bound to a different claim.')
+                )
             continue
         class_name = claim_class(claim)
         sc = state.storage_classes.get(class_name) if class_name else None
@@ -165,7 +181,13 @@ def sync_claims(state: ClusterState, keys: Iterable[str]) -> list[ClaimOutcome]:
         pv = find_best_match(claim, state.pvs.values())
         if pv is not None:
             _bind(state, pv, claim)
-            out.append(ClaimOutcome(key, pv.name, f"the PV controller binds it to Available PersistentVolume {pv.name} (Immediate binding)"))
+            out.append(
+                ClaimOutcome(
+                    key,
+                    pv.name,
+                    f"the PV controller binds it to Available PersistentVolume {pv.name} (Immediate binding)",
+                )
+            )
         elif not class_name:
             note = f"stays Pending: {NO_VOLUME_NO_CLASS}"
             if not state.storage_classes:
@@ -178,13 +200,18 @@ def sync_claims(state: ClusterState, keys: Iterable[str]) -> list[ClaimOutcome]:
             out.append(ClaimOutcome(key, None, note))
         elif sc.provisioner == NOT_SUPPORTED_PROVISIONER:
             out.append(
-                ClaimOutcome(key, None, f"stays Pending: no Available PersistentVolume matches it, and StorageClass {class_name} has no provisioner ({NOT_SUPPORTED_PROVISIONER})")
+                ClaimOutcome(
+                    key,
+                    None,
+                    f"stays Pending: no Available PersistentVolume matches it, and StorageClass {class_name} has no provisioner ({NOT_SUPPORTED_PROVISIONER})",
+                )
             )
         else:
             name = _provision(state, claim, sc.provisioner, class_name)
             out.append(
                 ClaimOutcome(
-                    key, name,
+                    key,
+                    name,
                     f"provisioned by {sc.provisioner} as PersistentVolume {name} (Immediate binding; the new volume has no topology)",
                 )
             )

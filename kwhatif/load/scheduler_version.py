@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kwhatif import versions
@@ -38,7 +37,7 @@ def _image_tag(image: str, component: str) -> str | None:
     """The tag of ``registry/.../<component>:<tag>[@digest]`` images."""
     ref = image.split("@", 1)[0]
     slash = ref.rfind("/")
-    name_tag = ref[slash + 1:]
+    name_tag = ref[slash + 1 :]
     if ":" not in name_tag:
         return None
     name, tag = name_tag.split(":", 1)
@@ -49,13 +48,11 @@ def _image_tag(image: str, component: str) -> str | None:
     return tag if _TAG.fullmatch(tag) else None
 
 
-def _is_static_control_plane_pod(pod: "Pod") -> bool:
-    return pod.namespace == "kube-system" and (
-        pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references)
-    )
+def _is_static_control_plane_pod(pod: Pod) -> bool:
+    return pod.namespace == "kube-system" and (pod.is_mirror or any(ref.kind == "Node" for ref in pod.owner_references))
 
 
-def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
+def versions_in_dump(pods: list[Pod], component: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for pod in pods:
         if not _is_static_control_plane_pod(pod):
@@ -67,7 +64,7 @@ def versions_in_dump(pods: list["Pod"], component: str) -> Counter[str]:
     return found
 
 
-def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
+def _from_dump(state: ClusterState) -> tuple[versions.Resolved, str] | None:
     """The release of the dump's control-plane static pods, and their image tag."""
     pods = state.pods + state.pending_pods
     for component in _CONTROL_PLANE:
@@ -77,7 +74,9 @@ def _from_dump(state: "ClusterState") -> tuple[versions.Resolved, str] | None:
         notes: list[str] = []
         # Several control-plane nodes mid-upgrade can run different releases: take the most
         # common one (the newer one on a tie).
-        ranked = sorted(found.items(), key=lambda kv: (kv[1], versions.parse_version(kv[0], lenient=True)), reverse=True)
+        ranked = sorted(
+            found.items(), key=lambda kv: (kv[1], versions.parse_version(kv[0], lenient=True)), reverse=True
+        )
         tag = ranked[0][0]
         if len(found) > 1:
             seen = ", ".join(sorted(found))
@@ -96,7 +95,7 @@ def _outside(text: str) -> str:
     return "" if minor in versions.SUPPORTED_MINORS else text.strip()
 
 
-def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVersion:
+def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersion:
     """The release to answer as, where it came from, and notes about it."""
     if flag:
         r = parse_flag(flag)
@@ -122,13 +121,17 @@ def choose(flag: str | None, state: "ClusterState", *, live: bool) -> ChosenVers
     default = versions.default_version()
     note = (
         f"kube-scheduler {default} assumed: "
-        + ("the cluster's /version could not be read" if live else "the cluster dump names no kube-scheduler or kube-apiserver image")
+        + (
+            "the cluster's /version could not be read"
+            if live
+            else "the cluster dump names no kube-scheduler or kube-apiserver image"
+        )
         + "; give --scheduler-version to answer as the cluster's release"
     )
     return ChosenVersion(default, VersionSource.DEFAULT, (note,))
 
 
-def kubelet_skew_notes(state: "ClusterState", version: SchedulerVersion) -> list[str]:
+def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[str]:
     """Nodes outside the version skew policy: a kubelet newer than the control plane, or more
     than three minors older."""
     newer: list[str] = []
@@ -164,5 +167,3 @@ def kubelet_skew_notes(state: "ClusterState", version: SchedulerVersion) -> list
 def _listed(items: list[str], shown: int = 5) -> str:
     head = ", ".join(items[:shown])
     return head + (f" and {len(items) - shown} more" if len(items) > shown else "")
-
-

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
@@ -119,7 +120,10 @@ def select_pods(
             live = unbind(bound[key])
         if live is None:
             if key in bound:
-                raise InputError(f"pod {key} is already bound to node {bound[key].node_name}; kwhatif schedules pods that wait for a node", source=n.arg)
+                raise InputError(
+                    f"pod {key} is already bound to node {bound[key].node_name}; kwhatif schedules pods that wait for a node",
+                    source=n.arg,
+                )
             raise InputError(f'pods "{n.name}" not found in namespace "{ns}"', source=n.arg)
         if live.deleting:
             raise InputError(f"pod {key} is being deleted", source=n.arg)
@@ -137,7 +141,9 @@ def select_pods(
         live = unbind(bound[pod.key]) if pod.key in bound else waiting.get(pod.key)
         if live is None:
             if pod.key not in chosen:
-                chosen[pod.key] = pod if pod.uid else dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
+                chosen[pod.key] = (
+                    pod if pod.uid else dataclasses.replace(pod, uid=f"kwhatif-{pod.namespace}-{pod.name}")
+                )
             continue
         diff = spec_differences(pod, live)
         if diff:
@@ -166,7 +172,9 @@ def select_pods(
             take(pod)
         if others:
             which = ", ".join(f"{n} {name}" for name, n in sorted(others.items()))
-            sel.notes.append(f"pending pods of other schedulers are left to them ({which}); --scheduler-name NAME takes them")
+            sel.notes.append(
+                f"pending pods of other schedulers are left to them ({which}); --scheduler-name NAME takes them"
+            )
         if deleting:
             sel.notes.append(f"{deleting} pending pod(s) being deleted are left out, as kube-scheduler leaves them")
 
@@ -188,14 +196,16 @@ def spec_differences(manifest: Pod, live: Pod) -> list[str]:
     def tolerations(p: Pod, other: Pod) -> tuple[Any, ...]:
         mine = {t.key for t in other.tolerations}
         return tuple(
-            t for t in p.tolerations
+            t
+            for t in p.tolerations
             if not (t.key in DEFAULT_TOLERATION_KEYS and t.key not in mine and t.effect == "NoExecute")
         )
 
     def volumes(p: Pod, other: Pod) -> tuple[Any, ...]:
         mine = {v.name for v in other.volumes}
         return tuple(
-            (v.name, v.kind, v.claim_name) for v in p.volumes
+            (v.name, v.kind, v.claim_name)
+            for v in p.volumes
             if not (v.name.startswith(SERVICE_ACCOUNT_VOLUME) and v.kind == "projected" and v.name not in mine)
         )
 
@@ -232,7 +242,11 @@ def unbound_claims(state: ClusterState) -> Callable[[Pod], list[str]]:
     def check(pod: Pod) -> list[str]:
         out = []
         for v in pod.volumes:
-            claim = v.claim_name if v.kind == "persistentVolumeClaim" else (f"{pod.name}-{v.name}" if v.ephemeral_claim else "")
+            claim = (
+                v.claim_name
+                if v.kind == "persistentVolumeClaim"
+                else (f"{pod.name}-{v.name}" if v.ephemeral_claim else "")
+            )
             if not claim:
                 continue
             pvc = state.pvcs.get(f"{pod.namespace}/{claim}")

@@ -15,10 +15,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import chain
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import limitranger, parse, storage
@@ -84,7 +85,7 @@ _DAEMON_TAINT_EFFECTS = frozenset({TaintEffect.NO_SCHEDULE.value, TaintEffect.NO
 # The pods a what-if creates are created after every pod of the snapshot (so they queue behind
 # pending pods of the same priority, as they would enter the queue later). Workload k's pods start a
 # day after workload k-1's, one millisecond apart: queue order is input order, then creation order.
-CREATION_TIME = datetime(2100, 1, 1, tzinfo=timezone.utc)
+CREATION_TIME = datetime(2100, 1, 1, tzinfo=UTC)
 _WORKLOAD_SPACING = timedelta(days=1)
 _POD_SPACING = timedelta(milliseconds=1)
 
@@ -157,7 +158,11 @@ def owned_pods(w: Workload, state: ClusterState) -> list[Pod]:
         # a ReplicaSet of the Deployment is named <deployment>-<pod-template-hash>
         child = re.compile(re.escape(w.name) + r"-[a-z0-9]+")
         return _children_pods(
-            w, state, pods, "ReplicaSet", lambda ref, p: child.fullmatch(ref.name) is not None and selector.matches(p.labels)
+            w,
+            state,
+            pods,
+            "ReplicaSet",
+            lambda ref, p: child.fullmatch(ref.name) is not None and selector.matches(p.labels),
         )
     if w.kind == "CronJob":
         run = re.compile(re.escape(w.name) + r"-[0-9]+")

@@ -17,7 +17,7 @@ NAME = "DefaultBinder"
 class DefaultBinder(BindPlugin):
     NAME = NAME
 
-    def __init__(self, handle: "Handle") -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -27,5 +27,5 @@ class DefaultBinder(BindPlugin):
         return binder.bind(pod, node_name)
 
 
-def new(args: None, handle: "Handle") -> DefaultBinder:
+def new(args: None, handle: Handle) -> DefaultBinder:
     return DefaultBinder(handle)

@@ -13,13 +13,13 @@ snapshot is never touched during a dry run.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import NodeInfo, PodInfo
 from kwhatif.config.types import DefaultPreemptionArgs
-from kwhatif.framework.types import fit_error_message
 from kwhatif.framework.interface import (
     SUCCESS,
     Code,
@@ -31,6 +31,7 @@ from kwhatif.framework.interface import (
     PreemptionVictim,
     Status,
 )
+from kwhatif.framework.types import fit_error_message
 from kwhatif.gocompat import go_sort_slice
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class Candidate:
 class DefaultPreemption(PostFilterPlugin):
     NAME = NAME
 
-    def __init__(self, args: DefaultPreemptionArgs, handle: "Handle") -> None:
+    def __init__(self, args: DefaultPreemptionArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
         self.resort_victims: bool = handle.version.behaviour.preemption_resorts_victims
@@ -194,9 +195,7 @@ class DefaultPreemption(PostFilterPlugin):
             original = potential[(offset + i) % len(potential)]
             node_info = original.clone()
             state_copy = state.clone()
-            victims, num_violations, pdb_violating, st = self.select_victims_on_node(
-                state_copy, pod, node_info, pdbs
-            )
+            victims, num_violations, pdb_violating, st = self.select_victims_on_node(state_copy, pod, node_info, pdbs)
             if st.is_success() and victims:
                 c = Candidate(node_info.name, tuple(victims), num_violations, frozenset(pdb_violating))
                 target = non_violating if num_violations == 0 else violating
@@ -489,5 +488,5 @@ def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str)
     )
 
 
-def new(args: DefaultPreemptionArgs, handle: "Handle") -> DefaultPreemption:
+def new(args: DefaultPreemptionArgs, handle: Handle) -> DefaultPreemption:
     return DefaultPreemption(args, handle)

@@ -25,8 +25,9 @@ binding conditions are not modelled.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import NodeSelector, Pod
 from kwhatif.cache.node_info import NodeInfo
@@ -98,7 +99,7 @@ class _State:
     unavailable: set[int] = field(default_factory=set)
     diagnoses: dict[str, Diagnosis] = field(default_factory=dict)
 
-    def clone(self) -> "_State":
+    def clone(self) -> _State:
         return self  # PreFilter extensions never change it; upstream shares it too
 
 
@@ -215,7 +216,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def _elsewhere(self, pod: Pod, name: str, templates: bool = False) -> list[str]:
         objects = self.cluster.resource_claim_templates if templates else self.cluster.resource_claims
-        spaces = sorted(k.split("/", 1)[0] for k in objects if k.split("/", 1)[1] == name and not k.startswith(f"{pod.namespace}/"))
+        spaces = sorted(
+            k.split("/", 1)[0] for k in objects if k.split("/", 1)[1] == name and not k.startswith(f"{pod.namespace}/")
+        )
         if not spaces:
             return []
         return [
@@ -273,9 +276,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         if st is not None:
                             return None, st
                 else:
-                    return None, _unschedulable(f"resource claim {claim_ref(claim)}, request {req.name}: unknown request type")
+                    return None, _unschedulable(
+                        f"resource claim {claim_ref(claim)}, request {req.name}: unknown request type"
+                    )
         if s.to_allocate:
-            dedicated, shared = dra_claims.allocated_devices(self.all_claims().values(), self.features.consumable_capacity)
+            dedicated, shared = dra_claims.allocated_devices(
+                self.all_claims().values(), self.features.consumable_capacity
+            )
             s.allocator = Allocator(
                 self.features,
                 dedicated,
@@ -294,7 +301,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return Status.error(f"request {request_name}: unsupported request type")
         if class_name not in self.cluster.device_classes:
             known = sorted(self.cluster.device_classes)
-            detail = f"device classes in the cluster: {', '.join(known)}" if known else "the cluster has no DeviceClasses"
+            detail = (
+                f"device classes in the cluster: {', '.join(known)}" if known else "the cluster has no DeviceClasses"
+            )
             return _unschedulable(f"request {request_name}: device class {class_name} does not exist", detail)
         return None
 
@@ -329,11 +338,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             allocations = result
         if unavailable:
             s.unavailable.update(unavailable)
-            details = [
-                f"claim {claim_ref(s.claims[i])} is allocated to devices that this node cannot reach"
-                + (f" (only {s.claims[i].allocation.node_name})" if s.claims[i].allocation and s.claims[i].allocation.node_name else "")  # type: ignore[union-attr]
-                for i in unavailable
-            ]
+            details = []
+            for i in unavailable:
+                allocation = s.claims[i].allocation
+                only = f" (only {allocation.node_name})" if allocation and allocation.node_name else ""
+                details.append(
+                    f"claim {claim_ref(s.claims[i])} is allocated to devices that this node cannot reach{only}"
+                )
             return _unschedulable(ERR_REASON_NOT_AVAILABLE, *details)
         if s.allocator is not None:
             s.node_allocations[node.name] = allocations
@@ -346,14 +357,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for j, i in enumerate(s.to_allocate):
             if j < len(allocations):
                 out.append(f"claim {claim_ref(s.claims[i])}: {dra_claims.describe_results(allocations[j].results)}")
-        for i, claim in enumerate(s.claims):
+        for claim in s.claims:
             if claim.allocation is not None:
-                out.append(f"claim {claim_ref(claim)} (allocated): {dra_claims.describe_results(claim.allocation.results)}")
+                out.append(
+                    f"claim {claim_ref(claim)} (allocated): {dra_claims.describe_results(claim.allocation.results)}"
+                )
         return out
 
     # --- PostFilter ------------------------------------------------------------------------------
 
-    def post_filter(self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]) -> tuple[PostFilterResult | None, Status]:
+    def post_filter(
+        self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
+    ) -> tuple[PostFilterResult | None, Status]:
         if not self.enabled:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
         try:
@@ -370,7 +385,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     Code.UNSCHEDULABLE,
                     (MSG_DEALLOCATED,),
                     "",
-                    (f"upstream would deallocate ResourceClaim {claim_ref(claim)} so that the pod can be retried; kwhatif changes nothing",),
+                    (
+                        f"upstream would deallocate ResourceClaim {claim_ref(claim)} so that the pod can be retried; kwhatif changes nothing",
+                    ),
                 )
         return None, Status.of(Code.UNSCHEDULABLE, MSG_STILL_NOT_SCHEDULABLE)
 
@@ -424,7 +441,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s = self.last_state.get(pod.key)
         if s is None or not s.diagnoses:
             return []
-        best: dict[tuple[str, str], tuple[int, int, int, str]] = {}  # (claim, request) -> matching, usable, needed, class
+        best: dict[
+            tuple[str, str], tuple[int, int, int, str]
+        ] = {}  # (claim, request) -> matching, usable, needed, class
         for diag in s.diagnoses.values():
             for rc in diag.requests:
                 k = (rc.claim, rc.request)
@@ -513,7 +532,7 @@ def features_of(handle: Any) -> dra_features.Features:
 
 
 def new(
-    args: DynamicResourcesArgs | None, handle: "Handle", features: dra_features.Features | None = None
+    args: DynamicResourcesArgs | None, handle: Handle, features: dra_features.Features | None = None
 ) -> DynamicResources:
     # DynamicResourcesArgs (filterTimeout, bindingTimeout) have no effect on a dry run. The args
     # are None in releases without the args kind (before 1.34). ``features`` overrides the

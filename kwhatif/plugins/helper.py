@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from kwhatif.api.core import Taint, Toleration
 from kwhatif.framework.interface import NodeScore
@@ -62,4 +63,3 @@ def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Any:
         return shape[-1][1]
 
     return fn
-

@@ -67,5 +67,5 @@ class ImageLocality(ScorePlugin):
         return calculate_priority(s, sources), SUCCESS
 
 
-def new(args: None, handle: "Handle") -> ImageLocality:
+def new(args: None, handle: Handle) -> ImageLocality:
     return ImageLocality(handle)

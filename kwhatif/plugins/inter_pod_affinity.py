@@ -9,8 +9,9 @@ adjust a cloned copy when the framework evaluates nominated pods or preemption v
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.labels import NOTHING
@@ -58,7 +59,7 @@ class TopologyCounts(dict[TopologyPair, int]):
     """topologyToMatchedTermCount: how many matches each topology pair holds. A pair whose count
     drops to zero disappears, so emptiness means "nothing matched anywhere"."""
 
-    def clone(self) -> "TopologyCounts":
+    def clone(self) -> TopologyCounts:
         return TopologyCounts(self)
 
     def update_pair(self, node: Node, topology_key: str, value: int) -> None:
@@ -116,7 +117,7 @@ class PreFilterState:
     pod: Pod
     namespace_labels: dict[str, str]
 
-    def clone(self) -> "PreFilterState":
+    def clone(self) -> PreFilterState:
         # the terms, the pod and the namespace labels never change after PreFilter
         return PreFilterState(
             self.existing_anti_affinity_counts.clone(),
@@ -143,7 +144,7 @@ class PreScoreState:
     # topology key -> topology value -> summed weight
     topology_score: dict[str, dict[str, int]]
 
-    def clone(self) -> "PreScoreState":
+    def clone(self) -> PreScoreState:
         # nothing mutates it after PreScore
         return self
 
@@ -198,9 +199,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             out[pod.namespace] = self.handle.namespace_labels(pod.namespace)
         return out
 
-    def _merge_namespaces(
-        self, pod: Pod, *term_lists: Sequence[AffinityTerm]
-    ) -> list[tuple[AffinityTerm, ...]]:
+    def _merge_namespaces(self, pod: Pod, *term_lists: Sequence[AffinityTerm]) -> list[tuple[AffinityTerm, ...]]:
         """mergeAffinityTermNamespacesIfNotEmpty over each list: unroll a non-empty namespace
         selector into the term's namespaces, leaving a selector that matches nothing. An empty
         selector (every namespace) stays as it is."""
@@ -426,5 +425,5 @@ def _satisfy_existing_pods_anti_affinity(s: PreFilterState, node: Node) -> bool:
     return True
 
 
-def new(args: InterPodAffinityArgs, handle: "Handle") -> InterPodAffinity:
+def new(args: InterPodAffinityArgs, handle: Handle) -> InterPodAffinity:
     return InterPodAffinity(args, handle)

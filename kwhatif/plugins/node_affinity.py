@@ -3,12 +3,13 @@ preferred node affinity, and the scheduler-enforced addedAffinity from the plugi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
-from kwhatif.api.fields import aggregate
 from kwhatif.api.core import NodeAffinity as NodeAffinitySpec
 from kwhatif.api.core import NodeSelector, Pod, PreferredSchedulingTerm
+from kwhatif.api.fields import aggregate
 from kwhatif.api.labels import Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import NodeAffinityArgs
@@ -49,7 +50,7 @@ class RequiredNodeAffinity:
     node_selector: NodeSelector | None
 
     @classmethod
-    def of(cls, pod: Pod) -> "RequiredNodeAffinity":
+    def of(cls, pod: Pod) -> RequiredNodeAffinity:
         sel = selector_from_set(pod.node_selector) if pod.node_selector else None
         aff = pod.affinity.node_affinity if pod.affinity else None
         return cls(sel, aff.required if aff else None)
@@ -165,5 +166,5 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
 
-def new(args: NodeAffinityArgs, handle: "Handle") -> NodeAffinity:
+def new(args: NodeAffinityArgs, handle: Handle) -> NodeAffinity:
     return NodeAffinity(args.added_affinity, args.added_preferred)

@@ -57,6 +57,6 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, self.reason_template.format(features=", ".join(missing)))
 
 
-def new(args: None, handle: "Handle") -> NodeDeclaredFeatures:
+def new(args: None, handle: Handle) -> NodeDeclaredFeatures:
     version = handle.version
     return NodeDeclaredFeatures(version.gate("NodeDeclaredFeatures"), version.behaviour.node_declared_features_reason)

@@ -24,5 +24,5 @@ class NodeName(FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
 
 
-def new(args: None, handle: "Handle") -> NodeName:
+def new(args: None, handle: Handle) -> NodeName:
     return NodeName()

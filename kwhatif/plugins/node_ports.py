@@ -62,5 +62,5 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
         return SUCCESS
 
 
-def new(args: None, handle: "Handle") -> NodePorts:
+def new(args: None, handle: Handle) -> NodePorts:
     return NodePorts()

@@ -104,7 +104,7 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin):
         return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_score - without_score) // 2
 
 
-def new(args: NodeResourcesBalancedAllocationArgs, handle: "Handle") -> NodeResourcesBalancedAllocation:
+def new(args: NodeResourcesBalancedAllocationArgs, handle: Handle) -> NodeResourcesBalancedAllocation:
     b = handle.version.behaviour
     return NodeResourcesBalancedAllocation(
         args.resources, b.balanced_allocation_skips_best_effort, b.balanced_allocation_with_and_without_pod

@@ -68,7 +68,10 @@ class InsufficientResource:
 
 
 def fits_request(
-    req: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(), ignored_groups: frozenset[str] = frozenset()
+    req: Resource,
+    node_info: NodeInfo,
+    ignored: frozenset[str] = frozenset(),
+    ignored_groups: frozenset[str] = frozenset(),
 ) -> list[InsufficientResource]:
     """fitsRequest: pods first, then cpu, memory, ephemeral-storage, then scalar resources
     (upstream walks a Go map; kwhatif sorts them by name)."""
@@ -218,7 +221,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         return resource_allocation_score(node_info, self.resources, reqs, False, self.scorer), SUCCESS
 
 
-def new(args: NodeResourcesFitArgs, handle: "Handle") -> NodeResourcesFit:
+def new(args: NodeResourcesFitArgs, handle: Handle) -> NodeResourcesFit:
     # NewFit validates its args itself: the configuration's validation does not (validation.py).
     behaviour = handle.version.behaviour
     validate_node_resources_fit_args(args, behaviour.shape_order_detail)

@@ -29,5 +29,5 @@ class NodeUnschedulable(FilterPlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
 
-def new(args: None, handle: "Handle") -> NodeUnschedulable:
+def new(args: None, handle: Handle) -> NodeUnschedulable:
     return NodeUnschedulable()

@@ -289,5 +289,5 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
         return provisioner, handle
 
 
-def new(args: None, handle: "Handle") -> CSILimits:
+def new(args: None, handle: Handle) -> CSILimits:
     return CSILimits(handle)

@@ -8,8 +8,9 @@ to NodeVolumeLimits once its plugin is migrated to CSI on the node.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -207,17 +208,17 @@ class CinderLimits(NonCSILimits):
     volume_filter = CINDER_FILTER
 
 
-def new_ebs(args: None, handle: "Handle") -> EBSLimits:
+def new_ebs(args: None, handle: Handle) -> EBSLimits:
     return EBSLimits(handle)
 
 
-def new_gce_pd(args: None, handle: "Handle") -> GCEPDLimits:
+def new_gce_pd(args: None, handle: Handle) -> GCEPDLimits:
     return GCEPDLimits(handle)
 
 
-def new_azure_disk(args: None, handle: "Handle") -> AzureDiskLimits:
+def new_azure_disk(args: None, handle: Handle) -> AzureDiskLimits:
     return AzureDiskLimits(handle)
 
 
-def new_cinder(args: None, handle: "Handle") -> CinderLimits:
+def new_cinder(args: None, handle: Handle) -> CinderLimits:
     return CinderLimits(handle)

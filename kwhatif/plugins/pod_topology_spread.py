@@ -13,8 +13,9 @@ constraint is counted per node in Score, over that node's pods only).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import (
     Node,
@@ -235,7 +236,7 @@ class CriticalPaths:
         self.values = ["", ""]
         self.nums = [_MAX_INT32, _MAX_INT32]
 
-    def copy(self) -> "CriticalPaths":
+    def copy(self) -> CriticalPaths:
         c = CriticalPaths()
         c.values = list(self.values)
         c.nums = list(self.nums)
@@ -279,7 +280,7 @@ class PreFilterState:
         self.domains_num = domains_num or {}
         self.match_num = match_num or {}
 
-    def clone(self) -> "PreFilterState":
+    def clone(self) -> PreFilterState:
         # constraints and domain counts never change after PreFilter, so they are shared
         return PreFilterState(
             self.constraints,
@@ -315,7 +316,7 @@ class PreScoreState:
     pair_counts: dict[TopologyPair, int]
     weights: list[float]
 
-    def clone(self) -> "PreScoreState":
+    def clone(self) -> PreScoreState:
         # never changed after PreScore
         return self
 
@@ -559,9 +560,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         return SUCCESS
 
 
-
-
-def new(args: PodTopologySpreadArgs, handle: "Handle") -> PodTopologySpread:
+def new(args: PodTopologySpreadArgs, handle: Handle) -> PodTopologySpread:
     if args.defaulting_type == SYSTEM_DEFAULTING:
         return PodTopologySpread(handle, SYSTEM_DEFAULT_CONSTRAINTS, True)
     return PodTopologySpread(handle, args.default_constraints, False)

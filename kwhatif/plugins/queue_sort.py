@@ -21,5 +21,5 @@ class PrioritySort(QueueSortPlugin):
         return p1 > p2 or (p1 == p2 and (a.timestamp, a.order) < (b.timestamp, b.order))
 
 
-def new(args: None, handle: "Handle") -> PrioritySort:
+def new(args: None, handle: Handle) -> PrioritySort:
     return PrioritySort()

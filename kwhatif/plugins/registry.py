@@ -11,7 +11,8 @@ NodeResourcesFit checks its args there, as upstream's NewFit does.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kwhatif.framework.runtime import PluginFactory, Registry
@@ -49,9 +50,9 @@ class _LazyRegistry(Mapping[str, "PluginFactory"]):
 
     def __init__(self, targets: Mapping[str, str]) -> None:
         self._targets = dict(targets)
-        self._loaded: dict[str, "PluginFactory"] = {}
+        self._loaded: dict[str, PluginFactory] = {}
 
-    def __getitem__(self, name: str) -> "PluginFactory":
+    def __getitem__(self, name: str) -> PluginFactory:
         fn = self._loaded.get(name)
         if fn is None:
             module_name, _, attr = self._targets[name].partition(":")
@@ -69,9 +70,9 @@ class _LazyRegistry(Mapping[str, "PluginFactory"]):
         return name in self._targets
 
 
-IN_TREE: "Registry" = _LazyRegistry(_IN_TREE)
+IN_TREE: Registry = _LazyRegistry(_IN_TREE)
 
 
-def in_tree() -> "Registry":
+def in_tree() -> Registry:
     """The default registry: every in-tree plugin kwhatif implements."""
     return IN_TREE

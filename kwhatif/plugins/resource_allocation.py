@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
@@ -19,7 +20,6 @@ from kwhatif.api.resources import (
 )
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import ResourceSpec
-from fractions import Fraction
 
 _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
 
@@ -48,7 +48,9 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
     return out
 
 
-def allocatable_and_requested(node_info: NodeInfo, resource: str, pod_request: int, use_requested: bool) -> tuple[int, int]:
+def allocatable_and_requested(
+    node_info: NodeInfo, resource: str, pod_request: int, use_requested: bool
+) -> tuple[int, int]:
     """calculateResourceAllocatableRequest."""
     requested = node_info.requested if use_requested else node_info.non_zero_requested
     if pod_request == 0 and is_scalar(resource):

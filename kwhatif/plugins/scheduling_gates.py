@@ -24,5 +24,5 @@ class SchedulingGates(PreEnqueuePlugin):
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"waiting for scheduling gates: [{gates}]")
 
 
-def new(args: None, handle: "Handle") -> SchedulingGates:
+def new(args: None, handle: Handle) -> SchedulingGates:
     return SchedulingGates()

@@ -83,5 +83,5 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         return SUCCESS
 
 
-def new(args: None, handle: "Handle") -> TaintToleration:
+def new(args: None, handle: Handle) -> TaintToleration:
     return TaintToleration(handle.version.behaviour.taint_reason)

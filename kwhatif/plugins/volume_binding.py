@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -73,7 +74,6 @@ WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 VOLUME_AVAILABLE = "Available"
 CLAIM_LOST = "Lost"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
-
 
 
 class BinderError(Exception):
@@ -305,7 +305,7 @@ class _StateData:
     has_static_bindings: bool = False
     all_bound: bool = False
 
-    def clone(self) -> "_StateData":
+    def clone(self) -> _StateData:
         # Shared between clones, as upstream's pointer is: Filter results outlive nominated-pod runs.
         return self
 
@@ -670,7 +670,7 @@ def _capacity_sufficient(cap: CSIStorageCapacity, size: int) -> bool:
     return limit is not None and math.ceil(limit) >= size
 
 
-def new(args: VolumeBindingArgs, handle: "Handle") -> VolumeBinding:
+def new(args: VolumeBindingArgs, handle: Handle) -> VolumeBinding:
     # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity (args.shape);
     # kwhatif does not model that score yet (README, Scheduler versions).
     return VolumeBinding(handle, args.bind_timeout_seconds)

@@ -83,7 +83,7 @@ class _PreFilterState:
     # how many scheduled pods reference one of them
     conflicting_ref_count: int
 
-    def clone(self) -> "_PreFilterState":
+    def clone(self) -> _PreFilterState:
         return _PreFilterState(self.rwop_claims, self.conflicting_ref_count)
 
     def update_with_pod(self, pod: Pod, multiplier: int) -> None:
@@ -162,5 +162,5 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
         return SUCCESS
 
 
-def new(args: None, handle: "Handle") -> VolumeRestrictions:
+def new(args: None, handle: Handle) -> VolumeRestrictions:
     return VolumeRestrictions(handle)

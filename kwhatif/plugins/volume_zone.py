@@ -54,7 +54,7 @@ class PVTopology:
 class _StateData:
     topologies: tuple[PVTopology, ...]
 
-    def clone(self) -> "_StateData":
+    def clone(self) -> _StateData:
         return self
 
 
@@ -145,5 +145,5 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
         return SUCCESS
 
 
-def new(args: None, handle: "Handle") -> VolumeZone:
+def new(args: None, handle: Handle) -> VolumeZone:
     return VolumeZone(handle)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
+from kwhatif.report.base import ReportKind
 from kwhatif.report.model import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
 from kwhatif.versions import ChosenVersion
 
@@ -30,7 +31,6 @@ class DrainReport:
     nodes: tuple[str, ...]
     profile: str
     entries: tuple[DrainEntry, ...]
-    kind: str = "DrainReport"
     scheduler_version: ChosenVersion | None = None
     notes: tuple[str, ...] = ()
 
@@ -45,7 +45,11 @@ class DrainReport:
         return [e for e in self.entries if e.action == "blocked"]
 
     @property
-    def return_code(self) -> ExitCode:
+    def kind(self) -> ReportKind:
+        return ReportKind.DRAIN
+
+    @property
+    def exit_code(self) -> ExitCode:
         ok = all(e.node is not None for e in self.evicted if not e.lost) and not self.blocked
         return ExitCode.OK if ok else ExitCode.UNSCHEDULABLE
 
@@ -64,7 +68,7 @@ class DrainReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "apiVersion": API_VERSION,
-            "kind": self.kind,
+            "kind": self.kind.value,
             "profile": self.profile,
             **version_fields(self.scheduler_version),
             "nodes": list(self.nodes),
@@ -88,64 +92,6 @@ class DrainReport:
             "summary": self.summary(),
             "notes": list(self.notes),
         }
-
-    def render_table(self, fmt: Any) -> str:
-        from tabulate import tabulate
-
-        rows = []
-        for e in self.entries:
-            owner = f"{e.controller[0]}/{e.controller[1]}" if e.controller else "-"
-            if e.action == "blocked":
-                outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}: drain cannot finish"
-            elif e.action != "evict":
-                outcome = {"skip-daemonset": "stays (DaemonSet pod)", "skip-mirror": "stays (static pod)"}[e.action]
-            elif e.lost:
-                outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
-            elif e.node:
-                outcome = f"-> {e.node}"
-                if e.result is not None and e.result.victims:
-                    victims = ", ".join(f"{v.namespace}/{v.name}" for v in e.result.victims)
-                    outcome += f" (attempt {e.result.attempt}, after preempting {victims})"
-            else:
-                outcome = "DOES NOT FIT: " + (e.message or "")
-            flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" else ""
-            rows.append([f"{e.namespace}/{e.name}", e.from_node, owner, outcome, flags])
-        s = self.summary()
-        head = f"drain {', '.join(self.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, " \
-               f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
-        if self.scheduler_version is not None:
-            head += f" ({self.scheduler_version.describe()})"
-        body = tabulate(rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True)
-        out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
-        if self.notes:
-            out += "\n" + "\n".join(f"note: {n}" for n in self.notes) + "\n"
-        return out
-
-    def render_markdown(self, fmt: Any) -> str:
-        s = self.summary()
-        lines = [f"### kwhatif drain {', '.join(f'`{n}`' for n in self.nodes)}", "",
-                 f"{s['placed']} replacements placed, {s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PDBs.", "",
-                 "| Pod | Action | Lands on | Why not |", "|---|---|---|---|"]
-        for e in self.entries:
-            why = f"PDB `{e.pdb_blocked}`" if e.pdb_blocked else (e.message or "")
-            lines.append(f"| `{e.namespace}/{e.name}` | {e.action} | {f'`{e.node}`' if e.node else ''} | {why} |")
-        return "\n".join(lines) + "\n"
-
-    def render_junit(self, fmt: Any) -> str:
-        import xml.etree.ElementTree as ET
-
-        from kwhatif.report.junit import junit_document
-
-        cases = [e for e in self.entries if e.action in ("evict", "blocked")]
-        failures = [e for e in cases if e.pdb_blocked or (e.node is None and not e.lost)]
-        suite = ET.Element("testsuite", {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"})
-        for e in cases:
-            case = ET.SubElement(suite, "testcase", {"classname": e.namespace, "name": e.name})
-            if e.pdb_blocked:
-                ET.SubElement(case, "failure", {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"})
-            elif e.node is None and not e.lost:
-                ET.SubElement(case, "failure", {"message": e.message or "", "type": "Unschedulable"})
-        return junit_document(suite)
 
 
 def drain_report(

@@ -1,11 +1,19 @@
-"""The formatter interface and the registry of output formats."""
+"""The formatter interface: one formatter per output format, dispatching on the report's type
+(report/output.py maps each OutputFormat to its formatter)."""
 
 from __future__ import annotations
 
 import abc
-import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias, assert_never
+
+from kwhatif.report.base import OutputFormat, Report
+from kwhatif.report.capacity import CapacityReport
+from kwhatif.report.check import CheckReport
+from kwhatif.report.drain import DrainReport
+from kwhatif.report.model import ScheduleReport
+
+AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,32 +22,40 @@ class RenderOptions:
     color: bool = False
     explain_all: bool = False  # list every infeasible node instead of grouping them
     nodes: tuple[str, ...] = ()  # only these nodes
-    wide: bool = False
     group_threshold: int = 20  # more infeasible nodes than this are grouped by reason
 
 
 class Formatter(abc.ABC):
+    """Writes any report in one format: ``format`` hands each kind of report to its method; a
+    format that has no rendering for a kind (see ReportKind.formats) leaves that method as is."""
+
+    output_format: OutputFormat
+
     def __init__(self, options: RenderOptions = RenderOptions()) -> None:
         self.options = options
 
-    @abc.abstractmethod
-    def format(self, report: Any) -> str: ...
+    def format(self, report: AnyReport) -> str:
+        if isinstance(report, ScheduleReport):
+            return self.schedule(report)
+        if isinstance(report, CheckReport):
+            return self.check(report)
+        if isinstance(report, CapacityReport):
+            return self.capacity(report)
+        if isinstance(report, DrainReport):
+            return self.drain(report)
+        assert_never(report)
 
+    def schedule(self, report: ScheduleReport) -> str:
+        raise self._unsupported(report)
 
-FORMATS = {
-    "table": "kwhatif.report.table:TableFormatter",
-    "wide": "kwhatif.report.table:WideTableFormatter",
-    "json": "kwhatif.report.json_format:JsonFormatter",
-    "yaml": "kwhatif.report.json_format:YamlFormatter",
-    "markdown": "kwhatif.report.markdown:MarkdownFormatter",
-    "junit": "kwhatif.report.junit:JUnitFormatter",
-    "github": "kwhatif.report.table:GithubFormatter",
-}
+    def check(self, report: CheckReport) -> str:
+        raise self._unsupported(report)
 
+    def capacity(self, report: CapacityReport) -> str:
+        raise self._unsupported(report)
 
-def get_formatter(name: str, options: RenderOptions = RenderOptions()) -> Formatter:
-    target = FORMATS[name]
-    module, _, cls = target.partition(":")
-    formatter_cls = getattr(importlib.import_module(module), cls)
-    formatter: Formatter = formatter_cls(options)
-    return formatter
+    def drain(self, report: DrainReport) -> str:
+        raise self._unsupported(report)
+
+    def _unsupported(self, report: Report) -> TypeError:
+        return TypeError(f"no {self.output_format} rendering for {report.kind}")

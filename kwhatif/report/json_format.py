@@ -1,28 +1,23 @@
-"""-o json and -o yaml: the documented schema, keys in a stable order."""
+"""-o json and -o yaml: every report's documented dict form (Report.to_dict), keys in a stable order."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import yaml
 
+from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.formatter import Formatter
 
 
-def as_dict(report: Any) -> dict[str, Any]:
-    to_dict = getattr(report, "to_dict", None)
-    if callable(to_dict):
-        d: dict[str, Any] = to_dict()
-        return d
-    from kwhatif.report.model import report_dict
-
-    return report_dict(report)
-
-
 class JsonFormatter(Formatter):
-    def format(self, report: Any) -> str:
-        return json.dumps(as_dict(report), indent=2, ensure_ascii=False) + "\n"
+    """Any report, through the Report protocol (the wider argument type has mypy check that every
+    report class is one)."""
+
+    output_format = OutputFormat.JSON
+
+    def format(self, report: Report) -> str:
+        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
 class _Dumper(yaml.SafeDumper):
@@ -38,5 +33,7 @@ _Dumper.add_representer(str, _str_representer)
 
 
 class YamlFormatter(Formatter):
-    def format(self, report: Any) -> str:
-        return yaml.dump(as_dict(report), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+    output_format = OutputFormat.YAML
+
+    def format(self, report: Report) -> str:
+        return yaml.dump(report.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)

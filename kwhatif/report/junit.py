@@ -1,12 +1,18 @@
-"""-o junit: JUnit XML for CI, one test case per pod; failures carry upstream's message."""
+"""-o junit: JUnit XML for CI, one test case per pod (check: per workload; capacity: one; drain: per
+evicted pod); failures carry upstream's message."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Any
 
+from kwhatif.check import Verdict
+from kwhatif.framework.types import PodOutcome
+from kwhatif.report.base import OutputFormat
+from kwhatif.report.capacity import CapacityReport
+from kwhatif.report.check import CheckReport
+from kwhatif.report.drain import DrainReport
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, PodStatus, ScheduleReport
+from kwhatif.report.model import PodResult, ScheduleReport
 
 
 def _attempt_lines(r: PodResult) -> list[str]:
@@ -53,13 +59,9 @@ def junit_document(suite: ET.Element) -> str:
 
 
 class JUnitFormatter(Formatter):
-    def format(self, report: Any) -> str:
-        if not isinstance(report, ScheduleReport):
-            render = getattr(report, "render_junit", None)
-            if callable(render):
-                out: str = render(self)
-                return out
-            raise TypeError(f"no junit rendering for {type(report).__name__}")
+    output_format = OutputFormat.JUNIT
+
+    def schedule(self, report: ScheduleReport) -> str:
         results = report.final_results()
         s = report.summary
         suite = ET.Element(
@@ -79,7 +81,7 @@ class JUnitFormatter(Formatter):
     @staticmethod
     def case(suite: ET.Element, r: PodResult, classname: str | None = None) -> None:
         case = ET.SubElement(suite, "testcase", {"classname": classname or r.pod.namespace, "name": r.pod.name})
-        if r.status is PodStatus.SCHEDULED:
+        if r.status is PodOutcome.SCHEDULED:
             from kwhatif.report.table import preemption_text
 
             out = ET.SubElement(case, "system-out")
@@ -89,10 +91,86 @@ class JUnitFormatter(Formatter):
             elif r.preemption:
                 text += "; " + preemption_text(r)
             out.text = text
-        elif r.status is PodStatus.ERROR:
+        elif r.status is PodOutcome.ERROR:
             err = ET.SubElement(case, "error", {"message": r.message or "", "type": "SchedulingError"})
             err.text = _detail(r)
         else:
-            kind = "SchedulingGated" if r.status is PodStatus.GATED else "Unschedulable"
+            kind = "SchedulingGated" if r.status is PodOutcome.GATED else "Unschedulable"
             fail = ET.SubElement(case, "failure", {"message": r.message or "", "type": kind})
             fail.text = _detail(r)
+
+    # --- check, capacity, drain ------------------------------------------------------------------
+
+    def check(self, report: CheckReport) -> str:
+        failing = [w for w in report.workloads if w.failed or (report.strict and w.warning)]
+        skipped = [w for w in report.workloads if w.warning and not report.strict]
+        suite = ET.Element(
+            "testsuite",
+            {
+                "name": f"kwhatif.check.{report.schedule.profile}",
+                "tests": str(len(report.workloads)),
+                "failures": str(len(failing)),
+                "errors": "0",
+                "skipped": str(len(skipped)),
+            },
+        )
+        for w in report.workloads:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                {"classname": f"{w.kind}.{w.namespace}", "name": w.name, "file": w.file_and_line()[0]},
+            )
+            if w.fits:
+                out = ET.SubElement(case, "system-out")
+                out.text = f"{w.placed}/{w.desired} pods placed"
+            elif w in skipped:
+                ET.SubElement(case, "skipped", {"message": w.headline})
+            else:
+                refusals = (
+                    Verdict.REFUSED_BY_QUOTA,
+                    Verdict.REFUSED_BY_LIMIT_RANGE,
+                    Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
+                )
+                kind = "Refused" if w.verdict in refusals else ("Unschedulable" if w.failed else "Warning")
+                f = ET.SubElement(
+                    case,
+                    "failure",
+                    {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind},
+                )
+                f.text = w.message or "\n".join(w.notes)
+        return junit_document(suite)
+
+    def capacity(self, report: CapacityReport) -> str:
+        failed = report.minimum is not None and report.fits < report.minimum
+        suite = ET.Element(
+            "testsuite", {"name": "kwhatif.capacity", "tests": "1", "failures": "1" if failed else "0", "errors": "0"}
+        )
+        case = ET.SubElement(suite, "testcase", {"classname": report.namespace, "name": f"{report.name} capacity"})
+        if failed:
+            f = ET.SubElement(
+                case, "failure", {"message": f"{report.fits} fit, minimum {report.minimum}", "type": "Capacity"}
+            )
+            f.text = report.first_failure
+        else:
+            out = ET.SubElement(case, "system-out")
+            out.text = f"{report.fits} fit"
+        return junit_document(suite)
+
+    def drain(self, report: DrainReport) -> str:
+        cases = [e for e in report.entries if e.action in ("evict", "blocked")]
+        failures = [e for e in cases if e.pdb_blocked or (e.node is None and not e.lost)]
+        suite = ET.Element(
+            "testsuite",
+            {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"},
+        )
+        for e in cases:
+            case = ET.SubElement(suite, "testcase", {"classname": e.namespace, "name": e.name})
+            if e.pdb_blocked:
+                ET.SubElement(
+                    case,
+                    "failure",
+                    {"message": f"eviction refused by PodDisruptionBudget {e.pdb_blocked}", "type": "PDB"},
+                )
+            elif e.node is None and not e.lost:
+                ET.SubElement(case, "failure", {"message": e.message or "", "type": "Unschedulable"})
+        return junit_document(suite)

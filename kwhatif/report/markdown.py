@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from kwhatif.framework.types import PodOutcome
+from kwhatif.report.base import OutputFormat
+from kwhatif.report.capacity import CapacityReport
+from kwhatif.report.check import CheckReport
+from kwhatif.report.drain import DrainReport
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, PodStatus, ScheduleReport, version_suffix
+from kwhatif.report.model import PodResult, ScheduleReport, version_suffix
 
 _ICON = {
-    PodStatus.SCHEDULED: "✅ fits",
-    PodStatus.UNSCHEDULABLE: "❌ does not fit",
-    PodStatus.ERROR: "⚠️ error",
-    PodStatus.GATED: "⏸️ gated",
+    PodOutcome.SCHEDULED: "✅ fits",
+    PodOutcome.UNSCHEDULABLE: "❌ does not fit",
+    PodOutcome.ERROR: "⚠️ error",
+    PodOutcome.GATED: "⏸️ gated",
 }
 
 
@@ -23,13 +26,9 @@ def _cell(text: str) -> str:
 
 
 class MarkdownFormatter(Formatter):
-    def format(self, report: Any) -> str:
-        if not isinstance(report, ScheduleReport):
-            render = getattr(report, "render_markdown", None)
-            if callable(render):
-                out: str = render(self)
-                return out
-            raise TypeError(f"no markdown rendering for {type(report).__name__}")
+    output_format = OutputFormat.MARKDOWN
+
+    def schedule(self, report: ScheduleReport) -> str:
         s = report.summary
         lines = [
             f"### kwhatif: {s.scheduled}/{s.pods} pods fit",
@@ -41,7 +40,7 @@ class MarkdownFormatter(Formatter):
         for r in report.final_results():
             if len(r.all_attempts) > 1:
                 lines += self.attempts(r)
-            elif r.status is not PodStatus.SCHEDULED:
+            elif r.status is not PodOutcome.SCHEDULED:
                 lines += self.details(r)
         return "\n".join(lines).rstrip() + "\n"
 
@@ -52,7 +51,7 @@ class MarkdownFormatter(Formatter):
         for a in r.all_attempts:
             lines.append(f"{a.attempt}. {self.attempt_line(a)}")
         lines.append("")
-        if final.status is not PodStatus.SCHEDULED:
+        if final.status is not PodOutcome.SCHEDULED:
             lines += self.reasons(final)
             lines.append("")
         lines += ["</details>", ""]
@@ -60,7 +59,7 @@ class MarkdownFormatter(Formatter):
 
     @staticmethod
     def attempt_line(a: PodResult) -> str:
-        if a.status is PodStatus.SCHEDULED:
+        if a.status is PodOutcome.SCHEDULED:
             text = f"{_ICON[a.status]} on `{a.node}`"
             if a.fast_path:
                 text += ", its nominated node, tried first"
@@ -76,10 +75,14 @@ class MarkdownFormatter(Formatter):
     def table(self, results: list[PodResult]) -> list[str]:
         lines = ["| Pod | Result | Node | Why not |", "|---|---|---|---|"]
         for r in results:
-            node = f"`{r.node}` ({r.best_score})" if r.node and r.best_score is not None else (f"`{r.node}`" if r.node else "")
+            node = (
+                f"`{r.node}` ({r.best_score})"
+                if r.node and r.best_score is not None
+                else (f"`{r.node}`" if r.node else "")
+            )
             if r.tie:
                 node += f" — tie with {len(r.tie) - 1} other(s)"
-            why = _cell(r.message or "") if r.status is not PodStatus.SCHEDULED else ""
+            why = _cell(r.message or "") if r.status is not PodOutcome.SCHEDULED else ""
             lines.append(f"| `{r.pod}` | {_ICON[r.status]} | {node} | {why} |")
         lines.append("")
         return lines
@@ -103,7 +106,9 @@ class MarkdownFormatter(Formatter):
                 for reason in f.reasons:
                     key = f"{f.plugin}: {reason}"
                     failing[key] = failing.get(key, 0) + 1
-        lines = [f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines = [
+            f"- {count} node(s): {_cell(key)}" for key, count in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
         explained = [(n.name, f) for n in r.nodes for f in n.failures if f.details]
         for name, f in explained[:MAX_EXPLAINED]:
             lines.append(f"  - `{name}` {f.plugin}: {_cell('; '.join(f.details))}")
@@ -111,3 +116,65 @@ class MarkdownFormatter(Formatter):
             lines.append(f"  - ... and {len(explained) - MAX_EXPLAINED} more node(s)")
         lines += [f"- hint: {_cell(h)}" for h in r.hints]
         return lines
+
+    # --- check, capacity, drain ------------------------------------------------------------------
+
+    def check(self, report: CheckReport) -> str:
+        lines = [
+            f"### kwhatif check: {report.summary_line()}",
+            "",
+            f"Profile `{report.schedule.profile}`, {report.schedule.num_nodes} nodes"
+            f"{version_suffix(report.schedule.scheduler_version)}.",
+            "",
+        ]
+        if report.workloads:
+            lines += ["| Workload | Desired | Placed | Not placed | Why not |", "|---|---|---|---|---|"]
+        for w in report.workloads:
+            icon = "✅" if w.fits else ("⚠️" if w.warning and not report.strict else "❌")
+            why = (w.dominant_reason or ("" if w.fits else str(w.verdict))).replace("|", "\\|")
+            if w.evicts:
+                why = (why + "; " if why else "") + "evicts " + ", ".join(f"`{p}`" for p in w.evicts)
+            lines.append(
+                f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired_text} | {w.placed} | {w.not_placed} | {why} |"
+            )
+        lines.append("")
+        for w in report.workloads:
+            if w.failed and w.message:
+                lines += [
+                    f"<details><summary>{w.kind} <code>{w.namespace}/{w.name}</code></summary>",
+                    "",
+                    w.message.replace("|", "\\|"),
+                    "",
+                    "</details>",
+                    "",
+                ]
+        for n in report.notes:
+            lines += [f"_{n}_", ""]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def capacity(self, report: CapacityReport) -> str:
+        lines = [f"### kwhatif capacity: {report.fits} more `{report.namespace}/{report.name}` fit", ""]
+        if report.per_node:
+            lines += ["| Node | Copies |", "|---|---|"]
+            lines += [f"| `{n}` | {c} |" for n, c in sorted(report.per_node.items(), key=lambda kv: (-kv[1], kv[0]))]
+            lines.append("")
+        if report.first_failure:
+            lines += [f"Next copy: {report.first_failure}", ""]
+        if report.minimum is not None:
+            lines.append(("✅" if report.fits >= report.minimum else "❌") + f" minimum {report.minimum}")
+        return "\n".join(lines).rstrip() + "\n"
+
+    def drain(self, report: DrainReport) -> str:
+        s = report.summary()
+        lines = [
+            f"### kwhatif drain {', '.join(f'`{n}`' for n in report.nodes)}",
+            "",
+            f"{s['placed']} replacements placed, {s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PDBs.",
+            "",
+            "| Pod | Action | Lands on | Why not |",
+            "|---|---|---|---|",
+        ]
+        for e in report.entries:
+            why = f"PDB `{e.pdb_blocked}`" if e.pdb_blocked else (e.message or "")
+            lines.append(f"| `{e.namespace}/{e.name}` | {e.action} | {f'`{e.node}`' if e.node else ''} | {why} |")
+        return "\n".join(lines) + "\n"

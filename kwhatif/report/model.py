@@ -7,18 +7,18 @@ documented JSON/YAML schema (apiVersion kwhatif/v1) with a stable key order.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from kwhatif.binder import Outcome
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
+from kwhatif.report.base import ReportKind
 from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
-
-
-PodStatus = PodOutcome  # a report's status is the scheduler's outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ class BindingEntry:
     applied: bool = False
     error: str = ""
     manifest: Mapping[str, Any] = field(default_factory=dict)  # the v1 Binding (that would be) posted
-    outcome: str = "recorded"  # recorded (dry run) | bound | created | skipped | failed
+    outcome: Outcome = Outcome.RECORDED
     code: int = 0  # HTTP status of the API server's answer (--apply); 0 when none
     reason: str = ""  # its Status reason (Conflict, NotFound, Forbidden, ...)
     message: str = ""  # its Status message, or why the pod was skipped
@@ -115,7 +115,7 @@ class BindingEntry:
 @dataclass(frozen=True, slots=True)
 class PodResult:
     pod: PodRef
-    status: PodStatus
+    status: PodOutcome
     profile: str
     priority: int
     node: str | None
@@ -139,14 +139,14 @@ class PodResult:
     fast_path: bool = False  # placed on that nominated node without evaluating the others
     # Every attempt of the pod, in order, the last one included (the pod's result is that last
     # attempt, with the preemption of an earlier one carried over); empty in an attempt itself.
-    attempts: tuple["PodResult", ...] = ()
+    attempts: tuple[PodResult, ...] = ()
 
     @property
     def fits(self) -> bool:
-        return self.status is PodStatus.SCHEDULED
+        return self.status is PodOutcome.SCHEDULED
 
     @property
-    def all_attempts(self) -> tuple["PodResult", ...]:
+    def all_attempts(self) -> tuple[PodResult, ...]:
         """The pod's attempts in order; a result built from one attempt is its own only one."""
         return self.attempts or (self,)
 
@@ -175,18 +175,22 @@ class ScheduleReport:
     results: tuple[PodResult, ...]
     num_nodes: int
     notes: tuple[str, ...] = ()
-    kind: str = "ScheduleReport"
     scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
+    apply: bool = False  # --apply: the bindings were posted, and how they went decides the exit code
+
+    @property
+    def kind(self) -> ReportKind:
+        return ReportKind.SCHEDULE
 
     @property
     def summary(self) -> Summary:
         final = self.final_results()
         return Summary(
             pods=len(final),
-            scheduled=sum(1 for r in final if r.status is PodStatus.SCHEDULED),
-            unschedulable=sum(1 for r in final if r.status is PodStatus.UNSCHEDULABLE),
-            errors=sum(1 for r in final if r.status is PodStatus.ERROR),
-            gated=sum(1 for r in final if r.status is PodStatus.GATED),
+            scheduled=sum(1 for r in final if r.status is PodOutcome.SCHEDULED),
+            unschedulable=sum(1 for r in final if r.status is PodOutcome.UNSCHEDULABLE),
+            errors=sum(1 for r in final if r.status is PodOutcome.ERROR),
+            gated=sum(1 for r in final if r.status is PodOutcome.GATED),
             preempted=sum(len(r.victims) for r in final),
         )
 
@@ -198,10 +202,34 @@ class ScheduleReport:
         return list(last.values())
 
     @property
-    def return_code(self) -> ExitCode:
-        """The exit policy, in one place: 0 when every pod was placed, 1 otherwise."""
+    def exit_code(self) -> ExitCode:
+        """The exit policy, in one place: 0 when every pod was placed, 1 otherwise. With --apply,
+        4 when some pods were bound and others failed to bind, 3 when bindings failed and none
+        succeeded; pods skipped because someone else bound or deleted them meanwhile are not
+        failures."""
+        if self.apply:
+            bindings = [b for _, b in self.bindings()]
+            if any(b.outcome is Outcome.FAILED for b in bindings):
+                return ExitCode.PARTIAL_APPLY if any(b.applied for b in bindings) else ExitCode.CLUSTER
         s = self.summary
         return ExitCode.OK if s.scheduled == s.pods else ExitCode.UNSCHEDULABLE
+
+    def bindings(self) -> list[tuple[PodRef, BindingEntry]]:
+        """Each pod's binding (recorded, or what the API server answered with --apply), by pod."""
+        pairs = [(r.pod, r.binding) for r in self.final_results() if r.binding is not None]
+        return sorted(pairs, key=lambda pb: str(pb[0]))
+
+    def apply_messages(self) -> list[str]:
+        """--apply: an error for each binding that failed, then a note for each pod skipped."""
+        if not self.apply:
+            return []
+        bindings = self.bindings()
+        return [f"error: {pod}: {b.text}" for pod, b in bindings if b.outcome is Outcome.FAILED] + [
+            f"note: {pod}: {b.text}" for pod, b in bindings if b.outcome is Outcome.SKIPPED
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return report_dict(self)
 
 
 # --- building ------------------------------------------------------------------------------------
@@ -222,7 +250,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         )
         if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
             pre_entries += (
-                FilterEntry(pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)),
+                FilterEntry(
+                    pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)
+                ),
             )
     nodes = []
     for name, fr in att.filters.items():
@@ -249,7 +279,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         preemption = Preemption(
             att.nominated_node,
             tuple(
-                Victim(v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims)
+                Victim(
+                    v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims
+                )
                 for v in att.victims
             ),
         )
@@ -260,9 +292,9 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
             b.node,
             recorded=True,
             applied=b.applied,
-            error=b.message if b.outcome == "failed" else "",
+            error=b.message if b.outcome is Outcome.FAILED else "",
             manifest=b.to_manifest(),
-            outcome=b.outcome.value,
+            outcome=b.outcome,
             code=b.code,
             reason=b.reason,
             message=b.message,
@@ -270,16 +302,16 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
             text=b.describe(),
         )
     skipped_scores = tuple(sorted(att.skipped_score_plugins))
-    status = PodStatus(att.result)
+    status = PodOutcome(att.result)
     return PodResult(
         pod=PodRef(att.pod.namespace, att.pod.name),
         status=status,
         profile=att.profile,
         priority=att.pod.priority,
-        node=att.node if status is PodStatus.SCHEDULED else None,
+        node=att.node if status is PodOutcome.SCHEDULED else None,
         tie=tuple(att.best) if len(att.best) > 1 else (),
         best_score=att.best_score,
-        message=att.message or None if status is not PodStatus.SCHEDULED else None,
+        message=att.message or None if status is not PodOutcome.SCHEDULED else None,
         pre_filter=pre_entries,
         nodes=tuple(nodes),
         preemption=preemption,
@@ -338,6 +370,7 @@ def schedule_report(
     notes: Iterable[str] = (),
     *,
     scheduler_version: ChosenVersion | None = None,
+    apply: bool = False,
 ) -> ScheduleReport:
     return ScheduleReport(
         profile=profile,
@@ -345,6 +378,7 @@ def schedule_report(
         num_nodes=num_nodes,
         notes=tuple(notes),
         scheduler_version=scheduler_version,
+        apply=apply,
     )
 
 
@@ -390,7 +424,13 @@ def preemption_dict(p: Preemption | None) -> dict[str, Any] | None:
     return {
         "nominatedNode": p.nominated_node,
         "victims": [
-            {"namespace": v.namespace, "name": v.name, "node": v.node, "priority": v.priority, "pdbViolation": v.pdb_violation}
+            {
+                "namespace": v.namespace,
+                "name": v.name,
+                "node": v.node,
+                "priority": v.priority,
+                "pdbViolation": v.pdb_violation,
+            }
             for v in p.victims
         ],
     }
@@ -403,10 +443,10 @@ def binding_dict(b: BindingEntry | None) -> dict[str, Any] | None:
         "node": b.node,
         "recorded": b.recorded,
         "applied": b.applied,
-        "outcome": b.outcome,
+        "outcome": b.outcome.value,
         "object": dict(b.manifest),
     }
-    if b.outcome != "recorded":
+    if b.outcome is not Outcome.RECORDED:
         d["code"] = b.code
         d["reason"] = b.reason
         d["message"] = b.message
@@ -461,7 +501,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
     s = rep.summary
     return {
         "apiVersion": API_VERSION,
-        "kind": rep.kind,
+        "kind": rep.kind.value,
         "profile": rep.profile,
         **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],

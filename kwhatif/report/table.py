@@ -1,23 +1,30 @@
 """-o table (default) and -o wide: what a person reads.
 
-Per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
+A schedule, per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
 "0/N nodes are available" message, the node table (feasible nodes first by total score, then
 infeasible ones with every failing filter and its reasons; the failure upstream reports is marked
 with "*"), and hints. Large clusters get their infeasible nodes grouped by reason. A pod attempted
 more than once shows each attempt in order, as a cluster's events would: the FitError and the
-preemption of its first attempt, then the retry.
+preemption of its first attempt, then the retry. A check, capacity or drain report: its table of
+workloads, nodes or pods, the reasons, notes and a summary line.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import textwrap
-from typing import Any
 
 from tabulate import tabulate
 
+from kwhatif.binder import Outcome
+from kwhatif.check import Verdict
+from kwhatif.framework.types import PodOutcome
+from kwhatif.report.base import OutputFormat
+from kwhatif.report.capacity import CapacityReport
+from kwhatif.report.check import CheckReport
+from kwhatif.report.drain import DrainReport
 from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import NodeEntry, PodResult, PodStatus, ScheduleReport, version_suffix
+from kwhatif.report.model import NodeEntry, PodResult, ScheduleReport, version_suffix
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -30,7 +37,6 @@ SHORT = {
     "ImageLocality": "Image",
     "DynamicResources": "DRA",
     "VolumeBinding": "Volume",
-    "DynamicResources": "DRA",
 }
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.
@@ -40,6 +46,7 @@ _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
 
 class TableFormatter(Formatter):
+    output_format = OutputFormat.TABLE
     wide = False
 
     def _c(self, text: str, color: str) -> str:
@@ -47,13 +54,7 @@ class TableFormatter(Formatter):
             return text
         return f"\x1b[{_COLORS[color]}m{text}\x1b[0m"
 
-    def format(self, report: Any) -> str:
-        if not isinstance(report, ScheduleReport):
-            render = getattr(report, "render_table", None)
-            if callable(render):
-                out: str = render(self)
-                return out
-            raise TypeError(f"no table rendering for {type(report).__name__}")
+    def schedule(self, report: ScheduleReport) -> str:
         parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts.append(self.summary_line(report))
         for note in report.notes:
@@ -75,6 +76,125 @@ class TableFormatter(Formatter):
             f" (profile {report.profile}, {_n(report.num_nodes, 'node')}{version_suffix(report.scheduler_version)})"
         )
 
+    # --- check, capacity, drain ------------------------------------------------------------------
+
+    def check(self, report: CheckReport) -> str:
+        out = []
+        if report.workloads:
+            rows = []
+            for w in report.workloads:
+                unknown = w.verdict is Verdict.NOT_CHECKED
+                rows.append(
+                    [
+                        w.kind,
+                        f"{w.namespace}/{w.name}",
+                        w.desired_text,
+                        "-" if unknown else str(w.placed),
+                        "-" if unknown else str(w.not_placed),
+                        str(w.verdict),
+                        w.dominant_reason or "",
+                    ]
+                )
+            out.append(
+                tabulate(
+                    rows,
+                    headers=["KIND", "WORKLOAD", "DESIRED", "PLACED", "NOT PLACED", "VERDICT", "DOMINANT REASON"],
+                    tablefmt="plain",
+                    disable_numparse=True,
+                )
+            )
+        for w in report.workloads:
+            if w.failed and w.message:
+                block = [
+                    f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}",
+                    f"  {w.message}",
+                ]
+                first = next((r for r in w.results if r.status is not PodOutcome.SCHEDULED), None)
+                if first is not None:
+                    block.extend(f"  hint: {h}" for h in first.hints)
+                out.append("\n".join(block))
+        notes = [
+            f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}"
+            for w in report.workloads
+            if w.evicts
+        ]
+        notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in report.workloads for n in w.notes]
+        notes += [f"note: {n}" for n in dict.fromkeys((*report.notes, *report.schedule.notes))]
+        if notes:
+            out.append("\n".join(notes))
+        out.append(
+            f"{report.summary_line()} (profile {report.schedule.profile}, {report.schedule.num_nodes} nodes"
+            f"{version_suffix(report.schedule.scheduler_version)})"
+        )
+        return "\n\n".join(out) + "\n"
+
+    def capacity(self, report: CapacityReport) -> str:
+        lines = [
+            f"{report.fits} more cop{'y' if report.fits == 1 else 'ies'} of {report.namespace}/{report.name} fit "
+            f"(profile {report.profile}, {report.num_nodes} nodes{version_suffix(report.scheduler_version)})"
+        ]
+        if report.per_node:
+            rows = [[n, str(c)] for n, c in sorted(report.per_node.items(), key=lambda kv: (-kv[1], kv[0]))]
+            lines.append(
+                "\n".join("  " + ln for ln in tabulate(rows, headers=["NODE", "COPIES"], tablefmt="plain").splitlines())
+            )
+        if report.first_failure:
+            lines.append(f"the next copy does not fit:\n  {report.first_failure}")
+        if report.reasons:
+            rows = [[str(n), r] for r, n in sorted(report.reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+            lines.append(
+                "\n".join(
+                    "  " + ln for ln in tabulate(rows, headers=["NODES", "REASON"], tablefmt="plain").splitlines()
+                )
+            )
+        if report.failure is not None and report.failure.hints:
+            lines.append("\n".join(f"  hint: {h}" for h in report.failure.hints))
+        if report.ties:
+            lines.append(
+                f"note: {report.ties} copies went to one of several equally scored nodes; upstream picks at random, "
+                "kwhatif takes the first by name (the count of copies does not depend on it in most clusters)"
+            )
+        for n in report.notes:
+            lines.append(f"note: {n}")
+        if report.minimum is not None:
+            ok = "meets" if report.fits >= report.minimum else "does NOT meet"
+            lines.append(f"{ok} the minimum of {report.minimum}")
+        return "\n\n".join(lines) + "\n"
+
+    def drain(self, report: DrainReport) -> str:
+        rows = []
+        for e in report.entries:
+            owner = f"{e.controller[0]}/{e.controller[1]}" if e.controller else "-"
+            if e.action == "blocked":
+                outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}: drain cannot finish"
+            elif e.action != "evict":
+                outcome = {"skip-daemonset": "stays (DaemonSet pod)", "skip-mirror": "stays (static pod)"}[e.action]
+            elif e.lost:
+                outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
+            elif e.node:
+                outcome = f"-> {e.node}"
+                if e.result is not None and e.result.victims:
+                    victims = ", ".join(f"{v.namespace}/{v.name}" for v in e.result.victims)
+                    outcome += f" (attempt {e.result.attempt}, after preempting {victims})"
+            else:
+                outcome = "DOES NOT FIT: " + (e.message or "")
+            flags = "emptyDir data lost" if e.empty_dir and e.action == "evict" else ""
+            rows.append([f"{e.namespace}/{e.name}", e.from_node, owner, outcome, flags])
+        s = report.summary()
+        head = (
+            f"drain {', '.join(report.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, "
+            f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
+        )
+        if report.scheduler_version is not None:
+            head += f" ({report.scheduler_version.describe()})"
+        body = tabulate(
+            rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True
+        )
+        out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
+        if report.notes:
+            out += "\n" + "\n".join(f"note: {n}" for n in report.notes) + "\n"
+        return out
+
     # --- one pod ----------------------------------------------------------------------------------
 
     def _wrap(self, text: str, indent: str, subsequent: str | None = None) -> str:
@@ -95,7 +215,7 @@ class TableFormatter(Formatter):
             pod += f" (attempt {r.attempt} of {of})"
         elif r.attempt > 1:
             pod += f" (attempt {r.attempt})"
-        if r.status is PodStatus.SCHEDULED:
+        if r.status is PodOutcome.SCHEDULED:
             line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
             if r.best_score is not None:
                 line += f" (score {r.best_score})"
@@ -109,9 +229,9 @@ class TableFormatter(Formatter):
             if r.nominated_node:
                 line += f"\n  {nominated_text(r)}"
             return line
-        if r.status is PodStatus.GATED:
+        if r.status is PodOutcome.GATED:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
-        if r.status is PodStatus.ERROR:
+        if r.status is PodOutcome.ERROR:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
         if r.nominated_node:
@@ -137,7 +257,7 @@ class TableFormatter(Formatter):
 
     def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
         lines = [self.header(r, of)]
-        if r.status is PodStatus.GATED:
+        if r.status is PodOutcome.GATED:
             for f in r.pre_filter:
                 for d in f.details:
                     lines.append(self._wrap(d, "  ", "    "))
@@ -161,9 +281,9 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
-        if r.binding is not None and r.binding.outcome not in ("recorded", "failed"):
+        if r.binding is not None and r.binding.outcome not in (Outcome.RECORDED, Outcome.FAILED):
             # --apply: what the cluster did (a failed binding is the ERROR line's message)
-            color = "yellow" if r.binding.outcome == "skipped" else "green"
+            color = "yellow" if r.binding.outcome is Outcome.SKIPPED else "green"
             lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
@@ -203,7 +323,11 @@ class TableFormatter(Formatter):
                 lines.append(f"    ({len(detailed) - len(shown)} more node(s); -o wide lists each)")
             out.append("\n".join(lines))
         if infeasible:
-            group = not self.options.explain_all and not self.options.nodes and len(infeasible) > self.options.group_threshold
+            group = (
+                not self.options.explain_all
+                and not self.options.nodes
+                and len(infeasible) > self.options.group_threshold
+            )
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
 
@@ -214,7 +338,9 @@ class TableFormatter(Formatter):
             groups: dict[str, list[str]] = {}
             for n in nodes:
                 groups.setdefault(_failure_text(n, width=10_000), []).append(n.name)
-            lines = [f"  {len(nodes)} nodes do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"]
+            lines = [
+                f"  {len(nodes)} nodes do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"
+            ]
             for key, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
                 shown = ", ".join(names[:4]) + (f", ... (+{len(names) - 4})" if len(names) > 4 else "")
                 lines.append(f"  {len(names):>5} x {key}")
@@ -224,12 +350,31 @@ class TableFormatter(Formatter):
         for n in nodes:
             verdict = "excluded" if n.excluded else "no"
             rows.append([n.name, verdict, _failure_text(n, width)])
-        body = tabulate(rows, headers=["NODE", "FITS", "WHY NOT (* = reported by upstream)"], tablefmt="plain", maxcolwidths=[None, None, width], disable_numparse=True)
+        body = tabulate(
+            rows,
+            headers=["NODE", "FITS", "WHY NOT (* = reported by upstream)"],
+            tablefmt="plain",
+            maxcolwidths=[None, None, width],
+            disable_numparse=True,
+        )
         return _indent(body)
 
 
 class WideTableFormatter(TableFormatter):
+    """A schedule's table with each score's breakdown; the other reports have no scores, and no
+    -o wide."""
+
+    output_format = OutputFormat.WIDE
     wide = True
+
+    def check(self, report: CheckReport) -> str:
+        raise self._unsupported(report)
+
+    def capacity(self, report: CapacityReport) -> str:
+        raise self._unsupported(report)
+
+    def drain(self, report: DrainReport) -> str:
+        raise self._unsupported(report)
 
 
 def _n(count: int, noun: str) -> str:
@@ -277,14 +422,3 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
 
 def _indent(text: str, by: str = "  ") -> str:
     return "\n".join(by + line if line else line for line in text.splitlines())
-
-
-class GithubFormatter(Formatter):
-    """-o github (kwhatif check): GitHub Actions error annotations on the manifest lines."""
-
-    def format(self, report: Any) -> str:
-        render = getattr(report, "render_github", None)
-        if not callable(render):
-            raise TypeError(f"no github rendering for {type(report).__name__}")
-        out: str = render(self)
-        return out

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import make_pod
 from kwhatif.api.resourcequota import QuotaLedger, pod_usage, resource_quota
 from kwhatif.errors import FieldError
+
+from builders import make_pod
 
 
 def quota(hard: dict[str, str], name: str = "q", **spec: Any) -> Any:
@@ -21,7 +22,9 @@ def test_pod_count_quota_as_in_the_docs():
     ledger = QuotaLedger.of([quota({"pods": "2"}, "pod-demo")], [])
     pods = [make_pod().name(f"pod-quota-demo-{i}").obj() for i in range(3)]
     assert [ledger.admit(p) for p in pods] == [
-        None, None, "exceeded quota: pod-demo, requested: pods=1, used: pods=2, limited: pods=2",
+        None,
+        None,
+        "exceeded quota: pod-demo, requested: pods=1, used: pods=2, limited: pods=2",
     ]
 
 
@@ -79,19 +82,37 @@ def test_admit(hard: dict[str, str], pod: Any, message: str | None):
         pytest.param({"scopes": ["BestEffort"]}, make_pod().name("p").req(cpu="1"), False, id="not-best-effort"),
         pytest.param({"scopes": ["NotBestEffort"]}, make_pod().name("p").req(memory="1Gi"), True, id="burstable"),
         pytest.param(
-            {"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}},
+            {
+                "scopeSelector": {
+                    "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]
+                }
+            },
             make_pod().name("p").set("spec.priorityClassName", "high").set("spec.priority", 1000),
             True,
             id="priority-class-in",
         ),
         pytest.param(
-            {"scopeSelector": {"matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]}},
+            {
+                "scopeSelector": {
+                    "matchExpressions": [{"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}]
+                }
+            },
             make_pod().name("p"),
             False,
             id="priority-class-other",
         ),
-        pytest.param({"scopes": ["Terminating"]}, make_pod().name("p").set("spec.activeDeadlineSeconds", 60), True, id="terminating"),
-        pytest.param({"scopes": ["NotTerminating"]}, make_pod().name("p").set("spec.activeDeadlineSeconds", 60), False, id="not-terminating"),
+        pytest.param(
+            {"scopes": ["Terminating"]},
+            make_pod().name("p").set("spec.activeDeadlineSeconds", 60),
+            True,
+            id="terminating",
+        ),
+        pytest.param(
+            {"scopes": ["NotTerminating"]},
+            make_pod().name("p").set("spec.activeDeadlineSeconds", 60),
+            False,
+            id="not-terminating",
+        ),
     ],
 )
 def test_scopes(spec: dict[str, Any], pod: Any, matches: bool):
@@ -104,8 +125,14 @@ def test_usage_of_a_pod():
     pod = make_pod().name("p").req(cpu="250m", memory="64Mi").limits(cpu="500m", memory="128Mi").obj()
     usage = {k: str(v) for k, v in pod_usage(pod).items()}
     assert usage == {
-        "count/pods": "1", "pods": "1", "cpu": "1/4", "requests.cpu": "1/4", "limits.cpu": "1/2",
-        "memory": "67108864", "requests.memory": "67108864", "limits.memory": "134217728",
+        "count/pods": "1",
+        "pods": "1",
+        "cpu": "1/4",
+        "requests.cpu": "1/4",
+        "limits.cpu": "1/2",
+        "memory": "67108864",
+        "requests.memory": "67108864",
+        "limits.memory": "134217728",
     }
 
 

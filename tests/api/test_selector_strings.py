@@ -25,8 +25,11 @@ from kwhatif.api.labels import parse_selector
         pytest.param("x  notin\t\t\t(abc,def)", "x notin (abc,def)", id="notin-tabs"),
         pytest.param("x in (abc,)", "x in (,abc)", id="trailing-comma-value"),
         pytest.param("x in ()", "x=", id="empty-set"),
-        pytest.param("this-is-another-dns.domain.com/key-with-dash in (so,what)",
-                     "this-is-another-dns.domain.com/key-with-dash in (so,what)", id="prefixed-key"),
+        pytest.param(
+            "this-is-another-dns.domain.com/key-with-dash in (so,what)",
+            "this-is-another-dns.domain.com/key-with-dash in (so,what)",
+            id="prefixed-key",
+        ),
         pytest.param("notin=in", "notin=in", id="keywords-as-key-and-value"),
     ],
 )
@@ -37,15 +40,25 @@ def test_good_selectors(text, rendered):
 @pytest.mark.parametrize(
     "text, message",
     [
-        pytest.param("x=a||y=b", "unable to parse requirement: Invalid value: \"a||y\"", id="or"),
+        pytest.param("x=a||y=b", 'unable to parse requirement: Invalid value: "a||y"', id="or"),
         pytest.param("x==a==b", "found '==', expected: ',' or 'end of string'", id="double-equals-twice"),
         pytest.param("!x=a", "found '=', expected: ',' or 'end of string'", id="not-with-value"),
-        pytest.param("x<a", "unable to parse requirement: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer", id="lt-not-integer"),
+        pytest.param(
+            "x<a",
+            "unable to parse requirement: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer",
+            id="lt-not-integer",
+        ),
         pytest.param("x in y", "unable to parse requirement: found 'y' expected: '('", id="in-without-parens"),
         pytest.param("x,", "found '', expected: identifier after ','", id="trailing-comma"),
-        pytest.param("x y", "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt", id="no-operator"),
-        pytest.param("a b/c=d", "unable to parse requirement: found 'b/c', expected: in, notin, =, ==, !=, gt, lt", id="space-in-key"),
-        pytest.param("_x=a", "unable to parse requirement: Invalid value: \"_x\"", id="bad-key"),
+        pytest.param(
+            "x y", "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt", id="no-operator"
+        ),
+        pytest.param(
+            "a b/c=d",
+            "unable to parse requirement: found 'b/c', expected: in, notin, =, ==, !=, gt, lt",
+            id="space-in-key",
+        ),
+        pytest.param("_x=a", 'unable to parse requirement: Invalid value: "_x"', id="bad-key"),
     ],
 )
 def test_bad_selectors(text, message):

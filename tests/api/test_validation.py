@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.errors import FieldError
+
+from builders import make_node, make_pod
 
 
 @pytest.mark.parametrize(
@@ -22,7 +23,9 @@ from kwhatif.errors import FieldError
             "Invalid value: 70000: must be between 1 and 65535, inclusive",
         ),
         (
-            make_pod().name("p").set("spec.containers", [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 70000}]}]),
+            make_pod()
+            .name("p")
+            .set("spec.containers", [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 70000}]}]),
             "spec.containers[0].ports[0].hostPort",
             "Invalid value: 70000: must be between 1 and 65535, inclusive",
         ),
@@ -58,7 +61,15 @@ from kwhatif.errors import FieldError
             "invalid quantity '1x'",
         ),
         (
-            make_pod().name("p").affinity({"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}, "topologyKey": ""}]}}),
+            make_pod()
+            .name("p")
+            .affinity(
+                {
+                    "podAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}, "topologyKey": ""}]
+                    }
+                }
+            ),
             "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
             "can not be empty",
         ),
@@ -68,15 +79,36 @@ from kwhatif.errors import FieldError
             "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
         ),
         (
-            make_pod().name("p").set("spec.containers", [{"name": "c", "image": "x", "resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "2"}}}]),
+            make_pod()
+            .name("p")
+            .set(
+                "spec.containers",
+                [
+                    {
+                        "name": "c",
+                        "image": "x",
+                        "resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "2"}},
+                    }
+                ],
+            ),
             "spec.containers[0].resources.requests",
             "must be equal to example.com/gpu limit of 2",
         ),
     ],
     ids=[
-        "requests-above-limits", "container-port-range", "host-port-range", "toleration-operator", "exists-with-value",
-        "empty-key-equal", "max-skew", "when-unsatisfiable", "no-containers", "bad-quantity",
-        "empty-topology-key", "min-domains-schedule-anyway", "extended-not-overcommittable",
+        "requests-above-limits",
+        "container-port-range",
+        "host-port-range",
+        "toleration-operator",
+        "exists-with-value",
+        "empty-key-equal",
+        "max-skew",
+        "when-unsatisfiable",
+        "no-containers",
+        "bad-quantity",
+        "empty-topology-key",
+        "min-domains-schedule-anyway",
+        "extended-not-overcommittable",
     ],
 )
 def test_pod_rejected(builder, field, message):
@@ -103,7 +135,15 @@ def test_missing_name():
 
 @pytest.mark.parametrize(
     "label,matches",
-    [("7", True), ("5", False), ("+9", True), ("1_0", False), (" 9", False), ("9.0", False), ("99999999999999999999", False)],
+    [
+        ("7", True),
+        ("5", False),
+        ("+9", True),
+        ("1_0", False),
+        (" 9", False),
+        ("9.0", False),
+        ("99999999999999999999", False),
+    ],
     ids=["greater", "equal", "signed", "underscore", "space", "decimal", "overflow"],
 )
 def test_gt_parses_labels_as_go_does(label, matches):
@@ -113,7 +153,14 @@ def test_gt_parses_labels_as_go_does(label, matches):
 
 
 def test_empty_preferred_list_still_scores():
-    pod = make_pod().name("p").affinity({"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {}}]}}).obj()
+    pod = (
+        make_pod()
+        .name("p")
+        .affinity(
+            {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {}}]}}
+        )
+        .obj()
+    )
     assert pod.affinity is not None and pod.affinity.node_affinity is not None
     assert pod.affinity.node_affinity.preferred == () and pod.affinity.node_affinity.preferred_set
 
@@ -123,16 +170,32 @@ def test_empty_preferred_list_still_scores():
     [
         (make_pod().name("Bad_Name"), "metadata.name", "a lowercase RFC 1123 subdomain must consist of"),
         (make_pod().name("p").namespace("NS!"), "metadata.namespace", "a lowercase RFC 1123 label must consist of"),
-        (make_pod().name("p").req(**{"foo": "1"}), "spec.containers[0].resources.requests[foo]", "must be a standard resource type or fully qualified"),
-        (make_pod().name("p").req(**{"foo bar": "1"}), "spec.containers[0].resources.requests[foo bar]", "name part must consist of alphanumeric characters"),
+        (
+            make_pod().name("p").req(**{"foo": "1"}),
+            "spec.containers[0].resources.requests[foo]",
+            "must be a standard resource type or fully qualified",
+        ),
+        (
+            make_pod().name("p").req(**{"foo bar": "1"}),
+            "spec.containers[0].resources.requests[foo bar]",
+            "name part must consist of alphanumeric characters",
+        ),
         (make_pod().name("p").set("spec.containers", [{"name": "c"}]), "spec.containers[0].image", "Required value"),
         (
             make_pod().name("p").req(**{"example.com/gpu": "500m"}).limits(**{"example.com/gpu": "500m"}),
             "spec.containers[0].resources.requests[example.com/gpu]",
             'Invalid value: "500m": must be an integer',
         ),
-        (make_pod().name("p").req(cpu="-1"), "spec.containers[0].resources.requests[cpu]", "must be greater than or equal to 0"),
-        (make_pod().name("p").req(pods="1"), "spec.containers[0].resources.requests[pods]", "must be a standard resource for containers"),
+        (
+            make_pod().name("p").req(cpu="-1"),
+            "spec.containers[0].resources.requests[cpu]",
+            "must be greater than or equal to 0",
+        ),
+        (
+            make_pod().name("p").req(pods="1"),
+            "spec.containers[0].resources.requests[pods]",
+            "must be a standard resource for containers",
+        ),
         (
             make_pod().name("p").req(**{"requests.example.com/gpu": "1"}),
             "spec.containers[0].resources.requests[requests.example.com/gpu]",
@@ -140,8 +203,15 @@ def test_empty_preferred_list_still_scores():
         ),
     ],
     ids=[
-        "pod-name", "namespace", "unqualified-resource", "bad-resource-name", "no-image", "fractional-extended",
-        "negative", "not-a-container-resource", "quota-style-extended",
+        "pod-name",
+        "namespace",
+        "unqualified-resource",
+        "bad-resource-name",
+        "no-image",
+        "fractional-extended",
+        "negative",
+        "not-a-container-resource",
+        "quota-style-extended",
     ],
 )
 def test_more_api_rejections(builder, field, message):
@@ -157,12 +227,16 @@ def test_more_api_rejections(builder, field, message):
         pytest.param({"kubernetes.io/something": "10"}, {}, {"kubernetes.io/something": 10}, id="prefixed-native"),
         # not an integer resource: 500m is valid, and the scheduler counts Value(), rounded up
         pytest.param(
-            {"subdomain.kubernetes.io/something": "500m"}, {}, {"subdomain.kubernetes.io/something": 1},
+            {"subdomain.kubernetes.io/something": "500m"},
+            {},
+            {"subdomain.kubernetes.io/something": 1},
             id="subdomain-prefixed-native-not-integer",
         ),
         # native resources may be overcommitted: a request below its limit is valid
         pytest.param(
-            {"kubernetes.io/something": "1"}, {"kubernetes.io/something": "2"}, {"kubernetes.io/something": 1},
+            {"kubernetes.io/something": "1"},
+            {"kubernetes.io/something": "2"},
+            {"kubernetes.io/something": 1},
             id="prefixed-native-overcommit",
         ),
     ],

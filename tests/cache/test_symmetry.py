@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_node, make_pod
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.cache.snapshot import Snapshot
+
+from builders import PodBuilder, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 GPU = "nvidia.com/gpu"
@@ -41,8 +42,12 @@ PREFERRED_ANTI_AFFINITY = {
 
 def _node(name: str) -> Any:
     return (
-        make_node().name(name).label(ZONE, "a").capacity(cpu="16", memory="64Gi", pods="110", **{GPU: "4"})
-        .image(500_000_000, "nginx:1.27", "docker.io/library/nginx:1.27").image(100_000_000, "busybox")
+        make_node()
+        .name(name)
+        .label(ZONE, "a")
+        .capacity(cpu="16", memory="64Gi", pods="110", **{GPU: "4"})
+        .image(500_000_000, "nginx:1.27", "docker.io/library/nginx:1.27")
+        .image(100_000_000, "busybox")
         .obj()
     )
 
@@ -51,8 +56,14 @@ def _existing() -> list[Any]:
     """Pods already on n1 and n2: requests, ports, affinity, a claim, a GPU."""
     return [
         make_pod().name("web-0").label("app", "web").node("n1").req(cpu="500m", memory="1Gi").host_port(8080).obj(),
-        make_pod().name("db-0").label("app", "db").node("n1").req(cpu="2", memory="4Gi").pvc("data-db-0")
-        .affinity(REQUIRED_ANTI_AFFINITY).obj(),
+        make_pod()
+        .name("db-0")
+        .label("app", "db")
+        .node("n1")
+        .req(cpu="2", memory="4Gi")
+        .pvc("data-db-0")
+        .affinity(REQUIRED_ANTI_AFFINITY)
+        .obj(),
         make_pod().name("gpu-0").node("n1").req(cpu="1", **{GPU: "1"}).obj(),
         make_pod().name("cache-0").node("n2").req(memory="512Mi").affinity(PREFERRED_ANTI_AFFINITY).obj(),
     ]
@@ -61,8 +72,13 @@ def _existing() -> list[Any]:
 def _resource(r: Any) -> tuple[Any, ...]:
     # A scalar resource brought back to 0 keeps its key, as upstream's ScalarResources map does;
     # 0 and absent mean the same to every reader.
-    return (r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number,
-            sorted((k, v) for k, v in r.scalar.items() if v))
+    return (
+        r.milli_cpu,
+        r.memory,
+        r.ephemeral_storage,
+        r.allowed_pod_number,
+        sorted((k, v) for k, v in r.scalar.items() if v),
+    )
 
 
 def _node_state(ni: NodeInfo) -> dict[str, Any]:
@@ -91,18 +107,22 @@ def _state(s: Snapshot) -> dict[str, Any]:
 INCOMING = [
     pytest.param(make_pod().name("plain").req(cpu="250m", memory="256Mi"), id="requests"),
     pytest.param(make_pod().name("best-effort"), id="no-requests-non-zero-defaults"),
-    pytest.param(make_pod().name("ports").req(cpu="100m").host_port(9090).host_port(53, "UDP", "10.0.0.1"),
-                 id="host-ports"),
+    pytest.param(
+        make_pod().name("ports").req(cpu="100m").host_port(9090).host_port(53, "UDP", "10.0.0.1"), id="host-ports"
+    ),
     pytest.param(make_pod().name("same-port").host_port(8080, "UDP"), id="port-used-with-another-protocol"),
     pytest.param(make_pod().name("affine").label("app", "api").affinity(REQUIRED_AFFINITY), id="required-affinity"),
-    pytest.param(make_pod().name("anti").label("app", "web").affinity(REQUIRED_ANTI_AFFINITY),
-                 id="required-anti-affinity"),
+    pytest.param(
+        make_pod().name("anti").label("app", "web").affinity(REQUIRED_ANTI_AFFINITY), id="required-anti-affinity"
+    ),
     pytest.param(make_pod().name("soft").affinity(PREFERRED_ANTI_AFFINITY), id="preferred-anti-affinity"),
     pytest.param(make_pod().name("gpu").req(cpu="1", **{GPU: "2"}), id="extended-resource"),
     pytest.param(make_pod().name("new-gpu").container("cuda", **{GPU: "1"}), id="extended-resource-new-key"),
     pytest.param(make_pod().name("claims").pvc("data-new").pvc("data-db-0", name="shared"), id="claims"),
-    pytest.param(make_pod().name("sidecar").req(cpu="100m").init_container("proxy", sidecar=True, cpu="50m",
-                                                                           memory="64Mi"), id="sidecar"),
+    pytest.param(
+        make_pod().name("sidecar").req(cpu="100m").init_container("proxy", sidecar=True, cpu="50m", memory="64Mi"),
+        id="sidecar",
+    ),
     pytest.param(make_pod().name("heavy").req(cpu="1").overhead(cpu="250m", memory="120Mi"), id="overhead"),
 ]
 

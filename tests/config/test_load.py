@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builders import PINNED
-from fidelity import SAMPLE as FIDELITY_SAMPLE
 from kwhatif.config.load import load_configuration
 from kwhatif.errors import ConfigError
 
 from .util import CPU_MEMORY, DEFAULT_SCORE, FIT_DEFAULT_STRATEGY, HEADER, framework
+from builders import PINNED
+from fidelity import SAMPLE as FIDELITY_SAMPLE
 
 SAMPLE = FIDELITY_SAMPLE / "config"
+
 
 def test_load_configuration_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:

@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from builders import PINNED, make_framework, make_node
 from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import ResourceSpec, ScoringStrategy
 from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
+
+from builders import PINNED, make_framework, make_node
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 

@@ -28,16 +28,24 @@ COUNTER_SET1 = "counter-set-1"
 
 def node(name: str, region: str) -> Node:
     return api_parse.node(
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"region": region, "planet": "earth"}}}
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"region": region, "planet": "earth"}},
+        }
     )
 
 
 def cls(name: str, driver: str, *selectors: str) -> DeviceClass:
     exprs = [f'device.driver == "{driver}"', *selectors] if driver else list(selectors)
-    return parse.device_class({"metadata": {"name": name}, "spec": {"selectors": [{"cel": {"expression": e}} for e in exprs]}})
+    return parse.device_class(
+        {"metadata": {"name": name}, "spec": {"selectors": [{"cel": {"expression": e}} for e in exprs]}}
+    )
 
 
-def device(name: str, capacity: dict[str, str] | None = None, attributes: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def device(
+    name: str, capacity: dict[str, str] | None = None, attributes: dict[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
     d: dict[str, Any] = {"name": name}
     if capacity:
         d["capacity"] = {k: {"value": v} for k, v in capacity.items()}
@@ -51,9 +59,20 @@ def counters(**values: str) -> dict[str, Any]:
     return {k: {"value": v} for k, v in values.items()}
 
 
-def slice_(name: str, node_selection: Any, pool: str | tuple[str, int], driver: str, *devices: dict[str, Any], generation: int = 1, **extra: Any) -> ResourceSlice:
+def slice_(
+    name: str,
+    node_selection: Any,
+    pool: str | tuple[str, int],
+    driver: str,
+    *devices: dict[str, Any],
+    generation: int = 1,
+    **extra: Any,
+) -> ResourceSlice:
     pool_name, count = (pool, 1) if isinstance(pool, str) else pool
-    spec: dict[str, Any] = {"driver": driver, "pool": {"name": pool_name, "generation": generation, "resourceSliceCount": count}}
+    spec: dict[str, Any] = {
+        "driver": driver,
+        "pool": {"name": pool_name, "generation": generation, "resourceSliceCount": count},
+    }
     if node_selection == "all":
         spec["allNodes"] = True
     elif node_selection == "perDevice":
@@ -96,11 +115,20 @@ def prioritized(name: str, *subs: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "firstAvailable": list(subs)}
 
 
-def claim(name: str, *requests: dict[str, Any], constraints: list[dict[str, Any]] | None = None, namespace: str = "", **meta: Any) -> ResourceClaim:
+def claim(
+    name: str,
+    *requests: dict[str, Any],
+    constraints: list[dict[str, Any]] | None = None,
+    namespace: str = "",
+    **meta: Any,
+) -> ResourceClaim:
     devices: dict[str, Any] = {"requests": list(requests)}
     if constraints:
         devices["constraints"] = constraints
-    body: dict[str, Any] = {"metadata": {"name": name, "namespace": namespace or "x", "uid": f"uid-{name}", **meta}, "spec": {"devices": devices}}
+    body: dict[str, Any] = {
+        "metadata": {"name": name, "namespace": namespace or "x", "uid": f"uid-{name}", **meta},
+        "spec": {"devices": devices},
+    }
     c = parse.resource_claim(body, V1)
     # upstream's allocator tests use claims without a namespace
     return c if namespace else dataclasses.replace(c, namespace="")

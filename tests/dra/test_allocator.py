@@ -4,8 +4,9 @@ k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocato
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -14,9 +15,40 @@ from kwhatif.dra.allocator import AllocationError, Allocator, NodeAllocationErro
 from kwhatif.dra.features import Features
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceSlice
 from tests.dra.builders import (
-    CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, DEV1, DEV2, DEV3, DRIVER_A, DRIVER_B, NODE1, NODE2, POOL1,
-    POOL2, REGION1, REGION2, REQ0, REQ1, SLICE1, SLICE2, SUB0, SUB1, all_request, claim, claim_with_request, cls,
-    counters, device, node, one_device, prioritized, request, slice_, sub_request,
+    CLAIM0,
+    CLAIM1,
+    CLASS_A,
+    CLASS_B,
+    COUNTER_SET1,
+    DEV1,
+    DEV2,
+    DEV3,
+    DRIVER_A,
+    DRIVER_B,
+    NODE1,
+    NODE2,
+    POOL1,
+    POOL2,
+    REGION1,
+    REGION2,
+    REQ0,
+    REQ1,
+    SLICE1,
+    SLICE2,
+    SUB0,
+    SUB1,
+    all_request,
+    claim,
+    claim_with_request,
+    cls,
+    counters,
+    device,
+    node,
+    one_device,
+    prioritized,
+    request,
+    slice_,
+    sub_request,
 )
 
 Result = tuple[str, str, str, str] | tuple[str, str, str, str, bool]
@@ -86,7 +118,9 @@ CASES = [
         Case(
             claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, mem("1Gi")), request(REQ1, CLASS_A, 1, mem("2Gi")))],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, {"memory": "1Gi"}), device(DEV2, {"memory": "2Gi"}))],
+            slices=[
+                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, {"memory": "1Gi"}), device(DEV2, {"memory": "2Gi"}))
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1), (REQ1, DRIVER_A, POOL1, DEV2))],
         ),
@@ -96,7 +130,9 @@ CASES = [
         Case(
             claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, mem("1Gi")), request(REQ1, CLASS_A, 1, mem("2Gi")))],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV2, {"memory": "2Gi"}), device(DEV1, {"memory": "1Gi"}))],
+            slices=[
+                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV2, {"memory": "2Gi"}), device(DEV1, {"memory": "1Gi"}))
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1), (REQ1, DRIVER_A, POOL1, DEV2))],
         ),
@@ -104,9 +140,14 @@ CASES = [
     ),
     pytest.param(
         Case(
-            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, mem("1Gi"))), claim(CLAIM1, request(REQ1, CLASS_A, 1, mem("2Gi")))],
+            claims=[
+                claim(CLAIM0, request(REQ0, CLASS_A, 1, mem("1Gi"))),
+                claim(CLAIM1, request(REQ1, CLASS_A, 1, mem("2Gi"))),
+            ],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV2, {"memory": "2Gi"}), device(DEV1, {"memory": "1Gi"}))],
+            slices=[
+                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV2, {"memory": "2Gi"}), device(DEV1, {"memory": "1Gi"}))
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1)), local((REQ1, DRIVER_A, POOL1, DEV2))],
         ),
@@ -139,14 +180,21 @@ CASES = [
         Case(
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1)), slice_("slice-1-2", NODE1, (POOL1, 2), DRIVER_A, device(DEV1))],
+            slices=[
+                slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1)),
+                slice_("slice-1-2", NODE1, (POOL1, 2), DRIVER_A, device(DEV1)),
+            ],
             node=node(NODE1, REGION1),
             node_error="invalid resource pools were encountered",
         ),
         id="duplicate-slice",
     ),
     pytest.param(
-        Case(claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[cls(CLASS_A, DRIVER_A)], node=node(NODE1, REGION1)),
+        Case(
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            node=node(NODE1, REGION1),
+        ),
         id="no-slices",
     ),
     pytest.param(
@@ -193,8 +241,20 @@ CASES = [
             claims=[claim(CLAIM0, all_request(REQ0, CLASS_A))],
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[
-                slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}])),
-                slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}]),
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
+                ),
+                slice_(
+                    SLICE2,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}],
+                ),
             ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1))],
@@ -256,7 +316,10 @@ CASES = [
     pytest.param(
         Case(
             features=Features(admin_access=True),
-            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1, adminAccess=True))],
+            claims=[
+                claim(CLAIM0, request(REQ0, CLASS_A, 1)),
+                claim(CLAIM1, request(REQ0, CLASS_A, 1, adminAccess=True)),
+            ],
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
             node=node(NODE1, REGION1),
@@ -268,7 +331,19 @@ CASES = [
         Case(
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, {"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": [REGION1]}]}]}, POOL1, DRIVER_A, device(DEV1))],
+            slices=[
+                slice_(
+                    SLICE1,
+                    {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "region", "operator": "In", "values": [REGION1]}]}
+                        ]
+                    },
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1),
+                )
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1))],
             node_name="",
@@ -280,7 +355,19 @@ CASES = [
         Case(
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, {"nodeSelectorTerms": [{"matchExpressions": [{"key": "region", "operator": "In", "values": [REGION1]}]}]}, POOL1, DRIVER_A, device(DEV1))],
+            slices=[
+                slice_(
+                    SLICE1,
+                    {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "region", "operator": "In", "values": [REGION1]}]}
+                        ]
+                    },
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1),
+                )
+            ],
             node=node(NODE2, REGION2),
         ),
         id="unsuccessful-allocation-network-attached-device",
@@ -322,7 +409,9 @@ CASES = [
         Case(
             claims=[
                 claim(
-                    CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1),
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request(REQ1, CLASS_A, 1),
                     constraints=[{"matchAttribute": a} for a in (INT_ATTR, VERSION_ATTR, STRING_ATTR, BOOL_ATTR)],
                 )
             ],
@@ -330,7 +419,12 @@ CASES = [
             slices=[
                 two_devs(
                     *[
-                        {"driverVersion": {"version": "1.0.0"}, "numa": {"int": 1}, "stringAttribute": {"string": "stringAttributeValue"}, "boolAttribute": {"bool": True}}
+                        {
+                            "driverVersion": {"version": "1.0.0"},
+                            "numa": {"int": 1},
+                            "stringAttribute": {"string": "stringAttributeValue"},
+                            "boolAttribute": {"bool": True},
+                        }
                     ]
                     * 2
                 )
@@ -342,7 +436,13 @@ CASES = [
     ),
     pytest.param(
         Case(
-            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), constraints=[{"matchAttribute": f"{DRIVER_A}/NonExistentAttribute"}])],
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    constraints=[{"matchAttribute": f"{DRIVER_A}/NonExistentAttribute"}],
+                )
+            ],
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
             node=node(NODE1, REGION1),
@@ -379,7 +479,14 @@ CASES = [
     ),
     pytest.param(
         Case(
-            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1), constraints=[{"requests": [REQ0], "matchAttribute": VERSION_ATTR}])],
+            claims=[
+                claim(
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request(REQ1, CLASS_A, 1),
+                    constraints=[{"requests": [REQ0], "matchAttribute": VERSION_ATTR}],
+                )
+            ],
             classes=[cls(CLASS_A, DRIVER_A), cls(CLASS_B, DRIVER_B)],
             slices=[two_devs({"driverVersion": {"version": "1.0.0"}}, {"driverVersion": {"version": "2.0.0"}})],
             node=node(NODE1, REGION1),
@@ -391,7 +498,9 @@ CASES = [
         Case(
             claims=[
                 claim(
-                    CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1),
+                    CLAIM0,
+                    request(REQ0, CLASS_A, 1),
+                    request(REQ1, CLASS_A, 1),
                     constraints=[{"requests": [REQ0], "matchAttribute": VERSION_ATTR}, {"matchAttribute": STRING_ATTR}],
                 )
             ],
@@ -439,11 +548,20 @@ CASES = [
         id="invalid-CEL-all-devices",
     ),
     pytest.param(
-        Case(claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))], classes=[cls(CLASS_A, DRIVER_A)], node=node(NODE1, REGION1), error="exceeds the claim limit"),
+        Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            node=node(NODE1, REGION1),
+            error="exceeds the claim limit",
+        ),
         id="too-many-devices-single-request",
     ),
     pytest.param(
-        Case(claims=[claim(CLAIM0, request(REQ0, CLASS_A, 32))], classes=[cls(CLASS_A, DRIVER_A)], node=node(NODE1, REGION1)),
+        Case(
+            claims=[claim(CLAIM0, request(REQ0, CLASS_A, 32))],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            node=node(NODE1, REGION1),
+        ),
         id="many-devices-okay",
     ),
     pytest.param(
@@ -495,7 +613,9 @@ CASES = [
                 claim(
                     CLAIM0,
                     request(REQ1, CLASS_A, 1, mem("8Gi")),
-                    prioritized(REQ0, sub_request(SUB0, CLASS_A, 1, mem("8Gi")), sub_request(SUB1, CLASS_A, 1, mem("4Gi"))),
+                    prioritized(
+                        REQ0, sub_request(SUB0, CLASS_A, 1, mem("8Gi")), sub_request(SUB1, CLASS_A, 1, mem("4Gi"))
+                    ),
                 )
             ],
             classes=[cls(CLASS_A, DRIVER_A)],
@@ -514,7 +634,9 @@ CASES = [
             claims=[
                 claim(
                     CLAIM0,
-                    prioritized(REQ0, sub_request(SUB0, CLASS_A, 1, mem("8Gi")), sub_request(SUB1, CLASS_A, 1, mem("4Gi"))),
+                    prioritized(
+                        REQ0, sub_request(SUB0, CLASS_A, 1, mem("8Gi")), sub_request(SUB1, CLASS_A, 1, mem("4Gi"))
+                    ),
                     request(REQ1, CLASS_A, 1, mem("8Gi")),
                 )
             ],
@@ -545,8 +667,20 @@ CASES = [
             claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[
-                slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}])),
-                slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}]),
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
+                ),
+                slice_(
+                    SLICE2,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}],
+                ),
             ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1))],
@@ -560,11 +694,20 @@ CASES = [
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[
                 slice_(
-                    SLICE1, NODE1, (POOL1, 2), DRIVER_A,
+                    SLICE1,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
                     device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
                     device(DEV2, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="16Gi")}]),
                 ),
-                slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="18Gi")}]),
+                slice_(
+                    SLICE2,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="18Gi")}],
+                ),
             ],
             allocated=[(DRIVER_A, POOL1, DEV2)],
             node=node(NODE1, REGION1),
@@ -578,12 +721,21 @@ CASES = [
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[
                 slice_(
-                    SLICE1, NODE1, (POOL1, 2), DRIVER_A,
+                    SLICE1,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
                     device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
                     device(DEV2, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="6Gi")}]),
                     device(DEV3, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
                 ),
-                slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}]),
+                slice_(
+                    SLICE2,
+                    NODE1,
+                    (POOL1, 2),
+                    DRIVER_A,
+                    sharedCounters=[{"name": COUNTER_SET1, "counters": counters(memory="8Gi")}],
+                ),
             ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1), (REQ0, DRIVER_A, POOL1, DEV3))],
@@ -596,7 +748,13 @@ CASES = [
             claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))],
             classes=[cls(CLASS_A, DRIVER_A)],
             slices=[
-                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}])),
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1, consumesCounters=[{"counterSet": COUNTER_SET1, "counters": counters(memory="4Gi")}]),
+                ),
             ],
             node=node(NODE1, REGION1),
         ),
@@ -607,7 +765,16 @@ CASES = [
             features=Features(device_taints=True),
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, taints=[TAINT_NO_SCHEDULE]), device(DEV2, taints=[TAINT_NO_EXECUTE]))],
+            slices=[
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1, taints=[TAINT_NO_SCHEDULE]),
+                    device(DEV2, taints=[TAINT_NO_EXECUTE]),
+                )
+            ],
             node=node(NODE1, REGION1),
         ),
         id="tainted-two-devices",
@@ -617,7 +784,16 @@ CASES = [
             features=Features(device_taints=True),
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A, tolerations=[TOLERATION_NO_EXECUTE])],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, taints=[TAINT_NO_SCHEDULE]), device(DEV2, taints=[TAINT_NO_EXECUTE]))],
+            slices=[
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1, taints=[TAINT_NO_SCHEDULE]),
+                    device(DEV2, taints=[TAINT_NO_EXECUTE]),
+                )
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV2))],
         ),
@@ -628,7 +804,15 @@ CASES = [
             features=Features(device_taints=True),
             claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
             classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, taints=[{"key": "taint-key", "value": "taint-value", "effect": "None"}]))],
+            slices=[
+                slice_(
+                    SLICE1,
+                    NODE1,
+                    POOL1,
+                    DRIVER_A,
+                    device(DEV1, taints=[{"key": "taint-key", "value": "taint-value", "effect": "None"}]),
+                )
+            ],
             node=node(NODE1, REGION1),
             results=[local((REQ0, DRIVER_A, POOL1, DEV1))],
         ),

@@ -33,7 +33,9 @@ class Result:
 
 @pytest.fixture
 def run(tmp_path):
-    def _run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None, cwd: Path | None = None) -> Result:
+    def _run(
+        *args: str, stdin: str | None = None, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> Result:
         e = dict(os.environ)
         e.pop("NO_COLOR", None)
         e.update(env or {})

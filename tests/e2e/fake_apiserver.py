@@ -40,7 +40,11 @@ LIST_PATHS = {
     "/apis/storage.k8s.io/v1/storageclasses": ("storage.k8s.io/v1", "StorageClassList", "StorageClass"),
     "/apis/storage.k8s.io/v1/csinodes": ("storage.k8s.io/v1", "CSINodeList", "CSINode"),
     "/apis/storage.k8s.io/v1/csidrivers": ("storage.k8s.io/v1", "CSIDriverList", "CSIDriver"),
-    "/apis/storage.k8s.io/v1/csistoragecapacities": ("storage.k8s.io/v1", "CSIStorageCapacityList", "CSIStorageCapacity"),
+    "/apis/storage.k8s.io/v1/csistoragecapacities": (
+        "storage.k8s.io/v1",
+        "CSIStorageCapacityList",
+        "CSIStorageCapacity",
+    ),
     "/apis/storage.k8s.io/v1/volumeattachments": ("storage.k8s.io/v1", "VolumeAttachmentList", "VolumeAttachment"),
     "/apis/node.k8s.io/v1/runtimeclasses": ("node.k8s.io/v1", "RuntimeClassList", "RuntimeClass"),
     "/apis/apps/v1/replicasets": ("apps/v1", "ReplicaSetList", "ReplicaSet"),
@@ -49,23 +53,42 @@ LIST_PATHS = {
     "/apis/apps/v1/daemonsets": ("apps/v1", "DaemonSetList", "DaemonSet"),
     "/apis/batch/v1/jobs": ("batch/v1", "JobList", "Job"),
     "/apis/batch/v1/cronjobs": ("batch/v1", "CronJobList", "CronJob"),
-    "/apis/autoscaling/v2/horizontalpodautoscalers": ("autoscaling/v2", "HorizontalPodAutoscalerList", "HorizontalPodAutoscaler"),
+    "/apis/autoscaling/v2/horizontalpodautoscalers": (
+        "autoscaling/v2",
+        "HorizontalPodAutoscalerList",
+        "HorizontalPodAutoscaler",
+    ),
     "/apis/resource.k8s.io/v1/deviceclasses": ("resource.k8s.io/v1", "DeviceClassList", "DeviceClass"),
     "/apis/resource.k8s.io/v1/resourceslices": ("resource.k8s.io/v1", "ResourceSliceList", "ResourceSlice"),
     "/apis/resource.k8s.io/v1/resourceclaims": ("resource.k8s.io/v1", "ResourceClaimList", "ResourceClaim"),
-    "/apis/resource.k8s.io/v1/resourceclaimtemplates": ("resource.k8s.io/v1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates": (
+        "resource.k8s.io/v1",
+        "ResourceClaimTemplateList",
+        "ResourceClaimTemplate",
+    ),
     # what a 1.32/1.33 cluster serves (objects in the v1beta1 shape)
     "/apis/resource.k8s.io/v1beta1/deviceclasses": ("resource.k8s.io/v1beta1", "DeviceClassList", "DeviceClass"),
     "/apis/resource.k8s.io/v1beta1/resourceslices": ("resource.k8s.io/v1beta1", "ResourceSliceList", "ResourceSlice"),
     "/apis/resource.k8s.io/v1beta1/resourceclaims": ("resource.k8s.io/v1beta1", "ResourceClaimList", "ResourceClaim"),
-    "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates": ("resource.k8s.io/v1beta1", "ResourceClaimTemplateList", "ResourceClaimTemplate"),
+    "/apis/resource.k8s.io/v1beta1/resourceclaimtemplates": (
+        "resource.k8s.io/v1beta1",
+        "ResourceClaimTemplateList",
+        "ResourceClaimTemplate",
+    ),
 }
 
 
 def status(code: int, reason: str, message: str, *, kind: str = "", name: str = "") -> dict[str, Any]:
     """A v1 Status as apimachinery's errors.New* build them."""
-    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                            "message": message, "reason": reason, "code": code}
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
     if kind or name:
         body["details"] = {"name": name, "kind": kind}
     return body
@@ -73,7 +96,9 @@ def status(code: int, reason: str, message: str, *, kind: str = "", name: str = 
 
 def conflict(resource: str, name: str, err: str) -> dict[str, Any]:
     """errors.NewConflict."""
-    return status(409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {err}', kind=resource, name=name)
+    return status(
+        409, "Conflict", f'Operation cannot be fulfilled on {resource} "{name}": {err}', kind=resource, name=name
+    )
 
 
 def not_found(name: str) -> dict[str, Any]:
@@ -99,7 +124,7 @@ def _make_cert_with_cryptography(cert_path: str, key_path: str) -> bool:
         return False
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kwhatif-test-apiserver")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -108,12 +133,19 @@ def _make_cert_with_cryptography(cert_path: str, key_path: str) -> bool:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+            critical=False,
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
     with open(key_path, "wb") as fh:
-        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        fh.write(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
     with open(cert_path, "wb") as fh:
         fh.write(cert.public_bytes(serialization.Encoding.PEM))
     return True
@@ -121,10 +153,30 @@ def _make_cert_with_cryptography(cert_path: str, key_path: str) -> bool:
 
 def _make_cert_with_openssl(cert_path: str, key_path: str) -> None:
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-keyout", key_path, "-out", cert_path, "-days", "1", "-subj", "/CN=kwhatif-test-apiserver",
-         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-addext", "basicConstraints=critical,CA:TRUE"],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            key_path,
+            "-out",
+            cert_path,
+            "-days",
+            "1",
+            "-subj",
+            "/CN=kwhatif-test-apiserver",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+        ],
+        check=True,
+        capture_output=True,
     )
 
 
@@ -203,9 +255,16 @@ class FakeAPIServer:
                     group = parts[1] if parts[0] == "apis" else ""
                     qualified = f"{resource}.{group}" if group else resource
                     verb = "list" if method == "GET" else "create"
-                    self.send(403, status(403, "Forbidden", f'{qualified} is forbidden: User "system:serviceaccount:ci:kwhatif" '
-                                          f'cannot {verb} resource "{resource}" in API group "{group}" at the cluster scope',
-                                          kind=resource))
+                    self.send(
+                        403,
+                        status(
+                            403,
+                            "Forbidden",
+                            f'{qualified} is forbidden: User "system:serviceaccount:ci:kwhatif" '
+                            f'cannot {verb} resource "{resource}" in API group "{group}" at the cluster scope',
+                            kind=resource,
+                        ),
+                    )
                     return None
                 return url.path
 
@@ -215,7 +274,9 @@ class FakeAPIServer:
                     return
                 url = urlparse(self.path)
                 if path == "/version" and server.git_version is not None:
-                    self.send(200, {"major": "1", "minor": "", "gitVersion": server.git_version, "platform": "linux/amd64"})
+                    self.send(
+                        200, {"major": "1", "minor": "", "gitVersion": server.git_version, "platform": "linux/amd64"}
+                    )
                     return
                 parts = path.strip("/").split("/")
                 if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
@@ -226,7 +287,14 @@ class FakeAPIServer:
                     if pod is None:
                         self.send(404, not_found(parts[5]))
                         return
-                    self.send(200, {"kind": "Pod", "apiVersion": "v1", **{k: v for k, v in pod.items() if k not in ("kind", "apiVersion")}})
+                    self.send(
+                        200,
+                        {
+                            "kind": "Pod",
+                            "apiVersion": "v1",
+                            **{k: v for k, v in pod.items() if k not in ("kind", "apiVersion")},
+                        },
+                    )
                     return
                 spec = LIST_PATHS.get(path)
                 if spec is None or path in server.not_served:
@@ -268,7 +336,12 @@ class FakeAPIServer:
                     self.send(400, status(400, "BadRequest", "the body of the request was in an unknown format"))
                     return
                 parts = path.strip("/").split("/")
-                if len(parts) == 7 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods" and parts[6] == "binding":
+                if (
+                    len(parts) == 7
+                    and parts[:3] == ["api", "v1", "namespaces"]
+                    and parts[4] == "pods"
+                    and parts[6] == "binding"
+                ):
                     code, answer = server.bind(parts[3], parts[5], body)
                     self.send(code, answer)
                     return
@@ -291,7 +364,11 @@ class FakeAPIServer:
     def pod(self, ns: str, name: str) -> dict[str, Any] | None:
         with self.lock:
             for o in self.objects:
-                if o.get("kind") == "Pod" and o["metadata"]["name"] == name and o["metadata"].get("namespace", "default") == ns:
+                if (
+                    o.get("kind") == "Pod"
+                    and o["metadata"]["name"] == name
+                    and o["metadata"].get("namespace", "default") == ns
+                ):
                     return o
         return None
 
@@ -301,7 +378,13 @@ class FakeAPIServer:
             return 400, status(400, "BadRequest", "name in URL does not match name in Binding object")
         target = body.get("target") or {}
         if not target.get("name"):
-            return 422, status(422, "Invalid", 'Binding.core "' + name + '" is invalid: target.name: Required value', kind="Binding", name=name)
+            return 422, status(
+                422,
+                "Invalid",
+                'Binding.core "' + name + '" is invalid: target.name: Required value',
+                kind="Binding",
+                name=name,
+            )
         injected = self.fail_bindings.get(f"{ns}/{name}")
         if injected:
             code, reason, message = injected
@@ -313,14 +396,18 @@ class FakeAPIServer:
             meta = pod["metadata"]
             uid = (body.get("metadata") or {}).get("uid")
             if uid and uid != meta.get("uid"):
-                err = (f"StorageError: invalid object, Code: 4, Key: /registry/pods/{ns}/{name}, ResourceVersion: 0, "
-                       f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid', '')}")
+                err = (
+                    f"StorageError: invalid object, Code: 4, Key: /registry/pods/{ns}/{name}, ResourceVersion: 0, "
+                    f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.get('uid', '')}"
+                )
                 return 409, conflict("pods", name, err)
             if meta.get("deletionTimestamp"):
                 return 409, conflict("pods/binding", name, f"pod {name} is being deleted, cannot be assigned to a host")
             spec = pod.setdefault("spec", {})
             if spec.get("nodeName"):
-                return 409, conflict("pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+                return 409, conflict(
+                    "pods/binding", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"'
+                )
             if spec.get("schedulingGates"):
                 return 409, conflict("pods/binding", name, f"pod {name} has non-empty .spec.schedulingGates")
             spec["nodeName"] = target["name"]
@@ -332,7 +419,11 @@ class FakeAPIServer:
     def create(self, ns: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         meta = body.setdefault("metadata", {})
         if meta.get("namespace", ns) != ns:
-            return 400, status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+            return 400, status(
+                400,
+                "BadRequest",
+                "the namespace of the provided object does not match the namespace sent on the request",
+            )
         name = meta.get("name")
         if not name and meta.get("generateName"):
             with self.lock:
@@ -357,8 +448,15 @@ class FakeAPIServer:
 
     def remove(self, ns: str, name: str) -> None:
         with self.lock:
-            self.objects = [o for o in self.objects if not (o.get("kind") == "Pod" and o["metadata"]["name"] == name
-                                                            and o["metadata"].get("namespace", "default") == ns)]
+            self.objects = [
+                o
+                for o in self.objects
+                if not (
+                    o.get("kind") == "Pod"
+                    and o["metadata"]["name"] == name
+                    and o["metadata"].get("namespace", "default") == ns
+                )
+            ]
 
     def posts(self, suffix: str = "") -> list[str]:
         return [p for m, p in self.requests if m == "POST" and p.endswith(suffix)]
@@ -370,17 +468,24 @@ class FakeAPIServer:
         host, port = self.httpd.server_address[:2]
         return f"https://{host}:{port}"
 
-    def kubeconfig(self, path: str, context: str = "test", *, token: str | None = None, namespace: str | None = None) -> str:
+    def kubeconfig(
+        self, path: str, context: str = "test", *, token: str | None = None, namespace: str | None = None
+    ) -> str:
         ctx: dict[str, Any] = {"cluster": "fake", "user": "tester"}
         if namespace:
             ctx["namespace"] = namespace
         cfg = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake", "cluster": {
-                "server": self.url,
-                "certificate-authority-data": base64.b64encode(self.ca_pem).decode(),
-            }}],
+            "clusters": [
+                {
+                    "name": "fake",
+                    "cluster": {
+                        "server": self.url,
+                        "certificate-authority-data": base64.b64encode(self.ca_pem).decode(),
+                    },
+                }
+            ],
             "users": [{"name": "tester", "user": {"token": token or self.token}}],
             "contexts": [{"name": context, "context": ctx}],
             "current-context": context,
@@ -389,7 +494,7 @@ class FakeAPIServer:
             json.dump(cfg, fh)
         return path
 
-    def __enter__(self) -> "FakeAPIServer":
+    def __enter__(self) -> FakeAPIServer:
         self.thread.start()
         return self
 

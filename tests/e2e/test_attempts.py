@@ -28,7 +28,9 @@ def test_table_shows_the_first_attempt_then_the_retry(run):
     assert "  preemption: evicts data/postgres-0 (priority 0) on memory-c-1" in blocks[first]
     assert "  memory-c-1   no      *NodeResourcesFit: Insufficient memory" in blocks[first]
     assert "nominated node memory-c-1 was tried first and the pod fits there" in blocks[final]
-    assert r.out.rstrip().endswith("1/1 pod scheduled, 1 pod preempted (profile default-scheduler, 11 nodes, kube-scheduler 1.30.6 from the dump)")
+    assert r.out.rstrip().endswith(
+        "1/1 pod scheduled, 1 pod preempted (profile default-scheduler, 11 nodes, kube-scheduler 1.30.6 from the dump)"
+    )
 
 
 def test_json_lists_both_attempts(run):
@@ -36,7 +38,11 @@ def test_json_lists_both_attempts(run):
     assert r.code == 0, r.err
     (res,) = json.loads(r.out)["results"]
     first, retry = res["attempts"]
-    assert (first["status"], first["message"], first["preemption"]["nominatedNode"]) == ("Unschedulable", FIT_ERROR, "memory-c-1")
+    assert (first["status"], first["message"], first["preemption"]["nominatedNode"]) == (
+        "Unschedulable",
+        FIT_ERROR,
+        "memory-c-1",
+    )
     assert [v["name"] for v in first["preemption"]["victims"]] == ["postgres-0"]
     assert (retry["status"], retry["nominatedNodeName"], retry["node"]) == ("Scheduled", "memory-c-1", "memory-c-1")
     assert (retry["evaluatedNodes"], retry["feasibleNodes"]) == (1, 1)
@@ -150,8 +156,16 @@ def test_a_pod_left_unscheduled_is_attempted_again_in_round_two(run):
     want: dict[str, int] = {}
     for att in expected["attempts"]:
         want[att["pod"]] = want.get(att["pod"], 0) + 1
-    r = run("schedule", str(seq / "pods.yaml"), "--cluster", str(seq / "cluster.yaml"),
-            "--scheduler-version", "1.30.6", "-o", "json")
+    r = run(
+        "schedule",
+        str(seq / "pods.yaml"),
+        "--cluster",
+        str(seq / "cluster.yaml"),
+        "--scheduler-version",
+        "1.30.6",
+        "-o",
+        "json",
+    )
     assert r.code == 1, r.err
     results = json.loads(r.out)["results"]
     got = {f"{x['pod']['namespace']}/{x['pod']['name']}": len(x["attempts"]) for x in results}
@@ -160,8 +174,9 @@ def test_a_pod_left_unscheduled_is_attempted_again_in_round_two(run):
     first, second = last["attempts"]
     assert second["attempt"] == 2 and last["attempt"] == 2
     assert {**second, "attempt": 1} == first
-    table = run("schedule", str(seq / "pods.yaml"), "--cluster", str(seq / "cluster.yaml"),
-                "--scheduler-version", "1.30.6").out
+    table = run(
+        "schedule", str(seq / "pods.yaml"), "--cluster", str(seq / "cluster.yaml"), "--scheduler-version", "1.30.6"
+    ).out
     assert "DOES NOT FIT team-a/pending-17 (attempt 2 of 2)\n" in table
     block = table.split("DOES NOT FIT team-a/pending-17 (attempt 2 of 2)\n", 1)[1].split("\n\n", 1)[0]
     assert block.splitlines()[-1] == "  the same answer as attempt 1"

@@ -16,7 +16,9 @@ def test_capacity_counts_copies(run):
 
 
 def test_capacity_minimum_gate(run):
-    r = run("capacity", "samples/pods/web-canary.yaml", "--cluster", "samples/cluster.yaml", "--min", "100000", "-o", "json")
+    r = run(
+        "capacity", "samples/pods/web-canary.yaml", "--cluster", "samples/cluster.yaml", "--min", "100000", "-o", "json"
+    )
     assert r.code == 1
     r = run("capacity", "samples/pods/web-canary.yaml", "--cluster", "samples/cluster.yaml", "--min", "1")
     assert r.code == 0

@@ -6,7 +6,15 @@ import json
 
 
 def test_multi_workload_check(run):
-    r = run("check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml", "--cluster", "samples/cluster.yaml", "-o", "json")
+    r = run(
+        "check",
+        "samples/workloads/release.yaml",
+        "samples/workloads/ml-batch.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "-o",
+        "json",
+    )
     assert r.code == 1
     d = json.loads(r.out)
     assert d["kind"] == "CheckReport"
@@ -21,7 +29,14 @@ def test_multi_workload_check(run):
     assert rows[("Job", "ml", "train-llm")]["dominantReason"] == "Insufficient nvidia.com/gpu"
     assert rows[("Deployment", "shop", "web")]["replaced"] == 6
     assert d["summary"] == {
-        "workloads": 5, "fit": 4, "doNotFit": 1, "warnings": 0, "pods": 23, "placed": 21, "notPlaced": 2, "refused": 0,
+        "workloads": 5,
+        "fit": 4,
+        "doNotFit": 1,
+        "warnings": 0,
+        "pods": 23,
+        "placed": 21,
+        "notPlaced": 2,
+        "refused": 0,
         "preempted": 0,
     }
     assert [w["verdict"] for w in d["workloads"]] == ["fits", "fits", "fits", "fits", "DOES NOT FIT"]
@@ -37,10 +52,20 @@ def test_check_fits_exit_0(run):
 
 
 def test_github_annotations(run):
-    r = run("check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml", "--cluster", "samples/cluster.yaml", "-o", "github")
+    r = run(
+        "check",
+        "samples/workloads/release.yaml",
+        "samples/workloads/ml-batch.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "-o",
+        "github",
+    )
     assert r.code == 1
     lines = r.out.splitlines()
-    assert lines[0].startswith("::error file=samples/workloads/ml-batch.yaml,line=2,title=Job ml/train-llm%3A 2 of 2 pods do not fit::0/11 nodes are available: ")
+    assert lines[0].startswith(
+        "::error file=samples/workloads/ml-batch.yaml,line=2,title=Job ml/train-llm%3A 2 of 2 pods do not fit::0/11 nodes are available: "
+    )
     assert lines[-1] == "::notice title=kwhatif check::4/5 workloads fit on 11 nodes"
     assert len(lines) == 2
 
@@ -71,7 +96,9 @@ def test_check_markdown_and_junit(run):
 
 def test_check_bad_manifest(run, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: y}}\n    spec: {containers: [{name: c, image: i}]}\n")
+    bad.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: y}}\n    spec: {containers: [{name: c, image: i}]}\n"
+    )
     r = run("check", str(bad), "--cluster", "samples/cluster.yaml")
     assert r.code == 2
     assert "Deployment default/d" in r.err and "spec.template.metadata.labels" in r.err

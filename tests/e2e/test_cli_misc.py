@@ -15,13 +15,30 @@ def test_config_profiles_and_errors(run, tmp_path):
         "- schedulerName: bin-packing\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
         "      scoringStrategy: {type: MostAllocated}\n"
     )
-    least = json.loads(run("schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "--config", str(cfg), "-o", "json").out)
-    most = json.loads(run("schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "--config", str(cfg), "--profile", "bin-packing", "-o", "json").out)
+    least = json.loads(
+        run("schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "--config", str(cfg), "-o", "json").out
+    )
+    most = json.loads(
+        run(
+            "schedule",
+            "samples/pods/tie.yaml",
+            "--cluster",
+            CLUSTER,
+            "--config",
+            str(cfg),
+            "--profile",
+            "bin-packing",
+            "-o",
+            "json",
+        ).out
+    )
     assert least["results"][0]["profile"] == "default-scheduler"
     assert most["results"][0]["profile"] == "bin-packing"
     assert least["results"][0]["node"] != most["results"][0]["node"]
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 120\n")
+    bad.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 120\n"
+    )
     r = run("schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "--config", str(bad))
     assert r.code == 2
     assert "percentageOfNodesToScore" in r.err and str(bad) in r.err
@@ -52,7 +69,9 @@ def test_color(run):
     assert "\x1b[" not in plain.out
     forced = run("schedule", "samples/pods/gpu-inference.yaml", "--cluster", CLUSTER, "--color", "always")
     assert "\x1b[31mDOES NOT FIT\x1b[0m" in forced.out
-    never = run("schedule", "samples/pods/gpu-inference.yaml", "--cluster", CLUSTER, "--color", "never", env={"NO_COLOR": "1"})
+    never = run(
+        "schedule", "samples/pods/gpu-inference.yaml", "--cluster", CLUSTER, "--color", "never", env={"NO_COLOR": "1"}
+    )
     assert "\x1b[" not in never.out
 
 
@@ -75,6 +94,10 @@ def test_python_dash_m(tmp_path):
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "kwhatif", "schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "-o", "json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "kwhatif", "schedule", "samples/pods/tie.yaml", "--cluster", CLUSTER, "-o", "json"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["results"][0]["status"] == "Scheduled"

@@ -32,9 +32,13 @@ def test_schedule_notebook_shows_the_devices_per_node(run):
         "plugin": "DynamicResources",
         "code": "UnschedulableAndUnresolvable",
         "reasons": ["cannot allocate all claims"],
-        "details": [f"claim ml/{NOTEBOOK_CLAIM}, request gpu: none of the node's 4 device(s) of class gpu.nvidia.com matches the request's selectors"],
+        "details": [
+            f"claim ml/{NOTEBOOK_CLAIM}, request gpu: none of the node's 4 device(s) of class gpu.nvidia.com matches the request's selectors"
+        ],
     }
-    assert dra["cpu-c-1"]["details"] == [f"claim ml/{NOTEBOOK_CLAIM}, request gpu: the node has no devices of any DRA driver"]
+    assert dra["cpu-c-1"]["details"] == [
+        f"claim ml/{NOTEBOOK_CLAIM}, request gpu: the node has no devices of any DRA driver"
+    ]
     # 1.35's DynamicResources scores (weight 2), 0 without prioritized lists
     assert {s["plugin"]: s["weight"] for s in nodes["h100-a-2"]["scores"]}["DynamicResources"] == 2
 
@@ -63,7 +67,10 @@ def test_check_training_job_replica_by_replica(run):
     failed = next(x for x in d["results"] if x["status"] != "Scheduled")
     assert failed["message"].startswith("0/6 nodes are available: ")
     assert "4 cannot allocate all claims. still not schedulable, preemption: " in failed["message"]
-    assert any("needs 8 device(s) of class gpu.nvidia.com on one node; at most 6 are free on any node" in h for h in failed["hints"])
+    assert any(
+        "needs 8 device(s) of class gpu.nvidia.com on one node; at most 6 are free on any node" in h
+        for h in failed["hints"]
+    )
 
 
 def test_check_table_has_the_hint(run):
@@ -80,37 +87,81 @@ def _write(tmp_path: Path, name: str, *objs: dict) -> str:
 
 
 def _notebook(**claim: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "nb", "namespace": "ml"},
-            "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                     "resourceClaims": [{"name": "gpu", **claim}], "containers": [{"name": "c", "image": "i"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "nb", "namespace": "ml"},
+        "spec": {
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "resourceClaims": [{"name": "gpu", **claim}],
+            "containers": [{"name": "c", "image": "i"}],
+        },
+    }
 
 
 def _template(name: str, cls: str = "gpu.nvidia.com", expression: str | None = None, ns: str = "ml") -> dict:
     exactly: dict = {"deviceClassName": cls}
     if expression:
         exactly["selectors"] = [{"cel": {"expression": expression}}]
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": ns},
-            "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}}},
+    }
 
 
 @pytest.mark.parametrize(
     "objs, code, out",
     [
-        pytest.param([_template("t", cls="tpu.example.com"), _notebook(resourceClaimTemplateName="t")], 1,
-                     ["PreFilter DynamicResources: UnschedulableAndUnresolvable: request gpu: device class tpu.example.com does not exist",
-                      "device classes in the cluster: gpu.nvidia.com"], id="unknown-class"),
-        pytest.param([_notebook(resourceClaimTemplateName="nope")], 1,
-                     ['pod "ml/nb": ResourceClaim not created yet',
-                      'resource claim template "nope": resourceclaimtemplate.resource.k8s.io "nope" not found'], id="missing-template"),
-        pytest.param([_notebook(resourceClaimName="llm-serving-gpus")], 1,
-                     ['resourceclaim.resource.k8s.io "llm-serving-gpus" not found',
-                      "a ResourceClaim named 'llm-serving-gpus' exists in namespace inference; a pod can only use those of its own namespace (ml)"],
-                     id="claim-in-another-namespace"),
-        pytest.param([_template("t", expression='device.attributes["gpu.nvidia.com"].nosuch == 1'), _notebook(resourceClaimTemplateName="t")], 1,
-                     ["ERROR ml/nb (attempt 1 of 2): running \"DynamicResources\" filter plugin: claim ml/", ": selector #0: CEL runtime error: no such key: nosuch"],
-                     id="cel-runtime-error"),
-        pytest.param([_template("t", expression='device.attributes["gpu.nvidia.com"].productName == "B200"'), _notebook(resourceClaimTemplateName="t")], 1,
-                     ["hint: no node has a device of class gpu.nvidia.com that matches claim ml/"], id="selector-no-node-satisfies"),
+        pytest.param(
+            [_template("t", cls="tpu.example.com"), _notebook(resourceClaimTemplateName="t")],
+            1,
+            [
+                "PreFilter DynamicResources: UnschedulableAndUnresolvable: request gpu: device class tpu.example.com does not exist",
+                "device classes in the cluster: gpu.nvidia.com",
+            ],
+            id="unknown-class",
+        ),
+        pytest.param(
+            [_notebook(resourceClaimTemplateName="nope")],
+            1,
+            [
+                'pod "ml/nb": ResourceClaim not created yet',
+                'resource claim template "nope": resourceclaimtemplate.resource.k8s.io "nope" not found',
+            ],
+            id="missing-template",
+        ),
+        pytest.param(
+            [_notebook(resourceClaimName="llm-serving-gpus")],
+            1,
+            [
+                'resourceclaim.resource.k8s.io "llm-serving-gpus" not found',
+                "a ResourceClaim named 'llm-serving-gpus' exists in namespace inference; a pod can only use those of its own namespace (ml)",
+            ],
+            id="claim-in-another-namespace",
+        ),
+        pytest.param(
+            [
+                _template("t", expression='device.attributes["gpu.nvidia.com"].nosuch == 1'),
+                _notebook(resourceClaimTemplateName="t"),
+            ],
+            1,
+            [
+                'ERROR ml/nb (attempt 1 of 2): running "DynamicResources" filter plugin: claim ml/',
+                ": selector #0: CEL runtime error: no such key: nosuch",
+            ],
+            id="cel-runtime-error",
+        ),
+        pytest.param(
+            [
+                _template("t", expression='device.attributes["gpu.nvidia.com"].productName == "B200"'),
+                _notebook(resourceClaimTemplateName="t"),
+            ],
+            1,
+            ["hint: no node has a device of class gpu.nvidia.com that matches claim ml/"],
+            id="selector-no-node-satisfies",
+        ),
     ],
 )
 def test_bad_claims(run, tmp_path, objs, code, out):
@@ -124,12 +175,21 @@ def test_bad_claims(run, tmp_path, objs, code, out):
 @pytest.mark.parametrize(
     "expression, message",
     [
-        pytest.param("device.driver ==", 'spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "device.driver ==": compilation failed: ERROR: <input>:1:17: Syntax error:', id="syntax"),
+        pytest.param(
+            "device.driver ==",
+            'spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "device.driver ==": compilation failed: ERROR: <input>:1:17: Syntax error:',
+            id="syntax",
+        ),
         pytest.param("x" * 10241, "must have at most 10240 bytes", id="too-long"),
     ],
 )
 def test_malformed_cel_is_refused_in_one_line(run, tmp_path, expression, message):
-    r = run("schedule", _write(tmp_path, "pod.yaml", _template("t", expression=expression), _notebook(resourceClaimTemplateName="t")), "--cluster", CLUSTER)
+    r = run(
+        "schedule",
+        _write(tmp_path, "pod.yaml", _template("t", expression=expression), _notebook(resourceClaimTemplateName="t")),
+        "--cluster",
+        CLUSTER,
+    )
     assert r.code == 2
     assert r.err.startswith(f"kwhatif: error: {tmp_path}/pod.yaml:1: ResourceClaimTemplate ml/t: ")
     assert message in r.err
@@ -158,8 +218,11 @@ def test_live_cluster_with_dra(run, tmp_path, version):
         objs = [_v1beta1(o) if o["apiVersion"].startswith("resource.k8s.io/") else o for o in objs]
     with FakeAPIServer(objs, page_size=50) as srv:
         if version == "v1beta1":
-            srv.not_served.update(p for p in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
-                                  for p in [f"/apis/resource.k8s.io/v1/{p}"])
+            srv.not_served.update(
+                p
+                for p in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
+                for p in [f"/apis/resource.k8s.io/v1/{p}"]
+            )
         kubeconfig = srv.kubeconfig(str(tmp_path / "kubeconfig"))
         r = run("schedule", "samples/dra/pods/notebook.yaml", "--kubeconfig", kubeconfig, "-o", "json")
     assert r.code == 0, r.err
@@ -171,9 +234,22 @@ def test_live_cluster_with_dra(run, tmp_path, version):
 def test_live_cluster_without_dra_is_quiet(run, tmp_path):
     objs = [o for o in yaml.safe_load(Path(CLUSTER).read_text())["items"] if o["kind"] in ("Node", "Namespace")]
     with FakeAPIServer(objs, page_size=50) as srv:
-        srv.not_served.update(p for p in list(__import__("tests.e2e.fake_apiserver", fromlist=["LIST_PATHS"]).LIST_PATHS) if "resource.k8s.io" in p)
+        srv.not_served.update(
+            p
+            for p in list(__import__("tests.e2e.fake_apiserver", fromlist=["LIST_PATHS"]).LIST_PATHS)
+            if "resource.k8s.io" in p
+        )
         kubeconfig = srv.kubeconfig(str(tmp_path / "kubeconfig"))
-        pod = _write(tmp_path, "p.yaml", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        pod = _write(
+            tmp_path,
+            "p.yaml",
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "image": "i"}]},
+            },
+        )
         r = run("schedule", pod, "--kubeconfig", kubeconfig)
     assert r.code == 0, r.err
     assert "resource.k8s.io" not in r.err
@@ -184,11 +260,17 @@ def test_every_format_explains_the_devices(run, tmp_path):
 
     from tests.e2e.conftest import ROOT
 
-    pod = _write(tmp_path, "pod.yaml", _template("t", expression='device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"'),
-                 {**_notebook(resourceClaimTemplateName="t"), "metadata": {"name": "nb", "namespace": "ml"}})
+    pod = _write(
+        tmp_path,
+        "pod.yaml",
+        _template("t", expression='device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"'),
+        {**_notebook(resourceClaimTemplateName="t"), "metadata": {"name": "nb", "namespace": "ml"}},
+    )
     r = run("schedule", pod, "--cluster", CLUSTER, "-o", "json")
     assert r.code == 0
-    jsonschema.validate(json.loads(r.out), json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text()))
+    jsonschema.validate(
+        json.loads(r.out), json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text())
+    )
     claim = generate_claim_name("nb", "gpu", "ml")
     r = run("schedule", pod, "--cluster", CLUSTER, "-o", "yaml")
     assert f"claim ml/{claim}: gpu -> gpu-0 [gpu.nvidia.com/l4-c-1]" in r.out
@@ -214,7 +296,9 @@ def test_every_format_explains_the_devices(run, tmp_path):
     ],
 )
 def test_the_release_decides_dra(run, version, node, feasible, dra_weight):
-    r = run("schedule", "samples/dra/pods/notebook.yaml", "--cluster", CLUSTER, "--scheduler-version", version, "-o", "json")
+    r = run(
+        "schedule", "samples/dra/pods/notebook.yaml", "--cluster", CLUSTER, "--scheduler-version", version, "-o", "json"
+    )
     assert r.code == 0, r.err
     res = json.loads(r.out)["results"][0]
     assert (res["status"], res["node"]) == ("Scheduled", node)
@@ -251,12 +335,19 @@ def test_snapshot_keeps_the_dra_objects(run, tmp_path, version):
     with FakeAPIServer(objs, page_size=50) as srv:
         srv.git_version = "v1.35.7"
         if version == "v1beta1":
-            srv.not_served.update(f"/apis/resource.k8s.io/v1/{p}" for p in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates"))
+            srv.not_served.update(
+                f"/apis/resource.k8s.io/v1/{p}"
+                for p in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
+            )
         kc = srv.kubeconfig(str(tmp_path / "kc"))
         snap = str(tmp_path / "cluster.json")
         r = run("snapshot", "-o", snap, "--kubeconfig", kc)
         assert r.code == 0, r.err
-        kinds = [i["kind"] for i in json.loads(Path(snap).read_text())["items"] if i["apiVersion"].startswith("resource.k8s.io/")]
+        kinds = [
+            i["kind"]
+            for i in json.loads(Path(snap).read_text())["items"]
+            if i["apiVersion"].startswith("resource.k8s.io/")
+        ]
         assert sorted(set(kinds)) == ["DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"]
         live = run("check", "samples/dra/training.yaml", "--kubeconfig", kc, "-o", "json")
     saved = run("check", "samples/dra/training.yaml", "--cluster", snap, "-o", "json")

@@ -21,7 +21,15 @@ def test_drain_plan_and_replacements(run):
     # a refused eviction is not an eviction: drain keeps retrying it and never finishes
     assert [p["action"] for p in web] == ["evict", "blocked", "blocked"]
     assert [p["node"] for p in web][1:] == [None, None]
-    assert d["summary"] == {"pods": 7, "evicted": 3, "placed": 3, "notPlaced": 0, "lost": 0, "pdbBlocked": 2, "skipped": 2}
+    assert d["summary"] == {
+        "pods": 7,
+        "evicted": 3,
+        "placed": 3,
+        "notPlaced": 0,
+        "lost": 0,
+        "pdbBlocked": 2,
+        "skipped": 2,
+    }
 
 
 def test_drain_single_node_fits(run):
@@ -47,7 +55,15 @@ def test_drain_a_pdb_refuses_cannot_finish(run):
     actions = {p["name"]: (p["action"], p["pdbBlocked"]) for p in d["pods"]}
     assert actions["web-6f9c7d8b5c-b9c3d"] == ("evict", None)
     assert actions["web-6f9c7d8b5c-w1z4y"] == ("blocked", "web")
-    assert d["summary"] == {"pods": 4, "evicted": 2, "placed": 2, "notPlaced": 0, "lost": 0, "pdbBlocked": 1, "skipped": 1}
+    assert d["summary"] == {
+        "pods": 4,
+        "evicted": 2,
+        "placed": 2,
+        "notPlaced": 0,
+        "lost": 0,
+        "pdbBlocked": 1,
+        "skipped": 1,
+    }
     table = run("drain", "general-b-2", "--cluster", "samples/cluster.yaml")
     assert table.code == 1
     assert "eviction refused by PodDisruptionBudget web: drain cannot finish" in table.out

@@ -13,7 +13,9 @@ from .conftest import ROOT
 CLUSTER = "samples/cluster.yaml"
 FIT = "samples/pods/web-canary.yaml"
 
-POD_HEAD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: x}]\n"
+POD_HEAD = (
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: x}]\n"
+)
 
 
 def errors(err: str) -> list[str]:
@@ -55,19 +57,27 @@ def test_deep_yaml_is_refused_not_a_crash(run, tmp_path, text, where, role):
     (line,) = errors(r.err)
     assert line in (
         f"kwhatif: error: {path}: invalid YAML at {where}: nested too deeply (more than 10000 levels)",
-    ) or re.fullmatch(rf"kwhatif: error: {re.escape(str(path))}: invalid YAML at line \d+ column \d+: exceeded maximum nesting depth", line), line
+    ) or re.fullmatch(
+        rf"kwhatif: error: {re.escape(str(path))}: invalid YAML at line \d+ column \d+: exceeded maximum nesting depth",
+        line,
+    ), line
 
 
 def test_deep_yaml_config_is_refused(run, tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(
         "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nx: "
-        + "[" * 30000 + "]" * 30000 + "\n"
+        + "[" * 30000
+        + "]" * 30000
+        + "\n"
     )
     r = run("schedule", FIT, "--cluster", CLUSTER, "--config", str(path))
     assert r.code == 2, r.err
     assert errors(r.err)[0].endswith(
-        ("invalid YAML at line 3 column 10003: nested too deeply (more than 10000 levels)", "exceeded maximum nesting depth")
+        (
+            "invalid YAML at line 3 column 10003: nested too deeply (more than 10000 levels)",
+            "exceeded maximum nesting depth",
+        )
     ), r.err
     assert len(errors(r.err)) == 1
 
@@ -80,7 +90,9 @@ def test_nesting_below_the_limit_is_read(run, tmp_path):
     assert json.loads(r.out)["results"][0]["status"] == "Scheduled"
 
 
-FLOW_POD = "{apiVersion: v1, kind: Pod, metadata: {name: flow, namespace: shop}, spec: {containers: [{name: c, image: x}]}}\n"
+FLOW_POD = (
+    "{apiVersion: v1, kind: Pod, metadata: {name: flow, namespace: shop}, spec: {containers: [{name: c, image: x}]}}\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -89,8 +101,11 @@ FLOW_POD = "{apiVersion: v1, kind: Pod, metadata: {name: flow, namespace: shop},
         pytest.param(FLOW_POD, id="flow-mapping"),
         pytest.param("[" + FLOW_POD.strip() + "]\n", id="flow-sequence"),
         pytest.param(FLOW_POD + "---\n" + FLOW_POD.replace("flow,", "flow-2,"), id="two-documents"),
-        pytest.param('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "flow", "namespace": "shop"},'
-                     ' "spec": {"containers": [{"name": "c", "image": "x",}]}}\n', id="json-with-a-trailing-comma"),
+        pytest.param(
+            '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "flow", "namespace": "shop"},'
+            ' "spec": {"containers": [{"name": "c", "image": "x",}]}}\n',
+            id="json-with-a-trailing-comma",
+        ),
     ],
 )
 def test_yaml_manifest_starting_with_a_brace_is_read_as_yaml(run, tmp_path, text):
@@ -119,7 +134,9 @@ def test_neither_json_nor_yaml_reports_the_json_error(run, tmp_path):
     path.write_text('{"apiVersion": "v1", "kind": "Pod" "metadata": {}}\n')
     r = run("schedule", str(path), "--cluster", CLUSTER)
     assert r.code == 2
-    assert errors(r.err) == [f"kwhatif: error: {path}: invalid JSON at line 1 column 36: Expecting ',' or '}}' delimiter"]
+    assert errors(r.err) == [
+        f"kwhatif: error: {path}: invalid JSON at line 1 column 36: Expecting ',' or '}}' delimiter"
+    ]
 
 
 def test_config_starting_with_a_brace_is_json_as_upstream_decodes_it(run, tmp_path):
@@ -193,7 +210,9 @@ def test_check_refuses_workloads_of_a_namespace_the_cluster_does_not_have(run, t
         ("Deployment", "refused by NamespaceLifecycle", 2, 0, 'namespaces "ghost" not found'),
     }
     # with the Namespace in the manifests, it is created first
-    m.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ghost}\n---\n" + GHOST_POD + "---\n" + GHOST_DEPLOYMENT)
+    m.write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: ghost}\n---\n" + GHOST_POD + "---\n" + GHOST_DEPLOYMENT
+    )
     r = run("check", str(m), "--cluster", CLUSTER, "-o", "json")
     assert r.code == 0, r.out
     assert {w["verdict"] for w in json.loads(r.out)["workloads"]} == {"fits"}
@@ -222,11 +241,31 @@ def test_a_cluster_state_without_namespaces_only_notes_the_namespaces_it_cannot_
 @pytest.mark.parametrize(
     "text,message",
     [
-        pytest.param("garbage\n", "not a kubeconfig: the file holds a str, not a mapping (apiVersion: v1, kind: Config)", id="scalar"),
-        pytest.param("apiVersion: v1\nkind: Config\nclusters: x\n", "not a kubeconfig: clusters must be a list, not a str", id="clusters-not-a-list"),
-        pytest.param("apiVersion: v1\nkind: Config\ncontexts: [x]\n", "not a kubeconfig: contexts[0] must be a mapping with name and context", id="context-not-a-mapping"),
-        pytest.param("apiVersion: v1\nkind: Config\nusers: [{name: u, user: 1}]\n", "not a kubeconfig: users[0].user must be a mapping", id="user-not-a-mapping"),
-        pytest.param("apiVersion: v1\nkind: [\n", "invalid YAML at line 3 column 1: did not find expected node content", id="bad-yaml"),
+        pytest.param(
+            "garbage\n",
+            "not a kubeconfig: the file holds a str, not a mapping (apiVersion: v1, kind: Config)",
+            id="scalar",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: Config\nclusters: x\n",
+            "not a kubeconfig: clusters must be a list, not a str",
+            id="clusters-not-a-list",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: Config\ncontexts: [x]\n",
+            "not a kubeconfig: contexts[0] must be a mapping with name and context",
+            id="context-not-a-mapping",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: Config\nusers: [{name: u, user: 1}]\n",
+            "not a kubeconfig: users[0].user must be a mapping",
+            id="user-not-a-mapping",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: [\n",
+            "invalid YAML at line 3 column 1: did not find expected node content",
+            id="bad-yaml",
+        ),
         pytest.param(
             "apiVersion: v1\nkind: Config\nclusters: [{name: a, cluster: {server: 1}}]\n"
             "contexts: [{name: c, context: {cluster: a, user: u}}]\ncurrent-context: c\nusers: [{name: u, user: {token: t}}]\n",
@@ -264,7 +303,12 @@ def test_a_nul_byte_is_one_line_with_its_position(run, tmp_path):
 
 def test_github_annotations_name_the_same_lines_for_standard_input(run, tmp_path):
     manifests = tmp_path / "m.yaml"
-    manifests.write_text("# comment\n" + (ROOT / "samples/workloads/ml-batch.yaml").read_text() + "---\n" + GHOST_POD.replace("ghost", "shop"))
+    manifests.write_text(
+        "# comment\n"
+        + (ROOT / "samples/workloads/ml-batch.yaml").read_text()
+        + "---\n"
+        + GHOST_POD.replace("ghost", "shop")
+    )
     from_file = run("check", str(manifests), "--cluster", CLUSTER, "-o", "github")
     from_stdin = run("check", "-", "--cluster", CLUSTER, "-o", "github", stdin=manifests.read_text())
     assert from_file.code == from_stdin.code == 1
@@ -277,16 +321,30 @@ def test_github_annotations_name_the_same_lines_for_standard_input(run, tmp_path
 @pytest.mark.parametrize(
     "spec,metadata,message",
     [
-        pytest.param("containers: [{name: c, image: x}]", "{name: 123, namespace: shop}",
-                     "Pod: metadata.name: expected a string, got int 123", id="name-a-number"),
-        pytest.param("containers: [{name: c, image: x, resources: {requests: {cpu: true}}}]", "{name: p, namespace: shop}",
-                     "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity true: expected a string or a number",
-                     id="quantity-a-boolean"),
-        pytest.param("containers: [{name: c, image: x, resources: {requests: {cpu: null}}}]", "{name: p, namespace: shop}",
-                     "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity null: expected a string or a number",
-                     id="quantity-null"),
-        pytest.param("containers: [null]", "{name: p, namespace: shop}",
-                     "Pod shop/p: spec.containers[0]: expected an object, got null", id="container-null"),
+        pytest.param(
+            "containers: [{name: c, image: x}]",
+            "{name: 123, namespace: shop}",
+            "Pod: metadata.name: expected a string, got int 123",
+            id="name-a-number",
+        ),
+        pytest.param(
+            "containers: [{name: c, image: x, resources: {requests: {cpu: true}}}]",
+            "{name: p, namespace: shop}",
+            "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity true: expected a string or a number",
+            id="quantity-a-boolean",
+        ),
+        pytest.param(
+            "containers: [{name: c, image: x, resources: {requests: {cpu: null}}}]",
+            "{name: p, namespace: shop}",
+            "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity null: expected a string or a number",
+            id="quantity-null",
+        ),
+        pytest.param(
+            "containers: [null]",
+            "{name: p, namespace: shop}",
+            "Pod shop/p: spec.containers[0]: expected an object, got null",
+            id="container-null",
+        ),
     ],
 )
 def test_field_errors_say_what_the_value_is(run, tmp_path, spec, metadata, message):
@@ -299,18 +357,30 @@ def test_field_errors_say_what_the_value_is(run, tmp_path, spec, metadata, messa
 
 def test_a_key_given_twice_in_yaml_is_refused(run, tmp_path):
     pod = tmp_path / "pod.yaml"
-    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nmetadata: {name: q, namespace: shop}\n"
-                   "spec:\n  containers: [{name: c, image: x}]\n")
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nmetadata: {name: q, namespace: shop}\n"
+        "spec:\n  containers: [{name: c, image: x}]\n"
+    )
     r = run("schedule", str(pod), "--cluster", CLUSTER)
     assert r.code == 2
-    assert errors(r.err) == [f'kwhatif: error: {pod}: invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3']
+    assert errors(r.err) == [
+        f'kwhatif: error: {pod}: invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3'
+    ]
 
 
 @pytest.mark.parametrize(
     "size,message",
     [
-        pytest.param("abc", "Error: Invalid value for '--max-input-size': 'abc' is not a size such as 500M or 2G", id="not-a-size"),
-        pytest.param("0", "Error: Invalid value for '--max-input-size': 0 would refuse every input; give a size such as 500M or 2G", id="zero"),
+        pytest.param(
+            "abc",
+            "Error: Invalid value for '--max-input-size': 'abc' is not a size such as 500M or 2G",
+            id="not-a-size",
+        ),
+        pytest.param(
+            "0",
+            "Error: Invalid value for '--max-input-size': 0 would refuse every input; give a size such as 500M or 2G",
+            id="zero",
+        ),
     ],
 )
 def test_max_input_size_errors_name_the_option(run, size, message):
@@ -322,7 +392,9 @@ def test_max_input_size_errors_name_the_option(run, size, message):
 def test_yes_without_apply_is_a_usage_error(run):
     r = run("schedule", FIT, "--cluster", CLUSTER, "--yes")
     assert r.code == 2
-    assert r.err.splitlines()[-1] == "Error: --yes answers the confirmation of --apply: without --apply nothing is bound"
+    assert (
+        r.err.splitlines()[-1] == "Error: --yes answers the confirmation of --apply: without --apply nothing is bound"
+    )
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,9 @@ POD = {
     "apiVersion": "v1",
     "kind": "Pod",
     "metadata": {"name": "tiny", "namespace": "default"},
-    "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "10m", "memory": "8Mi"}}}]},
+    "spec": {
+        "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "10m", "memory": "8Mi"}}}]
+    },
 }
 
 
@@ -33,8 +35,10 @@ def _cluster(nodes: int) -> str:
                 "name": f"node-{i:04d}",
                 "labels": {"kubernetes.io/hostname": f"node-{i:04d}", "topology.kubernetes.io/zone": f"zone-{i % 3}"},
             },
-            "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110000"},
-                       "capacity": {"cpu": "64", "memory": "256Gi", "pods": "110000"}},
+            "status": {
+                "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110000"},
+                "capacity": {"cpu": "64", "memory": "256Gi", "pods": "110000"},
+            },
         }
         for i in range(nodes)
     ]
@@ -90,7 +94,9 @@ def test_keyboard_interrupt_in_a_command_is_one_line_and_130(monkeypatch, capsys
 
     monkeypatch.setattr(cli, "load_cluster_state", interrupted)
     with pytest.raises(SystemExit) as ei:
-        cli.main(["capacity", str(ROOT / "samples/pods/web-canary.yaml"), "--cluster", str(ROOT / "samples/cluster.yaml")])
+        cli.main(
+            ["capacity", str(ROOT / "samples/pods/web-canary.yaml"), "--cluster", str(ROOT / "samples/cluster.yaml")]
+        )
     assert ei.value.code == 130
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", "kwhatif: interrupted\n")

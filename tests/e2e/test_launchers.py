@@ -13,11 +13,19 @@ from tests.e2e.conftest import ROOT, kwhatif_command
 
 CLUSTER = "samples/cluster.yaml"
 COMMANDS = [
-    pytest.param(("schedule", "samples/pods/web-canary.yaml", "samples/pods/gpu-inference.yaml", "--cluster", CLUSTER),
-                 1, "FITS shop/web-canary -> general-c-2 (score 691)", id="schedule"),
+    pytest.param(
+        ("schedule", "samples/pods/web-canary.yaml", "samples/pods/gpu-inference.yaml", "--cluster", CLUSTER),
+        1,
+        "FITS shop/web-canary -> general-c-2 (score 691)",
+        id="schedule",
+    ),
     pytest.param(("check", "samples/workloads/release.yaml", "--cluster", CLUSTER), 0, "4/4 workloads fit", id="check"),
-    pytest.param(("capacity", "samples/pods/web-canary.yaml", "--cluster", CLUSTER, "--max", "3", "-o", "json"), 0,
-                 '"kind": "CapacityReport"', id="capacity"),
+    pytest.param(
+        ("capacity", "samples/pods/web-canary.yaml", "--cluster", CLUSTER, "--max", "3", "-o", "json"),
+        0,
+        '"kind": "CapacityReport"',
+        id="capacity",
+    ),
     pytest.param(("schedule", "samples/pods/missing.yaml", "--cluster", CLUSTER), 2, "", id="bad-input"),
 ]
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from tests.e2e.fake_apiserver import FakeAPIServer
+
+from builders import make_node, make_pod
 
 # What admission adds to every pod of a real cluster (DefaultTolerationSeconds, ServiceAccount).
 ADMITTED_TOLERATIONS = [
@@ -20,7 +21,9 @@ ADMITTED_TOLERATIONS = [
 SA_VOLUME = {"name": "kube-api-access-7xk2p", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}}
 
 
-def live_pod(name: str, uid: str, cpu: str, *, ns: str = "default", created: str = "2024-05-01T10:00:00Z", **labels: str) -> dict:
+def live_pod(
+    name: str, uid: str, cpu: str, *, ns: str = "default", created: str = "2024-05-01T10:00:00Z", **labels: str
+) -> dict:
     """A pending pod as the API server lists it: uid, resourceVersion, status, admission's additions."""
     d = make_pod().name(name).namespace(ns).uid(uid).req(cpu=cpu).labels(**labels).created(created).dict()
     d["metadata"]["resourceVersion"] = "42"
@@ -28,7 +31,10 @@ def live_pod(name: str, uid: str, cpu: str, *, ns: str = "default", created: str
     d["spec"]["tolerations"] = list(ADMITTED_TOLERATIONS)
     d["spec"]["volumes"] = [SA_VOLUME]
     d["spec"]["schedulerName"] = d["spec"].get("schedulerName", "default-scheduler")
-    d["status"] = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]}
+    d["status"] = {
+        "phase": "Pending",
+        "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}],
+    }
     return d
 
 
@@ -67,13 +73,17 @@ def pod_file(tmp_path, name: str, cpu: str, **extra: Any) -> str:
 
 
 def results(out: str) -> dict[str, dict]:
-    return {f'{x["pod"]["namespace"]}/{x["pod"]["name"]}': x for x in json.loads(out)["results"]}
+    return {f"{x['pod']['namespace']}/{x['pod']['name']}": x for x in json.loads(out)["results"]}
 
 
 def binding(name: str, uid: str, node: str, ns: str = "default") -> dict:
     """The v1 Binding DefaultBinder posts (pkg/scheduler/framework/plugins/defaultbinder)."""
-    return {"apiVersion": "v1", "kind": "Binding", "metadata": {"namespace": ns, "name": name, "uid": uid},
-            "target": {"kind": "Node", "name": node}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"namespace": ns, "name": name, "uid": uid},
+        "target": {"kind": "Node", "name": node},
+    }
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -92,7 +102,16 @@ def test_live_cluster_is_read_over_https_with_paging(api, run, tmp_path):
 
 
 def test_context_flag(api, run, tmp_path):
-    r = run("schedule", pod_file(tmp_path, "new", "1"), "--kubeconfig", api.kubeconfig_path, "--context", "test", "-o", "json")
+    r = run(
+        "schedule",
+        pod_file(tmp_path, "new", "1"),
+        "--kubeconfig",
+        api.kubeconfig_path,
+        "--context",
+        "test",
+        "-o",
+        "json",
+    )
     assert r.code == 0, r.err
     r = run("schedule", pod_file(tmp_path, "new", "1"), "--kubeconfig", api.kubeconfig_path, "--context", "nope")
     assert r.code == 3
@@ -103,9 +122,11 @@ def test_optional_lists_that_fail_are_noted(api, run, tmp_path):
     api.forbidden.add("/apis/policy/v1/poddisruptionbudgets")
     r = run("schedule", pod_file(tmp_path, "new", "1"), "--kubeconfig", api.kubeconfig_path, "-o", "json")
     assert r.code == 0
-    assert ('kwhatif: note: could not list /apis/policy/v1/poddisruptionbudgets (403: poddisruptionbudgets.policy is '
-            'forbidden: User "system:serviceaccount:ci:kwhatif" cannot list resource "poddisruptionbudgets" in API group '
-            '"policy" at the cluster scope); continuing without it') in r.err
+    assert (
+        "kwhatif: note: could not list /apis/policy/v1/poddisruptionbudgets (403: poddisruptionbudgets.policy is "
+        'forbidden: User "system:serviceaccount:ci:kwhatif" cannot list resource "poddisruptionbudgets" in API group '
+        '"policy" at the cluster scope); continuing without it'
+    ) in r.err
 
 
 def test_required_list_failure_is_exit_3(api, run, tmp_path):
@@ -120,7 +141,10 @@ def test_bad_token_is_exit_3_without_traceback(api, run, tmp_path):
     for args in (("schedule", "--pending"), ("snapshot", "-o", str(tmp_path / "snap.json"))):
         r = run(*args, "--kubeconfig", kc)
         assert r.code == 3, r.err
-        assert r.err == f"kwhatif: error: GET {api.url}/api/v1/nodes: 401 Unauthorized (the kubeconfig's credentials were refused)\n"
+        assert (
+            r.err
+            == f"kwhatif: error: GET {api.url}/api/v1/nodes: 401 Unauthorized (the kubeconfig's credentials were refused)\n"
+        )
     assert not (tmp_path / "snap.json").exists()
     assert api.posts() == []
 
@@ -154,8 +178,15 @@ def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothin
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     # creation time orders pods of equal priority; batch-1 belongs to another scheduler
-    assert [f'{x["pod"]["namespace"]}/{x["pod"]["name"]}' for x in doc["results"]] == ["team-a/api", "default/web", "default/trainer"]
-    assert "pending pods of other schedulers are left to them (1 batch-scheduler); --scheduler-name NAME takes them" in r.err
+    assert [f"{x['pod']['namespace']}/{x['pod']['name']}" for x in doc["results"]] == [
+        "team-a/api",
+        "default/web",
+        "default/trainer",
+    ]
+    assert (
+        "pending pods of other schedulers are left to them (1 batch-scheduler); --scheduler-name NAME takes them"
+        in r.err
+    )
     for x in doc["results"]:
         assert x["binding"]["outcome"] == "recorded" and x["binding"]["applied"] is False
     web = results(r.out)["default/web"]
@@ -176,7 +207,7 @@ def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothin
 def test_pending_is_narrowed_as_kubectl_narrows(api, run, args, expected):
     r = run("schedule", "--pending", *args, "--kubeconfig", api.kubeconfig_path, "-o", "json")
     assert r.code == 0, r.err
-    assert [f'{x["pod"]["namespace"]}/{x["pod"]["name"]}' for x in json.loads(r.out)["results"]] == expected
+    assert [f"{x['pod']['namespace']}/{x['pod']['name']}" for x in json.loads(r.out)["results"]] == expected
 
 
 def test_scheduler_name_without_a_profile_uses_the_first_profile(api, run):
@@ -199,7 +230,7 @@ def test_scheduler_name_without_a_profile_uses_the_first_profile(api, run):
 def test_pods_named_on_the_command_line(api, run, args, expected):
     r = run("schedule", *args, "--kubeconfig", api.kubeconfig_path, "-o", "json")
     assert r.code == 0, r.err
-    assert [f'{x["pod"]["namespace"]}/{x["pod"]["name"]}' for x in json.loads(r.out)["results"]] == expected
+    assert [f"{x['pod']['namespace']}/{x['pod']['name']}" for x in json.loads(r.out)["results"]] == expected
 
 
 def test_context_namespace_is_the_default_namespace(api, run, tmp_path):
@@ -212,11 +243,27 @@ def test_context_namespace_is_the_default_namespace(api, run, tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        pytest.param(["pod/nope"], 'kwhatif: error: pod/nope: pods "nope" not found in namespace "default"', id="not-found"),
-        pytest.param(["default/existing"], "kwhatif: error: default/existing: pod default/existing is already bound to node n2", id="bound"),
-        pytest.param(["pod/web", "-l", "app=web"], "-l/--selector cannot be combined with pod/NAME arguments", id="selector-and-name"),
-        pytest.param(["--pending", "-l", "app in web"], "-l/--selector 'app in web': unable to parse requirement: found 'web' expected: '('", id="bad-selector"),
-        pytest.param(["--scheduler-name", "x"], "--scheduler-name selects pending pods: add --pending", id="scheduler-name-alone"),
+        pytest.param(
+            ["pod/nope"], 'kwhatif: error: pod/nope: pods "nope" not found in namespace "default"', id="not-found"
+        ),
+        pytest.param(
+            ["default/existing"],
+            "kwhatif: error: default/existing: pod default/existing is already bound to node n2",
+            id="bound",
+        ),
+        pytest.param(
+            ["pod/web", "-l", "app=web"],
+            "-l/--selector cannot be combined with pod/NAME arguments",
+            id="selector-and-name",
+        ),
+        pytest.param(
+            ["--pending", "-l", "app in web"],
+            "-l/--selector 'app in web': unable to parse requirement: found 'web' expected: '('",
+            id="bad-selector",
+        ),
+        pytest.param(
+            ["--scheduler-name", "x"], "--scheduler-name selects pending pods: add --pending", id="scheduler-name-alone"
+        ),
         pytest.param([], "nothing to schedule", id="nothing"),
         pytest.param(["--pending", "-n", "Bad_NS"], "-n/--namespace 'Bad_NS'", id="bad-namespace"),
     ],
@@ -229,14 +276,18 @@ def test_bad_selections_are_exit_2(api, run, args, message):
 
 
 def test_namespace_flag_applies_to_manifests_as_kubectl(api, run, tmp_path):
-    r = run("schedule", pod_file(tmp_path, "fresh", "1"), "-n", "team-a", "--kubeconfig", api.kubeconfig_path, "-o", "json")
+    r = run(
+        "schedule", pod_file(tmp_path, "fresh", "1"), "-n", "team-a", "--kubeconfig", api.kubeconfig_path, "-o", "json"
+    )
     assert r.code == 0, r.err
     assert list(results(r.out)) == ["team-a/fresh"]
     other = pod_file(tmp_path, "elsewhere", "1", namespace="prod")
     r = run("schedule", other, "-n", "team-a", "--kubeconfig", api.kubeconfig_path)
     assert r.code == 2
-    assert ("the namespace from the provided object \"prod\" does not match the namespace \"team-a\". "
-            "You must pass '--namespace=prod' to perform this operation.") in r.err
+    assert (
+        'the namespace from the provided object "prod" does not match the namespace "team-a". '
+        "You must pass '--namespace=prod' to perform this operation."
+    ) in r.err
 
 
 def test_manifest_of_a_pending_pod_is_the_cluster_pod(api, run, tmp_path):
@@ -271,15 +322,25 @@ def test_apply_binds_the_pending_pods_with_their_live_uids(api, run):
         assert (b["outcome"], b["applied"], b["code"], b["reason"]) == ("bound", True, 201, "Created")
     # each pod was read again just before its binding
     gets = [p for m, p in api.requests if m == "GET" and "/namespaces/" in p]
-    assert gets == ["/api/v1/namespaces/team-a/pods/api", "/api/v1/namespaces/default/pods/web",
-                    "/api/v1/namespaces/default/pods/trainer"]
+    assert gets == [
+        "/api/v1/namespaces/team-a/pods/api",
+        "/api/v1/namespaces/default/pods/web",
+        "/api/v1/namespaces/default/pods/trainer",
+    ]
     assert api.pod("default", "batch-1")["spec"].get("nodeName") is None  # another scheduler's pod
 
 
 def test_apply_of_manifests_uses_the_live_uid_and_creates_new_pods_bound(api, run, tmp_path):
     # The reported bug: manifests of pending pods were bound with a uid kwhatif made up (409).
-    r = run("schedule", pod_file(tmp_path, "web", "1"), pod_file(tmp_path, "fresh", "1"),
-            "--kubeconfig", api.kubeconfig_path, "--apply", "--yes")
+    r = run(
+        "schedule",
+        pod_file(tmp_path, "web", "1"),
+        pod_file(tmp_path, "fresh", "1"),
+        "--kubeconfig",
+        api.kubeconfig_path,
+        "--apply",
+        "--yes",
+    )
     assert r.code == 0, r.err
     assert [b["metadata"]["uid"] for b in api.bindings] == ["u-web"]
     assert [c["metadata"]["name"] for c in api.created] == ["fresh"]
@@ -305,20 +366,33 @@ def test_apply_creates_generated_names_on_the_server(api, run, tmp_path):
 
 
 def test_a_refused_binding_is_reported_once_and_not_retried(api, run):
-    api.fail_bindings["default/web"] = (409, "Conflict", 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n9"')
-    r = run("schedule", "--pending", "-n", "default", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
+    api.fail_bindings["default/web"] = (
+        409,
+        "Conflict",
+        'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n9"',
+    )
+    r = run(
+        "schedule", "--pending", "-n", "default", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json"
+    )
     assert r.code == 4, r.err  # trainer bound, web refused
     assert api.posts("/web/binding") == ["/api/v1/namespaces/default/pods/web/binding"]
     doc = json.loads(r.out)
     web = [x for x in doc["results"] if x["pod"]["name"] == "web"]
     assert len(web) == 1 and web[0]["attempt"] == 1 and web[0]["status"] == "Error"
     assert web[0]["binding"] == {
-        "node": "n1", "recorded": True, "applied": False, "outcome": "failed", "object": binding("web", "u-web", "n1"),
-        "code": 409, "reason": "Conflict",
+        "node": "n1",
+        "recorded": True,
+        "applied": False,
+        "outcome": "failed",
+        "object": binding("web", "u-web", "n1"),
+        "code": 409,
+        "reason": "Conflict",
         "message": 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n9"',
     }
-    assert web[0]["message"] == ('running Bind plugin "DefaultBinder": binding to n1 failed: 409 Conflict: Operation cannot be fulfilled on pods/binding "web": '
-                                 'pod web is already assigned to node "n9"')
+    assert web[0]["message"] == (
+        'running Bind plugin "DefaultBinder": binding to n1 failed: 409 Conflict: Operation cannot be fulfilled on pods/binding "web": '
+        'pod web is already assigned to node "n9"'
+    )
     assert r.err.count("kwhatif: error: default/web: binding to n1 failed: 409 Conflict") == 1
     assert [b["metadata"]["name"] for b in api.bindings] == ["trainer"]
 
@@ -327,25 +401,40 @@ def test_the_api_servers_own_uid_precondition_and_conflicts(api, run, tmp_path):
     # The rules the fake enforces, with the API server's messages (pkg/registry/core/pod/storage).
     assert api.bind("default", "web", binding("web", "wrong-uid", "n1"))[1]["message"] == (
         'Operation cannot be fulfilled on pods "web": StorageError: invalid object, Code: 4, Key: /registry/pods/default/web, '
-        "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: wrong-uid, UID in object meta: u-web")
+        "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: wrong-uid, UID in object meta: u-web"
+    )
     assert api.bind("default", "web", binding("web", "u-web", "n1"))[0] == 201
     code, st = api.bind("default", "web", binding("web", "u-web", "n2"))
     assert (code, st["reason"], st["message"]) == (
-        409, "Conflict", 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n1"')
+        409,
+        "Conflict",
+        'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n1"',
+    )
     assert api.bind("default", "gone", binding("gone", "u", "n1"))[1]["message"] == 'pods "gone" not found'
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        pytest.param(lambda s: s.pod("default", "web")["spec"].update(nodeName="n2"),
-                     "the pod is already bound to node n2 (bound by someone else after kwhatif read the cluster)", id="bound-meanwhile"),
-        pytest.param(lambda s: s.remove("default", "web"), "the pod was deleted after kwhatif read the cluster", id="deleted"),
-        pytest.param(lambda s: s.pod("default", "web")["metadata"].update(uid="u-web-2"),
-                     "the pod was deleted and re-created after kwhatif read the cluster (uid u-web is now u-web-2); "
-                     "the new pod was not scheduled by this run", id="recreated"),
-        pytest.param(lambda s: s.pod("default", "web")["metadata"].update(deletionTimestamp="2024-05-01T11:00:00Z"),
-                     "the pod is being deleted", id="deleting"),
+        pytest.param(
+            lambda s: s.pod("default", "web")["spec"].update(nodeName="n2"),
+            "the pod is already bound to node n2 (bound by someone else after kwhatif read the cluster)",
+            id="bound-meanwhile",
+        ),
+        pytest.param(
+            lambda s: s.remove("default", "web"), "the pod was deleted after kwhatif read the cluster", id="deleted"
+        ),
+        pytest.param(
+            lambda s: s.pod("default", "web")["metadata"].update(uid="u-web-2"),
+            "the pod was deleted and re-created after kwhatif read the cluster (uid u-web is now u-web-2); "
+            "the new pod was not scheduled by this run",
+            id="recreated",
+        ),
+        pytest.param(
+            lambda s: s.pod("default", "web")["metadata"].update(deletionTimestamp="2024-05-01T11:00:00Z"),
+            "the pod is being deleted",
+            id="deleting",
+        ),
     ],
 )
 def test_pods_changed_since_the_read_are_skipped(api, run, change, message):
@@ -363,7 +452,12 @@ def test_pods_changed_since_the_read_are_skipped(api, run, change, message):
 @pytest.mark.parametrize(
     "code, reason, message",
     [
-        pytest.param(403, "Forbidden", 'pods "web" is forbidden: User "ci" cannot create resource "pods/binding" in API group "" in the namespace "default"', id="403"),
+        pytest.param(
+            403,
+            "Forbidden",
+            'pods "web" is forbidden: User "ci" cannot create resource "pods/binding" in API group "" in the namespace "default"',
+            id="403",
+        ),
         pytest.param(422, "Invalid", 'Binding.core "web" is invalid: target.name: Required value', id="422"),
         pytest.param(500, "InternalError", "Internal error occurred: etcdserver: request timed out", id="500"),
         pytest.param(503, "ServiceUnavailable", "the server is currently unable to handle the request", id="503"),
@@ -382,7 +476,16 @@ def test_every_refused_binding_is_reported_with_the_api_status(api, run, code, r
 def test_a_creation_refused_by_admission_is_reported(api, run, tmp_path):
     quota = 'pods "fresh" is forbidden: exceeded quota: compute, requested: requests.cpu=1, used: requests.cpu=4, limited: requests.cpu=4'
     api.fail_creates["default/fresh"] = (403, "Forbidden", quota)
-    r = run("schedule", pod_file(tmp_path, "fresh", "1"), "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
+    r = run(
+        "schedule",
+        pod_file(tmp_path, "fresh", "1"),
+        "--kubeconfig",
+        api.kubeconfig_path,
+        "--apply",
+        "--yes",
+        "-o",
+        "json",
+    )
     assert r.code == 3, r.err
     b = results(r.out)["default/fresh"]["binding"]
     assert (b["outcome"], b["code"], b["reason"], b["message"]) == ("failed", 403, "Forbidden", quota)
@@ -463,8 +566,13 @@ def test_snapshot_shows_progress_on_a_terminal(api, tmp_path):
     from tests.e2e.conftest import ROOT, kwhatif_command
 
     master, slave = pty.openpty()
-    p = subprocess.run([kwhatif_command(), "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
-                       stdout=subprocess.PIPE, stderr=slave, cwd=str(ROOT), timeout=120)
+    p = subprocess.run(
+        [kwhatif_command(), "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        cwd=str(ROOT),
+        timeout=120,
+    )
     os.close(slave)
     err = b""
     while True:

@@ -47,7 +47,10 @@ def test_node_affinity_value_the_scheduler_cannot_parse(run):
         "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
     )
     (res,) = [r for r in d["results"] if r["pod"]["name"].startswith("selenium-hub-required-")]
-    assert f"the scheduler cannot parse this required node affinity term, so it never matches: nodeSelectorTerms{INVALID_LABEL_VALUE_ERROR}" in res["hints"]
+    assert (
+        f"the scheduler cannot parse this required node affinity term, so it never matches: nodeSelectorTerms{INVALID_LABEL_VALUE_ERROR}"
+        in res["hints"]
+    )
     preferred = rows["selenium-hub-preferred"]
     assert preferred["message"] == f'running PreScore plugin "NodeAffinity": {INVALID_LABEL_VALUE_ERROR}'
     (res,) = [r for r in d["results"] if r["pod"]["name"].startswith("selenium-hub-preferred-")]
@@ -103,17 +106,31 @@ def test_limit_range_refuses_a_pod_as_the_docs_show(run):
     # "Configure Minimum and Maximum CPU Constraints for a Namespace": the API server refuses it
     docs = f"{RW}/k8s-docs"
     code, d, err = check_json(
-        run, f"{docs}/cpu-constraints.yaml", f"{docs}/cpu-constraints-pod-2.yaml", "--cluster", EKS, "-n", "constraints-cpu-example"
+        run,
+        f"{docs}/cpu-constraints.yaml",
+        f"{docs}/cpu-constraints-pod-2.yaml",
+        "--cluster",
+        EKS,
+        "-n",
+        "constraints-cpu-example",
     )
     assert code == 1, err
     (w,) = d["workloads"]
-    assert (w["verdict"], w["desired"], w["placed"], w["notPlaced"], w["refused"]) == ("refused by LimitRange", 1, 0, 1, 1)
+    assert (w["verdict"], w["desired"], w["placed"], w["notPlaced"], w["refused"]) == (
+        "refused by LimitRange",
+        1,
+        0,
+        1,
+        1,
+    )
     assert w["message"] == (
         'pods "constraints-cpu-demo-2" is forbidden: maximum cpu usage per Container is 800m, but limit is 1500m'
     )
     assert d["results"] == []
     # schedule: the pod cannot be created at all
-    r = run("schedule", f"{docs}/cpu-constraints-pod-2.yaml", "--cluster", EKS, "--cluster", f"{docs}/cpu-constraints.yaml")
+    r = run(
+        "schedule", f"{docs}/cpu-constraints-pod-2.yaml", "--cluster", EKS, "--cluster", f"{docs}/cpu-constraints.yaml"
+    )
     assert r.code == 2
     assert r.err.strip().endswith(
         'pods "constraints-cpu-demo-2" is forbidden: maximum cpu usage per Container is 800m, but limit is 1500m'
@@ -123,14 +140,37 @@ def test_limit_range_refuses_a_pod_as_the_docs_show(run):
 def test_resource_quota_refuses_pods_beyond_it(run):
     # "Configure a Pod Quota for a Namespace": pods: 2, and a Deployment of 3 replicas
     docs = f"{RW}/k8s-docs"
-    r = run("check", f"{docs}/quota-pod.yaml", f"{docs}/quota-pod-deployment.yaml", "--cluster", EKS, "-n", "quota-pod-example")
+    r = run(
+        "check",
+        f"{docs}/quota-pod.yaml",
+        f"{docs}/quota-pod-deployment.yaml",
+        "--cluster",
+        EKS,
+        "-n",
+        "quota-pod-example",
+    )
     assert r.code == 1, r.err
     lines = r.out.splitlines()
     assert lines[1].split() == [
-        "Deployment", "quota-pod-example/pod-quota-demo", "3", "2", "1", "refused", "by", "quota", "exceeded", "quota:",
-        "pod-demo,", "requested:", "pods=1,", "used:", "pods=2,", "limited:", "pods=2",
+        "Deployment",
+        "quota-pod-example/pod-quota-demo",
+        "3",
+        "2",
+        "1",
+        "refused",
+        "by",
+        "quota",
+        "exceeded",
+        "quota:",
+        "pod-demo,",
+        "requested:",
+        "pods=1,",
+        "used:",
+        "pods=2,",
+        "limited:",
+        "pods=2",
     ]
-    assert "  pods \"pod-quota-demo-" in r.out
+    assert '  pods "pod-quota-demo-' in r.out
     assert '-" is forbidden: exceeded quota: pod-demo, requested: pods=1, used: pods=2, limited: pods=2' in r.out
 
 
@@ -159,7 +199,12 @@ def test_pv_controller_binds_a_claim_to_the_volume_it_names(run):
 def test_pv_controller_provisions_an_immediate_claim(run):
     pv = f"{RW}/k8s-docs-pv"
     code, d, err = check_json(
-        run, f"{RW}/csi-driver-nfs/storageclass.yaml", f"{RW}/derived/pv-claim-nfs.yaml", f"{pv}/pv-pod.yaml", "--cluster", EKS
+        run,
+        f"{RW}/csi-driver-nfs/storageclass.yaml",
+        f"{RW}/derived/pv-claim-nfs.yaml",
+        f"{pv}/pv-pod.yaml",
+        "--cluster",
+        EKS,
     )
     assert code == 0, err
     assert d["workloads"][0]["notes"] == [
@@ -194,13 +239,23 @@ def test_hpa_min_replicas_and_hpa_max(run):
     code, d, err = check_json(run, *args, "--hpa-max")
     (w,) = d["workloads"]
     assert w["desired"] == 15
-    assert w["notes"][0] == "HorizontalPodAutoscaler frontend-hpa (minReplicas 3, maxReplicas 15): checked at maxReplicas 15 (--hpa-max)"
+    assert (
+        w["notes"][0]
+        == "HorizontalPodAutoscaler frontend-hpa (minReplicas 3, maxReplicas 15): checked at maxReplicas 15 (--hpa-max)"
+    )
 
 
 def test_manifests_without_workloads_pass_with_a_note(run):
     app = f"{RW}/eks-ecommerce-app"
-    r = run("check", f"{app}/autoscaling_pod-disruption-budgets.yaml", f"{app}/security_network-policies.yaml", "--cluster", EKS,
-            "--scheduler-version", "1.31")
+    r = run(
+        "check",
+        f"{app}/autoscaling_pod-disruption-budgets.yaml",
+        f"{app}/security_network-policies.yaml",
+        "--cluster",
+        EKS,
+        "--scheduler-version",
+        "1.31",
+    )
     assert r.code == 0, r.err
     assert r.out == (
         "note: nothing to check: the manifests hold no workloads or pods (they hold 9 NetworkPolicy, 5 PodDisruptionBudget)\n\n"
@@ -253,17 +308,25 @@ def test_dump_without_storage_classes_says_so(run):
 
 def test_custom_resources_are_listed_as_not_checked(run):
     kp = f"{RW}/kube-prometheus"
-    files = (f"{kp}/alertmanager-alertmanager.yaml", f"{kp}/prometheus-prometheus.yaml", f"{kp}/blackboxExporter-deployment.yaml")
+    files = (
+        f"{kp}/alertmanager-alertmanager.yaml",
+        f"{kp}/prometheus-prometheus.yaml",
+        f"{kp}/blackboxExporter-deployment.yaml",
+    )
     code, d, err = check_json(run, *files, "--cluster", EKS)
     assert code == 0, err
     rows = [(w["kind"], w["name"], w["desired"], w["verdict"]) for w in d["workloads"]]
     assert rows == [
-        ("Deployment", "blackbox-exporter", 1, "fits"), ("Alertmanager", "main", 3, "not checked"),
+        ("Deployment", "blackbox-exporter", 1, "fits"),
+        ("Alertmanager", "main", 3, "not checked"),
         ("Prometheus", "k8s", 2, "not checked"),
     ]
     assert d["summary"]["warnings"] == 2
     r = run("check", *files, "--cluster", EKS)
-    assert r.out.splitlines()[-1] == "1/1 workloads fit, 2 not checked (profile default-scheduler, 2 nodes, kube-scheduler 1.35.7 assumed)"
+    assert (
+        r.out.splitlines()[-1]
+        == "1/1 workloads fit, 2 not checked (profile default-scheduler, 2 nodes, kube-scheduler 1.35.7 assumed)"
+    )
     r = run("check", *files, "--cluster", EKS, "--strict", "-o", "github")
     assert r.code == 1
     assert r.out.splitlines()[0].startswith(
@@ -293,7 +356,8 @@ def test_namespace_flag_as_kubectl_apply(run):
     code, d, err = check_json(run, argo, "--cluster", EKS, "-n", "argocd")
     assert code == 0, err
     assert [(w["namespace"], w["name"]) for w in d["workloads"]] == [
-        ("argocd", "argocd-redis"), ("argocd", "argocd-application-controller"),
+        ("argocd", "argocd-redis"),
+        ("argocd", "argocd-application-controller"),
     ]
     code, d, err = check_json(run, argo, "--cluster", EKS)
     assert [w["namespace"] for w in d["workloads"]] == ["default", "default"]
@@ -301,7 +365,7 @@ def test_namespace_flag_as_kubectl_apply(run):
     assert r.code == 2
     assert r.err.strip() == (
         f"kwhatif: error: {RW}/kube-prometheus/blackboxExporter-deployment.yaml:1: Deployment monitoring/blackbox-exporter: "
-        "the namespace from the provided object \"monitoring\" does not match the namespace \"argocd\". You must pass "
+        'the namespace from the provided object "monitoring" does not match the namespace "argocd". You must pass '
         "'--namespace=monitoring' to perform this operation."
     )
 
@@ -333,8 +397,9 @@ def test_live_cluster_limit_ranges_quotas_and_hpas_are_read(run, tmp_path):
     # a live cluster's LimitRanges, ResourceQuotas and HPAs are listed like the other objects
     import yaml
 
-    from builders import make_node
     from tests.e2e.fake_apiserver import FakeAPIServer
+
+    from builders import make_node
 
     docs = f"{RW}/k8s-docs"
 
@@ -350,11 +415,29 @@ def test_live_cluster_limit_ranges_quotas_and_hpas_are_read(run, tmp_path):
     ]
     with FakeAPIServer(objects) as api:
         kubeconfig = api.kubeconfig(str(tmp_path / "kubeconfig"))
-        r = run("check", f"{docs}/quota-pod-deployment.yaml", "-n", "quota-pod-example", "--kubeconfig", kubeconfig, "-o", "json")
+        r = run(
+            "check",
+            f"{docs}/quota-pod-deployment.yaml",
+            "-n",
+            "quota-pod-example",
+            "--kubeconfig",
+            kubeconfig,
+            "-o",
+            "json",
+        )
         assert r.code == 1, r.err
         (w,) = json.loads(r.out)["workloads"]
         assert (w["placed"], w["refused"], w["verdict"]) == (2, 1, "refused by quota")
-        r = run("check", f"{docs}/cpu-constraints-pod-2.yaml", "-n", "constraints-cpu-example", "--kubeconfig", kubeconfig, "-o", "json")
+        r = run(
+            "check",
+            f"{docs}/cpu-constraints-pod-2.yaml",
+            "-n",
+            "constraints-cpu-example",
+            "--kubeconfig",
+            kubeconfig,
+            "-o",
+            "json",
+        )
         (w,) = json.loads(r.out)["workloads"]
         assert w["verdict"] == "refused by LimitRange"
         assert ("GET", "/apis/autoscaling/v2/horizontalpodautoscalers") in api.requests

@@ -80,12 +80,16 @@ def test_skipped_kinds_note_on_stderr(run):
 
 def test_bad_pod_exit_2_one_line(run, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n    image: i\n    resources: {requests: {cpu: 1x}}\n")
+    bad.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n  - name: c\n    image: i\n    resources: {requests: {cpu: 1x}}\n"
+    )
     r = run("schedule", str(bad), "--cluster", CLUSTER)
     assert r.code == 2
     assert r.out == ""
     lines = [line for line in r.err.splitlines() if not line.startswith("kwhatif: note:")]
-    assert lines == [f"kwhatif: error: {bad}: Pod default/x: spec.containers[0].resources.requests[cpu]: invalid quantity '1x'"]
+    assert lines == [
+        f"kwhatif: error: {bad}: Pod default/x: spec.containers[0].resources.requests[cpu]: invalid quantity '1x'"
+    ]
     assert "Traceback" not in r.err
 
 

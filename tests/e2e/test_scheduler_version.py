@@ -10,9 +10,10 @@ import jsonschema
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from tests.e2e.conftest import SAMPLES
 from tests.e2e.fake_apiserver import FakeAPIServer
+
+from builders import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text())
@@ -34,10 +35,15 @@ def _tainted_cluster(tmp_path: Path, image: str | None = None, kubelet: str = ""
                     "name": "kube-scheduler-n1",
                     "namespace": "kube-system",
                     "annotations": {"kubernetes.io/config.mirror": "x"},
-                    "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "u", "controller": True}],
+                    "ownerReferences": [
+                        {"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "u", "controller": True}
+                    ],
                 },
-                "spec": {"nodeName": "n1", "containers": [{"name": "kube-scheduler", "image": image}],
-                         "tolerations": [{"operator": "Exists"}]},
+                "spec": {
+                    "nodeName": "n1",
+                    "containers": [{"name": "kube-scheduler", "image": image}],
+                    "tolerations": [{"operator": "Exists"}],
+                },
                 "status": {"phase": "Running"},
             }
         )
@@ -55,11 +61,38 @@ def _pod(tmp_path: Path) -> str:
 @pytest.mark.parametrize(
     "args,image,version,source,reason",
     [
-        pytest.param(["--scheduler-version", "1.34.1"], None, "1.34.1", "flag", "node(s) had untolerated taint {a: 1}", id="flag-exact"),
-        pytest.param(["--scheduler-version", "v1.34"], None, "1.34.10", "flag", "node(s) had untolerated taint(s)", id="flag-minor"),
-        pytest.param([], "registry.k8s.io/kube-scheduler:v1.31.4", "1.31.4", "dump", "node(s) had untolerated taint {a: 1}", id="dump-image"),
-        pytest.param(["--scheduler-version", "1.35"], "registry.k8s.io/kube-scheduler:v1.31.4", "1.35.7", "flag",
-                     "node(s) had untolerated taint(s)", id="flag-beats-dump"),
+        pytest.param(
+            ["--scheduler-version", "1.34.1"],
+            None,
+            "1.34.1",
+            "flag",
+            "node(s) had untolerated taint {a: 1}",
+            id="flag-exact",
+        ),
+        pytest.param(
+            ["--scheduler-version", "v1.34"],
+            None,
+            "1.34.10",
+            "flag",
+            "node(s) had untolerated taint(s)",
+            id="flag-minor",
+        ),
+        pytest.param(
+            [],
+            "registry.k8s.io/kube-scheduler:v1.31.4",
+            "1.31.4",
+            "dump",
+            "node(s) had untolerated taint {a: 1}",
+            id="dump-image",
+        ),
+        pytest.param(
+            ["--scheduler-version", "1.35"],
+            "registry.k8s.io/kube-scheduler:v1.31.4",
+            "1.35.7",
+            "flag",
+            "node(s) had untolerated taint(s)",
+            id="flag-beats-dump",
+        ),
         pytest.param([], None, "1.35.7", "default", "node(s) had untolerated taint(s)", id="default"),
     ],
 )
@@ -107,14 +140,38 @@ def test_bad_flag_is_exit_2(run, tmp_path, value):
 
 
 def test_kubelet_skew_notes(run, tmp_path):
-    newer = run("schedule", _pod(tmp_path), "--cluster", _tainted_cluster(tmp_path, kubelet="v1.35.1"), "-o", "json",
-                "--scheduler-version", "1.34")
+    newer = run(
+        "schedule",
+        _pod(tmp_path),
+        "--cluster",
+        _tainted_cluster(tmp_path, kubelet="v1.35.1"),
+        "-o",
+        "json",
+        "--scheduler-version",
+        "1.34",
+    )
     assert any("2 node(s) run a kubelet newer than kube-scheduler 1.34.10" in n for n in json.loads(newer.out)["notes"])
-    older = run("schedule", _pod(tmp_path), "--cluster", _tainted_cluster(tmp_path, kubelet="v1.30.2"), "-o", "json",
-                "--scheduler-version", "1.34")
+    older = run(
+        "schedule",
+        _pod(tmp_path),
+        "--cluster",
+        _tainted_cluster(tmp_path, kubelet="v1.30.2"),
+        "-o",
+        "json",
+        "--scheduler-version",
+        "1.34",
+    )
     assert any("more than 3 minor releases older" in n for n in json.loads(older.out)["notes"])
-    within = run("schedule", _pod(tmp_path), "--cluster", _tainted_cluster(tmp_path, kubelet="v1.31.0"), "-o", "json",
-                 "--scheduler-version", "1.34")
+    within = run(
+        "schedule",
+        _pod(tmp_path),
+        "--cluster",
+        _tainted_cluster(tmp_path, kubelet="v1.31.0"),
+        "-o",
+        "json",
+        "--scheduler-version",
+        "1.34",
+    )
     assert not any("kubelet" in n for n in json.loads(within.out)["notes"])
 
 

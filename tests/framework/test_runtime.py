@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from builders import PINNED, make_node, make_pod
+from kwhatif.cache.snapshot import Snapshot
+from kwhatif.config.defaults import default_args
+from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import (
     SKIP,
     SUCCESS,
@@ -28,14 +31,12 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
-from kwhatif.cache.snapshot import Snapshot
-from kwhatif.config.defaults import default_args
-from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
-from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 from kwhatif.scheduler import Scheduler
+
+from builders import PINNED, make_node, make_pod
 
 CALLS: list[str] = []
 
@@ -122,7 +123,9 @@ def scheduler(plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1"
         sets[point] = PluginSet(tuple(r if isinstance(r, PluginRef) else PluginRef(r) for r in refs))
     sets["queueSort"] = PluginSet((PluginRef("PrioritySort"),))
     sets["bind"] = PluginSet((PluginRef("DefaultBinder"),))
-    cfg = SchedulerConfiguration((Profile("default-scheduler", sets, default_args(PINNED)),), percentage_of_nodes_to_score=100, version=PINNED)
+    cfg = SchedulerConfiguration(
+        (Profile("default-scheduler", sets, default_args(PINNED)),), percentage_of_nodes_to_score=100, version=PINNED
+    )
     state = ClusterState(version=PINNED)
     state.nodes = {n: make_node().name(n).capacity(cpu="4", memory="8Gi", pods="110").obj() for n in nodes}
     state.pods = [p.obj() for p in pods]
@@ -130,15 +133,23 @@ def scheduler(plugins: dict[str, Any], points: dict[str, list[Any]], nodes=("n1"
 
 
 def test_every_filter_is_recorded_and_the_first_failure_marked():
-    s = scheduler({"A": Reject("A", {"n1"}), "B": Reject("B", {"n1", "n2"}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)}, {"filter": ["A", "B"]})
+    s = scheduler(
+        {"A": Reject("A", {"n1"}), "B": Reject("B", {"n1", "n2"}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)},
+        {"filter": ["A", "B"]},
+    )
     att = s.schedule_one(make_pod().name("p").obj())
     n1 = att.filters["n1"]
-    assert [(st.plugin, st.code.label) for st in n1.statuses] == [("A", "Unschedulable"), ("B", "UnschedulableAndUnresolvable")]
+    assert [(st.plugin, st.code.label) for st in n1.statuses] == [
+        ("A", "Unschedulable"),
+        ("B", "UnschedulableAndUnresolvable"),
+    ]
     assert n1.first is not None and n1.first.plugin == "A"
     assert att.filters["n2"].first is not None and att.filters["n2"].first.plugin == "B"
     assert att.node == "n3"
     # the FitError histogram counts only the first failure per node (here none: n3 fits)
-    att2 = scheduler({"A": Reject("A", {"n1", "n2", "n3"}), "B": Reject("B", {"n1"})}, {"filter": ["A", "B"]}).schedule_one(make_pod().name("p").obj())
+    att2 = scheduler(
+        {"A": Reject("A", {"n1", "n2", "n3"}), "B": Reject("B", {"n1"})}, {"filter": ["A", "B"]}
+    ).schedule_one(make_pod().name("p").obj())
     assert att2.message == "0/3 nodes are available: 1 A rejects n1, 1 A rejects n2, 1 A rejects n3."
 
 
@@ -175,7 +186,10 @@ def test_disjoint_pre_filter_results():
     assert att.at_pre_filter
     assert att.message == "0/3 nodes are available: node(s) didn't satisfy plugin(s) [A B] simultaneously."
     s = scheduler({"A": Narrow("A", set())}, {"preFilter": ["A"], "filter": ["A"]})
-    assert s.schedule_one(make_pod().name("p").obj()).message == "0/3 nodes are available: node(s) didn't satisfy plugin A."
+    assert (
+        s.schedule_one(make_pod().name("p").obj()).message
+        == "0/3 nodes are available: node(s) didn't satisfy plugin A."
+    )
 
 
 def test_pre_filter_unschedulable_continues_unresolvable_stops():
@@ -198,19 +212,33 @@ def test_pre_filter_unschedulable_continues_unresolvable_stops():
     "fail_at,result,message,calls",
     [
         pytest.param(
-            "reserve", "Unschedulable", "0/1 nodes are available: 1 L cannot reserve.",
-         # Reserve stops at the first failure; Unreserve then runs on every plugin, in reverse
-         ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"],
+            "reserve",
+            "Unschedulable",
+            "0/1 nodes are available: 1 L cannot reserve.",
+            # Reserve stops at the first failure; Unreserve then runs on every plugin, in reverse
+            ["L.reserve(n1)", "M.unreserve(n1)", "L.unreserve(n1)"],
             id="reserve",
         ),
         pytest.param(
-            "permit", "Unschedulable", "0/1 nodes are available: 1 L denies.",
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"],
+            "permit",
+            "Unschedulable",
+            "0/1 nodes are available: 1 L denies.",
+            ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.unreserve(n1)", "L.unreserve(n1)"],
             id="permit",
         ),
         pytest.param(
-            "preBind", "Error", 'running PreBind plugin "L": L volume not ready',
-         ["L.reserve(n1)", "M.reserve(n1)", "L.permit", "M.permit", "L.preBind", "M.unreserve(n1)", "L.unreserve(n1)"],
+            "preBind",
+            "Error",
+            'running PreBind plugin "L": L volume not ready',
+            [
+                "L.reserve(n1)",
+                "M.reserve(n1)",
+                "L.permit",
+                "M.permit",
+                "L.preBind",
+                "M.unreserve(n1)",
+                "L.unreserve(n1)",
+            ],
             id="prebind",
         ),
     ],
@@ -250,7 +278,10 @@ def test_scores_normalize_weight_and_tie():
     s = scheduler(plugins, {"score": [PluginRef("S1", 3), PluginRef("S2", 1)]})
     att = s.schedule_one(make_pod().name("p").obj())
     n1 = att.scores["n1"]
-    assert [(p.plugin, p.raw, p.normalized, p.weight, p.weighted) for p in n1.scores] == [("S1", 5, 50, 3, 150), ("S2", 100, 100, 1, 100)]
+    assert [(p.plugin, p.raw, p.normalized, p.weight, p.weighted) for p in n1.scores] == [
+        ("S1", 5, 50, 3, 150),
+        ("S2", 100, 100, 1, 100),
+    ]
     assert {n: ns.total for n, ns in att.scores.items()} == {"n1": 250, "n2": 300, "n3": 300}
     assert att.best == ["n2", "n3"] and att.node == "n2"
 
@@ -366,7 +397,9 @@ def test_plugins_get_their_framework_as_the_handle():
     profiles = (Profile("a", sets, {}), Profile("b", sets, {}))
     state = ClusterState(version=PINNED)
     state.nodes = {"n1": make_node().name("n1").obj()}
-    s = Scheduler(state, SchedulerConfiguration(profiles, version=PINNED), registry=ChainMap({"Remember": new}, in_tree()))
+    s = Scheduler(
+        state, SchedulerConfiguration(profiles, version=PINNED), registry=ChainMap({"Remember": new}, in_tree())
+    )
     assert [pl.handle for pl in made] == [s.frameworks["a"], s.frameworks["b"]]
     # every profile's framework shares the run's snapshot, nominator and binder
     for pl in made:
@@ -383,7 +416,13 @@ def test_a_plugin_missing_from_the_registry_does_not_exist():
     sets["filter"] = PluginSet((PluginRef("NodePorts"),))
     only = {name: in_tree()[name] for name in ("PrioritySort", "DefaultBinder")}
     with pytest.raises(ConfigError, match='FilterPlugin "NodePorts" does not exist'):
-        Framework(only, Profile("p", sets, {}), snapshot=Snapshot([], []), cluster=ClusterState(version=PINNED), version=PINNED)
+        Framework(
+            only,
+            Profile("p", sets, {}),
+            snapshot=Snapshot([], []),
+            cluster=ClusterState(version=PINNED),
+            version=PINNED,
+        )
 
 
 def test_cycle_state_reads_what_was_written_under_its_key():

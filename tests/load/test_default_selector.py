@@ -11,12 +11,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from builders import make_pod
 
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.load.cluster import ClusterState, Workload, build_cluster
 from kwhatif.load.files import Document
 from kwhatif.plugins.pod_topology_spread import DefaultSelectorSource
+
+from builders import make_pod
 
 
 def eq(key: str, value: str) -> Requirement:
@@ -50,31 +51,42 @@ TEMPLATE = {"metadata": {"labels": {"app": "web", "tier": "front"}}}
 # kind, spec, selector_set, selector
 PARSE_CASES = [
     pytest.param(
-        "ReplicationController", {"selector": {"app": "web"}, "template": TEMPLATE},
-        {"app": "web"}, Selector((eq("app", "web"),)),
+        "ReplicationController",
+        {"selector": {"app": "web"}, "template": TEMPLATE},
+        {"app": "web"},
+        Selector((eq("app", "web"),)),
         id="rc-selector-map",
     ),
     pytest.param(
-        "ReplicationController", {"template": TEMPLATE},
-        {"app": "web", "tier": "front"}, Selector((eq("app", "web"), eq("tier", "front"))),
+        "ReplicationController",
+        {"template": TEMPLATE},
+        {"app": "web", "tier": "front"},
+        Selector((eq("app", "web"), eq("tier", "front"))),
         id="rc-no-selector-defaults-to-template-labels",
     ),
     pytest.param(
-        "ReplicationController", {"selector": {}, "template": TEMPLATE},
-        {"app": "web", "tier": "front"}, Selector((eq("app", "web"), eq("tier", "front"))),
+        "ReplicationController",
+        {"selector": {}, "template": TEMPLATE},
+        {"app": "web", "tier": "front"},
+        Selector((eq("app", "web"), eq("tier", "front"))),
         id="rc-empty-selector-defaults-to-template-labels",
     ),
     pytest.param("ReplicationController", None, {}, Selector(), id="rc-no-spec"),
-    pytest.param("ReplicationController", {"selector": {"n": 1}}, {"n": "1"}, Selector((eq("n", "1"),)), id="rc-value-as-text"),
     pytest.param(
-        "ReplicaSet", {"selector": {"matchLabels": {"app": "web"}}},
-        None, Selector((eq("app", "web"),)),
+        "ReplicationController", {"selector": {"n": 1}}, {"n": "1"}, Selector((eq("n", "1"),)), id="rc-value-as-text"
+    ),
+    pytest.param(
+        "ReplicaSet",
+        {"selector": {"matchLabels": {"app": "web"}}},
+        None,
+        Selector((eq("app", "web"),)),
         id="rs-match-labels",
     ),
     pytest.param(
         "ReplicaSet",
         {"selector": {"matchLabels": {"tier": "front"}, "matchExpressions": [{"key": "app", "operator": "Exists"}]}},
-        None, Selector((Requirement("app", Op.EXISTS), eq("tier", "front"))),
+        None,
+        Selector((Requirement("app", Op.EXISTS), eq("tier", "front"))),
         id="rs-match-expressions-sorted-by-key",
     ),
     # LabelSelectorAsSelector: a nil selector is labels.Nothing(), an empty one labels.Everything()
@@ -83,25 +95,32 @@ PARSE_CASES = [
     pytest.param("ReplicaSet", {"selector": {}}, None, Selector(), id="rs-empty-selector-selects-everything"),
     # where LabelSelectorAsSelector fails, DefaultSelector adds nothing: kept as NOTHING
     pytest.param(
-        "ReplicaSet", {"selector": {"matchExpressions": [{"key": "app", "operator": "Bogus", "values": ["x"]}]}},
-        None, NOTHING,
+        "ReplicaSet",
+        {"selector": {"matchExpressions": [{"key": "app", "operator": "Bogus", "values": ["x"]}]}},
+        None,
+        NOTHING,
         id="rs-invalid-operator",
     ),
     pytest.param(
-        "ReplicaSet", {"selector": {"matchExpressions": [{"key": "app", "operator": "In"}]}},
-        None, NOTHING,
+        "ReplicaSet",
+        {"selector": {"matchExpressions": [{"key": "app", "operator": "In"}]}},
+        None,
+        NOTHING,
         id="rs-in-without-values",
     ),
     pytest.param(
         "ReplicaSet",
         {"selector": {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]}},
-        None, NOTHING,
+        None,
+        NOTHING,
         id="rs-exists-with-values",
     ),
     pytest.param("ReplicaSet", {"selector": "app=web"}, None, NOTHING, id="rs-selector-not-an-object"),
     pytest.param(
-        "StatefulSet", {"selector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["back"]}]}},
-        None, Selector((Requirement("tier", Op.NOT_IN, frozenset(("back",))),)),
+        "StatefulSet",
+        {"selector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["back"]}]}},
+        None,
+        Selector((Requirement("tier", Op.NOT_IN, frozenset(("back",))),)),
         id="ss-match-expressions",
     ),
     # DefaultSelector reads no other controller
@@ -166,54 +185,73 @@ DEFAULT_SELECTOR_CASES = [
     pytest.param(pod(0), [service("nil", None)], None, id="service-without-selector-adds-nothing"),
     pytest.param(pod(0), [service("empty", {})], None, id="service-empty-selector-adds-nothing"),
     pytest.param(
-        pod(0), [service("a", {"app": "test-0"}), service("b", {"label": "label-0"})],
+        pod(0),
+        [service("a", {"app": "test-0"}), service("b", {"label": "label-0"})],
         {eq("app", "test-0"), eq("label", "label-0")},
         id="services-merged",
     ),
     pytest.param(pod(0), [service("a", {"app": "test-0"}, ns="other")], None, id="service-other-namespace"),
     pytest.param(
-        owned(RC, "rc", "v1"), [SERVICES[0], controller(RC, "rc", {"selector": {"label": "label-0"}})],
+        owned(RC, "rc", "v1"),
+        [SERVICES[0], controller(RC, "rc", {"selector": {"label": "label-0"}})],
         {eq("app", "test-0"), eq("label", "label-0")},
         id="rc-merged-into-services-set",
     ),
     pytest.param(
         # labels.Merge: the controller's value replaces the Services' for the same key
-        owned(RC, "rc", "v1"), [SERVICES[0], controller(RC, "rc", {"selector": {"app": "other"}})],
+        owned(RC, "rc", "v1"),
+        [SERVICES[0], controller(RC, "rc", {"selector": {"app": "other"}})],
         {eq("app", "other")},
         id="rc-value-wins-over-service",
     ),
     pytest.param(
-        owned(RC, "rc", "v1"), [controller(RC, "rc", {"template": {"metadata": {"labels": {"label": "label-0"}}}})],
+        owned(RC, "rc", "v1"),
+        [controller(RC, "rc", {"template": {"metadata": {"labels": {"label": "label-0"}}}})],
         {eq("label", "label-0")},
         id="rc-template-labels",
     ),
     pytest.param(owned(RC, "rc", "v1"), [SERVICES[0]], {eq("app", "test-0")}, id="rc-not-found"),
     pytest.param(
-        owned(RC, "rc"), [SERVICES[0], controller(RC, "rc", {"selector": {"label": "label-0"}})],
+        owned(RC, "rc"),
+        [SERVICES[0], controller(RC, "rc", {"selector": {"label": "label-0"}})],
         {eq("app", "test-0")},
         id="rc-owner-wrong-api-version",
     ),
     pytest.param(
         owned("ReplicaSet", "rs"),
-        [SERVICES[0], controller("ReplicaSet", "rs", {"selector": {"matchExpressions": [
-            {"key": "label", "operator": "In", "values": ["label-0", "label-1"]}]}})],
+        [
+            SERVICES[0],
+            controller(
+                "ReplicaSet",
+                "rs",
+                {
+                    "selector": {
+                        "matchExpressions": [{"key": "label", "operator": "In", "values": ["label-0", "label-1"]}]
+                    }
+                },
+            ),
+        ],
         {eq("app", "test-0"), Requirement("label", Op.IN, frozenset(("label-0", "label-1")))},
         id="rs-requirements-added",
     ),
     pytest.param(
-        owned("ReplicaSet", "rs"), [SERVICES[0], controller("ReplicaSet", "rs", {})],
+        owned("ReplicaSet", "rs"),
+        [SERVICES[0], controller("ReplicaSet", "rs", {})],
         {eq("app", "test-0")},
         id="rs-nil-selector-adds-nothing",
     ),
     pytest.param(
-        owned("ReplicaSet", "rs"), [SERVICES[0], controller("ReplicaSet", "rs", {"selector": {}})],
+        owned("ReplicaSet", "rs"),
+        [SERVICES[0], controller("ReplicaSet", "rs", {"selector": {}})],
         {eq("app", "test-0")},
         id="rs-empty-selector-adds-nothing",
     ),
     pytest.param(
         owned("ReplicaSet", "rs"),
-        [SERVICES[0], controller("ReplicaSet", "rs", {"selector": {"matchExpressions": [
-            {"key": "label", "operator": "Bogus"}]}})],
+        [
+            SERVICES[0],
+            controller("ReplicaSet", "rs", {"selector": {"matchExpressions": [{"key": "label", "operator": "Bogus"}]}}),
+        ],
         {eq("app", "test-0")},
         id="rs-invalid-selector-adds-nothing",
     ),

@@ -7,10 +7,11 @@ import json
 import pytest
 import yaml
 
-from builders import make_node
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.edits import add_nodes, remove_nodes
+
+from builders import make_node
 
 
 def test_remove_nodes_takes_their_pods():
@@ -28,7 +29,11 @@ def test_remove_nodes_takes_their_pods():
 def test_add_node_clones(tmp_path):
     state = load_cluster(["samples/cluster.yaml"])
     tmpl = tmp_path / "node.yaml"
-    tmpl.write_text(yaml.safe_dump(make_node().name("big").capacity(cpu="64", memory="256Gi", pods="110").label("pool", "new").dict()))
+    tmpl.write_text(
+        yaml.safe_dump(
+            make_node().name("big").capacity(cpu="64", memory="256Gi", pods="110").label("pool", "new").dict()
+        )
+    )
     added = add_nodes(state, [f"{tmpl}:3", str(tmpl)])
     assert added == ["big-1", "big-2", "big-3", "big-4"]
     node = state.nodes["big-2"]
@@ -51,14 +56,42 @@ def test_add_node_errors(tmp_path):
 def test_cli_without_and_add_node(run_cli, tmp_path):
     tmpl = tmp_path / "node.yaml"
     tmpl.write_text(yaml.safe_dump(make_node().name("huge").capacity(cpu="64", memory="512Gi", pods="110").dict()))
-    code, out = run_cli("schedule", "samples/pods/analytics-big.yaml", "--cluster", "samples/cluster.yaml", "-o", "json")
+    code, out = run_cli(
+        "schedule", "samples/pods/analytics-big.yaml", "--cluster", "samples/cluster.yaml", "-o", "json"
+    )
     assert code == 1
     # a 512Gi node in zone a: the pod's nodeSelector wants eu-west-1a
-    tmpl.write_text(yaml.safe_dump(make_node().name("huge").capacity(cpu="64", memory="512Gi", pods="110").label("topology.kubernetes.io/zone", "eu-west-1a").dict()))
-    code, out = run_cli("schedule", "samples/pods/analytics-big.yaml", "--cluster", "samples/cluster.yaml", "--add-node", f"{tmpl}:2", "-o", "json")
+    tmpl.write_text(
+        yaml.safe_dump(
+            make_node()
+            .name("huge")
+            .capacity(cpu="64", memory="512Gi", pods="110")
+            .label("topology.kubernetes.io/zone", "eu-west-1a")
+            .dict()
+        )
+    )
+    code, out = run_cli(
+        "schedule",
+        "samples/pods/analytics-big.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "--add-node",
+        f"{tmpl}:2",
+        "-o",
+        "json",
+    )
     res = json.loads(out)["results"][0]
     assert code == 0 and res["node"] == "huge-1"
-    code, out = run_cli("schedule", "samples/pods/web-canary.yaml", "--cluster", "samples/cluster.yaml", "--without-node", "general-c-2", "-o", "json")
+    code, out = run_cli(
+        "schedule",
+        "samples/pods/web-canary.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "--without-node",
+        "general-c-2",
+        "-o",
+        "json",
+    )
     res = json.loads(out)["results"][0]
     assert code == 0
     assert "general-c-2" not in [n["name"] for n in res["nodes"]]

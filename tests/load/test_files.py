@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster, load_cluster
 from kwhatif.load.files import Limits, read_path
+
+from builders import make_node, make_pod
 
 
 def nodes_and_pods() -> list[dict]:
@@ -53,8 +54,10 @@ def test_typed_lists_without_item_kinds(tmp_path):
     objs = nodes_and_pods()
     for o in objs:
         del o["kind"], o["apiVersion"]
-    text = json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": objs[:2]}) + "\n" + json.dumps(
-        {"apiVersion": "v1", "kind": "PodList", "items": objs[2:]}
+    text = (
+        json.dumps({"apiVersion": "v1", "kind": "NodeList", "items": objs[:2]})
+        + "\n"
+        + json.dumps({"apiVersion": "v1", "kind": "PodList", "items": objs[2:]})
     )
     check_state(load_cluster([write(tmp_path, "c.json", text)]))
 
@@ -80,8 +83,12 @@ def test_cluster_info_dump_directory(tmp_path):
     objs = nodes_and_pods()
     (tmp_path / "default").mkdir()
     (tmp_path / "nodes.json").write_text(json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": objs[:2]}))
-    (tmp_path / "default" / "pods.json").write_text(json.dumps({"kind": "PodList", "apiVersion": "v1", "items": objs[2:]}))
-    (tmp_path / "default" / "events.json").write_text(json.dumps({"kind": "EventList", "apiVersion": "v1", "items": []}))
+    (tmp_path / "default" / "pods.json").write_text(
+        json.dumps({"kind": "PodList", "apiVersion": "v1", "items": objs[2:]})
+    )
+    (tmp_path / "default" / "events.json").write_text(
+        json.dumps({"kind": "EventList", "apiVersion": "v1", "items": []})
+    )
     (tmp_path / "default" / "a").mkdir()
     (tmp_path / "default" / "a" / "logs.txt").write_text("not json")
     check_state(load_cluster([str(tmp_path)]))
@@ -120,29 +127,71 @@ def test_other_kinds_are_counted(tmp_path):
 # --- bad input -------------------------------------------------------------------------------------
 
 BAD = [
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: [x\n", "invalid YAML at line 4", id="malformed-yaml"),
+    pytest.param(
+        "c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: [x\n", "invalid YAML at line 4", id="malformed-yaml"
+    ),
     # neither JSON nor YAML: the JSON error is the one reported, as kubectl's decoder reports it
-    pytest.param("c.json", '{"apiVersion": "v1", "kind": "Node" "x"}', "invalid JSON at line 1 column 37", id="malformed-json"),
-    pytest.param("c.json", '[{"apiVersion": "v1", "kind": "Node"}, {]', "invalid JSON at line 1 column 41", id="malformed-json-list"),
+    pytest.param(
+        "c.json", '{"apiVersion": "v1", "kind": "Node" "x"}', "invalid JSON at line 1 column 37", id="malformed-json"
+    ),
+    pytest.param(
+        "c.json",
+        '[{"apiVersion": "v1", "kind": "Node"}, {]',
+        "invalid JSON at line 1 column 41",
+        id="malformed-json-list",
+    ),
     pytest.param("c.yaml", "- 1\n- 2\n", "document 1 is a int, not a Kubernetes object", id="not-a-mapping"),
     pytest.param("c.yaml", "just a string\n", "document 1 is a str, not a Kubernetes object", id="scalar-document"),
-    pytest.param("c.yaml", "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n",
-        "Deployment default/d: apiVersion: unknown apiVersion 'apps/v2' for Deployment (expected apps/v1)", id="unknown-api-version"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Pdo\nmetadata: {name: p}\n", "Pdo default/p: kind: unknown kind 'Pdo' in apiVersion v1", id="unknown-kind"),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: d}\n",
+        "Deployment default/d: apiVersion: unknown apiVersion 'apps/v2' for Deployment (expected apps/v1)",
+        id="unknown-api-version",
+    ),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Pdo\nmetadata: {name: p}\n",
+        "Pdo default/p: kind: unknown kind 'Pdo' in apiVersion v1",
+        id="unknown-kind",
+    ),
     pytest.param("c.yaml", "apiVersion: v1\nmetadata: {name: p}\n", "kind: missing kind", id="missing-kind"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {}\n",
-        "Node: metadata.name: Required value: name or generateName is required", id="missing-name"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
-        "Node n1: status.allocatable[cpu]: invalid quantity '4x'", id="bad-quantity"),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {}\n",
+        "Node: metadata.name: Required value: name or generateName is required",
+        id="missing-name",
+    ),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
+        "Node n1: status.allocatable[cpu]: invalid quantity '4x'",
+        id="bad-quantity",
+    ),
     pytest.param("c.yaml", "\n# nothing here\n", "empty input: no Kubernetes objects", id="empty"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nmetadata: {name: b}\n",
-        'invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3', id="duplicate-key"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: '1', x: '2'}\n",
-        'invalid YAML at line 5 column 20: mapping key "x" already defined at line 5', id="duplicate-nested-key"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: List\nitems:\n- \x00\n",
-        "invalid YAML at line 4 column 3: unacceptable character #x0000: control characters are not allowed", id="nul-byte"),
-    pytest.param("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a\x07}\n",
-        "invalid YAML at line 3 column 19: unacceptable character #x0007: control characters are not allowed", id="control-character"),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nmetadata: {name: b}\n",
+        'invalid YAML at line 4 column 1: mapping key "metadata" already defined at line 3',
+        id="duplicate-key",
+    ),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: '1', x: '2'}\n",
+        'invalid YAML at line 5 column 20: mapping key "x" already defined at line 5',
+        id="duplicate-nested-key",
+    ),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: List\nitems:\n- \x00\n",
+        "invalid YAML at line 4 column 3: unacceptable character #x0000: control characters are not allowed",
+        id="nul-byte",
+    ),
+    pytest.param(
+        "c.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a\x07}\n",
+        "invalid YAML at line 3 column 19: unacceptable character #x0007: control characters are not allowed",
+        id="control-character",
+    ),
     pytest.param("c.yaml", "!!python/object/apply:os.system ['echo pwned']\n", "invalid YAML", id="python-tag"),
 ]
 
@@ -159,7 +208,11 @@ def test_bad_input(tmp_path, fname, text, message):
 
 
 def test_pods_of_nodes_missing_from_the_dump_are_left_out(tmp_path):
-    objs = [make_node().name("n1").dict(), make_pod().name("p").node("gone").dict(), make_pod().name("q").node("n1").dict()]
+    objs = [
+        make_node().name("n1").dict(),
+        make_pod().name("p").node("gone").dict(),
+        make_pod().name("q").node("n1").dict(),
+    ]
     state = load_cluster([write(tmp_path, "c.yaml", yaml.safe_dump_all(objs))])
     assert [p.name for p in state.pods] == ["q"]
     assert state.orphaned_pods == 1
@@ -178,7 +231,7 @@ def test_merge_keys_may_be_overridden(tmp_path):
 def test_alias_bomb(tmp_path):
     lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
     for i in range(1, 9):
-        prev = f"*a{i-1}"
+        prev = f"*a{i - 1}"
         lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
     lines.append("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}")
     path = write(tmp_path, "bomb.yaml", "\n".join(lines) + "\n")
@@ -226,7 +279,11 @@ def test_no_nodes(tmp_path):
 
 
 def test_yaml_document_lines(tmp_path):
-    text = yaml.safe_dump(make_node().name("n1").dict()) + "---\n" + "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: bad}}\n"
+    text = (
+        yaml.safe_dump(make_node().name("n1").dict())
+        + "---\n"
+        + "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: bad}}\n"
+    )
     path = write(tmp_path, "c.yaml", text)
     docs = list(read_path(path))
     assert docs[0].source == f"{path}:1"

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from builders import make_node, make_pod
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods
+
+from builders import make_node, make_pod
 
 
 def _generated(name: str, node: str = "") -> dict:
@@ -28,7 +29,9 @@ def _write(tmp_path: Path, name: str, items: list[dict]) -> str:
 
 @pytest.fixture
 def cluster_file(tmp_path: Path) -> str:
-    return _write(tmp_path, "cluster.yaml", [make_node().name("n1").dict(), _generated("web-", "n1"), _generated("web-", "n1")])
+    return _write(
+        tmp_path, "cluster.yaml", [make_node().name("n1").dict(), _generated("web-", "n1"), _generated("web-", "n1")]
+    )
 
 
 def test_two_independent_loads_give_the_same_names(cluster_file: str) -> None:

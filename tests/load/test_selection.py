@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.api import parse
 from kwhatif.api.labels import parse_selector
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import Document
 from kwhatif.load.selection import PodName, pod_name, select_pods, spec_differences, unbound_claims
+
+from builders import make_node, make_pod
 
 
 @pytest.mark.parametrize(
@@ -35,18 +36,28 @@ def test_pod_name_arguments(arg, expected):
 
 
 def state(*pods):
-    docs = [Document(d, "cluster.yaml", d["kind"], d["apiVersion"]) for d in (
-        make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="10").dict(), *pods)]
+    docs = [
+        Document(d, "cluster.yaml", d["kind"], d["apiVersion"])
+        for d in (make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="10").dict(), *pods)
+    ]
     return build_cluster(docs)
 
 
 def pending(name, ns="default", sched="default-scheduler", **labels):
-    return make_pod().name(name).namespace(ns).scheduler_name(sched).labels(**labels).req(cpu="1").phase("Pending").dict()
+    return (
+        make_pod().name(name).namespace(ns).scheduler_name(sched).labels(**labels).req(cpu="1").phase("Pending").dict()
+    )
 
 
 def test_pending_pods_are_narrowed_and_leave_the_pending_list():
-    st = state(pending("a", app="x"), pending("b", app="y"), pending("c", ns="team"), pending("d", sched="other"),
-               make_pod().name("e").terminating().dict(), make_pod().name("bound").node("n1").dict())
+    st = state(
+        pending("a", app="x"),
+        pending("b", app="y"),
+        pending("c", ns="team"),
+        pending("d", sched="other"),
+        make_pod().name("e").terminating().dict(),
+        make_pod().name("bound").node("n1").dict(),
+    )
     sel = select_pods(st, [], [], namespace="default", pending=True, scheduler_names=frozenset({"default-scheduler"}))
     assert [p.key for p in sel.pods] == ["default/a", "default/b", "team/c"]
     assert sel.existing == {"default/a": "uid-a", "default/b": "uid-b", "team/c": "uid-c"}
@@ -59,8 +70,16 @@ def test_pending_pods_are_narrowed_and_leave_the_pending_list():
 
 def test_namespace_and_selector_narrow_pending():
     st = state(pending("a", app="x"), pending("b", app="y"), pending("c", ns="team", app="x"))
-    sel = select_pods(st, [], [], namespace="default", pending=True, all_namespaces=False,
-                      selector=parse_selector("app=x"), scheduler_names=frozenset({"default-scheduler"}))
+    sel = select_pods(
+        st,
+        [],
+        [],
+        namespace="default",
+        pending=True,
+        all_namespaces=False,
+        selector=parse_selector("app=x"),
+        scheduler_names=frozenset({"default-scheduler"}),
+    )
     assert [p.key for p in sel.pods] == ["default/a"]
 
 
@@ -76,7 +95,9 @@ def test_named_pods_and_errors():
 
 def test_a_manifest_of_a_pending_pod_is_that_pod():
     live = pending("a", app="x")
-    live["spec"]["tolerations"] = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
+    live["spec"]["tolerations"] = [
+        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+    ]
     live["spec"]["volumes"] = [{"name": "kube-api-access-abcde", "projected": {"sources": []}}]
     st = state(live)
     same = parse.pod(make_pod().name("a").uid("").labels(app="x").req(cpu="1").dict(), source="a.yaml")
@@ -84,8 +105,7 @@ def test_a_manifest_of_a_pending_pod_is_that_pod():
     (p,) = sel.pods
     assert p.uid == "uid-a" and sel.existing == {"default/a": "uid-a"} and sel.pod_notes == {}
     other = parse.pod(make_pod().name("a").uid("").req(cpu="2").toleration("gpu", "Exists").dict(), source="b.yaml")
-    assert spec_differences(other, p) == [
-        "metadata.labels", "resource requests", "spec.tolerations"]
+    assert spec_differences(other, p) == ["metadata.labels", "resource requests", "spec.tolerations"]
 
 
 def test_new_manifest_pods_get_a_uid_and_the_selector_applies():
@@ -97,8 +117,12 @@ def test_new_manifest_pods_get_a_uid_and_the_selector_applies():
 
 
 def test_unbound_claims():
-    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
-           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    pvc = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
     bound = {**pvc, "metadata": {"name": "logs", "namespace": "default"}, "spec": {**pvc["spec"], "volumeName": "pv-1"}}
     docs = [Document(d, "c.yaml", d["kind"], d["apiVersion"]) for d in (make_node().name("n1").dict(), pvc, bound)]
     st = build_cluster(docs)

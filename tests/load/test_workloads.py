@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from builders import make_node, make_pod
 from kwhatif.api.core import OwnerReference, Pod, Toleration
 from kwhatif.api.labels import Op
 from kwhatif.api.storage import StorageClass
@@ -24,6 +23,8 @@ from kwhatif.load.workloads import (
     owned_pods,
     template_hash,
 )
+
+from builders import make_node, make_pod
 
 SOURCE = "app.yaml"
 SAMPLE = str(Path(__file__).resolve().parents[2] / "samples" / "cluster.yaml")
@@ -131,7 +132,9 @@ COUNT_CASES = [
     pytest.param(apps("ReplicaSet", replicas=0), 0, 0, (), id="replicaset-0"),
     pytest.param(rc(selector={"app": "legacy"}), 2, 2, (), id="rc-selector"),
     pytest.param(rc(), 2, 2, (), id="rc-selector-defaulted"),
-    pytest.param(apps("StatefulSet", replicas=3, podManagementPolicy="Parallel"), 3, 3, (), id="statefulset-3-parallel"),
+    pytest.param(
+        apps("StatefulSet", replicas=3, podManagementPolicy="Parallel"), 3, 3, (), id="statefulset-3-parallel"
+    ),
     pytest.param(apps("StatefulSet", replicas=0), 0, 0, (), id="statefulset-0"),
     pytest.param(job(), 1, 1, (), id="job-defaults"),
     pytest.param(
@@ -141,7 +144,9 @@ COUNT_CASES = [
         ("Job: parallelism 4 without completions: pods run until one succeeds",),
         id="job-parallelism-only",
     ),
-    pytest.param(job(completions=10), 1, 1, ("Job: parallelism 1 of completions 10 run at once",), id="job-completions-only"),
+    pytest.param(
+        job(completions=10), 1, 1, ("Job: parallelism 1 of completions 10 run at once",), id="job-completions-only"
+    ),
     pytest.param(
         job(parallelism=4, completions=10),
         4,
@@ -151,7 +156,9 @@ COUNT_CASES = [
     ),
     pytest.param(job(parallelism=5, completions=2), 2, 2, (), id="job-completions-cap"),
     pytest.param(job(parallelism=3, completions=3), 3, 3, (), id="job-equal"),
-    pytest.param(job(parallelism=0, completions=3), 0, 0, ("Job: parallelism 0; it runs no pods",), id="job-parallelism-0"),
+    pytest.param(
+        job(parallelism=0, completions=3), 0, 0, ("Job: parallelism 0; it runs no pods",), id="job-parallelism-0"
+    ),
     pytest.param(
         job(parallelism=2, suspend=True),
         0,
@@ -173,7 +180,13 @@ COUNT_CASES = [
         ("CronJob: one run of its job template, as Job nightly-68374080",),
         id="cronjob",
     ),
-    pytest.param(cronjob(suspend=True), 0, 0, ("CronJob: suspended; it creates no Job until it is resumed",), id="cronjob-suspended"),
+    pytest.param(
+        cronjob(suspend=True),
+        0,
+        0,
+        ("CronJob: suspended; it creates no Job until it is resumed",),
+        id="cronjob-suspended",
+    ),
 ]
 
 
@@ -403,14 +416,18 @@ PRIORITY_CASES = [
     pytest.param((), None, (0, "", "PreemptLowerPriority"), id="no-class"),
     pytest.param((priority_class("high", 1000),), "high", (1000, "high", "PreemptLowerPriority"), id="class"),
     pytest.param((priority_class("batch", -5, policy="Never"),), "batch", (-5, "batch", "Never"), id="class-never"),
-    pytest.param((priority_class("dflt", 7, default=True),), None, (7, "dflt", "PreemptLowerPriority"), id="global-default"),
+    pytest.param(
+        (priority_class("dflt", 7, default=True),), None, (7, "dflt", "PreemptLowerPriority"), id="global-default"
+    ),
     pytest.param(
         (priority_class("dflt", 7, default=True), priority_class("high", 1000)),
         "high",
         (1000, "high", "PreemptLowerPriority"),
         id="class-over-global-default",
     ),
-    pytest.param((), "system-node-critical", (2000001000, "system-node-critical", "PreemptLowerPriority"), id="system-class"),
+    pytest.param(
+        (), "system-node-critical", (2000001000, "system-node-critical", "PreemptLowerPriority"), id="system-class"
+    ),
 ]
 
 
@@ -543,9 +560,7 @@ DEFAULT_CLASS_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "classes,expected", DEFAULT_CLASS_CASES
-)
+@pytest.mark.parametrize("classes,expected", DEFAULT_CLASS_CASES)
 def test_statefulset_claims_get_the_default_class(classes: list[StorageClass], expected: str | None) -> None:
     state = cluster()
     state.storage_classes = {sc.name: sc for sc in classes}
@@ -625,7 +640,9 @@ NODE_SELECTOR_AFFINITY = {
 
 DAEMON_CASES = [
     pytest.param({}, ["a-plain", "c-not-ready", "d-cordoned", "g-prefer"], id="default-tolerations"),
-    pytest.param({"hostNetwork": True}, ["a-plain", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"], id="host-network"),
+    pytest.param(
+        {"hostNetwork": True}, ["a-plain", "c-not-ready", "d-cordoned", "e-no-network", "g-prefer"], id="host-network"
+    ),
     pytest.param(
         {"tolerations": [{"operator": "Exists"}]},
         ["a-plain", "b-gpu", "c-not-ready", "d-cordoned", "e-no-network", "f-control-plane", "g-prefer"],
@@ -1008,7 +1025,11 @@ ERROR_CASES = [
         "spec.template.spec.containers: Required value",
         id="no-containers",
     ),
-    pytest.param(apps("ReplicaSet", template=template({"app": 1})), "spec.template.metadata.labels.app: expected a string, got int 1", id="label-not-a-string"),  # type: ignore[dict-item]
+    pytest.param(
+        apps("ReplicaSet", template=template({"app": 1})),
+        "spec.template.metadata.labels.app: expected a string, got int 1",
+        id="label-not-a-string",
+    ),  # type: ignore[dict-item]
     pytest.param(
         apps("ReplicaSet", template={**template(), "metadata": {"labels": {"app": "web"}, "annotations": {"a": 2}}}),
         "spec.template.metadata.annotations.a: expected a string, got int 2",

@@ -4,11 +4,11 @@ Filter or Score) finds nothing in CycleState; each plugin words that error as up
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState, NodeScore, Status
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import node_ports as np
@@ -17,6 +17,8 @@ from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.plugins import taint_toleration as tt
 from kwhatif.plugins import volume_binding as vb
 from kwhatif.plugins import volume_restrictions as vr
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 
 def _run(module: Any, point: str) -> Status:
@@ -40,7 +42,9 @@ def _run(module: Any, point: str) -> Status:
 CASES = [
     pytest.param(tt, "score", 'failed to read "PreScoreTaintToleration" from cycleState: not found', id="taint-score"),
     pytest.param(np, "filter", 'reading "PreFilterNodePorts" from cycleState: not found', id="ports-filter"),
-    pytest.param(fit, "filter", 'error reading "PreFilterNodeResourcesFit" from cycleState: not found', id="fit-filter"),
+    pytest.param(
+        fit, "filter", 'error reading "PreFilterNodeResourcesFit" from cycleState: not found', id="fit-filter"
+    ),
     pytest.param(
         ipa, "filter", 'error reading "PreFilterInterPodAffinity" from cycleState: not found', id="affinity-filter"
     ),
@@ -51,7 +55,10 @@ CASES = [
         ipa, "score", 'failed to read "PreScoreInterPodAffinity" from cycleState: not found', id="affinity-score"
     ),
     pytest.param(
-        ipa, "normalize", 'failed to read "PreScoreInterPodAffinity" from cycleState: not found', id="affinity-normalize"
+        ipa,
+        "normalize",
+        'failed to read "PreScoreInterPodAffinity" from cycleState: not found',
+        id="affinity-normalize",
     ),
     pytest.param(pts, "filter", 'reading "PreFilterPodTopologySpread" from cycleState: not found', id="spread-filter"),
     pytest.param(pts, "addPod", 'reading "PreFilterPodTopologySpread" from cycleState: not found', id="spread-add-pod"),

@@ -4,22 +4,24 @@ with the result (victims removed, nominations set, overridden and cleared)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
 from kwhatif.cache.node_info import PodInfo
-from kwhatif.errors import ConfigError
 from kwhatif.config.defaults import default_args
 from kwhatif.config.options import Options
 from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Profile, SchedulerConfiguration
+from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
+
+from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -172,7 +174,14 @@ def test_invalid_args(args: dict[str, Any], message: str) -> None:
 
 @pytest.mark.parametrize(
     "num_nodes,pct,absolute,want",
-    [pytest.param(10, 10, 100, 10, id="few-nodes"), pytest.param(1000, 10, 100, 100, id="absolute-wins"), pytest.param(5000, 10, 100, 500, id="percentage-wins"), pytest.param(50, 0, 3, 3, id="zero-pct"), pytest.param(7, 50, 1, 3, id="int-division"), pytest.param(2, 100, 0, 2, id="never-above-nodes")],
+    [
+        pytest.param(10, 10, 100, 10, id="few-nodes"),
+        pytest.param(1000, 10, 100, 100, id="absolute-wins"),
+        pytest.param(5000, 10, 100, 500, id="percentage-wins"),
+        pytest.param(50, 0, 3, 3, id="zero-pct"),
+        pytest.param(7, 50, 1, 3, id="int-division"),
+        pytest.param(2, 100, 0, 2, id="never-above-nodes"),
+    ],
 )
 def test_calculate_num_candidates(num_nodes: int, pct: int, absolute: int, want: int) -> None:
     pl = dp.DefaultPreemption(DefaultPreemptionArgs(pct, absolute), make_handle([]))
@@ -189,7 +198,14 @@ TERMINATING_BY_PREEMPTION = [
 @pytest.mark.parametrize(
     "pod,existing,nominated_status,eligible,message",
     [
-        pytest.param(pending("p", 100).preemption_policy("Never"), [], None, False, "not eligible due to preemptionPolicy=Never.", id="policy-never"),
+        pytest.param(
+            pending("p", 100).preemption_policy("Never"),
+            [],
+            None,
+            False,
+            "not eligible due to preemptionPolicy=Never.",
+            id="policy-never",
+        ),
         pytest.param(pending("p", 100), [], None, True, "", id="not-nominated"),
         pytest.param(
             pending("p", 100).nominated("n1"),
@@ -249,22 +265,43 @@ def _disruption(status: str, reason: str) -> list[dict[str, str]]:
 @pytest.mark.parametrize(
     "victim,gate,want",
     [
-        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION), True, True,
-                     id="preempted"),
-        pytest.param(bound("v", "n1", 0).set("status.conditions", TERMINATING_BY_PREEMPTION), True, False,
-                     id="not-deleted"),
-        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI")),
-                     True, False, id="evicted-by-the-eviction-api"),
-        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "DeletionByTaintManager")),
-                     True, False, id="deleted-by-the-taint-manager"),
-        pytest.param(bound("v", "n1", 0).terminating().set("status.conditions", _disruption("False", "PreemptionByScheduler")),
-                     True, False, id="condition-false"),
         pytest.param(
-            bound("v", "n1", 0).terminating().set(
+            bound("v", "n1", 0).terminating().set("status.conditions", TERMINATING_BY_PREEMPTION),
+            True,
+            True,
+            id="preempted",
+        ),
+        pytest.param(
+            bound("v", "n1", 0).set("status.conditions", TERMINATING_BY_PREEMPTION), True, False, id="not-deleted"
+        ),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "EvictionByEvictionAPI")),
+            True,
+            False,
+            id="evicted-by-the-eviction-api",
+        ),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set("status.conditions", _disruption("True", "DeletionByTaintManager")),
+            True,
+            False,
+            id="deleted-by-the-taint-manager",
+        ),
+        pytest.param(
+            bound("v", "n1", 0).terminating().set("status.conditions", _disruption("False", "PreemptionByScheduler")),
+            True,
+            False,
+            id="condition-false",
+        ),
+        pytest.param(
+            bound("v", "n1", 0)
+            .terminating()
+            .set(
                 "status.conditions",
                 _disruption("True", "EvictionByEvictionAPI") + _disruption("True", "PreemptionByScheduler"),
             ),
-            True, False, id="first-condition-decides",
+            True,
+            False,
+            id="first-condition-decides",
         ),
         pytest.param(bound("v", "n1", 0).terminating(), True, False, id="no-condition"),
         pytest.param(bound("v", "n1", 0).terminating(), False, True, id="gate-off-any-deletion"),
@@ -324,8 +361,12 @@ def infos(*pods: PodBuilder) -> list[PodInfo]:
         ),
         pytest.param([bound("a", "n1", 0)], [pdb("p", 0, {"app": "web"})], [], id="no-labels"),
         pytest.param([bound("a", "n1", 0, app="db")], [pdb("p", 0, {"app": "web"})], [], id="selector-mismatch"),
-        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"}, namespace="other")], [], id="other-namespace"),
-        pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0, selector={})], [], id="empty-selector-matches-nothing"),
+        pytest.param(
+            [bound("a", "n1", 0, app="web")], [pdb("p", 0, {"app": "web"}, namespace="other")], [], id="other-namespace"
+        ),
+        pytest.param(
+            [bound("a", "n1", 0, app="web")], [pdb("p", 0, selector={})], [], id="empty-selector-matches-nothing"
+        ),
         pytest.param([bound("a", "n1", 0, app="web")], [pdb("p", 0)], [], id="no-selector"),
         pytest.param(
             # Already being disrupted: it does not use up the budget again.
@@ -409,9 +450,24 @@ def cand(node_name: str, *victim_pods: Pod, violations: int = 0) -> dp.Candidate
 @pytest.mark.parametrize(
     "candidates,node_name,criterion",
     [
-        pytest.param([cand("n1", pod("a", 0), violations=1), cand("n2", pod("b", 0), pod("c", 0))], "n2", dp.BY_PDB_VIOLATIONS, id="fewest-pdb-violations"),
-        pytest.param([cand("n1", pod("a", 5)), cand("n2", pod("b", 1), pod("c", 1))], "n2", dp.BY_HIGHEST_PRIORITY, id="lowest-highest-priority"),
-        pytest.param([cand("n1", pod("a", 5), pod("b", 4)), cand("n2", pod("c", 5), pod("d", 1))], "n2", dp.BY_SUM_PRIORITIES, id="lowest-sum"),
+        pytest.param(
+            [cand("n1", pod("a", 0), violations=1), cand("n2", pod("b", 0), pod("c", 0))],
+            "n2",
+            dp.BY_PDB_VIOLATIONS,
+            id="fewest-pdb-violations",
+        ),
+        pytest.param(
+            [cand("n1", pod("a", 5)), cand("n2", pod("b", 1), pod("c", 1))],
+            "n2",
+            dp.BY_HIGHEST_PRIORITY,
+            id="lowest-highest-priority",
+        ),
+        pytest.param(
+            [cand("n1", pod("a", 5), pod("b", 4)), cand("n2", pod("c", 5), pod("d", 1))],
+            "n2",
+            dp.BY_SUM_PRIORITIES,
+            id="lowest-sum",
+        ),
         pytest.param(
             # Raw sums would prefer n1 (-100 < 0); shifted by MaxInt32+1 each, one pod weighs more.
             [cand("n1", pod("a", 0), pod("b", -100)), cand("n2", pod("c", 0))],
@@ -537,7 +593,13 @@ def test_prefers_node_without_pdb_violation() -> None:
 @pytest.mark.parametrize(
     "pods,cpu,want_node,criterion",
     [
-        pytest.param([bound("a", "n1", 50, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n2", dp.BY_HIGHEST_PRIORITY, id="lowest-priority-victim"),
+        pytest.param(
+            [bound("a", "n1", 50, cpu="4"), bound("b", "n2", 10, cpu="4")],
+            "2",
+            "n2",
+            dp.BY_HIGHEST_PRIORITY,
+            id="lowest-priority-victim",
+        ),
         pytest.param(
             [bound("a", "n1", 10, cpu="2"), bound("b", "n1", 10, cpu="2"), bound("c", "n2", 10, cpu="4")],
             "4",
@@ -555,7 +617,9 @@ def test_prefers_node_without_pdb_violation() -> None:
             dp.BY_LATEST_START,
             id="latest-start",
         ),
-        pytest.param([bound("a", "n1", 10, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n1", dp.BY_FIRST, id="tie-first-node"),
+        pytest.param(
+            [bound("a", "n1", 10, cpu="4"), bound("b", "n2", 10, cpu="4")], "2", "n1", dp.BY_FIRST, id="tie-first-node"
+        ),
     ],
 )
 def test_candidate_choice(pods: list[PodBuilder], cpu: str, want_node: str, criterion: str) -> None:
@@ -572,8 +636,7 @@ def test_candidate_choice(pods: list[PodBuilder], cpu: str, want_node: str, crit
             [node("n1")],
             [bound("a", "n1", 100, cpu="4")],
             pending("p", 100, cpu="2"),
-            "0/1 nodes are available: 1 Insufficient cpu. "
-            f"preemption: 0/1 nodes are available: 1 {NO_VICTIMS}.",
+            f"0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 {NO_VICTIMS}.",
             id="no-victims",
         ),
         pytest.param(

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.dra import features as F
 from kwhatif.dra.claims import generate_claim_name
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.plugins import dynamic_resources as dr
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 NODE, NODE2 = "worker", "worker-2"
 DRIVER = "some-driver"
@@ -35,33 +36,57 @@ def device_class(name: str = CLASS, *selectors: str) -> dict[str, Any]:
 
 def node_slice(node: str, *devices: dict[str, Any], driver: str = DRIVER) -> dict[str, Any]:
     """st.MakeResourceSlice(node, driver): pool named after the node."""
-    return {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": f"{node}-{driver}"},
-            "spec": {"driver": driver, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
-                     "devices": list(devices) or [{"name": "instance-1"}]}}
+    return {
+        "apiVersion": V1,
+        "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-{driver}"},
+        "spec": {
+            "driver": driver,
+            "nodeName": node,
+            "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+            "devices": list(devices) or [{"name": "instance-1"}],
+        },
+    }
 
 
 def request(name: str = "req-1", cls: str = CLASS, **exactly: Any) -> dict[str, Any]:
     return {"name": name, "exactly": {"deviceClassName": cls, **exactly}}
 
 
-def claim(name: str = CLAIM, *requests: dict[str, Any], owner: bool = True, status: dict[str, Any] | None = None, **meta: Any) -> dict[str, Any]:
+def claim(
+    name: str = CLAIM, *requests: dict[str, Any], owner: bool = True, status: dict[str, Any] | None = None, **meta: Any
+) -> dict[str, Any]:
     m: dict[str, Any] = {"name": name, "namespace": NS, "uid": f"uid-{name}", **meta}
     if owner:
         m["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID, "controller": True}]
-    body: dict[str, Any] = {"apiVersion": V1, "kind": "ResourceClaim", "metadata": m,
-                            "spec": {"devices": {"requests": list(requests) or [request()]}}}
+    body: dict[str, Any] = {
+        "apiVersion": V1,
+        "kind": "ResourceClaim",
+        "metadata": m,
+        "spec": {"devices": {"requests": list(requests) or [request()]}},
+    }
     if status:
         body["status"] = status
     return body
 
 
-def allocation(node: str = NODE, device: str = "instance-1", request_name: str = "req-1", admin: bool = False, selector_node: str | None = NODE) -> dict[str, Any]:
+def allocation(
+    node: str = NODE,
+    device: str = "instance-1",
+    request_name: str = "req-1",
+    admin: bool = False,
+    selector_node: str | None = NODE,
+) -> dict[str, Any]:
     result: dict[str, Any] = {"request": request_name, "driver": DRIVER, "pool": node, "device": device}
     if admin:
         result["adminAccess"] = True
     a: dict[str, Any] = {"devices": {"results": [result]}}
     if selector_node is not None:
-        a["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [selector_node]}]}]}
+        a["nodeSelector"] = {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [selector_node]}]}
+            ]
+        }
     return a
 
 
@@ -78,11 +103,23 @@ def reserved_for(c: dict[str, Any], uid: str = POD_UID, name: str = POD) -> dict
 
 
 def pod_with_claim_name(uid: str = POD_UID) -> Any:
-    return make_pod().name(POD).namespace(NS).uid(uid).set("spec.resourceClaims", [{"name": RESOURCE, "resourceClaimName": CLAIM}])
+    return (
+        make_pod()
+        .name(POD)
+        .namespace(NS)
+        .uid(uid)
+        .set("spec.resourceClaims", [{"name": RESOURCE, "resourceClaimName": CLAIM}])
+    )
 
 
 def pod_with_claim_template(in_status: bool) -> Any:
-    b = make_pod().name(POD).namespace(NS).uid(POD_UID).set("spec.resourceClaims", [{"name": RESOURCE, "resourceClaimTemplateName": CLAIM}])
+    b = (
+        make_pod()
+        .name(POD)
+        .namespace(NS)
+        .uid(POD_UID)
+        .set("spec.resourceClaims", [{"name": RESOURCE, "resourceClaimTemplateName": CLAIM}])
+    )
     if in_status:
         b.set("status.resourceClaimStatuses", [{"name": RESOURCE, "resourceClaimName": CLAIM}])
     return b
@@ -109,112 +146,272 @@ class Case:
 
 
 CASES = [
-    pytest.param(Case(make_pod().name("foo"), prefilter=(Code.SKIP, ""), postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate")), id="empty"),
-    pytest.param(Case(pod_with_claim_name(), [ALLOCATED, allocated(claim("not-my-claim", owner=False), device="instance-2")], reserved=[(DRIVER, NODE, "instance-1")]), id="claim-reference"),
-    pytest.param(Case(pod_with_claim_template(True), [ALLOCATED, claim("not-my-claim", owner=False)], reserved=[(DRIVER, NODE, "instance-1")]), id="claim-template"),
     pytest.param(
-        Case(pod_with_claim_template(False).set("status.phase", "Pending").set("metadata.annotations", {"x": "y"}),
-             [ALLOCATED], preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'pod "default/my-pod": ResourceClaim not created yet')),
+        Case(
+            make_pod().name("foo"),
+            prefilter=(Code.SKIP, ""),
+            postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate"),
+        ),
+        id="empty",
+    ),
+    pytest.param(
+        Case(
+            pod_with_claim_name(),
+            [ALLOCATED, allocated(claim("not-my-claim", owner=False), device="instance-2")],
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
+        id="claim-reference",
+    ),
+    pytest.param(
+        Case(
+            pod_with_claim_template(True),
+            [ALLOCATED, claim("not-my-claim", owner=False)],
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
+        id="claim-template",
+    ),
+    pytest.param(
+        Case(
+            pod_with_claim_template(False).set("status.phase", "Pending").set("metadata.annotations", {"x": "y"}),
+            [ALLOCATED],
+            preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'pod "default/my-pod": ResourceClaim not created yet'),
+        ),
         id="missing-claim",
     ),
     pytest.param(
-        Case(pod_with_claim_template(True), [allocated(claim(deletionTimestamp="2026-01-01T00:00:00Z"))],
-             preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'resourceclaim "my-pod-my-resource" is being deleted')),
+        Case(
+            pod_with_claim_template(True),
+            [allocated(claim(deletionTimestamp="2026-01-01T00:00:00Z"))],
+            preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 'resourceclaim "my-pod-my-resource" is being deleted'),
+        ),
         id="deleted-claim",
     ),
     pytest.param(
-        Case(pod_with_claim_template(True), [allocated(claim(owner=False, ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID + "123", "controller": True}]))],
-             preenqueue=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)")),
+        Case(
+            pod_with_claim_template(True),
+            [
+                allocated(
+                    claim(
+                        owner=False,
+                        ownerReferences=[
+                            {"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID + "123", "controller": True}
+                        ],
+                    )
+                )
+            ],
+            preenqueue=(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "ResourceClaim default/my-pod-my-resource was not created for pod default/my-pod (pod is not owner)",
+            ),
+        ),
         id="wrong-claim",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, device_class()], filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")},
-             postfilter=(Code.UNSCHEDULABLE, "still not schedulable")),
+        Case(
+            pod_with_claim_name(),
+            [PENDING, device_class()],
+            filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")},
+            postfilter=(Code.UNSCHEDULABLE, "still not schedulable"),
+        ),
         id="no-resources",
     ),
-    pytest.param(Case(pod_with_claim_name(), [PENDING, device_class(), node_slice(NODE)], reserved=[(DRIVER, NODE, "instance-1")]), id="with-resources"),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, OTHER_ALLOCATED, device_class(), node_slice(NODE)],
-             filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")}, postfilter=(Code.UNSCHEDULABLE, "still not schedulable")),
+        Case(
+            pod_with_claim_name(), [PENDING, device_class(), node_slice(NODE)], reserved=[(DRIVER, NODE, "instance-1")]
+        ),
+        id="with-resources",
+    ),
+    pytest.param(
+        Case(
+            pod_with_claim_name(),
+            [PENDING, OTHER_ALLOCATED, device_class(), node_slice(NODE)],
+            filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")},
+            postfilter=(Code.UNSCHEDULABLE, "still not schedulable"),
+        ),
         id="exhausted-resources",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, device_class(), node_slice(NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]})],
-             features=ON, reserved=[(DRIVER, NODE, "instance-1")]),
+        Case(
+            pod_with_claim_name(),
+            [
+                PENDING,
+                device_class(),
+                node_slice(
+                    NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]}
+                ),
+            ],
+            features=ON,
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
         id="tainted-device-disabled",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, device_class(), node_slice(NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]})],
-             features=F.Features(enabled=True, admin_access=True, prioritized_list=True, device_taints=True),
-             filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")}, postfilter=(Code.UNSCHEDULABLE, "still not schedulable")),
+        Case(
+            pod_with_claim_name(),
+            [
+                PENDING,
+                device_class(),
+                node_slice(
+                    NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]}
+                ),
+            ],
+            features=F.Features(enabled=True, admin_access=True, prioritized_list=True, device_taints=True),
+            filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "cannot allocate all claims")},
+            postfilter=(Code.UNSCHEDULABLE, "still not schedulable"),
+        ),
         id="tainted-device-enabled",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, request(adminAccess=True)), OTHER_ALLOCATED, device_class(), node_slice(NODE)],
-             reserved=[(DRIVER, NODE, "instance-1")]),
+        Case(
+            pod_with_claim_name(),
+            [claim(CLAIM, request(adminAccess=True)), OTHER_ALLOCATED, device_class(), node_slice(NODE)],
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
         id="request-admin-access-with-DRAAdminAccess-featuregate",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, request(adminAccess=True)), OTHER_ALLOCATED, device_class(), node_slice(NODE)],
-             features=F.Features(enabled=True, prioritized_list=True),
-             filter={NODE: (Code.ERROR, 'running "DynamicResources" filter plugin: claim default/my-pod-my-resource, request req-1: admin access is requested, but the feature is disabled')}),
+        Case(
+            pod_with_claim_name(),
+            [claim(CLAIM, request(adminAccess=True)), OTHER_ALLOCATED, device_class(), node_slice(NODE)],
+            features=F.Features(enabled=True, prioritized_list=True),
+            filter={
+                NODE: (
+                    Code.ERROR,
+                    'running "DynamicResources" filter plugin: claim default/my-pod-my-resource, request req-1: admin access is requested, but the feature is disabled',
+                )
+            },
+        ),
         id="request-admin-access-without-DRAAdminAccess-featuregate",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, allocated(claim("other-claim", owner=False), admin=True), device_class(), node_slice(NODE)],
-             reserved=[(DRIVER, NODE, "instance-1")]),
+        Case(
+            pod_with_claim_name(),
+            [PENDING, allocated(claim("other-claim", owner=False), admin=True), device_class(), node_slice(NODE)],
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
         id="structured-ignore-allocated-admin-access",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, request(selectors=[{"cel": {"expression": BREAK_CEL}}])), device_class(), node_slice(NODE)],
-             filter={NODE: (Code.ERROR, 'running "DynamicResources" filter plugin: claim default/my-pod-my-resource: selector #0: CEL runtime error: no such key: healthy')}),
+        Case(
+            pod_with_claim_name(),
+            [claim(CLAIM, request(selectors=[{"cel": {"expression": BREAK_CEL}}])), device_class(), node_slice(NODE)],
+            filter={
+                NODE: (
+                    Code.ERROR,
+                    'running "DynamicResources" filter plugin: claim default/my-pod-my-resource: selector #0: CEL runtime error: no such key: healthy',
+                )
+            },
+        ),
         id="claim-parameters-CEL-runtime-error",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING, device_class(CLASS, BREAK_CEL), node_slice(NODE)],
-             filter={NODE: (Code.ERROR, 'running "DynamicResources" filter plugin: class my-resource-class: selector #0: CEL runtime error: no such key: healthy')}),
+        Case(
+            pod_with_claim_name(),
+            [PENDING, device_class(CLASS, BREAK_CEL), node_slice(NODE)],
+            filter={
+                NODE: (
+                    Code.ERROR,
+                    'running "DynamicResources" filter plugin: class my-resource-class: selector #0: CEL runtime error: no such key: healthy',
+                )
+            },
+        ),
         id="class-parameters-CEL-runtime-error",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, request(selectors=[{"cel": {"expression": BREAK_CEL}}])), device_class(), node_slice(NODE),
-                                     node_slice(NODE2, {"name": "instance-1", "attributes": {"healthy": {"bool": True}}})],
-             nodes=(NODE, NODE2),
-             filter={NODE: (Code.ERROR, 'running "DynamicResources" filter plugin: claim default/my-pod-my-resource: selector #0: CEL runtime error: no such key: healthy')}),
+        Case(
+            pod_with_claim_name(),
+            [
+                claim(CLAIM, request(selectors=[{"cel": {"expression": BREAK_CEL}}])),
+                device_class(),
+                node_slice(NODE),
+                node_slice(NODE2, {"name": "instance-1", "attributes": {"healthy": {"bool": True}}}),
+            ],
+            nodes=(NODE, NODE2),
+            filter={
+                NODE: (
+                    Code.ERROR,
+                    'running "DynamicResources" filter plugin: claim default/my-pod-my-resource: selector #0: CEL runtime error: no such key: healthy',
+                )
+            },
+        ),
         id="CEL-runtime-error-for-one-of-two-nodes",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [PENDING], prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "request req-1: device class my-resource-class does not exist"),
-             postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate")),
+        Case(
+            pod_with_claim_name(),
+            [PENDING],
+            prefilter=(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "request req-1: device class my-resource-class does not exist",
+            ),
+            postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate"),
+        ),
         id="missing-class",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [allocated(PENDING, selector_node="no-such-node")],
-             filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node")},
-             postfilter=(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed")),
+        Case(
+            pod_with_claim_name(),
+            [allocated(PENDING, selector_node="no-such-node")],
+            filter={NODE: (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resourceclaim not available on the node")},
+            postfilter=(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed"),
+        ),
         id="wrong-topology",
     ),
     pytest.param(Case(pod_with_claim_name(), [ALLOCATED], reserved=[(DRIVER, NODE, "instance-1")]), id="good-topology"),
     pytest.param(Case(pod_with_claim_name(), [IN_USE], reserved=[(DRIVER, NODE, "instance-1")]), id="reserved-okay"),
     pytest.param(
-        Case(pod_with_claim_name(), [IN_USE], features=F.Features(enabled=False), prefilter=(Code.SKIP, ""), postfilter=(Code.UNSCHEDULABLE, "plugin disabled")),
+        Case(
+            pod_with_claim_name(),
+            [IN_USE],
+            features=F.Features(enabled=False),
+            prefilter=(Code.SKIP, ""),
+            postfilter=(Code.UNSCHEDULABLE, "plugin disabled"),
+        ),
         id="DRA-disabled",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": CLASS}]}), device_class()],
-             features=F.Features(enabled=True, admin_access=True),
-             prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "resource claim default/my-pod-my-resource, request req-1: has subrequests, but the DRAPrioritizedList feature is disabled"),
-             postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate")),
+        Case(
+            pod_with_claim_name(),
+            [
+                claim(CLAIM, {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": CLASS}]}),
+                device_class(),
+            ],
+            features=F.Features(enabled=True, admin_access=True),
+            prefilter=(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "resource claim default/my-pod-my-resource, request req-1: has subrequests, but the DRAPrioritizedList feature is disabled",
+            ),
+            postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate"),
+        ),
         id="claim-with-prioritized-list-feature-disabled",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": "does-not-exist"}]})],
-             prefilter=(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "request req-1/subreq-1: device class does-not-exist does not exist"),
-             postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate")),
+        Case(
+            pod_with_claim_name(),
+            [
+                claim(
+                    CLAIM,
+                    {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": "does-not-exist"}]},
+                )
+            ],
+            prefilter=(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                "request req-1/subreq-1: device class does-not-exist does not exist",
+            ),
+            postfilter=(Code.UNSCHEDULABLE, "no new claims to deallocate"),
+        ),
         id="claim-with-prioritized-list-unknown-device-class",
     ),
     pytest.param(
-        Case(pod_with_claim_name(), [claim(CLAIM, {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": CLASS}]}), device_class(), node_slice(NODE)],
-             reserved=[(DRIVER, NODE, "instance-1")]),
+        Case(
+            pod_with_claim_name(),
+            [
+                claim(CLAIM, {"name": "req-1", "firstAvailable": [{"name": "subreq-1", "deviceClassName": CLASS}]}),
+                device_class(),
+                node_slice(NODE),
+            ],
+            reserved=[(DRIVER, NODE, "instance-1")],
+        ),
         id="claim-with-prioritized-list",
     ),
 ]
@@ -290,7 +487,14 @@ def test_reserve_makes_the_next_pod_see_the_device_taken() -> None:
     assert plugin.filter(st1, first, ni).code is Code.SUCCESS
     first = handle.snapshot.assume(first, NODE)
     assert plugin.reserve(st1, first, NODE).code is Code.SUCCESS
-    second = make_pod().name("p2").namespace(NS).uid("u2").set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "second"}]).obj()
+    second = (
+        make_pod()
+        .name("p2")
+        .namespace(NS)
+        .uid("u2")
+        .set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "second"}])
+        .obj()
+    )
     st2 = CycleState()
     plugin.pre_filter(st2, second)
     got = plugin.filter(st2, second, ni)
@@ -306,14 +510,25 @@ def test_reserve_makes_the_next_pod_see_the_device_taken() -> None:
 
 
 def test_claims_from_templates_are_per_pod() -> None:
-    tpl = {"apiVersion": V1, "kind": "ResourceClaimTemplate", "metadata": {"name": "gpu", "namespace": NS},
-           "spec": {"spec": {"devices": {"requests": [request("gpu")]}}}}
+    tpl = {
+        "apiVersion": V1,
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "gpu", "namespace": NS},
+        "spec": {"spec": {"devices": {"requests": [request("gpu")]}}},
+    }
     case = Case(make_pod(), [tpl, device_class(), node_slice(NODE, {"name": "a"}, {"name": "b"})])
     plugin, handle, nodes = setup(case)
     ni = handle.snapshot.get(NODE)
     held = []
     for name in ("train-0", "train-1", "train-2"):
-        pod = make_pod().name(name).namespace(NS).uid(f"uid-{name}").set("spec.resourceClaims", [{"name": "gpus", "resourceClaimTemplateName": "gpu"}]).obj()
+        pod = (
+            make_pod()
+            .name(name)
+            .namespace(NS)
+            .uid(f"uid-{name}")
+            .set("spec.resourceClaims", [{"name": "gpus", "resourceClaimTemplateName": "gpu"}])
+            .obj()
+        )
         state = CycleState()
         _, pre = plugin.pre_filter(state, pod)
         assert pre.code is Code.SUCCESS
@@ -322,15 +537,23 @@ def test_claims_from_templates_are_per_pod() -> None:
             assert st.reasons == ("cannot allocate all claims",)
             break
         claim_name = generate_claim_name(name, "gpus", NS)
-        assert st.details == (f"claim default/{claim_name}: gpu -> {'a' if name == 'train-0' else 'b'} [some-driver/worker]",)
+        assert st.details == (
+            f"claim default/{claim_name}: gpu -> {'a' if name == 'train-0' else 'b'} [some-driver/worker]",
+        )
         pod = handle.snapshot.assume(pod, NODE)
         assert plugin.reserve(state, pod, NODE).code is Code.SUCCESS
         c = plugin.assumed[f"{NS}/{claim_name}"]
-        assert c.owner_references[0].name == name and c.owner_references[0].uid == f"uid-{name}" and c.owner_references[0].controller
+        assert (
+            c.owner_references[0].name == name
+            and c.owner_references[0].uid == f"uid-{name}"
+            and c.owner_references[0].controller
+        )
         held.append(c.name)
     assert len(set(held)) == 2
     assert plugin.explain_hints(pod) == [
-        "claim default/" + generate_claim_name("train-2", "gpus", NS) + ", request gpu needs 1 device(s) of class my-resource-class on one node; at most 0 are free on any node"
+        "claim default/"
+        + generate_claim_name("train-2", "gpus", NS)
+        + ", request gpu needs 1 device(s) of class my-resource-class on one node; at most 0 are free on any node"
     ]
 
 
@@ -355,13 +578,35 @@ def test_missing_template_and_claim_elsewhere_are_explained() -> None:
     other["metadata"]["namespace"] = "team-b"
     case = Case(make_pod(), [other, device_class()])
     plugin, handle, _ = setup(case)
-    pod = make_pod().name(POD).namespace(NS).uid(POD_UID).set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "shared"}]).obj()
+    pod = (
+        make_pod()
+        .name(POD)
+        .namespace(NS)
+        .uid(POD_UID)
+        .set("spec.resourceClaims", [{"name": "r", "resourceClaimName": "shared"}])
+        .obj()
+    )
     _, pre = plugin.pre_filter(CycleState(), pod)
-    assert (pre.code, pre.reasons) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ('resourceclaim.resource.k8s.io "shared" not found',))
-    assert pre.details == ("a ResourceClaim named 'shared' exists in namespace team-b; a pod can only use those of its own namespace (default)",)
-    pod = make_pod().name(POD).namespace(NS).uid(POD_UID).set("spec.resourceClaims", [{"name": "r", "resourceClaimTemplateName": "nope"}]).obj()
+    assert (pre.code, pre.reasons) == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        ('resourceclaim.resource.k8s.io "shared" not found',),
+    )
+    assert pre.details == (
+        "a ResourceClaim named 'shared' exists in namespace team-b; a pod can only use those of its own namespace (default)",
+    )
+    pod = (
+        make_pod()
+        .name(POD)
+        .namespace(NS)
+        .uid(POD_UID)
+        .set("spec.resourceClaims", [{"name": "r", "resourceClaimTemplateName": "nope"}])
+        .obj()
+    )
     _, pre = plugin.pre_filter(CycleState(), pod)
-    assert (pre.code, pre.reasons) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ('pod "default/my-pod": ResourceClaim not created yet',))
+    assert (pre.code, pre.reasons) == (
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        ('pod "default/my-pod": ResourceClaim not created yet',),
+    )
     assert pre.details == (
         'the resourceclaim controller cannot create the pod\'s claim "r": resource claim template "nope": resourceclaimtemplate.resource.k8s.io "nope" not found',
     )
@@ -369,13 +614,30 @@ def test_missing_template_and_claim_elsewhere_are_explained() -> None:
 
 def test_score_prefers_earlier_alternatives() -> None:
     """1.35's Score: 8 - index of the chosen subrequest, per prioritized-list request."""
-    c = claim(CLAIM, {"name": "req-1", "firstAvailable": [
-        {"name": "big", "deviceClassName": CLASS, "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].size == "big"'}}]},
-        {"name": "small", "deviceClassName": CLASS},
-    ]})
-    case = Case(pod_with_claim_name(), [c, device_class(),
-                                        node_slice(NODE, {"name": "d", "attributes": {"size": {"string": "big"}}}),
-                                        node_slice(NODE2, {"name": "d", "attributes": {"size": {"string": "small"}}})], nodes=(NODE, NODE2))
+    c = claim(
+        CLAIM,
+        {
+            "name": "req-1",
+            "firstAvailable": [
+                {
+                    "name": "big",
+                    "deviceClassName": CLASS,
+                    "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].size == "big"'}}],
+                },
+                {"name": "small", "deviceClassName": CLASS},
+            ],
+        },
+    )
+    case = Case(
+        pod_with_claim_name(),
+        [
+            c,
+            device_class(),
+            node_slice(NODE, {"name": "d", "attributes": {"size": {"string": "big"}}}),
+            node_slice(NODE2, {"name": "d", "attributes": {"size": {"string": "small"}}}),
+        ],
+        nodes=(NODE, NODE2),
+    )
     plugin, handle, nodes = setup(case)
     assert isinstance(plugin, dr.DynamicResourcesScoring)
     pod = case.pod.obj()
@@ -414,7 +676,9 @@ def test_release_1_34_does_not_score() -> None:
     plugin, _, _ = setup(case)
     assert not isinstance(plugin, dr.DynamicResourcesScoring)
     assert F.for_release("1.33") == F.DISABLED
-    assert F.for_release("1.35").scores and F.for_release("1.35").prioritized_list and F.for_release("1.35").admin_access
+    assert (
+        F.for_release("1.35").scores and F.for_release("1.35").prioritized_list and F.for_release("1.35").admin_access
+    )
 
 
 def _on(*names: str, scores: bool = True) -> F.Features:
@@ -431,14 +695,28 @@ def _on(*names: str, scores: bool = True) -> F.Features:
         pytest.param("1.35.7", _on("admin_access", "prioritized_list"), id="1.35-scores"),
         pytest.param(
             "1.36",
-            _on("admin_access", "prioritized_list", "partitionable_devices", "device_taints", "consumable_capacity",
-                "device_binding_and_status", "extended_resource"),
+            _on(
+                "admin_access",
+                "prioritized_list",
+                "partitionable_devices",
+                "device_taints",
+                "consumable_capacity",
+                "device_binding_and_status",
+                "extended_resource",
+            ),
             id="1.36-betas-on",
         ),
         pytest.param(
             "1.37",
-            _on("admin_access", "prioritized_list", "partitionable_devices", "device_taints", "consumable_capacity",
-                "device_binding_and_status", "extended_resource"),
+            _on(
+                "admin_access",
+                "prioritized_list",
+                "partitionable_devices",
+                "device_taints",
+                "consumable_capacity",
+                "device_binding_and_status",
+                "extended_resource",
+            ),
             id="1.37",
         ),
     ],
@@ -461,7 +739,11 @@ def test_plugin_takes_the_features_of_the_handles_release(release: str, code: Co
     1.36, so a NoExecute device taint keeps the pod off the device there only."""
     from kwhatif.versions import get
 
-    objs = [PENDING, device_class(), node_slice(NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]})]
+    objs = [
+        PENDING,
+        device_class(),
+        node_slice(NODE, {"name": "instance-1", "taints": [{"key": "example.com/taint", "effect": "NoExecute"}]}),
+    ]
     version = get(release)
     handle = make_handle([make_node().name(NODE).obj()], cluster=make_cluster(objs, version=version), version=version)
     plugin = dr.new(None, handle)
@@ -499,7 +781,14 @@ def test_shared_device_capacity_across_pods() -> None:
     ni = handle.snapshot.get(NODE)
     got = []
     for i in range(3):
-        pod = make_pod().name(f"p{i}").namespace(NS).uid(f"u{i}").set("spec.resourceClaims", [{"name": "r", "resourceClaimName": f"c{i}"}]).obj()
+        pod = (
+            make_pod()
+            .name(f"p{i}")
+            .namespace(NS)
+            .uid(f"u{i}")
+            .set("spec.resourceClaims", [{"name": "r", "resourceClaimName": f"c{i}"}])
+            .obj()
+        )
         state = CycleState()
         plugin.pre_filter(state, pod)
         st = plugin.filter(state, pod, ni)
@@ -510,6 +799,11 @@ def test_shared_device_capacity_across_pods() -> None:
     assert got == [
         (Code.SUCCESS, ("claim default/c0: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
         (Code.SUCCESS, ("claim default/c1: req-1 -> nic (shared: bandwidth 4000000000) [some-driver/worker]",)),
-        (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("cannot allocate all claims",
-                                               "claim default/c2, request req-1: needs 1 device(s); 1 match, 1 without the capacity it asks for left")),
+        (
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            (
+                "cannot allocate all claims",
+                "claim default/c2, request req-1: needs 1 device(s); 1 match, 1 without the capacity it asks for left",
+            ),
+        ),
     ]

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import CycleState
 from kwhatif.plugins import image_locality as il
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 
 MB = 1024 * 1024
 DIGEST = "nginx@sha256:" + "a" * 64
@@ -44,7 +45,9 @@ SINGLE = [
     pytest.param(pod("nginx:1.25"), node((250 * MB, "nginx:1.25")), 23, id="tag-kept"),
     pytest.param(pod("nginx:1.25"), node((250 * MB, "nginx:latest")), 0, id="other-tag"),
     pytest.param(pod("nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 0, id="no-library-prefix"),
-    pytest.param(pod("docker.io/library/nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 23, id="full-name"),
+    pytest.param(
+        pod("docker.io/library/nginx"), node((250 * MB, "docker.io/library/nginx:latest")), 23, id="full-name"
+    ),
     pytest.param(pod(DIGEST), node((250 * MB, DIGEST)), 23, id="digest"),
     pytest.param(pod(DIGEST), node((250 * MB, DIGEST + ":latest")), 0, id="digest-gets-no-tag"),
     pytest.param(pod("reg:5000/app"), node((250 * MB, "reg:5000/app:latest")), 23, id="registry-port"),
@@ -56,7 +59,12 @@ SINGLE = [
     pytest.param(pod("big"), node((2000 * MB, "big:latest")), 100, id="ceiling"),
     pytest.param(pod("big"), node((1000 * MB, "big:latest")), 100, id="at-ceiling"),
     # 300 + 300 of a 2000MB ceiling: 100 * 577 / 1977 = 29
-    pytest.param(pod("app", init=("setup",)), node((300 * MB, "app:latest"), (300 * MB, "setup:latest")), 29, id="init-container-counted"),
+    pytest.param(
+        pod("app", init=("setup",)),
+        node((300 * MB, "app:latest"), (300 * MB, "setup:latest")),
+        29,
+        id="init-container-counted",
+    ),
     # the ceiling grows with every container, init containers included: 100 * 977 / 1977 = 49
     pytest.param(pod("app", "sidecar"), node((1000 * MB, "app:latest")), 49, id="ceiling-per-container"),
     pytest.param(pod("app", "app"), node((1000 * MB, "app:latest")), 100, id="same-image-twice"),

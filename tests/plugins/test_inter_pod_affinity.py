@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Namespace
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.config.types import InterPodAffinityArgs
@@ -15,6 +14,8 @@ from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import inter_pod_affinity as ipa
+
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -128,15 +129,21 @@ def test_default_args() -> None:
     "args,field,message",
     [
         pytest.param(
-            {"hardPodAffinityWeight": 101}, "hardPodAffinityWeight", "Invalid value: 101: not in valid range [0, 100]",
+            {"hardPodAffinityWeight": 101},
+            "hardPodAffinityWeight",
+            "Invalid value: 101: not in valid range [0, 100]",
             id="above-100",
         ),
         pytest.param(
-            {"hardPodAffinityWeight": -1}, "hardPodAffinityWeight", "Invalid value: -1: not in valid range [0, 100]",
+            {"hardPodAffinityWeight": -1},
+            "hardPodAffinityWeight",
+            "Invalid value: -1: not in valid range [0, 100]",
             id="negative",
         ),
         pytest.param(
-            {"hardPodAffinityWeight": "5"}, "hardPodAffinityWeight", "cannot unmarshal string into Go value of type int32",
+            {"hardPodAffinityWeight": "5"},
+            "hardPodAffinityWeight",
+            "cannot unmarshal string into Go value of type int32",
             id="not-int",
         ),
         pytest.param(
@@ -185,7 +192,11 @@ def test_invalid_args(args: dict[str, Any], field: str, message: str) -> None:
         pytest.param(
             # only pods matching every term count
             incoming(app="web").affinity(affinity(req=(term(ZONE, app="db"), term(HOST, tier="be")))),
-            [existing("db", "n1", app="db"), existing("be", "n3", tier="be"), existing("both", "n2", app="db", tier="be")],
+            [
+                existing("db", "n1", app="db"),
+                existing("be", "n3", tier="be"),
+                existing("both", "n2", app="db", tier="be"),
+            ],
             {"n1": AFF_FAIL, "n2": OK, "n3": AFF_FAIL, "n4": AFF_FAIL},
             id="affinity-all-terms",
         ),
@@ -290,7 +301,9 @@ NS_CLUSTER = {"team-a": {"team": "a"}, "team-b": {"team": "b"}, "default": {}}
     "pod,pods,expected",
     [
         pytest.param(
-            incoming(app="web").affinity(affinity(req=(term(ZONE, ns_selector={"matchLabels": {"team": "a"}}, app="db"),))),
+            incoming(app="web").affinity(
+                affinity(req=(term(ZONE, ns_selector={"matchLabels": {"team": "a"}}, app="db"),))
+            ),
             [existing("db-a", "n3", ns="team-a", app="db"), existing("db-b", "n1", ns="team-b", app="db")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": OK, "n4": AFF_FAIL},
             id="selector",
@@ -318,7 +331,9 @@ NS_CLUSTER = {"team-a": {"team": "a"}, "team-b": {"team": "b"}, "default": {}}
         pytest.param(
             # a namespace missing from the input still exists where its pods run
             incoming(app="web").affinity(
-                affinity(req=(term(ZONE, ns_selector={"matchLabels": {"kubernetes.io/metadata.name": "ghost"}}, app="db"),))
+                affinity(
+                    req=(term(ZONE, ns_selector={"matchLabels": {"kubernetes.io/metadata.name": "ghost"}}, app="db"),)
+                )
             ),
             [existing("db", "n3", ns="ghost", app="db")],
             {"n1": AFF_FAIL, "n2": AFF_FAIL, "n3": OK, "n4": AFF_FAIL},
@@ -562,7 +577,9 @@ def test_pods_on_nodes_without_labels_do_not_contribute() -> None:
 @pytest.mark.parametrize(
     "raw,normalized",
     [
-        pytest.param([0, 29, 100], [0, 28, 100], id="float64-truncation"),  # 100 * (29/100) is 28.999999999999996 in float64
+        pytest.param(
+            [0, 29, 100], [0, 28, 100], id="float64-truncation"
+        ),  # 100 * (29/100) is 28.999999999999996 in float64
         pytest.param([-3, 0, 4], [0, 42, 100], id="negative-min"),
         pytest.param([5, 5], [0, 0], id="all-equal"),
         pytest.param([-10, -10, -4], [0, 0, 100], id="all-negative"),

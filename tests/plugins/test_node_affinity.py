@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.plugins import node_affinity as na
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 POD_REASON = "node(s) didn't match Pod's node affinity/selector"
 ENFORCED_REASON = "node(s) didn't match scheduler-enforced node affinity"
@@ -44,9 +45,7 @@ def required(*terms: dict[str, Any]) -> dict[str, Any]:
 
 
 def preferred(*weighted: tuple[int, dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": w, "preference": t} for w, t in weighted]
-    }
+    return {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": w, "preference": t} for w, t in weighted]}
 
 
 def with_affinity(node_affinity: dict[str, Any], b: PodBuilder | None = None) -> PodBuilder:
@@ -172,90 +171,141 @@ REQUIRED_CASES: list[tuple[str, PodBuilder, dict[str, str], str, bool]] = [
     ("node labels are subset", pod().node_selector(foo="bar", baz="blah"), {"foo": "bar"}, "", False),
     (
         "Pod with matchExpressions using In operator that matches the existing node",
-        with_affinity(required(term(expr("foo", "In", "bar", "value2")))), {"foo": "bar"}, "", True,
+        with_affinity(required(term(expr("foo", "In", "bar", "value2")))),
+        {"foo": "bar"},
+        "",
+        True,
     ),
     (
         "Pod with matchExpressions using Gt operator that matches the existing node",
-        with_affinity(required(term(expr("kernel-version", "Gt", "0204")))), {"kernel-version": "0206"}, "", True,
+        with_affinity(required(term(expr("kernel-version", "Gt", "0204")))),
+        {"kernel-version": "0206"},
+        "",
+        True,
     ),
     (
         "Pod with matchExpressions using NotIn operator that matches the existing node",
-        with_affinity(required(term(expr("mem-type", "NotIn", "DDR", "DDR2")))), {"mem-type": "DDR3"}, "", True,
+        with_affinity(required(term(expr("mem-type", "NotIn", "DDR", "DDR2")))),
+        {"mem-type": "DDR3"},
+        "",
+        True,
     ),
     (
         "Pod with matchExpressions using Exists operator that matches the existing node",
-        with_affinity(required(term(expr("GPU", "Exists")))), {"GPU": "NVIDIA-GRID-K1"}, "", True,
+        with_affinity(required(term(expr("GPU", "Exists")))),
+        {"GPU": "NVIDIA-GRID-K1"},
+        "",
+        True,
     ),
     (
         "Pod with affinity that don't match node's labels won't schedule onto the node",
-        with_affinity(required(term(expr("foo", "In", "value1", "value2")))), {"foo": "bar"}, "", False,
+        with_affinity(required(term(expr("foo", "In", "value1", "value2")))),
+        {"foo": "bar"},
+        "",
+        False,
     ),
     (
         "Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
-        with_affinity(required({"matchExpressions": []})), {"foo": "bar"}, "", False,
+        with_affinity(required({"matchExpressions": []})),
+        {"foo": "bar"},
+        "",
+        False,
     ),
     ("Pod with no Affinity will schedule onto a node", pod(), {"foo": "bar"}, "", True),
     (
         "Pod with Affinity but nil NodeSelector will schedule onto a node",
-        with_affinity({"requiredDuringSchedulingIgnoredDuringExecution": None}), {"foo": "bar"}, "", True,
+        with_affinity({"requiredDuringSchedulingIgnoredDuringExecution": None}),
+        {"foo": "bar"},
+        "",
+        True,
     ),
     (
         "Pod with multiple matchExpressions ANDed that matches the existing node",
         with_affinity(required(term(expr("GPU", "Exists"), expr("GPU", "NotIn", "AMD", "INTER")))),
-        {"GPU": "NVIDIA-GRID-K1"}, "", True,
+        {"GPU": "NVIDIA-GRID-K1"},
+        "",
+        True,
     ),
     (
         "Pod with multiple matchExpressions ANDed that doesn't match the existing node",
         with_affinity(required(term(expr("GPU", "Exists"), expr("GPU", "In", "AMD", "INTER")))),
-        {"GPU": "NVIDIA-GRID-K1"}, "", False,
+        {"GPU": "NVIDIA-GRID-K1"},
+        "",
+        False,
     ),
     (
         "Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
-        with_affinity(required(term(expr("foo", "In", "bar", "value2")), term(expr("diffkey", "In", "wrong", "value2")))),
-        {"foo": "bar"}, "", True,
+        with_affinity(
+            required(term(expr("foo", "In", "bar", "value2")), term(expr("diffkey", "In", "wrong", "value2")))
+        ),
+        {"foo": "bar"},
+        "",
+        True,
     ),
     (
         "Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, "
         "will schedule onto the node",
-        with_affinity(required(term(expr("foo", "Exists"))), pod().node_selector(foo="bar")), {"foo": "bar"}, "", True,
+        with_affinity(required(term(expr("foo", "Exists"))), pod().node_selector(foo="bar")),
+        {"foo": "bar"},
+        "",
+        True,
     ),
     (
         "Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are "
         "deprecating) is not satisfied, won't schedule onto the node",
         with_affinity(required(term(expr("foo", "Exists"))), pod().node_selector(foo="bar")),
-        {"foo": "barrrrrr"}, "", False,
+        {"foo": "barrrrrr"},
+        "",
+        False,
     ),
     (
         "Pod with an invalid value in Affinity term won't be scheduled onto the node",
-        with_affinity(required(term(expr("foo", "NotIn", "invalid value: ___@#$%^")))), {"foo": "bar"}, "", False,
+        with_affinity(required(term(expr("foo", "NotIn", "invalid value: ___@#$%^")))),
+        {"foo": "bar"},
+        "",
+        False,
     ),
     (
         "Pod with matchFields using In operator that matches the existing node",
-        with_affinity(required(term(fields=(name_in("node_1"),)))), {}, "node_1", True,
+        with_affinity(required(term(fields=(name_in("node_1"),)))),
+        {},
+        "node_1",
+        True,
     ),
     (
         "Pod with matchFields using In operator that does not match the existing node",
-        with_affinity(required(term(fields=(name_in("node_1"),)))), {}, "node_2", False,
+        with_affinity(required(term(fields=(name_in("node_1"),)))),
+        {},
+        "node_2",
+        False,
     ),
     (
         "Pod with two terms: matchFields does not match, but matchExpressions matches",
         with_affinity(required(term(fields=(name_in("node_1"),)), term(expr("foo", "In", "bar")))),
-        {"foo": "bar"}, "node_2", True,
+        {"foo": "bar"},
+        "node_2",
+        True,
     ),
     (
         "Pod with one term: matchFields does not match, but matchExpressions matches",
         with_affinity(required(term(expr("foo", "In", "bar"), fields=(name_in("node_1"),)))),
-        {"foo": "bar"}, "node_2", False,
+        {"foo": "bar"},
+        "node_2",
+        False,
     ),
     (
         "Pod with one term: both matchFields and matchExpressions match",
         with_affinity(required(term(expr("foo", "In", "bar"), fields=(name_in("node_1"),)))),
-        {"foo": "bar"}, "node_1", True,
+        {"foo": "bar"},
+        "node_1",
+        True,
     ),
     (
         "Pod with two terms: both matchFields and matchExpressions do not match",
         with_affinity(required(term(fields=(name_in("node_1"),)), term(expr("foo", "In", "not-match-to-bar")))),
-        {"foo": "bar"}, "node_2", False,
+        {"foo": "bar"},
+        "node_2",
+        False,
     ),
 ]
 
@@ -284,7 +334,9 @@ def test_required_without_terms_is_refused(node_affinity: dict[str, Any]) -> Non
 def test_parse_errors_are_upstreams_field_errors() -> None:
     # labels.NewRequirement's errors with the path NewLazyErrorNodeSelector gives them
     p = with_affinity(
-        required(term(expr("zone", "In", "a")), term(expr("foo", "NotIn", "invalid value: ___@#$%^"), expr("gen", "Gt", "x")))
+        required(
+            term(expr("zone", "In", "a")), term(expr("foo", "NotIn", "invalid value: ___@#$%^"), expr("gen", "Gt", "x"))
+        )
     ).obj()
     assert p.affinity is not None and p.affinity.node_affinity is not None and p.affinity.node_affinity.required
     first, second = p.affinity.node_affinity.required.terms
@@ -320,7 +372,9 @@ ADDED = {"addedAffinity": required(term(expr("pool", "In", "system")))}
         # the enforced affinity is checked first and hides the pod's own mismatch
         pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "user"), ENFORCED, id="enforced-first"),
         pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system"), MISMATCH, id="pod-mismatch"),
-        pytest.param(pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK, id="both-match"),
+        pytest.param(
+            pod().node_selector(zone="a"), make_node().label("pool", "system").label("zone", "a"), OK, id="both-match"
+        ),
     ],
 )
 def test_filter_added_affinity(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:
@@ -401,15 +455,18 @@ PRE_FILTER_CASES: list[tuple[str, PodBuilder, dict[str, Any] | None, tuple[Any, 
         None,
         (["n1"], Code.SUCCESS, ()),
     ),
-    ("empty-term-means-all", with_affinity(required(term(), term(fields=(name_in("n1"),)))), None, (ALL, Code.SUCCESS, ())),
+    (
+        "empty-term-means-all",
+        with_affinity(required(term(), term(fields=(name_in("n1"),)))),
+        None,
+        (ALL, Code.SUCCESS, ()),
+    ),
     # a node that does not exist stays in the set: the runtime, not this plugin, drops it
     ("unknown-node", with_affinity(required(term(fields=(name_in("gone"),)))), None, (["gone"], Code.SUCCESS, ())),
 ]
 
 
-@pytest.mark.parametrize(
-    "pod,args,expected", [c[1:] for c in PRE_FILTER_CASES], ids=[c[0] for c in PRE_FILTER_CASES]
-)
+@pytest.mark.parametrize("pod,args,expected", [c[1:] for c in PRE_FILTER_CASES], ids=[c[0] for c in PRE_FILTER_CASES])
 def test_pre_filter(pod: PodBuilder, args: dict[str, Any] | None, expected: tuple[Any, ...]) -> None:
     assert run_pre_filter(pod, args) == expected
 
@@ -558,10 +615,16 @@ def test_score_without_pre_score_state() -> None:
 @pytest.mark.parametrize(
     "args,message",
     [
-        pytest.param({"addedAffinity": []}, "cannot unmarshal array into Go value of type v1.NodeAffinity", id="not-an-object"),
+        pytest.param(
+            {"addedAffinity": []}, "cannot unmarshal array into Go value of type v1.NodeAffinity", id="not-an-object"
+        ),
         pytest.param({"bogus": 1}, 'unknown field "bogus"', id="unknown-field"),
         pytest.param({"addedAffinity": required(term(expr("zone", "Near", "a")))}, "operator", id="bad-operator"),
-        pytest.param({"addedAffinity": required(term(fields=(expr("metadata.name", "Exists"),)))}, "NotIn", id="bad-field-operator"),
+        pytest.param(
+            {"addedAffinity": required(term(fields=(expr("metadata.name", "Exists"),)))},
+            "NotIn",
+            id="bad-field-operator",
+        ),
     ],
 )
 def test_bad_args(args: dict[str, Any], message: str) -> None:

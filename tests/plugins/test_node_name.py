@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_name as nn
+
+from builders import PodBuilder, make_handle, make_node, make_pod
 
 REJECTED = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("node(s) didn't match the requested node name",))
 OK = (Code.SUCCESS, ())

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_ports as np
+
+from builders import PodBuilder, make_handle, make_node, make_pod
 
 CONFLICT = (Code.UNSCHEDULABLE, ("node(s) didn't have free ports for the requested pod ports",))
 OK = (Code.SUCCESS, ())
@@ -48,8 +49,12 @@ CASES = [
     pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "TCP")], OK, id="other-protocol"),
     pytest.param(pod().host_port(53, "UDP"), [existing().host_port(53, "UDP")], CONFLICT, id="same-udp"),
     pytest.param(pod().host_port(9, "SCTP"), [existing().host_port(9, "SCTP")], CONFLICT, id="same-sctp"),
-    pytest.param(pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT, id="wildcard-wants-specific-used"),
-    pytest.param(pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT, id="specific-wants-wildcard-used"),
+    pytest.param(
+        pod().host_port(80), [existing().host_port(80, host_ip="10.0.0.1")], CONFLICT, id="wildcard-wants-specific-used"
+    ),
+    pytest.param(
+        pod().host_port(80, host_ip="10.0.0.1"), [existing().host_port(80)], CONFLICT, id="specific-wants-wildcard-used"
+    ),
     pytest.param(
         pod().host_port(80, host_ip="0.0.0.0"),
         [existing().host_port(80, host_ip="10.0.0.1")],

@@ -4,14 +4,16 @@ scalar resources the pod does not request left out."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import CycleState
 from kwhatif.plugins import node_resources_balanced_allocation as ba
+
+from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args
 
 GPU = "example.com/gpu"
 WITH_GPU = {"resources": [{"name": "cpu"}, {"name": "memory"}, {"name": GPU}]}
@@ -25,7 +27,7 @@ def existing(i: int = 0) -> PodBuilder:
     return make_pod().name(f"e{i}").node("n1")
 
 
-def score(pod: PodBuilder, pods: list[PodBuilder] = [], args: dict[str, Any] | None = None, **capacity: str) -> int:
+def score(pod: PodBuilder, pods: Sequence[PodBuilder] = (), args: dict[str, Any] | None = None, **capacity: str) -> int:
     alloc = {"cpu": "4", "memory": "8Gi", "pods": "110", GPU: "4"}
     alloc.update(capacity)
     node = make_node().name("n1").capacity(**alloc).obj()
@@ -110,9 +112,7 @@ CASES: list[tuple[str, PodBuilder, list[PodBuilder], dict[str, Any] | None, dict
 ]
 
 
-@pytest.mark.parametrize(
-    "pod,pods,args,capacity,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
-)
+@pytest.mark.parametrize("pod,pods,args,capacity,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_score(
     pod: PodBuilder,
     pods: list[PodBuilder],
@@ -145,7 +145,9 @@ def test_balanced_resource_scorer(requested: list[int], allocatable: list[int], 
 def test_score_without_pre_score_state() -> None:
     node = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="110").obj()
     h = make_handle([node])
-    s, status = ba.new(plugin_args(ba.NAME), h).score(CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1"))
+    s, status = ba.new(plugin_args(ba.NAME), h).score(
+        CycleState(), pod().req(cpu="2", memory="2Gi").obj(), h.snapshot.get("n1")
+    )
     assert (s, status.is_success()) == (87, True)
 
 
@@ -153,8 +155,14 @@ def test_score_without_pre_score_state() -> None:
 
 
 def test_default_resources() -> None:
-    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
-    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME, {"resources": []}), make_handle([])).resources] == [("cpu", 1), ("memory", 1)]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME), make_handle([])).resources] == [
+        ("cpu", 1),
+        ("memory", 1),
+    ]
+    assert [(r.name, r.weight) for r in ba.new(plugin_args(ba.NAME, {"resources": []}), make_handle([])).resources] == [
+        ("cpu", 1),
+        ("memory", 1),
+    ]
 
 
 def test_weight_defaults_to_one() -> None:
@@ -167,18 +175,34 @@ def test_weight_defaults_to_one() -> None:
 @pytest.mark.parametrize(
     "args,field,message",
     [
-        pytest.param({"resources": [{"name": "cpu", "weight": 2}]}, "resources[0].weight", "Invalid value: 2: must be 1", id="weight-2"),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": -1}]}, "resources[0].weight", "Invalid value: -1: must be 1", id="weight-negative"
+            {"resources": [{"name": "cpu", "weight": 2}]},
+            "resources[0].weight",
+            "Invalid value: 2: must be 1",
+            id="weight-2",
         ),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name": "cpu", "weight": 1}]},
+            {"resources": [{"name": "cpu", "weight": -1}]},
+            "resources[0].weight",
+            "Invalid value: -1: must be 1",
+            id="weight-negative",
+        ),
+        pytest.param(
+            {
+                "resources": [
+                    {"name": "cpu", "weight": 1},
+                    {"name": "memory", "weight": 1},
+                    {"name": "cpu", "weight": 1},
+                ]
+            },
             "resources[2].name",
             'Duplicate value: "cpu"',
             id="duplicate",
         ),
         pytest.param(
-            {"resources": [{"name": "cpu", "weight": 1, "extra": True}]}, "resources[0]", 'unknown field "extra"',
+            {"resources": [{"name": "cpu", "weight": 1, "extra": True}]},
+            "resources[0]",
+            'unknown field "extra"',
             id="unknown-resource-field",
         ),
         pytest.param({"bogus": []}, "", 'unknown field "bogus"', id="unknown-field"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import node_resources_fit as fit
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 NODE = make_node().name("n1").capacity(cpu="4", memory="8Gi", pods="3", **{"example.com/gpu": "2"})
 
@@ -24,8 +25,20 @@ def run_filter(pod, node, existing=(), args=None):
     [
         pytest.param(make_pod().name("p").req(cpu="1", memory="1Gi"), [], Code.SUCCESS, (), id="fits"),
         pytest.param(make_pod().name("p").req(cpu="5"), [], Code.UNSCHEDULABLE, ("Insufficient cpu",), id="cpu"),
-        pytest.param(make_pod().name("p").req(cpu="5", memory="9Gi"), [], Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"), id="cpu-and-memory"),
-        pytest.param(make_pod().name("p").req(**{"example.com/gpu": "3"}), [], Code.UNSCHEDULABLE, ("Insufficient example.com/gpu",), id="extended"),
+        pytest.param(
+            make_pod().name("p").req(cpu="5", memory="9Gi"),
+            [],
+            Code.UNSCHEDULABLE,
+            ("Insufficient cpu", "Insufficient memory"),
+            id="cpu-and-memory",
+        ),
+        pytest.param(
+            make_pod().name("p").req(**{"example.com/gpu": "3"}),
+            [],
+            Code.UNSCHEDULABLE,
+            ("Insufficient example.com/gpu",),
+            id="extended",
+        ),
         pytest.param(
             make_pod().name("p").req(cpu="3"),
             [make_pod().name("e1").node("n1").req(cpu="2")],
@@ -47,8 +60,20 @@ def run_filter(pod, node, existing=(), args=None):
             ("Too many pods", "Insufficient cpu"),
             id="pods-then-cpu",
         ),
-        pytest.param(make_pod().name("p").req(ephemeral_storage="1Gi"), [], Code.UNSCHEDULABLE, ("Insufficient ephemeral-storage",), id="ephemeral"),
-        pytest.param(make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"), [], Code.UNSCHEDULABLE, ("Insufficient hugepages-2Mi",), id="hugepages"),
+        pytest.param(
+            make_pod().name("p").req(ephemeral_storage="1Gi"),
+            [],
+            Code.UNSCHEDULABLE,
+            ("Insufficient ephemeral-storage",),
+            id="ephemeral",
+        ),
+        pytest.param(
+            make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"),
+            [],
+            Code.UNSCHEDULABLE,
+            ("Insufficient hugepages-2Mi",),
+            id="hugepages",
+        ),
     ],
 )
 def test_filter(pod, existing, code, reasons):
@@ -60,9 +85,24 @@ def test_filter(pod, existing, code, reasons):
 @pytest.mark.parametrize(
     "args,pod,code",
     [
-        pytest.param({"ignoredResources": ["example.com/gpu"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS, id="ignored-resource"),
-        pytest.param({"ignoredResourceGroups": ["example.com"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.SUCCESS, id="ignored-group"),
-        pytest.param({"ignoredResourceGroups": ["other.io"]}, make_pod().name("p").req(**{"example.com/gpu": "3"}), Code.UNSCHEDULABLE, id="other-group"),
+        pytest.param(
+            {"ignoredResources": ["example.com/gpu"]},
+            make_pod().name("p").req(**{"example.com/gpu": "3"}),
+            Code.SUCCESS,
+            id="ignored-resource",
+        ),
+        pytest.param(
+            {"ignoredResourceGroups": ["example.com"]},
+            make_pod().name("p").req(**{"example.com/gpu": "3"}),
+            Code.SUCCESS,
+            id="ignored-group",
+        ),
+        pytest.param(
+            {"ignoredResourceGroups": ["other.io"]},
+            make_pod().name("p").req(**{"example.com/gpu": "3"}),
+            Code.UNSCHEDULABLE,
+            id="other-group",
+        ),
     ],
 )
 def test_filter_ignored(args, pod, code):
@@ -71,7 +111,13 @@ def test_filter_ignored(args, pod, code):
 
 def test_sidecar_and_init_requests():
     # app 1 cpu + sidecar 500m; a regular init container of 2 cpu runs after the sidecar
-    pod = make_pod().name("p").req(cpu="1").init_container("side", sidecar=True, cpu="500m").init_container("init", cpu="2")
+    pod = (
+        make_pod()
+        .name("p")
+        .req(cpu="1")
+        .init_container("side", sidecar=True, cpu="500m")
+        .init_container("init", cpu="2")
+    )
     p = pod.obj()
     # max(1 + 0.5, 2 + 0.5) = 2.5
     assert p.requests.milli_cpu == 2500
@@ -91,10 +137,22 @@ def score(pod, node, existing=(), args=None):
     "args,pod,expected",
     [
         pytest.param(None, make_pod().name("p").req(cpu="1", memory="2Gi"), 62, id="least"),  # (75 + 50) / 2
-        pytest.param(None, make_pod().name("p"), 96, id="least-defaults"),  # non-zero defaults 100m, 200Mi: (97 + 95) / 2
-        pytest.param({"scoringStrategy": {"type": "MostAllocated"}}, make_pod().name("p").req(cpu="1", memory="2Gi"), 37, id="most"),
         pytest.param(
-            {"scoringStrategy": {"type": "LeastAllocated", "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}]}},
+            None, make_pod().name("p"), 96, id="least-defaults"
+        ),  # non-zero defaults 100m, 200Mi: (97 + 95) / 2
+        pytest.param(
+            {"scoringStrategy": {"type": "MostAllocated"}},
+            make_pod().name("p").req(cpu="1", memory="2Gi"),
+            37,
+            id="most",
+        ),
+        pytest.param(
+            {
+                "scoringStrategy": {
+                    "type": "LeastAllocated",
+                    "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}],
+                }
+            },
             make_pod().name("p").req(cpu="1", memory="2Gi"),
             68,  # (75*3 + 50) / 4,
             id="least-weighted",
@@ -103,7 +161,9 @@ def score(pod, node, existing=(), args=None):
             {
                 "scoringStrategy": {
                     "type": "RequestedToCapacityRatio",
-                    "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]},
+                    "requestedToCapacityRatio": {
+                        "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+                    },
                 }
             },
             make_pod().name("p").req(cpu="1", memory="2Gi"),
@@ -128,8 +188,10 @@ def test_rtcr_without_shape_is_rejected():
 # makeAllocatableResources(10, 20, 32, 5, 20, 5): 10m cpu, 20 bytes, 32 pods, 5 example.com/aaa,
 # 20 bytes of ephemeral storage, 5 bytes of hugepages-2Mi. Resources with a kubernetes.io/ prefix
 # are native, not extended: ignoredResourceGroups never skips them.
-UPSTREAM_NODE = make_node().name("n1").capacity(
-    cpu="10m", memory="20", pods="32", ephemeral_storage="20", hugepages_2Mi="5", **{"example.com/aaa": "5"}
+UPSTREAM_NODE = (
+    make_node()
+    .name("n1")
+    .capacity(cpu="10m", memory="20", pods="32", ephemeral_storage="20", hugepages_2Mi="5", **{"example.com/aaa": "5"})
 )
 KUBERNETES_IO_A = "kubernetes.io/something"
 KUBERNETES_IO_B = "subdomain.kubernetes.io/something"

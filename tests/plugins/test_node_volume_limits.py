@@ -4,15 +4,17 @@ node allocatable and default limits."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code
 from kwhatif.plugins import node_volume_limits as nvl
 from kwhatif.plugins import node_volume_limits_in_tree as intree
+
+from builders import make_cluster, make_handle, make_node, make_pod, pre_filter_then_filter
 
 DRIVER = "csi.example.com"
 EXCEEDED = (Code.UNSCHEDULABLE, (nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,))
@@ -102,11 +104,29 @@ BOUND = [pvc("c1", "pv-1"), pvc("c2", "pv-2"), pvc("c3", "pv-3")]
     "pod,existing,objs,want",
     [
         pytest.param(make_pod().name("p"), [], BASE, (Code.SKIP, ()), id="no-volumes"),
-        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], BASE, (Code.SKIP, ()), id="no-counted-volume"),
+        pytest.param(
+            make_pod().name("p").volume({"name": "t", "emptyDir": {}}),
+            [],
+            BASE,
+            (Code.SKIP, ()),
+            id="no-counted-volume",
+        ),
         pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1")], BASE + BOUND, OK, id="under-limit"),
-        pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, EXCEEDED, id="over-limit"),
+        pytest.param(
+            make_pod().name("p").pvc("c3"),
+            [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
+            BASE + BOUND,
+            EXCEEDED,
+            id="over-limit",
+        ),
         # the same volume already attached for another pod is not new
-        pytest.param(make_pod().name("p").pvc("c2"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")], BASE + BOUND, OK, id="already-attached"),
+        pytest.param(
+            make_pod().name("p").pvc("c2"),
+            [on_n1("e1").pvc("c1"), on_n1("e2").pvc("c2")],
+            BASE + BOUND,
+            OK,
+            id="already-attached",
+        ),
         # two claims of one PV handle count once
         pytest.param(
             make_pod().name("p").pvc("c3"),
@@ -148,7 +168,13 @@ BOUND = [pvc("c1", "pv-1"), pvc("c2", "pv-2"), pvc("c3", "pv-3")]
             id="unbound-beta-class",
         ),
         # an existing pod's missing claim is not counted
-        pytest.param(make_pod().name("p").pvc("c3"), [on_n1("e1").pvc("c1"), on_n1("e2").pvc("nope")], BASE + BOUND, OK, id="existing-missing-claim"),
+        pytest.param(
+            make_pod().name("p").pvc("c3"),
+            [on_n1("e1").pvc("c1"), on_n1("e2").pvc("nope")],
+            BASE + BOUND,
+            OK,
+            id="existing-missing-claim",
+        ),
         pytest.param(
             make_pod().name("p").pvc("nope"),
             [],
@@ -190,10 +216,24 @@ GCE_DRIVER_NODE = csi_node("n1", pd_csi_storage_gke_io=1)
     "pod,existing,objs,want",
     [
         # inline in-tree disks count under their CSI driver once the node has a CSINode
-        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], EXCEEDED, id="inline-migrated-over"),
-        pytest.param(make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], [GCE_DRIVER_NODE], OK, id="inline-migrated-same-disk"),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-2")),
+            [on_n1("e").volume(gce("pd-1"))],
+            [GCE_DRIVER_NODE],
+            EXCEEDED,
+            id="inline-migrated-over",
+        ),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-1")),
+            [on_n1("e").volume(gce("pd-1"))],
+            [GCE_DRIVER_NODE],
+            OK,
+            id="inline-migrated-same-disk",
+        ),
         # without a CSINode the in-tree plugin counts them
-        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [], OK, id="inline-not-migrated"),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], [], OK, id="inline-not-migrated"
+        ),
         # in-tree PVs are translated: pd-1 inline and pd-1 through a PV are the same volume
         pytest.param(
             make_pod().name("p").pvc("g"),
@@ -306,9 +346,25 @@ GCE_OBJS = [
 @pytest.mark.parametrize(
     "pod,existing,limit,objs,want",
     [
-        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [], EXCEEDED, id="over-allocatable"),
-        pytest.param(make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], "1", [], OK, id="same-disk"),
-        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "2", [], OK, id="under-allocatable"),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-2")),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            [],
+            EXCEEDED,
+            id="over-allocatable",
+        ),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-1")), [on_n1("e").volume(gce("pd-1"))], "1", [], OK, id="same-disk"
+        ),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-2")),
+            [on_n1("e").volume(gce("pd-1"))],
+            "2",
+            [],
+            OK,
+            id="under-allocatable",
+        ),
         # without allocatable the GCE default is 16
         pytest.param(
             make_pod().name("p").volume(gce("pd-new")),
@@ -327,15 +383,64 @@ GCE_OBJS = [
             id="default-16-under",
         ),
         # a CSINode means the plugin is migrated: NodeVolumeLimits counts instead
-        pytest.param(make_pod().name("p").volume(gce("pd-2")), [on_n1("e").volume(gce("pd-1"))], "1", [csi_node("n1")], OK, id="migrated"),
+        pytest.param(
+            make_pod().name("p").volume(gce("pd-2")),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            [csi_node("n1")],
+            OK,
+            id="migrated",
+        ),
         # claims: bound to a GCE PV, unbound in a GCE class, PV missing in a GCE class
-        pytest.param(make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="bound-claim"),
-        pytest.param(make_pod().name("p").pvc("bound-g"), [on_n1("e").volume(gce("pd-9"))], "1", GCE_OBJS, OK, id="bound-claim-same-disk"),
-        pytest.param(make_pod().name("p").pvc("unbound-g"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="unbound-claim"),
-        pytest.param(make_pod().name("p").pvc("missing-pv"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, EXCEEDED, id="missing-pv"),
+        pytest.param(
+            make_pod().name("p").pvc("bound-g"),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            GCE_OBJS,
+            EXCEEDED,
+            id="bound-claim",
+        ),
+        pytest.param(
+            make_pod().name("p").pvc("bound-g"),
+            [on_n1("e").volume(gce("pd-9"))],
+            "1",
+            GCE_OBJS,
+            OK,
+            id="bound-claim-same-disk",
+        ),
+        pytest.param(
+            make_pod().name("p").pvc("unbound-g"),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            GCE_OBJS,
+            EXCEEDED,
+            id="unbound-claim",
+        ),
+        pytest.param(
+            make_pod().name("p").pvc("missing-pv"),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            GCE_OBJS,
+            EXCEEDED,
+            id="missing-pv",
+        ),
         # only spec.storageClassName is read, and other provisioners do not count
-        pytest.param(make_pod().name("p").pvc("unbound-beta"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK, id="beta-class-ignored"),
-        pytest.param(make_pod().name("p").pvc("unbound-csi"), [on_n1("e").volume(gce("pd-1"))], "1", GCE_OBJS, OK, id="other-provisioner"),
+        pytest.param(
+            make_pod().name("p").pvc("unbound-beta"),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            GCE_OBJS,
+            OK,
+            id="beta-class-ignored",
+        ),
+        pytest.param(
+            make_pod().name("p").pvc("unbound-csi"),
+            [on_n1("e").volume(gce("pd-1"))],
+            "1",
+            GCE_OBJS,
+            OK,
+            id="other-provisioner",
+        ),
         pytest.param(
             make_pod().name("p").pvc("nope"),
             [],
@@ -347,7 +452,14 @@ GCE_OBJS = [
             ),
             id="missing-claim",
         ),
-        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], "0", [], (Code.SKIP, ()), id="skip-no-volumes"),
+        pytest.param(
+            make_pod().name("p").volume({"name": "t", "emptyDir": {}}),
+            [],
+            "0",
+            [],
+            (Code.SKIP, ()),
+            id="skip-no-volumes",
+        ),
         pytest.param(
             make_pod().name("p").volume({"name": "e", "awsElasticBlockStore": {"volumeID": "vol-1"}}),
             [],
@@ -365,7 +477,9 @@ def test_gce_pd_limits(pod: Any, existing: list[Any], limit: str | None, objs: l
 @pytest.mark.parametrize(
     "plugin_new,volume,key",
     [
-        pytest.param(intree.new_ebs, {"awsElasticBlockStore": {"volumeID": "vol-%d"}}, "attachable-volumes-aws-ebs", id="ebs"),
+        pytest.param(
+            intree.new_ebs, {"awsElasticBlockStore": {"volumeID": "vol-%d"}}, "attachable-volumes-aws-ebs", id="ebs"
+        ),
         pytest.param(
             intree.new_azure_disk,
             {"azureDisk": {"diskName": "d-%d", "diskURI": "u-%d"}},

@@ -3,17 +3,19 @@ extensions, scores with topology weights, default constraints and args validatio
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, plugin_args
 from kwhatif.api.core import Node, Pod, Service
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, NodeScore
 from kwhatif.load.cluster import ClusterState, Workload
 from kwhatif.plugins import pod_topology_spread as pts
+
+from builders import make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -155,10 +157,7 @@ FILTER_CASES: list[tuple[str, Any, list[Any], list[Any], Any]] = [
     (
         "match-label-keys",
         # only version=v2 pods count: zone a 0, zone b 1
-        make_pod()
-        .name("p")
-        .labels(app="web", version="v2")
-        .spread(1, ZONE, selector=WEB, matchLabelKeys=["version"]),
+        make_pod().name("p").labels(app="web", version="v2").spread(1, ZONE, selector=WEB, matchLabelKeys=["version"]),
         BASE_NODES[:4],
         [web("e1", "a1", version="v1"), web("e2", "a2", version="v1"), web("e3", "b1", version="v2")],
         {"a1": OK, "a2": OK, "b1": NOT_MATCH, "b2": NOT_MATCH},
@@ -216,10 +215,22 @@ FILTER_CASES += [
         make_pod()
         .name("p")
         .label("app", "web")
-        .affinity({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["main"]}]},
-            {"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["invalid value: ___@#$%^"]}]},
-        ]}}})
+        .affinity(
+            {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["main"]}]},
+                            {
+                                "matchExpressions": [
+                                    {"key": "pool", "operator": "NotIn", "values": ["invalid value: ___@#$%^"]}
+                                ]
+                            },
+                        ]
+                    }
+                }
+            }
+        )
         .spread(1, ZONE, selector=WEB),
         POLICY_NODES,
         POLICY_PODS,
@@ -262,9 +273,7 @@ FILTER_CASES += [
 ]
 
 
-@pytest.mark.parametrize(
-    "pod,nodes,pods,expected", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES]
-)
+@pytest.mark.parametrize("pod,nodes,pods,expected", [c[1:] for c in FILTER_CASES], ids=[c[0] for c in FILTER_CASES])
 def test_filter(pod: Any, nodes: list[Any], pods: list[Any], expected: Any) -> None:
     got = filter_all(pod.obj(), [n.obj() for n in nodes], [p.obj() for p in pods])
     assert got == expected
@@ -419,9 +428,7 @@ SCORE_CASES: list[tuple[str, Any, list[Any], list[Any], Any]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "pod,nodes,pods,expected", [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES]
-)
+@pytest.mark.parametrize("pod,nodes,pods,expected", [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES])
 def test_score(pod: Any, nodes: list[Any], pods: list[Any], expected: Any) -> None:
     assert scores(pod.obj(), [n.obj() for n in nodes], [p.obj() for p in pods]) == expected
 
@@ -482,9 +489,7 @@ def test_list_defaults_require_every_key() -> None:
 def test_own_constraints_replace_defaults() -> None:
     # a DoNotSchedule constraint of its own: no ScheduleAnyway constraint and no defaults
     pod = make_pod().name("p").label("app", "web").spread(1, ZONE, selector=WEB).obj()
-    got = scores(
-        pod, [n.obj() for n in DEFAULT_NODES], [p.obj() for p in DEFAULT_PODS], services=(WEB_SERVICE,)
-    )
+    got = scores(pod, [n.obj() for n in DEFAULT_NODES], [p.obj() for p in DEFAULT_PODS], services=(WEB_SERVICE,))
     assert got == "skip"
 
 
@@ -615,7 +620,9 @@ SELECTOR_CASES: list[tuple[str, Any, tuple[Service, ...], tuple[Workload, ...], 
     [c[1:] for c in SELECTOR_CASES],
     ids=[c[0] for c in SELECTOR_CASES],
 )
-def test_default_selector(pod: Any, services: tuple[Service, ...], workloads: tuple[Workload, ...], expected: Any) -> None:
+def test_default_selector(
+    pod: Any, services: tuple[Service, ...], workloads: tuple[Workload, ...], expected: Any
+) -> None:
     h = handle_for([node("a1", "a").obj()], services=services, workloads=workloads)
     sel = pts.DefaultSelectorSource(h).selector(pod.obj())
     if expected is None:

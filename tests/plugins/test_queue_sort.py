@@ -6,12 +6,13 @@ import dataclasses
 
 import pytest
 
-from builders import make_node, make_pod
-from kwhatif.framework.interface import QueuedPodInfo
 from kwhatif.config.defaults import default_configuration
+from kwhatif.framework.interface import QueuedPodInfo
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import queue_sort as qs
 from kwhatif.scheduler import Scheduler
+
+from builders import make_node, make_pod
 
 T0 = "2024-01-01T00:00:00Z"
 T1 = "2024-01-01T00:00:01Z"
@@ -30,7 +31,9 @@ def scheduler() -> Scheduler:
         pytest.param([("a", 0, T0), ("b", 10, T0), ("c", 5, T0)], ["b", "c", "a"], id="priority-desc"),
         pytest.param([("a", 0, T2), ("b", 0, T0), ("c", 0, T1)], ["b", "c", "a"], id="timestamp"),
         pytest.param([("a", 0, T0), ("b", 0, T0), ("c", 0, T0)], ["a", "b", "c"], id="input-order"),
-        pytest.param([("late-high", 100, T2), ("early-low", 0, T0)], ["late-high", "early-low"], id="priority-beats-time"),
+        pytest.param(
+            [("late-high", 100, T2), ("early-low", 0, T0)], ["late-high", "early-low"], id="priority-beats-time"
+        ),
         pytest.param([("a", 1, T1), ("b", 1, T0), ("c", 2, T2), ("d", 1, T0)], ["c", "b", "d", "a"], id="mixed"),
         pytest.param([("neg", -5, T0), ("zero", 0, T2)], ["zero", "neg"], id="negative-priority"),
     ],

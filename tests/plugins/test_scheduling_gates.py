@@ -6,20 +6,25 @@ import dataclasses
 
 import pytest
 
-from builders import PodBuilder, make_node, make_pod
-from kwhatif.framework.interface import Code
 from kwhatif.config.defaults import default_configuration
+from kwhatif.framework.interface import Code
+from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
-from kwhatif.framework.types import PodOutcome
 from kwhatif.scheduler import Scheduler
+
+from builders import PodBuilder, make_node, make_pod
 
 
 @pytest.mark.parametrize(
     "pod,expected",
     [
         pytest.param(make_pod().name("p"), (Code.SUCCESS, ()), id="no-gates"),
-        pytest.param(make_pod().name("p").gate("a"), (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a]",)), id="one-gate"),
+        pytest.param(
+            make_pod().name("p").gate("a"),
+            (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a]",)),
+            id="one-gate",
+        ),
         pytest.param(
             make_pod().name("p").gate("a").gate("b"),
             (Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("waiting for scheduling gates: [a b]",)),
@@ -46,7 +51,10 @@ def test_gated_pod_is_never_placed() -> None:
     free = make_pod().name("free").req(cpu="1").obj()
     attempts = sched.run([gated, free])
     # the gated pod is not retried in the second round: it never entered the active queue
-    assert [(a.pod.name, a.result, a.node) for a in attempts] == [("gated", PodOutcome.GATED, None), ("free", PodOutcome.SCHEDULED, "n1")]
+    assert [(a.pod.name, a.result, a.node) for a in attempts] == [
+        ("gated", PodOutcome.GATED, None),
+        ("free", PodOutcome.SCHEDULED, "n1"),
+    ]
     gated_attempt = attempts[0]
     assert gated_attempt.message == "waiting for scheduling gates: [a b]"
     assert gated_attempt.filters == {} and gated_attempt.scores == {}

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 from kwhatif.framework.interface import Code, CycleState, NodeScore, StateNotFoundError
 from kwhatif.plugins import taint_toleration as tt
+
+from builders import NodeBuilder, PodBuilder, make_handle, make_node, make_pod
 
 OK = (Code.SUCCESS, ())
 
@@ -34,20 +35,46 @@ def node() -> NodeBuilder:
     "pod,node,expected",
     [
         pytest.param(pod(), node(), OK, id="no-taints"),
-        pytest.param(pod(), node().taint("dedicated", "gpu", "NoSchedule"), untolerated("dedicated", "gpu"), id="noschedule"),
-        pytest.param(pod(), node().taint("dedicated", "gpu", "NoExecute"), untolerated("dedicated", "gpu"), id="noexecute"),
-        pytest.param(pod(), node().taint("maintenance", effect="NoSchedule"), untolerated("maintenance"), id="empty-value"),
+        pytest.param(
+            pod(), node().taint("dedicated", "gpu", "NoSchedule"), untolerated("dedicated", "gpu"), id="noschedule"
+        ),
+        pytest.param(
+            pod(), node().taint("dedicated", "gpu", "NoExecute"), untolerated("dedicated", "gpu"), id="noexecute"
+        ),
+        pytest.param(
+            pod(), node().taint("maintenance", effect="NoSchedule"), untolerated("maintenance"), id="empty-value"
+        ),
         pytest.param(pod(), node().taint("dedicated", "gpu", "PreferNoSchedule"), OK, id="prefer-ignored"),
-        pytest.param(pod().toleration("dedicated", "Equal", "gpu", "NoSchedule"), node().taint("dedicated", "gpu"), OK, id="equal"),
+        pytest.param(
+            pod().toleration("dedicated", "Equal", "gpu", "NoSchedule"),
+            node().taint("dedicated", "gpu"),
+            OK,
+            id="equal",
+        ),
         pytest.param(
             pod().toleration("dedicated", "Equal", "cpu", "NoSchedule"),
             node().taint("dedicated", "gpu"),
             untolerated("dedicated", "gpu"),
             id="equal-wrong-value",
         ),
-        pytest.param(pod().toleration("dedicated", "Exists", effect="NoSchedule"), node().taint("dedicated", "gpu"), OK, id="exists"),
-        pytest.param(pod().toleration("dedicated", "Exists"), node().taint("dedicated", "gpu", "NoExecute"), OK, id="exists-any-effect"),
-        pytest.param(pod().toleration(operator="Exists"), node().taint("a", "1").taint("b", "2", "NoExecute"), OK, id="empty-key-exists"),
+        pytest.param(
+            pod().toleration("dedicated", "Exists", effect="NoSchedule"),
+            node().taint("dedicated", "gpu"),
+            OK,
+            id="exists",
+        ),
+        pytest.param(
+            pod().toleration("dedicated", "Exists"),
+            node().taint("dedicated", "gpu", "NoExecute"),
+            OK,
+            id="exists-any-effect",
+        ),
+        pytest.param(
+            pod().toleration(operator="Exists"),
+            node().taint("a", "1").taint("b", "2", "NoExecute"),
+            OK,
+            id="empty-key-exists",
+        ),
         pytest.param(
             pod().toleration(operator="Exists", effect="NoSchedule"),
             node().taint("a", "1").taint("b", "2", "NoExecute"),
@@ -55,7 +82,12 @@ def node() -> NodeBuilder:
             id="empty-key-exists-one-effect",
         ),
         # an empty effect matches every effect
-        pytest.param(pod().toleration("dedicated", "Equal", "gpu"), node().taint("dedicated", "gpu", "NoExecute"), OK, id="empty-effect-matches-all"),
+        pytest.param(
+            pod().toleration("dedicated", "Equal", "gpu"),
+            node().taint("dedicated", "gpu", "NoExecute"),
+            OK,
+            id="empty-effect-matches-all",
+        ),
         pytest.param(
             pod().toleration("dedicated", "Exists", effect="NoExecute"),
             node().taint("dedicated", "gpu", "NoSchedule"),
@@ -68,7 +100,12 @@ def node() -> NodeBuilder:
             untolerated("dedicated", "gpu"),
             id="prefer-toleration-for-noschedule",
         ),
-        pytest.param(pod().toleration("maintenance", "Equal", effect="NoSchedule"), node().taint("maintenance"), OK, id="equal-empty-value"),
+        pytest.param(
+            pod().toleration("maintenance", "Equal", effect="NoSchedule"),
+            node().taint("maintenance"),
+            OK,
+            id="equal-empty-value",
+        ),
         # only the first untolerated taint, in the node's order, is reported
         pytest.param(
             pod().toleration("a", "Exists"),
@@ -82,7 +119,9 @@ def node() -> NodeBuilder:
             untolerated("c", "3"),
             id="first-untolerated-skips-prefer",
         ),
-        pytest.param(pod().toleration("other", "Exists"), node().taint("maintenance"), untolerated("maintenance"), id="other-key"),
+        pytest.param(
+            pod().toleration("other", "Exists"), node().taint("maintenance"), untolerated("maintenance"), id="other-key"
+        ),
     ],
 )
 def test_filter(pod: PodBuilder, node: NodeBuilder, expected: tuple[Code, tuple[str, ...]]) -> None:

@@ -4,17 +4,19 @@ the assume cache that Reserve fills, Unreserve reverts and later cycles read."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 from kwhatif.api import storage
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, PreFilterResult
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_binding as vb
+
+from builders import make_cluster, make_handle, make_node, make_pod, plugin_args
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -175,7 +177,9 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
     "pod,objs,want",
     [
         pytest.param(make_pod().name("p"), [], (None, Code.SKIP, ()), id="no-volumes"),
-        pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ()), id="no-claims"),
+        pytest.param(
+            make_pod().name("p").volume({"name": "t", "emptyDir": {}}), [], (None, Code.SKIP, ()), id="no-claims"
+        ),
         pytest.param(pod_with("data"), [], unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"),
         pytest.param(
             make_pod().name("p").volume(EPHEMERAL),
@@ -207,10 +211,24 @@ def unresolvable(msg: str) -> tuple[None, Code, tuple[str, ...]]:
             unresolvable('persistentvolumeclaim "data" is being deleted'),
             id="claim-deleting",
         ),
-        pytest.param(pod_with("data"), [claim("data", sc="immediate")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="unbound-immediate"),
-        pytest.param(pod_with("data"), [claim("data", sc="missing")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="missing-class"),
-        pytest.param(pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="no-class"),
-        pytest.param(pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="empty-class"),
+        pytest.param(
+            pod_with("data"),
+            [claim("data", sc="immediate")],
+            unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="unbound-immediate",
+        ),
+        pytest.param(
+            pod_with("data"),
+            [claim("data", sc="missing")],
+            unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE),
+            id="missing-class",
+        ),
+        pytest.param(
+            pod_with("data"), [claim("data", sc=None)], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="no-class"
+        ),
+        pytest.param(
+            pod_with("data"), [claim("data", sc="")], unresolvable(vb.ERR_REASON_UNBOUND_IMMEDIATE), id="empty-class"
+        ),
         # pre-bound through spec.volumeName but not marked complete: still waiting for the PV controller
         pytest.param(
             pod_with("data"),
@@ -291,7 +309,11 @@ def test_pre_filter(pod: Any, objs: list[dict[str, Any]], want: Any) -> None:
 @pytest.mark.parametrize(
     "terms,want",
     [
-        pytest.param([{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}], ["n1", "n2"], id="one-term"),
+        pytest.param(
+            [{"matchExpressions": [{"key": HOST, "operator": "In", "values": ["n1", "n2"]}]}],
+            ["n1", "n2"],
+            id="one-term",
+        ),
         # several hostname expressions in one term intersect
         pytest.param(
             [
@@ -346,7 +368,12 @@ ZONE_A = {"n1": (), "n2": (BIND_CONFLICT,), "n3": ()}
         ),
         pytest.param(pod_with("data"), [claim("data", volume="pv-gone")], everywhere(PV_GONE), id="bound-pv-missing"),
         # static PVs for an unbound claim of a class without provisioner
-        pytest.param(pod_with("data"), [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])], ONLY_N1, id="static-match"),
+        pytest.param(
+            pod_with("data"),
+            [claim("data", sc="static"), volume("pv-1", sc="static", hosts=["n1"])],
+            ONLY_N1,
+            id="static-match",
+        ),
         pytest.param(
             pod_with("data"),
             [claim("data", sc="static"), volume("pv-1", sc="static", phase=None, hosts=["n1"])],
@@ -432,7 +459,9 @@ ZONE_A = {"n1": (), "n2": (BIND_CONFLICT,), "n3": ()}
         pytest.param(pod_with("data"), [claim("data", sc="zonal")], ZONE_A, id="provision-allowed-topologies"),
         pytest.param(pod_with("data"), [claim("data", sc="static")], everywhere(BIND_CONFLICT), id="no-provisioner"),
         # a static PV wins over provisioning on its node; the others provision
-        pytest.param(pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere(), id="static-or-provision"),
+        pytest.param(
+            pod_with("data"), [claim("data"), volume("pv-1", hosts=["n2"])], everywhere(), id="static-or-provision"
+        ),
         pytest.param(
             pod_with("data"),
             [claim("data", annotations={"volume.kubernetes.io/selected-node": "n3"})],
@@ -521,12 +550,24 @@ def driver(storage_capacity: bool) -> dict[str, Any]:
         pytest.param([capacity("c", "1Gi", "a")], everywhere(), id="no-driver"),
         pytest.param([driver(False), capacity("c", "1Gi", "a")], everywhere(), id="driver-without-tracking"),
         pytest.param([driver(True)], everywhere(NO_SPACE), id="no-capacity-objects"),
-        pytest.param([driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="enough-in-zone"),
+        pytest.param(
+            [driver(True), capacity("c", "20Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="enough-in-zone"
+        ),
         pytest.param([driver(True), capacity("c", "5Gi", "a")], everywhere(NO_SPACE), id="too-small"),
-        pytest.param([driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="exactly-enough"),
+        pytest.param(
+            [driver(True), capacity("c", "10Gi", "a")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="exactly-enough"
+        ),
         # maximumVolumeSize is preferred over capacity
-        pytest.param([driver(True), capacity("c", "100Gi", "a", max_size="5Gi")], everywhere(NO_SPACE), id="max-volume-size-too-small"),
-        pytest.param([driver(True), capacity("c", "1Gi", "a", max_size="50Gi")], {"n1": (), "n2": (NO_SPACE,), "n3": ()}, id="max-volume-size-enough"),
+        pytest.param(
+            [driver(True), capacity("c", "100Gi", "a", max_size="5Gi")],
+            everywhere(NO_SPACE),
+            id="max-volume-size-too-small",
+        ),
+        pytest.param(
+            [driver(True), capacity("c", "1Gi", "a", max_size="50Gi")],
+            {"n1": (), "n2": (NO_SPACE,), "n3": ()},
+            id="max-volume-size-enough",
+        ),
         # another class, no size, no topology: unusable
         pytest.param([driver(True), capacity("c", "20Gi", "a", cls="zonal")], everywhere(NO_SPACE), id="other-class"),
         pytest.param([driver(True), capacity("c", None, "a")], everywhere(NO_SPACE), id="no-size"),
@@ -618,7 +659,10 @@ def test_assumed_provisioning_selects_the_node() -> None:
 
 
 def test_all_bound_pod_records_nothing() -> None:
-    pl = vb.new(plugin_args(vb.NAME), handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]))
+    pl = vb.new(
+        plugin_args(vb.NAME),
+        handle_for([claim("data", volume="pv-1"), volume("pv-1", phase="Bound", claim_ref="data")]),
+    )
     schedule(pl, pod_with("data"), "n1")
     assert pl.prebound == {}
     assert pl.cache.assumed_pvs == {} and pl.cache.assumed_pvcs == {}

@@ -3,15 +3,17 @@ PreFilter extensions preemption uses) and disk conflicts of GCE PD, AWS EBS, iSC
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from builders import make_cluster, make_handle, make_node, make_pod
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.plugins import volume_restrictions as vr
+
+from builders import make_cluster, make_handle, make_node, make_pod
 
 DISK = (Code.UNSCHEDULABLE, (vr.ERR_REASON_DISK_CONFLICT,))
 RWOP = (Code.UNSCHEDULABLE, (vr.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))
@@ -71,7 +73,9 @@ def run(pod: Any, existing: list[Any], claims: Sequence[dict[str, Any]] = ()) ->
     "pod,existing,claims,want",
     [
         pytest.param(make_pod().name("p"), [], [], (Code.SKIP, ()), id="no-volumes"),
-        pytest.param(make_pod().name("p").volume({"name": "tmp", "emptyDir": {}}), [], [], (Code.SKIP, ()), id="empty-dir"),
+        pytest.param(
+            make_pod().name("p").volume({"name": "tmp", "emptyDir": {}}), [], [], (Code.SKIP, ()), id="empty-dir"
+        ),
         pytest.param(
             make_pod().name("p").pvc("data"),
             [],
@@ -95,7 +99,9 @@ def run(pod: Any, existing: list[Any], claims: Sequence[dict[str, Any]] = ()) ->
             id="rwo-in-use",
         ),
         # a RWOP claim nobody uses yet
-        pytest.param(make_pod().name("p").pvc("data"), [], [pvc("data", "ReadWriteOncePod")], (Code.SKIP, ()), id="rwop-unused"),
+        pytest.param(
+            make_pod().name("p").pvc("data"), [], [pvc("data", "ReadWriteOncePod")], (Code.SKIP, ()), id="rwop-unused"
+        ),
         # a RWOP claim of the same name in another namespace does not conflict
         pytest.param(
             make_pod().name("p").pvc("data"),
@@ -134,7 +140,9 @@ def test_pre_filter_and_rwop(pod: Any, existing: list[Any], claims: list[dict[st
         pytest.param(iscsi("iqn.a", ro=True), iscsi("iqn.a", ro=True), OK, id="iscsi-ro-ro"),
         pytest.param(iscsi("iqn.a"), iscsi("iqn.b"), OK, id="iscsi-other-iqn"),
         pytest.param(rbd(["m1", "m2"], "img"), rbd(["m2", "m3"], "img"), DISK, id="rbd-monitor-overlap"),
-        pytest.param(rbd(["m1"], "img"), rbd(["m1"], "img", pool="rbd"), DISK, id="rbd-default-pool"),  # pool defaults to rbd
+        pytest.param(
+            rbd(["m1"], "img"), rbd(["m1"], "img", pool="rbd"), DISK, id="rbd-default-pool"
+        ),  # pool defaults to rbd
         pytest.param(rbd(["m1"], "img"), rbd(["m1"], "img", pool="other"), OK, id="rbd-other-pool"),
         pytest.param(rbd(["m1"], "img"), rbd(["m2"], "img"), OK, id="rbd-no-monitor-overlap"),
         pytest.param(rbd(["m1"], "img", ro=True), rbd(["m1"], "img", ro=True), OK, id="rbd-ro-ro"),

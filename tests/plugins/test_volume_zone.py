@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from builders import make_handle, make_node, make_pod, pre_filter_then_filter
 from kwhatif.api import storage
 from kwhatif.framework.interface import Code, CycleState
 from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_zone as vz
+
+from builders import make_handle, make_node, make_pod, pre_filter_then_filter
 
 GA_ZONE = "topology.kubernetes.io/zone"
 GA_REGION = "topology.kubernetes.io/region"
@@ -63,7 +64,9 @@ def data_pod() -> Any:
     [
         pytest.param(make_pod().name("p"), cluster_of(), SKIP, id="no-volumes"),
         pytest.param(make_pod().name("p").volume({"name": "t", "emptyDir": {}}), cluster_of(), SKIP, id="no-claims"),
-        pytest.param(data_pod(), cluster_of(), unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"),
+        pytest.param(
+            data_pod(), cluster_of(), unresolvable('persistentvolumeclaim "data" not found'), id="missing-claim"
+        ),
         pytest.param(data_pod(), cluster_of(data={"storageClassName": "wffc"}), SKIP, id="unbound-wffc"),
         pytest.param(
             data_pod(),
@@ -77,8 +80,18 @@ def data_pod() -> Any:
             unresolvable('storageclass.storage.k8s.io "gone" not found'),
             id="unbound-missing-class",
         ),
-        pytest.param(data_pod(), cluster_of(data={"storageClassName": "immediate"}), unresolvable("PersistentVolume had no name"), id="unbound-immediate"),
-        pytest.param(data_pod(), cluster_of(data={"volumeName": "pv-gone"}), unresolvable('persistentvolume "pv-gone" not found'), id="missing-pv"),
+        pytest.param(
+            data_pod(),
+            cluster_of(data={"storageClassName": "immediate"}),
+            unresolvable("PersistentVolume had no name"),
+            id="unbound-immediate",
+        ),
+        pytest.param(
+            data_pod(),
+            cluster_of(data={"volumeName": "pv-gone"}),
+            unresolvable('persistentvolume "pv-gone" not found'),
+            id="missing-pv",
+        ),
         # a bound PV without topology labels: nothing to check
         pytest.param(data_pod(), cluster_of({}, data=BOUND), SKIP, id="pv-without-labels"),
         # a malformed zone list is ignored

@@ -10,17 +10,20 @@ import jsonschema
 import pytest
 import yaml
 
-from builders import PINNED
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
-from kwhatif.report.formatter import RenderOptions, get_formatter
+from kwhatif.report.base import ReportKind
+from kwhatif.report.formatter import RenderOptions
 from kwhatif.report.model import schedule_report
+from kwhatif.report.output import get_formatter
 from kwhatif.scheduler import Scheduler
+from tests.report import SNAPSHOTS, snapshot_file
+
+from builders import PINNED
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 SCENARIOS = {
     "fit": ["pods/web-canary.yaml"],
@@ -41,13 +44,12 @@ def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
     return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler")
 
 
-@pytest.mark.parametrize("fmt", ["table", "wide", "json", "yaml", "markdown", "junit"])
+@pytest.mark.parametrize("fmt", ReportKind.SCHEDULE.formats)
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_format_snapshot(snapshot, scenario, fmt):
     snapshot.snapshot_dir = SNAPSHOTS
-    out = get_formatter(fmt, RenderOptions(wide=fmt == "wide")).format(report_for(SCENARIOS[scenario]))
-    ext = {"json": "json", "yaml": "yaml", "junit": "xml", "markdown": "md"}.get(fmt, "txt")
-    snapshot.assert_match(out, f"{scenario}.{fmt}.{ext}")
+    out = get_formatter(fmt).format(report_for(SCENARIOS[scenario]))
+    snapshot.assert_match(out, snapshot_file(scenario, fmt))
 
 
 def test_large_cluster_groups_infeasible_nodes(snapshot, tmp_path):
@@ -115,7 +117,12 @@ def test_multi_attempt_json_carries_every_attempt():
     (r,) = doc["results"]
     first, second = r["attempts"]
     victim = {"namespace": "data", "name": "postgres-0", "node": "memory-c-1", "priority": 0, "pdbViolation": False}
-    assert (first["attempt"], first["status"], first["nominatedNodeName"], first["node"]) == (1, "Unschedulable", None, None)
+    assert (first["attempt"], first["status"], first["nominatedNodeName"], first["node"]) == (
+        1,
+        "Unschedulable",
+        None,
+        None,
+    )
     assert first["message"] == (
         "0/11 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
         "2 node(s) had untolerated taint {nvidia.com/gpu: present}, 8 Insufficient memory."
@@ -123,9 +130,18 @@ def test_multi_attempt_json_carries_every_attempt():
     assert first["preemption"] == {"nominatedNode": "memory-c-1", "victims": [victim]}
     assert (first["evaluatedNodes"], first["feasibleNodes"]) == (0, 0)
     mem = next(n for n in first["nodes"] if n["name"] == "memory-c-1")
-    assert not mem["feasible"] and {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient memory"]} in mem["filters"]
+    assert (
+        not mem["feasible"]
+        and {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": ["Insufficient memory"]}
+        in mem["filters"]
+    )
     assert first["hints"] and first["binding"] is None
-    assert (second["attempt"], second["status"], second["nominatedNodeName"], second["node"]) == (2, "Scheduled", "memory-c-1", "memory-c-1")
+    assert (second["attempt"], second["status"], second["nominatedNodeName"], second["node"]) == (
+        2,
+        "Scheduled",
+        "memory-c-1",
+        "memory-c-1",
+    )
     assert (second["evaluatedNodes"], second["feasibleNodes"]) == (1, 1)
     assert second["message"] is None and second["preemption"] is None
     assert second["binding"]["node"] == "memory-c-1"
@@ -164,14 +180,34 @@ def test_a_pod_that_does_not_fit_is_attempted_again_with_the_same_answer():
 @pytest.mark.parametrize(
     "fmt,first,final",
     [
-        pytest.param("table", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="table"),
-        pytest.param("wide", "DOES NOT FIT ml/fraud-model (attempt 1 of 2)", "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1", id="wide"),
-        pytest.param("markdown", "1. ❌ does not fit: 0/11 nodes are available", "2. ✅ fits on `memory-c-1`, its nominated node", id="markdown"),
-        pytest.param("junit", "attempt 1 of 2: Unschedulable: 0/11 nodes are available", "attempt 2 of 2: Scheduled (nominated node memory-c-1", id="junit"),
+        pytest.param(
+            "table",
+            "DOES NOT FIT ml/fraud-model (attempt 1 of 2)",
+            "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1",
+            id="table",
+        ),
+        pytest.param(
+            "wide",
+            "DOES NOT FIT ml/fraud-model (attempt 1 of 2)",
+            "FITS ml/fraud-model (attempt 2 of 2) -> memory-c-1",
+            id="wide",
+        ),
+        pytest.param(
+            "markdown",
+            "1. ❌ does not fit: 0/11 nodes are available",
+            "2. ✅ fits on `memory-c-1`, its nominated node",
+            id="markdown",
+        ),
+        pytest.param(
+            "junit",
+            "attempt 1 of 2: Unschedulable: 0/11 nodes are available",
+            "attempt 2 of 2: Scheduled (nominated node memory-c-1",
+            id="junit",
+        ),
     ],
 )
 def test_text_formats_show_the_first_attempt_before_the_final_verdict(fmt, first, final):
-    out = get_formatter(fmt, RenderOptions(wide=fmt == "wide")).format(report_for(SCENARIOS["preempt"]))
+    out = get_formatter(fmt).format(report_for(SCENARIOS["preempt"]))
     assert first in out and final in out
     assert out.index(first) < out.index(final)
     assert "data/postgres-0" in out[: out.index(final)]  # the victims come with the first attempt

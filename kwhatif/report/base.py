@@ -1,0 +1,59 @@
+"""What every report is, and the output formats it can be written in.
+
+A report (schedule, check, capacity, drain) is plain data with three things the command line
+needs: its ``kind``, the ``exit_code`` the command ends with (the exit policy lives on the report,
+not in the CLI) and ``to_dict()``, the documented JSON/YAML document. This module stays light (no
+scheduler imports): cli.py reads the output formats from it when it builds its options.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Protocol
+
+from kwhatif.errors import ExitCode
+
+
+class OutputFormat(enum.StrEnum):
+    """The values of -o, in the order --help lists them."""
+
+    TABLE = "table"
+    WIDE = "wide"  # the table with each score as raw>normalized x weight=weighted
+    JSON = "json"
+    YAML = "yaml"
+    MARKDOWN = "markdown"
+    JUNIT = "junit"
+    GITHUB = "github"  # GitHub Actions workflow commands: annotations on the manifest lines
+
+
+class ReportKind(enum.StrEnum):
+    """A report's ``kind``, as its JSON document names it."""
+
+    SCHEDULE = "ScheduleReport"
+    CHECK = "CheckReport"
+    CAPACITY = "CapacityReport"
+    DRAIN = "DrainReport"
+
+    @property
+    def formats(self) -> tuple[OutputFormat, ...]:
+        """The output formats this kind of report is written in: every one, except those that
+        belong to one kind only."""
+        return tuple(f for f in OutputFormat if _ONLY_FOR.get(f, self) is self)
+
+
+# -o wide is the score breakdown of a schedule; -o github annotates the manifests of a check.
+_ONLY_FOR = {OutputFormat.WIDE: ReportKind.SCHEDULE, OutputFormat.GITHUB: ReportKind.CHECK}
+
+
+class Report(Protocol):
+    @property
+    def kind(self) -> ReportKind: ...
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """What the command exits with (0 all fits, 1 something does not, 3/4 --apply failures)."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented JSON/YAML document (apiVersion kwhatif/v1), keys in a stable order."""
+        ...

@@ -1,0 +1,36 @@
+"""-o github (kwhatif check): GitHub Actions workflow commands, annotations on the manifest lines."""
+
+from __future__ import annotations
+
+from kwhatif.report.base import OutputFormat
+from kwhatif.report.check import CheckReport
+from kwhatif.report.formatter import Formatter
+
+
+class GithubFormatter(Formatter):
+    output_format = OutputFormat.GITHUB
+
+    def check(self, report: CheckReport) -> str:
+        """GitHub Actions workflow commands: an error annotation on the manifest line of every
+        workload that does not fit or is refused, a warning on those kwhatif could not check or
+        that have no eligible node (an error with --strict), and a notice summing up."""
+        lines = []
+        for w in report.workloads:
+            if w.fits:
+                continue
+            file, line = w.file_and_line()
+            level = "error" if w.failed or report.strict else "warning"
+            msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
+            lines.append(
+                f"::{level} file={_esc_prop(file)},line={line},title={_esc_prop(w.headline)}::{_esc_data(msg)}"
+            )
+        lines.append(f"::notice title=kwhatif check::{report.summary_line()} on {report.schedule.num_nodes} nodes")
+        return "\n".join(lines) + "\n"
+
+
+def _esc_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _esc_prop(s: str) -> str:
+    return _esc_data(s).replace(":", "%3A").replace(",", "%2C")
