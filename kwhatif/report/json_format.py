@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import yaml
 
@@ -32,8 +33,32 @@ def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
 _Dumper.add_representer(str, _str_representer)
 
 
+class _NotPlain(Exception):
+    """A string libyaml's emitter might write otherwise than PyYAML's."""
+
+
+class _CDumper(yaml.CSafeDumper):
+    """libyaml's emitter, several times faster on large reports. It writes exactly what _Dumper
+    writes for strings of printable characters of the Basic Multilingual Plane (no line breaks,
+    tabs or control characters); any other string sends the whole report to _Dumper."""
+
+
+def _plain_str_representer(dumper: _CDumper, data: str) -> yaml.Node:
+    if not data.isprintable() or (not data.isascii() and max(data) > "\uffff"):
+        raise _NotPlain
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_CDumper.add_representer(str, _plain_str_representer)
+
+
 class YamlFormatter(Formatter):
     output_format = OutputFormat.YAML
 
     def format(self, report: Report) -> str:
-        return yaml.dump(report.to_dict(), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+        data = report.to_dict()
+        options: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 1000}
+        try:
+            return str(yaml.dump(data, Dumper=_CDumper, **options))
+        except _NotPlain:
+            return str(yaml.dump(data, Dumper=_Dumper, **options))
