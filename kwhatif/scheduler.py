@@ -387,8 +387,6 @@ class Scheduler:
             fit.at_pre_filter = True
             st = pre.status
             fit.diagnosis.pre_filter_msg = st.message()
-            if st.plugin:
-                fit.diagnosis.unschedulable_plugins.add(st.plugin)
             for ni in all_nodes:
                 fit.filters[ni.name] = FilterResult(ni.name, [st], st)
             fit.diagnosis.node_to_status = {ni.name: st for ni in all_nodes}
@@ -467,9 +465,6 @@ class Scheduler:
         message completes the error, then the nomination they ask for (prepareCandidate removes
         the victims). The node the pod is nominated to, with its victims, if any."""
         statuses = err.diagnosis.node_to_status
-        for st in statuses.values():
-            if st.plugin:
-                err.diagnosis.unschedulable_plugins.add(st.plugin)
         result = None
         if fw.has_post_filter_plugins() and self.options.preemption:
             result, st = fw.run_post_filter(state, pod, statuses)

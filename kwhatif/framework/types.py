@@ -81,7 +81,6 @@ class Diagnosis:
     """framework.Diagnosis: why the nodes did not fit."""
 
     node_to_status: dict[str, Status] = field(default_factory=dict)  # the nodes that failed
-    unschedulable_plugins: set[str] = field(default_factory=set)
     pre_filter_msg: str = ""  # set when PreFilter rejected the pod for every node
     post_filter_msg: str = ""
 
@@ -116,7 +115,6 @@ class ScheduleResult:
     suggested_host: str
     evaluated_nodes: int
     feasible_nodes: int
-    nominating_info: NominatingInfo | None = None
     prioritized: Prioritized | None = None
 
 
