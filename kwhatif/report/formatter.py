@@ -26,8 +26,9 @@ class RenderOptions:
 
 
 class Formatter(abc.ABC):
-    """Writes any report in one format: ``format`` hands each kind of report to its method; a
-    format that has no rendering for a kind (see ReportKind.formats) leaves that method as is."""
+    """Writes any report in one format: ``format`` refuses a kind of report the format is not for
+    (ReportKind.formats says which) and hands the others to their method; a format that has no
+    rendering for a kind leaves that method as is."""
 
     output_format: OutputFormat
 
@@ -35,6 +36,8 @@ class Formatter(abc.ABC):
         self.options = options
 
     def format(self, report: AnyReport) -> str:
+        if self.output_format not in report.kind.formats:
+            raise self._unsupported(report)
         if isinstance(report, ScheduleReport):
             return self.schedule(report)
         if isinstance(report, CheckReport):

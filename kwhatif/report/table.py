@@ -367,15 +367,6 @@ class WideTableFormatter(TableFormatter):
     output_format = OutputFormat.WIDE
     wide = True
 
-    def check(self, report: CheckReport) -> str:
-        raise self._unsupported(report)
-
-    def capacity(self, report: CapacityReport) -> str:
-        raise self._unsupported(report)
-
-    def drain(self, report: DrainReport) -> str:
-        raise self._unsupported(report)
-
 
 def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
