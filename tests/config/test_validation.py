@@ -470,7 +470,9 @@ def test_validation_errors(body: str, field: str, message: str) -> None:
     ],
 )
 def test_valid_edge_cases(body: str) -> None:
-    parse(body)
+    # accepted, and every profile's plugins are built from it (as kube-scheduler starts)
+    for prof in parse(body).profiles:
+        framework(prof)
 
 
 def test_extenders_are_refused_after_validation() -> None:
