@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
-from kwhatif.cache.node_info import NodeInfo, pod_id
+from kwhatif.cache.node_info import NodeInfo, pod_id, shape
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
@@ -42,7 +42,7 @@ from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 
 if TYPE_CHECKING:
-    from kwhatif.incremental.engine import Engine, Template
+    from kwhatif.incremental.engine import Engine
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 COMPACT_KEEP_FAILURES = 20  # attempts that keep every node's record in a compact run
@@ -143,6 +143,13 @@ class Scheduler:
         self.binder: Binder = binder or RecordingBinder()
         self.nominator = Nominator()
         self.frameworks: dict[str, Framework] = {}
+        # Work kept across cycles (kwhatif.incremental), shared by the profiles' frameworks,
+        # which consult it at their extension points.
+        self.engine: Engine | None = None
+        if options.incremental and options.explain_all_filters:
+            from kwhatif.incremental.engine import Engine
+
+            self.engine = Engine(self.snapshot, self.nominator)
         reg = registry if registry is not None else in_tree()
         for prof in config.profiles:
             # Each profile's plugins get their own framework as their handle (preemption re-runs
@@ -156,6 +163,7 @@ class Scheduler:
                     nominator=self.nominator,
                     binder=self.binder,
                     version=config.version,
+                    cache=self.engine,
                 )
             except ConfigError as e:
                 raise e.with_context(source=config.source or None) from None
@@ -166,13 +174,6 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
-        # Work kept across cycles (kwhatif.incremental); the template of the cycle in progress
-        # when the engine filtered it.
-        self.engine: Engine | None = None
-        if options.incremental and options.explain_all_filters:
-            from kwhatif.incremental.engine import Engine
-
-            self.engine = Engine(self.snapshot, self.nominator)
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -240,7 +241,7 @@ class Scheduler:
                 if att is None:
                     att = self.schedule_one(pod, rnd)
                     if att.result == PodOutcome.UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
-                        last_failure = (_shape(pod), self._generation(), att)
+                        last_failure = (shape(pod), self._generation(), att)
                 attempts.append(att)
                 task.advance()
                 if self.options.compact:
@@ -283,8 +284,8 @@ class Scheduler:
         a workload that does not fit)."""
         if last is None or not _reusable(pod):
             return None
-        shape, generation, att = last
-        if generation != self._generation() or _shape(pod) != shape:
+        key, generation, att = last
+        if generation != self._generation() or shape(pod) != key:
             return None
         return dataclasses.replace(att, pod=pod, round=rnd, notes=list(att.notes))
 
@@ -316,8 +317,7 @@ class Scheduler:
             att.message = "no nodes available to schedule pods"
             return att
         state = CycleState()
-        tmpl = self.engine.template_for(fw, pod) if self.engine is not None else None
-        fit = self.find_nodes_that_fit_pod(fw, state, pod, tmpl)
+        fit = self.find_nodes_that_fit_pod(fw, state, pod)
         att.pre_filter = fit.pre_filter
         att.filters = fit.filters
         att.excluded = fit.excluded
@@ -326,7 +326,7 @@ class Scheduler:
         att.feasible_names = fit.feasible_names
         att.filter_reasons = fit.filter_reasons
         att.notes.extend(fit.notes)
-        scheduled = self.schedule_pod(fw, state, pod, fit, tmpl)
+        scheduled = self.schedule_pod(fw, state, pod, fit)
         if isinstance(scheduled, Status):
             att.skipped_score_plugins = state.skip_score_plugins  # PreScore ran, if scoring failed
             att.result = PodOutcome.ERROR
@@ -360,7 +360,7 @@ class Scheduler:
         return att
 
     def schedule_pod(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, tmpl: Template | None
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit
     ) -> ScheduleResult | FitError | Status:
         """schedulePod after findNodesThatFitPod: the node picked (with the scores it was picked
         by), the FitError when none fits, or the error that ended the cycle."""
@@ -369,15 +369,15 @@ class Scheduler:
         feasible = fit.feasible
         if not feasible:
             return FitError(pod, self.snapshot.num_nodes, fit.diagnosis)
-        prio = self.prioritize_nodes(fw, state, pod, fit, feasible, tmpl)
+        prio = self.prioritize_nodes(fw, state, pod, fit, feasible)
         if isinstance(prio, Status):
             return prio
         host = self.select_host(pod, fit, prio)
         return ScheduleResult(host, fit.evaluated_nodes, fit.feasible_nodes, prioritized=prio)
 
-    def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod: Pod, tmpl: Template | None) -> NodesFit:
+    def find_nodes_that_fit_pod(self, fw: Framework, state: CycleState, pod: Pod) -> NodesFit:
         """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
-        pre = fw.run_pre_filter(state, pod, tmpl.pre_filter_substitutes() if tmpl is not None else None)
+        pre = fw.run_pre_filter(state, pod)
         fit = NodesFit(pre)
         all_nodes = self.snapshot.node_infos
         if not pre.status.is_success():
@@ -405,7 +405,7 @@ class Scheduler:
         statuses: dict[str, Status] = {}
         error: Status | None = None
         all_plugins = self.options.explain_all_filters
-        reused = tmpl.filter_nodes(state, pod, pre) if tmpl is not None else None
+        reused = fw.run_filter_from_cache(state, pod, pre)
         filters = fit.filters
         if reused is not None:
             # the same results, mostly kept from earlier cycles of identical pods
@@ -493,13 +493,12 @@ class Scheduler:
         return NominatingInfo(node, tuple(result.victims), result.details)
 
     def prioritize_nodes(
-        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str], tmpl: Template | None
+        self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str]
     ) -> Prioritized | Status:
         """prioritizeNodes over the feasible nodes, or the error that ends the cycle."""
-        if tmpl is not None and fit.feasible_names is not None:
-            kept = tmpl.prioritize(state, pod, fit.fast_path, feasible, fit.feasible_names)
-            if kept is not None:
-                return kept
+        kept = fw.run_score_from_cache(state, pod, fit.fast_path, feasible, fit.feasible_names)
+        if kept is not None:
+            return kept
         nodes: list[NodeInfo] = sorted(
             (ni for ni in (self.snapshot.get(n) for n in set(feasible)) if ni is not None), key=lambda ni: ni.name
         )
@@ -593,11 +592,6 @@ def _add_excluded_statuses(
     for ni in all_nodes:
         if ni.name not in included:
             statuses.setdefault(ni.name, st)
-
-
-def _shape(pod: Pod) -> Pod:
-    """What decides a pod's placement, without what tells replicas apart."""
-    return dataclasses.replace(pod, name="", uid="", creation_timestamp=0.0, source="")
 
 
 def _reusable(pod: Pod) -> bool:

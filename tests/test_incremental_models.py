@@ -14,11 +14,11 @@ from test_incremental_equivalence import random_cluster, random_template
 
 from kwhatif.api import parse
 from kwhatif.api.core import WhenUnsatisfiable
+from kwhatif.cache.node_info import shape
 from kwhatif.config.defaults import default_configuration
 from kwhatif.dra import features as F
 from kwhatif.framework.interface import CycleState, NodeScore
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
-from kwhatif.incremental.engine import shape_of
 from kwhatif.incremental.nodes import NodeIndex
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
@@ -169,7 +169,7 @@ def test_replicas_share_a_template() -> None:
     _, sched, templates = _setup(0)
     a = _pod(sched, templates[0], "a-1")
     b = _pod(sched, templates[0], "a-2")
-    assert a != b and shape_of(a) == shape_of(b)
+    assert a != b and shape(a) == shape(b)
 
 
 _DRA = "resource.k8s.io/v1"

@@ -7,6 +7,7 @@ seen by the next cycle and a forgotten one leaves no trace.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from kwhatif.api.core import Node, Pod, PodAffinityTerm
@@ -19,6 +20,13 @@ DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 def pod_id(pod: Pod) -> str:
     """What identifies a pod in the cache: its UID, or namespace/name when it has none."""
     return pod.uid or pod.key
+
+
+def shape(pod: Pod) -> Pod:
+    """What decides a pod's placement, without what tells replicas apart: replicas of one
+    template have the same shape (the scheduler reuses a failure's answer for them, the
+    per-template cache keys its templates by it)."""
+    return dataclasses.replace(pod, name="", uid="", creation_timestamp=0.0, source="")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
@@ -43,9 +43,10 @@ from kwhatif.framework.interface import (
     QueueSortPlugin,
     ReservePlugin,
     ScorePlugin,
+    StateKey,
     Status,
 )
-from kwhatif.framework.types import FilterResult, NodeScores, PluginScore, PreFilterRecord
+from kwhatif.framework.types import Filtered, FilterResult, NodeScores, PluginScore, PreFilterRecord, Prioritized
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.versions import SchedulerVersion, default_version
 
@@ -88,6 +89,38 @@ PluginFactory = Callable[[Any, Handle], Plugin]
 Registry = Mapping[str, PluginFactory]
 
 
+class TemplateCache(Protocol):
+    """What the per-template cache (kwhatif.incremental) keeps for the pods of one template
+    under this profile. Each answer is exactly the from-scratch one, or None: not handled, the
+    framework evaluates from scratch."""
+
+    def pre_filter_substitutes(self) -> Mapping[str, PreFilterFn]:
+        """Stand-ins for some plugins' PreFilter (state kept up to date instead of recounted)."""
+        ...
+
+    def filter_nodes(self, state: CycleState, pod: Pod, pre: PreFilterRecord) -> Filtered | None:
+        """Every node's filter result for this cycle."""
+        ...
+
+    def prioritize(
+        self, state: CycleState, pod: Pod, fast_path: bool, feasible: list[str], names: list[str]
+    ) -> Prioritized | None:
+        """The feasible nodes' scores for a cycle filter_nodes answered."""
+        ...
+
+
+class CycleCache(Protocol):
+    """The work kept across scheduling cycles, per pod template (kwhatif.incremental.Engine)."""
+
+    def template_for(self, fw: Framework, pod: Pod) -> TemplateCache | None:
+        """The pod's template, caught up with the snapshot; None: evaluate from scratch."""
+        ...
+
+
+# The cycle's template, found by run_pre_filter and read by the later extension points.
+_TEMPLATE_KEY: StateKey[TemplateCache] = StateKey("kwhatif/template")
+
+
 def _success_of(plugin: str) -> Status:
     """A shared Success status naming the plugin (statuses are immutable)."""
     st = _SUCCESS_BY_PLUGIN.get(plugin)
@@ -118,7 +151,10 @@ class Framework:
         nominator: Nominator | None = None,
         binder: Binder | None = None,
         version: SchedulerVersion | None = None,
+        cache: CycleCache | None = None,
     ) -> None:
+        """``cache`` keeps work across cycles (kwhatif.incremental.Engine); without it every
+        cycle is evaluated from scratch."""
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
@@ -131,14 +167,29 @@ class Framework:
         self.points: dict[str, list[Plugin]] = {p: [] for p, _ in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
         self.registry = registry
+        self.cache = cache
         self._build()
-        # Typed views of the hot extension points (isinstance on ABCs is slow per node).
-        self.filter_plugins: list[FilterPlugin] = [cast(FilterPlugin, p) for p in self.points["filter"]]
-        self.pre_filter_plugins: list[PreFilterPlugin] = [cast(PreFilterPlugin, p) for p in self.points["preFilter"]]
-        self.score_plugins: list[ScorePlugin] = [cast(ScorePlugin, p) for p in self.points["score"]]
+        # One typed list per extension point, in the order they run (_build checked each
+        # plugin's type; isinstance on ABCs would be slow per node).
+        self.pre_enqueue_plugins: list[PreEnqueuePlugin] = self._typed("preEnqueue")
+        self.queue_sort_plugins: list[QueueSortPlugin] = self._typed("queueSort")
+        self.pre_filter_plugins: list[PreFilterPlugin] = self._typed("preFilter")
+        self.filter_plugins: list[FilterPlugin] = self._typed("filter")
+        self.post_filter_plugins: list[PostFilterPlugin] = self._typed("postFilter")
+        self.pre_score_plugins: list[PreScorePlugin] = self._typed("preScore")
+        self.score_plugins: list[ScorePlugin] = self._typed("score")
+        self.reserve_plugins: list[ReservePlugin] = self._typed("reserve")
+        self.permit_plugins: list[PermitPlugin] = self._typed("permit")
+        self.pre_bind_plugins: list[PreBindPlugin] = self._typed("preBind")
+        self.bind_plugins: list[BindPlugin] = self._typed("bind")
+        self.post_bind_plugins: list[PostBindPlugin] = self._typed("postBind")
         self._filter_plans: dict[frozenset[str], list[tuple[FilterPlugin, str, Status | None, Status]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
+
+    def _typed(self, point: str) -> list[Any]:
+        """The extension point's plugins, of the type _build checked them to be."""
+        return list(self.points[point])
 
     def _err(self, msg: str) -> ConfigError:
         return ConfigError(msg, obj=f'profile "{self.profile_name}"')
@@ -247,21 +298,18 @@ class Framework:
         return [p.name for p in self.points[point]]
 
     def has_score_plugins(self) -> bool:
-        return bool(self.points["score"])
+        return bool(self.score_plugins)
 
     def has_post_filter_plugins(self) -> bool:
-        return bool(self.points["postFilter"])
+        return bool(self.post_filter_plugins)
 
     # --- queue ----------------------------------------------------------------------------------
 
     def queue_sort(self) -> QueueSortPlugin:
-        qs = self.points["queueSort"][0]
-        assert isinstance(qs, QueueSortPlugin)
-        return qs
+        return self.queue_sort_plugins[0]
 
     def run_pre_enqueue(self, pod: Pod) -> Status:
-        for pl in self.points["preEnqueue"]:
-            assert isinstance(pl, PreEnqueuePlugin)
+        for pl in self.pre_enqueue_plugins:
             st = pl.pre_enqueue(pod)
             if not st.is_success():
                 return st.with_plugin(pl.name)
@@ -273,7 +321,14 @@ class Framework:
         self, state: CycleState, pod: Pod, substitutes: Mapping[str, PreFilterFn] | None = None
     ) -> PreFilterRecord:
         """RunPreFilterPlugins. ``substitutes`` stand in for some plugins' PreFilter (state kept up
-        to date across cycles instead of recounted); they must answer exactly as the plugin would."""
+        to date across cycles instead of recounted); they must answer exactly as the plugin would.
+        With a cache and no substitutes given, the cycle's template is found here (the start of
+        every cycle) and gives them."""
+        if substitutes is None and self.cache is not None:
+            tmpl = self.cache.template_for(self, pod)
+            if tmpl is not None:
+                state.write(_TEMPLATE_KEY, tmpl)
+                substitutes = tmpl.pre_filter_substitutes()
         skipped: set[str] = set()
         result: PreFilterResult | None = None
         statuses: list[Status] = []
@@ -315,31 +370,28 @@ class Framework:
     def run_pre_filter_extension_add_pod(
         self, state: CycleState, pod: Pod, to_add: PodInfo, node_info: NodeInfo
     ) -> Status:
-        for pl in self.pre_filter_plugins:
-            if pl.name in state.skip_filter_plugins:
-                continue
-            ext = pl.pre_filter_extensions()
-            if ext is None:
-                continue
-            st = ext.add_pod(state, pod, to_add, node_info)
-            if not st.is_success():
-                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {st.message()}',), pl.name)
-        return SUCCESS
+        return self._run_pre_filter_extension("AddPod", state, pod, to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(
         self, state: CycleState, pod: Pod, to_remove: PodInfo, node_info: NodeInfo
     ) -> Status:
+        return self._run_pre_filter_extension("RemovePod", state, pod, to_remove, node_info)
+
+    def _run_pre_filter_extension(
+        self, op: str, state: CycleState, pod: Pod, other: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        """RunPreFilterExtensionAddPod and RunPreFilterExtensionRemovePod: each PreFilter plugin
+        not skipped this cycle updates its state for ``other`` added to or removed from the node."""
+        add = op == "AddPod"
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
             ext = pl.pre_filter_extensions()
             if ext is None:
                 continue
-            st = ext.remove_pod(state, pod, to_remove, node_info)
+            st = ext.add_pod(state, pod, other, node_info) if add else ext.remove_pod(state, pod, other, node_info)
             if not st.is_success():
-                return Status(
-                    Code.ERROR, (f'running RemovePod on PreFilter plugin "{pl.name}": {st.message()}',), pl.name
-                )
+                return Status(Code.ERROR, (f'running {op} on PreFilter plugin "{pl.name}": {st.message()}',), pl.name)
         return SUCCESS
 
     # --- Filter ---------------------------------------------------------------------------------
@@ -427,6 +479,20 @@ class Framework:
             return False, state, node_info, SUCCESS
         return True, state_out, info_out, SUCCESS
 
+    def run_filter_from_cache(self, state: CycleState, pod: Pod, pre: PreFilterRecord) -> Filtered | None:
+        """Every node's filter result for this cycle from the cycle's template, refiltering only
+        what changed since an earlier cycle of an identical pod; None: filter each node."""
+        tmpl = self._template(state)
+        return tmpl.filter_nodes(state, pod, pre) if tmpl is not None else None
+
+    def _template(self, state: CycleState) -> TemplateCache | None:
+        if self.cache is None:
+            return None
+        try:
+            return state.read(_TEMPLATE_KEY)
+        except LookupError:
+            return None
+
     # --- PostFilter -----------------------------------------------------------------------------
 
     def run_post_filter(
@@ -435,8 +501,7 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         result: PostFilterResult | None = None
-        for pl in self.points["postFilter"]:
-            assert isinstance(pl, PostFilterPlugin)
+        for pl in self.post_filter_plugins:
             r, st = pl.post_filter(state, pod, statuses)
             if st.is_success():
                 return r, st.with_plugin(pl.name)
@@ -463,8 +528,7 @@ class Framework:
         skipped: set[str] = set()
         node_list = list(nodes)  # no plugin changes the list it is given
         try:
-            for pl in self.points["preScore"]:
-                assert isinstance(pl, PreScorePlugin)
+            for pl in self.pre_score_plugins:
                 fn = substitutes.get(pl.name) if substitutes else None
                 st = fn(state, pod, node_list) if fn is not None else pl.pre_score(state, pod, node_list)
                 if st.is_skip():
@@ -475,6 +539,16 @@ class Framework:
             return SUCCESS
         finally:
             state.skip_score_plugins = frozenset(skipped)
+
+    def run_score_from_cache(
+        self, state: CycleState, pod: Pod, fast_path: bool, feasible: list[str], names: list[str] | None
+    ) -> Prioritized | None:
+        """PreScore and Score of the feasible nodes (``names``: the same in node order, known when
+        run_filter_from_cache answered) from the cycle's template, over vectors; None: run them."""
+        tmpl = self._template(state)
+        if tmpl is None or names is None:
+            return None
+        return tmpl.prioritize(state, pod, fast_path, feasible, names)
 
     def run_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[list[NodeScores], Status]:
         plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
@@ -524,8 +598,7 @@ class Framework:
     # --- Reserve, Permit, PreBind, Bind, PostBind -----------------------------------------------
 
     def run_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for pl in self.points["reserve"]:
-            assert isinstance(pl, ReservePlugin)
+        for pl in self.reserve_plugins:
             st = pl.reserve(state, pod, node_name)
             if not st.is_success():
                 if st.is_rejected():
@@ -534,14 +607,12 @@ class Framework:
         return SUCCESS
 
     def run_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        for pl in reversed(self.points["reserve"]):
-            assert isinstance(pl, ReservePlugin)
+        for pl in reversed(self.reserve_plugins):
             pl.unreserve(state, pod, node_name)
 
     def run_permit(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         waiting = False
-        for pl in self.points["permit"]:
-            assert isinstance(pl, PermitPlugin)
+        for pl in self.permit_plugins:
             st, _timeout = pl.permit(state, pod, node_name)
             if not st.is_success():
                 if st.is_rejected():
@@ -555,8 +626,7 @@ class Framework:
         return SUCCESS
 
     def run_pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for pl in self.points["preBind"]:
-            assert isinstance(pl, PreBindPlugin)
+        for pl in self.pre_bind_plugins:
             st = pl.pre_bind(state, pod, node_name)
             if not st.is_success():
                 if st.is_rejected():
@@ -565,8 +635,7 @@ class Framework:
         return SUCCESS
 
     def run_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        for pl in self.points["bind"]:
-            assert isinstance(pl, BindPlugin)
+        for pl in self.bind_plugins:
             st = pl.bind(state, pod, node_name)
             if st.is_skip():
                 continue
@@ -578,8 +647,7 @@ class Framework:
         return Status(Code.SKIP)
 
     def run_post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        for pl in self.points["postBind"]:
-            assert isinstance(pl, PostBindPlugin)
+        for pl in self.post_bind_plugins:
             pl.post_bind(state, pod, node_name)
 
     def less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:

@@ -173,3 +173,15 @@ class Prioritized:
     upstream_scored: bool = False  # upstream scores these nodes (more than one feasible node)
     skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Filtered:
+    """A cycle's filter pass as the per-template cache answers it, mostly kept from earlier
+    cycles of identical pods."""
+
+    filters: dict[str, FilterResult]  # every node, node order
+    feasible_names: list[str]
+    filter_reasons: dict[str, int]  # the FitError histogram
+    statuses: dict[str, Status]  # the nodes that failed
+    error: Status | None

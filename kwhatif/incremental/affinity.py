@@ -14,12 +14,11 @@ import numpy as np
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import AffinityTerm, PodInfo, WeightedAffinityTerm
-from kwhatif.incremental.nodes import IntArray, NodeIndex
+from kwhatif.incremental.nodes import IntArray, NodeIndex, PendingDomains
 from kwhatif.plugins.inter_pod_affinity import (
     InterPodAffinity,
     PreFilterState,
     TopologyCounts,
-    TopologyPair,
 )
 
 _NO_NAMESPACE_LABELS: dict[str, str] = {}
@@ -64,7 +63,7 @@ class AffinityFilterModel:
         raw_terms = pi.required_affinity_terms + pi.required_anti_affinity_terms
         self.namespace_dependent = _selects_by_namespace_labels(raw_terms)
         self.namespaces = namespaces_of(plugin) if self.namespace_dependent else frozenset()
-        req_aff, req_anti = plugin._merge_namespaces(pod, pi.required_affinity_terms, pi.required_anti_affinity_terms)
+        req_aff, req_anti = plugin.merge_namespaces(pod, pi.required_affinity_terms, pi.required_anti_affinity_terms)
         ns_labels = plugin.handle.namespace_labels(pod.namespace)
         s = PreFilterState(TopologyCounts(), TopologyCounts(), TopologyCounts(), req_aff, req_anti, pod, ns_labels)
         snapshot = plugin.handle.snapshot
@@ -83,9 +82,7 @@ class AffinityFilterModel:
                     req_anti, existing.pod, _NO_NAMESPACE_LABELS, node, 1
                 )
         self.s = s
-        self.pending: set[TopologyPair] = set()
-        self.pending_all = True
-        self.filtered_affinity_empty: bool | None = None
+        self.pending = PendingDomains(index)
 
     def apply(self, pos: int, pi: PodInfo, sign: int) -> None:
         terms = pi.required_anti_affinity_terms
@@ -97,7 +94,7 @@ class AffinityFilterModel:
         for t in terms + self.own_terms:
             v = labels.get(t.topology_key)
             if v is not None:
-                self.pending.add((t.topology_key, v))
+                self.pending.pairs.add((t.topology_key, v))
 
     def skip(self) -> bool:
         s = self.s
@@ -112,17 +109,7 @@ class AffinityFilterModel:
         """Nodes whose Filter answer may have changed since the last call (None: every node).
         Filter reads the counts of the node's own label pairs, and whether any pod at all matches
         the required affinity (the first pod of a group that matches its own terms)."""
-        empty = not self.s.affinity_counts
-        if self.pending_all or empty != self.filtered_affinity_empty:
-            out: set[int] | None = None
-        else:
-            out = set()
-            for key, value in self.pending:
-                out.update(self.index.nodes_with(key, value))
-        self.pending.clear()
-        self.pending_all = False
-        self.filtered_affinity_empty = empty
-        return out
+        return self.pending.take(not self.s.affinity_counts)
 
 
 class AffinityScoreModel:
@@ -137,7 +124,7 @@ class AffinityScoreModel:
         raw_terms = [t.term for t in pi.preferred_affinity_terms] + [t.term for t in pi.preferred_anti_affinity_terms]
         self.namespace_dependent = _selects_by_namespace_labels(raw_terms)
         self.namespaces = namespaces_of(plugin) if self.namespace_dependent else frozenset()
-        aff_terms, anti_terms = plugin._merge_namespaces(
+        aff_terms, anti_terms = plugin.merge_namespaces(
             pod, [t.term for t in pi.preferred_affinity_terms], [t.term for t in pi.preferred_anti_affinity_terms]
         )
         self.preferred_affinity = [

@@ -9,13 +9,13 @@ sure to match a from-scratch evaluation, and the scheduler then evaluates from s
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from kwhatif.api.core import Pod, WhenUnsatisfiable
+from kwhatif.cache.node_info import shape
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import (
@@ -29,7 +29,7 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
-from kwhatif.framework.types import FilterResult, PreFilterRecord, Prioritized
+from kwhatif.framework.types import Filtered, FilterResult, PreFilterRecord, Prioritized
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
 from kwhatif.incremental.scores import ScoreTable, default_normalize
@@ -70,22 +70,6 @@ MAX_TEMPLATES = 8
 MAX_NODE_SCORE = 100
 
 
-@dataclasses.dataclass(slots=True)
-class Filtered:
-    """A cycle's filter pass, mostly kept from earlier cycles of identical pods."""
-
-    filters: dict[str, FilterResult]  # every node, node order
-    feasible_names: list[str]
-    filter_reasons: dict[str, int]  # the FitError histogram
-    statuses: dict[str, Status]  # the nodes that failed
-    error: Status | None
-
-
-def shape_of(pod: Pod) -> Pod:
-    """What decides a pod's placement, without what tells replicas apart."""
-    return dataclasses.replace(pod, name="", uid="", creation_timestamp=0.0, source="")
-
-
 def _ours(pl: Any, name: str) -> bool:
     return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
 
@@ -112,14 +96,14 @@ class Engine:
         ):
             return None
         self.index.sync()
-        shape = shape_of(pod)
+        key = shape(pod)
         for i, t in enumerate(self.templates):
-            if t.fw is fw and t.shape == shape:
+            if t.fw is fw and t.shape == key:
                 if i:
                     self.templates.insert(0, self.templates.pop(i))
                 t.sync()
                 return t
-        t = Template(self, fw, shape)
+        t = Template(self, fw, key)
         self.templates.insert(0, t)
         del self.templates[MAX_TEMPLATES:]
         return t
@@ -152,7 +136,7 @@ class Template:
             # The models stand in for PreFilter, and Filter reads what they write: both or neither.
             if (name in pre_filter) != (name in filters) or ((name in filters) and special is None):
                 filter_ok = False
-        pre_score = {pl.name for pl in fw.points["preScore"]}
+        pre_score = {pl.name for pl in fw.pre_score_plugins}
         score_ok = True
         self.known_scores: set[str] = set()
         for pl in fw.score_plugins:
@@ -242,7 +226,7 @@ class Template:
         m = self.spread_filter
         if m is None or m.constraints != constraints:
             m = self.spread_filter = SpreadFilterModel(self.index, pod, constraints)
-        state.write(pts.PRE_FILTER_STATE_KEY, m.state())
+        self.spread.write_pre_filter_state(state, m.state())
         return None, SUCCESS
 
     def _affinity_pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
@@ -255,7 +239,7 @@ class Template:
             return None, SKIP
         s = m.state()
         s.pod = pod
-        state.write(ipa.PRE_FILTER_STATE_KEY, s)
+        pl.write_pre_filter_state(state, s)
         return None, SUCCESS
 
     # --- Filter ---------------------------------------------------------------------------------

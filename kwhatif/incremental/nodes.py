@@ -15,6 +15,35 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+class PendingDomains:
+    """The topology domains (key, value) whose counts moved since a model's Filter answers were
+    last taken, and what else those answers read (a minimum per key, whether any pod matches):
+    the nodes whose answer may have changed."""
+
+    __slots__ = ("index", "pairs", "everything", "read")
+
+    def __init__(self, index: NodeIndex) -> None:
+        self.index = index
+        self.pairs: set[tuple[str, str]] = set()
+        self.everything = True  # nothing filtered with the model yet
+        self.read: object = None  # what the answers read besides the domains' own counts, when taken
+
+    def take(self, read: object) -> set[int] | None:
+        """The nodes of the moved domains (None: every node, when ``read`` differs from the last
+        call's), and start collecting again."""
+        if self.everything or read != self.read:
+            out: set[int] | None = None
+        else:
+            out = set()
+            nodes_with = self.index.nodes_with
+            for key, value in self.pairs:
+                out.update(nodes_with(key, value))
+        self.pairs.clear()
+        self.everything = False
+        self.read = read
+        return out
+
+
 class NodeIndex:
     """Nodes by position (the snapshot's node order) and the lookups built on it."""
 

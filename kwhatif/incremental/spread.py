@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kwhatif.api.core import NodeInclusionPolicy, Pod
-from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
+from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex, PendingDomains
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 from kwhatif.plugins.pod_topology_spread import (
     LABEL_HOSTNAME,
@@ -90,10 +90,8 @@ class SpreadFilterModel:
                 arr = self.arrays[key] = np.zeros(len(values), dtype=np.int64)
                 for i, v in enumerate(values):
                     self.slots[(key, v)] = (arr, i)
-        self.pending: set[TopologyPair] = set()
-        self.pending_all = True  # nothing filtered with this model yet
+        self.pending = PendingDomains(index)
         self.mins: dict[str, int] = {}
-        self.filtered_mins: dict[str, int] | None = None
         for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
             self.apply(pos, pi.pod, 1)
         # Filter reads a node's values of the constraints' keys and nothing else of it: nodes
@@ -123,7 +121,7 @@ class SpreadFilterModel:
                 slot = self.slots.get(pair)
                 if slot is not None:
                     slot[0][slot[1]] += sign
-                self.pending.add(pair)
+                self.pending.pairs.add(pair)
 
     def state(self) -> PreFilterState:
         """A fresh PreFilterState equal to the one PreFilter would build now."""
@@ -153,16 +151,7 @@ class SpreadFilterModel:
     def take_affected(self) -> set[int] | None:
         """Nodes whose Filter answer may have changed since the last call (None: every node).
         Filter reads the count of the node's own domains and the minimum over each key."""
-        if self.pending_all or self.mins != self.filtered_mins:
-            out: set[int] | None = None
-        else:
-            out = set()
-            for key, value in self.pending:
-                out.update(self.index.nodes_with(key, value))
-        self.pending.clear()
-        self.pending_all = False
-        self.filtered_mins = dict(self.mins)
-        return out
+        return self.pending.take(dict(self.mins))
 
     def members(self, groups: list[int]) -> list[int]:
         """Positions of the nodes in these groups."""

@@ -199,10 +199,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             out[pod.namespace] = self.handle.namespace_labels(pod.namespace)
         return out
 
-    def _merge_namespaces(self, pod: Pod, *term_lists: Sequence[AffinityTerm]) -> list[tuple[AffinityTerm, ...]]:
+    def merge_namespaces(self, pod: Pod, *term_lists: Sequence[AffinityTerm]) -> list[tuple[AffinityTerm, ...]]:
         """mergeAffinityTermNamespacesIfNotEmpty over each list: unroll a non-empty namespace
         selector into the term's namespaces, leaving a selector that matches nothing. An empty
-        selector (every namespace) stays as it is."""
+        selector (every namespace) stays as it is. Public: the per-template cache
+        (kwhatif.incremental) merges its terms the same way."""
         if all(t.namespace_selector.empty for terms in term_lists for t in terms):
             return [tuple(terms) for terms in term_lists]
         namespaces = self._namespaces_with_labels(pod)
@@ -223,7 +224,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:
         snapshot = self.handle.snapshot
         pi = PodInfo.of(pod)
-        required_affinity, required_anti_affinity = self._merge_namespaces(
+        required_affinity, required_anti_affinity = self.merge_namespaces(
             pod, pi.required_affinity_terms, pi.required_anti_affinity_terms
         )
         ns_labels = self.handle.namespace_labels(pod.namespace)
@@ -254,6 +255,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
             ),
         )
         return None, SUCCESS
+
+    def write_pre_filter_state(self, state: CycleState, s: PreFilterState) -> None:
+        """Hand Filter a PreFilter state computed elsewhere (the per-template cache keeps one up
+        to date instead of recounting it): what pre_filter writes when it does not skip."""
+        state.write(PRE_FILTER_STATE_KEY, s)
 
     def pre_filter_extensions(self) -> PreFilterExtensions:
         return self
@@ -306,7 +312,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         # Without preferences of the incoming pod, only pods with (anti-)affinity can contribute.
         candidates = snapshot.node_infos if has_constraints else snapshot.have_pods_with_affinity()
         pi = PodInfo.of(pod)
-        aff_terms, anti_terms = self._merge_namespaces(
+        aff_terms, anti_terms = self.merge_namespaces(
             pod, [t.term for t in pi.preferred_affinity_terms], [t.term for t in pi.preferred_anti_affinity_terms]
         )
         preferred_affinity = [WeightedAffinityTerm(m, t.weight) for m, t in zip(aff_terms, pi.preferred_affinity_terms)]

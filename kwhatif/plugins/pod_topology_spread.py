@@ -380,6 +380,11 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         state.write(PRE_FILTER_STATE_KEY, self._pre_filter_state(pod, tuple(constraints)))
         return None, SUCCESS
 
+    def write_pre_filter_state(self, state: CycleState, s: PreFilterState) -> None:
+        """Hand Filter a PreFilter state computed elsewhere (the per-template cache keeps one up
+        to date instead of recounting it): what pre_filter writes when it does not skip."""
+        state.write(PRE_FILTER_STATE_KEY, s)
+
     def _pre_filter_state(self, pod: Pod, constraints: tuple[Constraint, ...]) -> PreFilterState:
         required = RequiredNodeAffinity.of(pod)
         match_num: dict[TopologyPair, int] = {}
