@@ -18,6 +18,7 @@ from typing import Any
 
 from kwhatif.api.core import Pod
 from kwhatif.errors import ClusterError
+from kwhatif.framework import interface
 from kwhatif.framework.interface import SUCCESS, Status
 
 
@@ -77,9 +78,8 @@ class Binding:
         return f"{verb} {self.node} failed: " + (f"{api}: {self.message}" if api else self.message)
 
 
-class Binder(abc.ABC):
-    @abc.abstractmethod
-    def bind(self, pod: Pod, node_name: str) -> Status: ...
+class Binder(interface.Binder):
+    """The framework's Binder, which also says what became of each pod's binding."""
 
     @abc.abstractmethod
     def binding_for(self, pod: Pod) -> Binding | None: ...

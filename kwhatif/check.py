@@ -25,8 +25,9 @@ from kwhatif.api import limitranger
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
+from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import InputError
-from kwhatif.load.cluster import WORKLOAD_KINDS, ClusterState, Workload, build_cluster, classify, is_custom_resource
+from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.load.pods import namespace_refusal, pods_from_documents, prepare_incoming, unverified_namespaces_note
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH

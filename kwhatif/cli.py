@@ -22,8 +22,8 @@ from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
 from kwhatif.report.base import OutputFormat, ReportKind
 
 if TYPE_CHECKING:
+    from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
-    from kwhatif.load.cluster import ClusterState
     from kwhatif.report.formatter import AnyReport, RenderOptions
     from kwhatif.versions import ChosenVersion
 

@@ -11,8 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from kwhatif.api.core import Pod
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
 
 EVICT = "evict"

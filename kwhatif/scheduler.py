@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.binder import Binder, Binding, RecordingBinder
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.node_info import NodeInfo, pod_id, shape
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.options import Options
@@ -38,7 +39,6 @@ from kwhatif.framework.types import (
     ScheduleResult,
     fit_error_message,
 )
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 
 if TYPE_CHECKING:

@@ -21,11 +21,11 @@ from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.resources import PodRules
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.types import PluginRef, PluginSet, Profile
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.runtime import Framework, Registry
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 from kwhatif.versions import SchedulerVersion, get
 

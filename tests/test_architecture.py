@@ -1,5 +1,6 @@
-"""The package's layering: no import cycles among kwhatif modules, and the framework and its
-plugins never reach up into the scheduler.
+"""The package's layering: no import cycles among kwhatif modules; the framework and its
+plugins never reach up into the scheduler, nor into load/ (the cluster model they read is
+kwhatif.cache.cluster); api/ never imports dra/.
 
 Every import counts: at the top of a module, under TYPE_CHECKING and inside functions.
 """
@@ -112,6 +113,13 @@ def test_no_import_cycles_among_kwhatif_modules():
         pytest.param("kwhatif.framework", "kwhatif.scheduler", id="framework-does-not-import-the-scheduler"),
         pytest.param("kwhatif.framework", "kwhatif.plugins", id="framework-does-not-import-plugins"),
         pytest.param("kwhatif.plugins", "kwhatif.report", id="plugins-do-not-import-reports"),
+        # The cluster model (kwhatif.cache.cluster) sits below the framework; load/ builds it.
+        pytest.param("kwhatif.framework", "kwhatif.load", id="framework-does-not-import-load"),
+        pytest.param("kwhatif.plugins", "kwhatif.load", id="plugins-do-not-import-load"),
+        pytest.param("kwhatif.cache", "kwhatif.load", id="cache-does-not-import-load"),
+        # The per-template cache is reached through the Framework's CycleCache protocol.
+        pytest.param("kwhatif.framework", "kwhatif.incremental", id="framework-does-not-import-incremental"),
+        pytest.param("kwhatif.api", "kwhatif.dra", id="api-does-not-import-dra"),
     ],
 )
 def test_layers_import_downwards_only(layer, forbidden):

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from kwhatif.cache.cluster import Workload
 from kwhatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
-from kwhatif.load.cluster import Workload
 from kwhatif.load.files import Document
 from kwhatif.scheduler import Scheduler
 

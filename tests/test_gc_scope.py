@@ -6,8 +6,9 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
-from kwhatif.load.cluster import ClusterState, load_cluster
+from kwhatif.load.cluster import load_cluster
 from kwhatif.scheduler import Scheduler
 
 from builders import PINNED, make_node

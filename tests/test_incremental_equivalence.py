@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from kwhatif.api import parse
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.drain import drain
-from kwhatif.load.cluster import ClusterState
 from kwhatif.report.model import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get

@@ -15,12 +15,12 @@ from kwhatif import versions
 from kwhatif.api import parse
 from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import DynamicResourcesArgs
 from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
-from kwhatif.load.cluster import ClusterState
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import Release, get
 

@@ -9,7 +9,6 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from kwhatif.api.labels import Selector
 from kwhatif.api.resources import ContainerStatusResources, Resource, ResourceList
@@ -207,6 +206,15 @@ class Volume:
 
 
 @dataclass(frozen=True, slots=True)
+class PodResourceClaim:
+    """An entry of pod.spec.resourceClaims: exactly one of the two names is set by validation."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Pod:
     namespace: str
     name: str
@@ -264,7 +272,7 @@ class Pod:
     priority_resolved: bool = True
     # spec.resourceClaims (dra.types.PodResourceClaim) and status.resourceClaimStatuses
     # (pod claim name -> generated ResourceClaim name, None when none is needed)
-    resource_claims: tuple[Any, ...] = ()
+    resource_claims: tuple[PodResourceClaim, ...] = ()
     resource_claim_statuses: Mapping[str, str | None] = field(default_factory=dict)
     # spec.activeDeadlineSeconds (ResourceQuota's Terminating scope)
     active_deadline_seconds: int | None = None

@@ -30,6 +30,7 @@ from kwhatif.api.core import (
     PodAffinity,
     PodAffinityTerm,
     PodDisruptionBudget,
+    PodResourceClaim,
     PreferredSchedulingTerm,
     PriorityClass,
     RuntimeClass,
@@ -55,7 +56,6 @@ from kwhatif.api.resources import (
     is_hugepages,
     is_native,
 )
-from kwhatif.dra.types import PodResourceClaim
 from kwhatif.errors import FieldError
 from kwhatif.versions import default_version
 

@@ -14,8 +14,8 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
-from kwhatif.api.core import OwnerReference, Pod
-from kwhatif.dra.types import DeviceRequestAllocationResult, PodResourceClaim, ResourceClaim, ResourceClaimTemplate
+from kwhatif.api.core import OwnerReference, Pod, PodResourceClaim
+from kwhatif.dra.types import DeviceRequestAllocationResult, ResourceClaim, ResourceClaimTemplate
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 # names.SimpleNameGenerator's alphabet and length

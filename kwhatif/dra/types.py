@@ -248,12 +248,3 @@ class ResourceClaimTemplate:
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
-
-
-@dataclass(frozen=True, slots=True)
-class PodResourceClaim:
-    """An entry of pod.spec.resourceClaims: exactly one of the two names is set by validation."""
-
-    name: str
-    resource_claim_name: str | None = None
-    resource_claim_template_name: str | None = None

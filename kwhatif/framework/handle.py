@@ -1,6 +1,7 @@
 """What plugins may reach besides the pod and the node: upstream's framework.Handle.
 
-The snapshot (SnapshotSharedLister), the cluster's other objects (informer listers), the pod
+The snapshot (SnapshotSharedLister), the listers of the cluster's other objects that plugins
+read (upstream's informer listers: ClusterListers, read-only, never all of ClusterState), the pod
 nominator, the binder DefaultBinder hands bindings to, the framework operations preemption
 re-runs (filters with nominated pods, the PreFilter extensions), and the release being
 reproduced (upstream hands plugins its feature gates as plugins/feature.Features). The
@@ -9,19 +10,29 @@ Framework (kwhatif.framework.runtime) implements it, as upstream's frameworkImpl
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from kwhatif.cache.node_info import PodInfo, pod_id
 
 if TYPE_CHECKING:
-    from kwhatif.api.core import Pod
-    from kwhatif.binder import Binder
+    from kwhatif.api.core import Namespace, Pod, PodDisruptionBudget, Service
+    from kwhatif.api.storage import (
+        CSIDriver,
+        CSINode,
+        CSIStorageCapacity,
+        PersistentVolume,
+        PersistentVolumeClaim,
+        StorageClass,
+        VolumeAttachment,
+    )
+    from kwhatif.cache.cluster import Workload
     from kwhatif.cache.node_info import NodeInfo
     from kwhatif.cache.snapshot import Snapshot
-    from kwhatif.framework.interface import CycleState, Status
+    from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+    from kwhatif.framework.interface import Binder, CycleState, Status
     from kwhatif.framework.types import FilterResult
-    from kwhatif.load.cluster import ClusterState
     from kwhatif.versions import SchedulerVersion
 
 
@@ -62,6 +73,79 @@ class Nominator:
         self.node_of.clear()
 
 
+class ClusterListers(Protocol):
+    """The cluster objects plugins read besides nodes and pods (those come from the snapshot),
+    as upstream's plugins read them through informer listers; kwhatif.cache.cluster.ClusterState
+    provides them. Read-only: a plugin that keeps its own view (DynamicResources' assumed
+    claims) copies."""
+
+    # VolumeBinding, VolumeRestrictions, VolumeZone, NodeVolumeLimits
+    @property
+    def pvcs(self) -> Mapping[str, PersistentVolumeClaim]:
+        """By "namespace/name"."""
+        ...
+
+    @property
+    def pvs(self) -> Mapping[str, PersistentVolume]: ...
+
+    @property
+    def storage_classes(self) -> Mapping[str, StorageClass]: ...
+
+    @property
+    def csi_nodes(self) -> Mapping[str, CSINode]: ...
+
+    @property
+    def csi_drivers(self) -> Mapping[str, CSIDriver]: ...
+
+    @property
+    def csi_capacities(self) -> Sequence[CSIStorageCapacity]: ...
+
+    @property
+    def volume_attachments(self) -> Sequence[VolumeAttachment]: ...
+
+    # DynamicResources
+    @property
+    def device_classes(self) -> Mapping[str, DeviceClass]: ...
+
+    @property
+    def resource_slices(self) -> Sequence[ResourceSlice]: ...
+
+    @property
+    def resource_claims(self) -> Mapping[str, ResourceClaim]:
+        """By "namespace/name"."""
+        ...
+
+    @property
+    def resource_claim_templates(self) -> Mapping[str, ResourceClaimTemplate]:
+        """By "namespace/name"."""
+        ...
+
+    @property
+    def pending_pods(self) -> Sequence[Pod]:
+        """The cluster's unbound pods (whose claims are reserved for them)."""
+        ...
+
+    # PodTopologySpread's default constraints (helper.DefaultSelector)
+    @property
+    def services(self) -> Sequence[Service]: ...
+
+    @property
+    def workloads(self) -> Mapping[tuple[str, str, str], Workload]:
+        """The controllers (ReplicationControllers, ReplicaSets, StatefulSets ...) by
+        (kind, namespace, name)."""
+        ...
+
+    # DefaultPreemption
+    @property
+    def pdbs(self) -> Sequence[PodDisruptionBudget]: ...
+
+    # InterPodAffinity's namespace selectors
+    @property
+    def namespaces(self) -> Mapping[str, Namespace]: ...
+
+    def namespace_labels(self, name: str) -> dict[str, str]: ...
+
+
 class Handle(Protocol):
     """framework.Handle: what a plugin may use besides the pod and the node."""
 
@@ -69,7 +153,9 @@ class Handle(Protocol):
     def snapshot(self) -> Snapshot: ...
 
     @property
-    def cluster(self) -> ClusterState: ...
+    def cluster(self) -> ClusterListers:
+        """The listers of the cluster's other objects."""
+        ...
 
     @property
     def nominator(self) -> Nominator: ...

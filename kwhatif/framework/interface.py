@@ -326,3 +326,12 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("bind", BindPlugin),
     ("postBind", PostBindPlugin),
 )
+
+
+class Binder(abc.ABC):
+    """Where DefaultBinder's Bind sends a binding (upstream posts a v1 Binding through the
+    clientset). kwhatif.binder implements it: recorded by default, posted with --apply; the
+    scheduler also reads back what the cluster answered."""
+
+    @abc.abstractmethod
+    def bind(self, pod: Pod, node_name: str) -> Status: ...

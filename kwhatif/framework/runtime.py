@@ -17,13 +17,14 @@ from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
 from kwhatif.config.types import Profile
 from kwhatif.errors import ConfigError
-from kwhatif.framework.handle import Handle, Nominator
+from kwhatif.framework.handle import ClusterListers, Handle, Nominator
 from kwhatif.framework.interface import (
     EXTENSION_POINTS,
     MAX_NODE_SCORE,
     MAX_TOTAL_SCORE,
     MIN_NODE_SCORE,
     SUCCESS,
+    Binder,
     BindPlugin,
     Code,
     CycleState,
@@ -51,9 +52,7 @@ from kwhatif.gocompat import wrap_int64 as _wrap_int64
 from kwhatif.versions import SchedulerVersion, default_version
 
 if TYPE_CHECKING:
-    from kwhatif.binder import Binder
     from kwhatif.cache.snapshot import Snapshot
-    from kwhatif.load.cluster import ClusterState
 
 # The order in which NewFramework walks the extension points (getExtensionPoints): it decides
 # which error a broken profile reports first.
@@ -147,7 +146,7 @@ class Framework:
         profile: Profile,
         *,
         snapshot: Snapshot,
-        cluster: ClusterState,
+        cluster: ClusterListers,
         nominator: Nominator | None = None,
         binder: Binder | None = None,
         version: SchedulerVersion | None = None,

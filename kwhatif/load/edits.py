@@ -7,8 +7,8 @@ import os
 from typing import Any
 
 from kwhatif.api import parse
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.cluster import ClusterState
 from kwhatif.load.files import Limits, read_path
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"

@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import ClusterError, InputError
-from kwhatif.load.cluster import ClusterState, build_cluster
+from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import SERVER_VERSION_ANNOTATION, Document, _expand
 
 # (path, required): required lists fail the run when they cannot be read. Nodes come before

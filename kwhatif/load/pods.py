@@ -10,8 +10,9 @@ from kwhatif.api import limitranger, parse
 from kwhatif.api.core import Pod
 from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.resources import PodRules
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.cluster import ClusterState, classify
+from kwhatif.load.cluster import classify
 from kwhatif.load.files import Document, Limits, read_path
 
 # Namespaces the API server always has: it recreates default, kube-system and kube-public (the

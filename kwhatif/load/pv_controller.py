@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from kwhatif.api import storage
 from kwhatif.api.storage import BIND_COMPLETED_ANNOTATION, PersistentVolume, PersistentVolumeClaim
-from kwhatif.load.cluster import ClusterState
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.plugins.volume_binding import (
     ANN_BOUND_BY_CONTROLLER,
     NOT_SUPPORTED_PROVISIONER,

@@ -18,7 +18,7 @@ from kwhatif.versions import ChosenVersion, SchedulerVersion, VersionSource
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
-    from kwhatif.load.cluster import ClusterState
+    from kwhatif.cache.cluster import ClusterState
 
 
 def parse_flag(text: str) -> versions.Resolved:

@@ -18,8 +18,8 @@ from typing import Any
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import InputError
-from kwhatif.load.cluster import ClusterState
 
 POD_RESOURCE = re.compile(r"^(?:pod|pods|po)/(?P<name>[^/]+)$")
 NAMESPACED = re.compile(r"^(?P<ns>[^/]+)/(?P<name>[^/]+)$")

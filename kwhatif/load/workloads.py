@@ -36,9 +36,9 @@ from kwhatif.api.core import (
 )
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.api.storage import PersistentVolumeClaim
+from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import FieldError, InputError
 from kwhatif.gocompat import fnv32a
-from kwhatif.load.cluster import ClusterState, Workload
 
 Dict = Mapping[str, Any]
 

@@ -66,7 +66,7 @@ from kwhatif.framework.interface import (
 from kwhatif.plugins.helper import default_normalize_score
 
 if TYPE_CHECKING:
-    from kwhatif.framework.handle import Handle
+    from kwhatif.framework.handle import ClusterListers, Handle
 
 NAME = "DynamicResources"
 STATE_KEY: StateKey[_State] = StateKey(NAME)
@@ -106,7 +106,7 @@ class _State:
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin, ReservePlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any, features: dra_features.Features) -> None:
+    def __init__(self, handle: Handle, features: dra_features.Features) -> None:
         self.handle = handle
         self.features = features
         self.enabled = features.enabled
@@ -126,7 +126,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     # --- the cluster's DRA objects, as this run sees them ---------------------------------------
 
     @property
-    def cluster(self) -> Any:
+    def cluster(self) -> ClusterListers:
         return self.handle.cluster
 
     def slices(self) -> SliceIndex:
@@ -526,7 +526,7 @@ class _ClaimProblem(Exception):
         self.details = details
 
 
-def features_of(handle: Any) -> dra_features.Features:
+def features_of(handle: Handle) -> dra_features.Features:
     """The run's DRA feature set: the selected release's (handle.version)."""
     return dra_features.for_version(handle.version)
 

@@ -3,7 +3,7 @@ the pod's images, scaled by how widely each image is spread."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
@@ -43,7 +43,7 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 class ImageLocality(ScorePlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         b = handle.version.behaviour
         self.image_volumes = b.image_locality_counts_image_volumes  # 1.36 (#130231)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.labels import NOTHING
@@ -180,7 +180,7 @@ def _process_terms(
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, args: InterPodAffinityArgs, handle: Any) -> None:
+    def __init__(self, args: InterPodAffinityArgs, handle: Handle) -> None:
         self.args = args
         self.handle = handle
 

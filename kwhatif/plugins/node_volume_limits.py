@@ -142,7 +142,7 @@ def get_volume_limits(node_info: NodeInfo, csi_node: CSINode | None, from_node: 
 class CSILimits(PreFilterPlugin, FilterPlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         version = handle.version
         b = version.behaviour

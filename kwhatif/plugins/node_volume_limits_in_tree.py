@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -110,7 +110,7 @@ CINDER_FILTER = VolumeFilter(
 class NonCSILimits(PreFilterPlugin, FilterPlugin):
     volume_filter: VolumeFilter
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     def pre_filter(self, state: CycleState, pod: Pod) -> tuple[PreFilterResult | None, Status]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import (
     Node,
@@ -50,8 +50,8 @@ from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, find_matching_untole
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 
 if TYPE_CHECKING:
+    from kwhatif.cache.cluster import Workload
     from kwhatif.framework.handle import Handle
-    from kwhatif.load.cluster import Workload
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
@@ -183,7 +183,7 @@ class DefaultSelectorSource:
 
     __slots__ = ("_handle",)
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self._handle = handle
 
     def selector(self, pod: Pod) -> Selector:
@@ -339,7 +339,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
 
     def __init__(
         self,
-        handle: Any,
+        handle: Handle,
         default_constraints: tuple[TopologySpreadConstraint, ...],
         system_defaulted: bool,
     ) -> None:

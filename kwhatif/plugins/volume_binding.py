@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api import storage
 from kwhatif.api.core import Node, Pod, Volume
@@ -238,7 +238,7 @@ class AssumeCache:
     the same run until Unreserve reverts them, as upstream's in-memory assume caches do.
     """
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         self.assumed_pvs: dict[str, PersistentVolume] = {}
         self.assumed_pvcs: dict[str, PersistentVolumeClaim] = {}
@@ -316,7 +316,7 @@ class _StateData:
 class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any, bind_timeout_seconds: int) -> None:
+    def __init__(self, handle: Handle, bind_timeout_seconds: int) -> None:
         self.handle = handle
         behaviour = handle.version.behaviour
         self.node_conflict_reason: str = behaviour.volume_binding_node_conflict_reason

@@ -5,7 +5,7 @@ already in use anywhere in the cluster."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod, Volume
 from kwhatif.cache.node_info import NodeInfo, PodInfo
@@ -100,7 +100,7 @@ def _claim_not_found(name: str) -> str:
 class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
     NAME = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
         self.rwop_reason: str = handle.version.behaviour.volume_restrictions_rwop_reason
 

@@ -4,7 +4,7 @@ zone and region of the node, read from the zone/region labels of their PVs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.api.storage import (
@@ -76,7 +76,7 @@ def _unresolvable(msg: str) -> Status:
 class VolumeZone(PreFilterPlugin, FilterPlugin):
     NAME = NAME
 
-    def __init__(self, handle: Any) -> None:
+    def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
     def _pv_topologies(self, pod: Pod) -> tuple[tuple[PVTopology, ...], Status]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.defaults import default_args
 from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
@@ -32,7 +33,6 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.framework.runtime import Framework
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins.registry import in_tree
 from kwhatif.scheduler import Scheduler
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
-from kwhatif.load.cluster import ClusterState, Workload, build_cluster
+from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import Document
 from kwhatif.plugins.pod_topology_spread import DefaultSelectorSource
 

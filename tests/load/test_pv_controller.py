@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kwhatif.api import storage
-from kwhatif.load.cluster import ClusterState
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.load.pv_controller import available_new_volumes, find_best_match, sync_claims
 
 

@@ -13,8 +13,9 @@ import pytest
 from kwhatif.api.core import OwnerReference, Pod, Toleration
 from kwhatif.api.labels import Op
 from kwhatif.api.storage import StorageClass
+from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.cluster import ClusterState, Workload, build_cluster, load_cluster
+from kwhatif.load.cluster import build_cluster, load_cluster
 from kwhatif.load.files import Document
 from kwhatif.load.workloads import (
     CREATION_TIME,

@@ -11,13 +11,13 @@ import pytest
 
 from kwhatif.api import parse
 from kwhatif.api.core import Pod, PodDisruptionBudget
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.config.defaults import default_args
 from kwhatif.config.options import Options
 from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Profile, SchedulerConfiguration
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import default_preemption as dp
 from kwhatif.scheduler import Attempt, Scheduler
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from kwhatif.api.core import Namespace
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.node_info import PodInfo
 from kwhatif.config.types import InterPodAffinityArgs
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, CycleState, NodeScore
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import inter_pod_affinity as ipa
 
 from builders import PodBuilder, make_handle, make_node, make_pod, plugin_args

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from kwhatif.api.core import Node, Pod, Service
+from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, NodeScore
-from kwhatif.load.cluster import ClusterState, Workload
 from kwhatif.plugins import pod_topology_spread as pts
 
 from builders import make_handle, make_node, make_pod, plugin_args

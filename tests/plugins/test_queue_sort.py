@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.interface import QueuedPodInfo
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import queue_sort as qs
 from kwhatif.scheduler import Scheduler
 

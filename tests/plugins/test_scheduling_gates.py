@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.interface import Code
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import scheduling_gates as sg
 from kwhatif.scheduler import Scheduler
 

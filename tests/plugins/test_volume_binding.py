@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from kwhatif.api import storage
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import Handle
 from kwhatif.framework.interface import Code, CycleState, PreFilterResult
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_binding as vb
 
 from builders import make_cluster, make_handle, make_node, make_pod, plugin_args

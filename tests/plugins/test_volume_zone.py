@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kwhatif.api import storage
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.framework.interface import Code, CycleState
-from kwhatif.load.cluster import ClusterState
 from kwhatif.plugins import volume_zone as vz
 
 from builders import make_handle, make_node, make_pod, pre_filter_then_filter
