@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
 from kwhatif.api.core import (
@@ -15,7 +15,6 @@ from kwhatif.api.core import (
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.dra import parse as dra_parse
-from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.versions import SchedulerVersion, default_version
@@ -52,6 +51,76 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
+
+
+class _Reader(NamedTuple):
+    """How build_cluster reads one kind of READ_KINDS besides Pods, Nodes and workloads: the
+    parser (body, apiVersion, source) and where the object goes in the ClusterState."""
+
+    parse: Callable[[dict[str, Any], str, str], Any]
+    store: Callable[[ClusterState, Any], None]
+
+
+def _body(fn: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], str, str], Any]:
+    """A parser of the body alone (one apiVersion, no source kept)."""
+    return lambda body, _version, _source: fn(body)
+
+
+def _by_name(attr: str) -> Callable[[ClusterState, Any], None]:
+    def store(state: ClusterState, obj: Any) -> None:
+        getattr(state, attr)[obj.name] = obj
+
+    return store
+
+
+def _by_key(attr: str) -> Callable[[ClusterState, Any], None]:
+    def store(state: ClusterState, obj: Any) -> None:
+        getattr(state, attr)[obj.key] = obj
+
+    return store
+
+
+def _by_namespaced_name(attr: str) -> Callable[[ClusterState, Any], None]:
+    def store(state: ClusterState, obj: Any) -> None:
+        getattr(state, attr)[f"{obj.namespace}/{obj.name}"] = obj
+
+    return store
+
+
+def _listed(attr: str) -> Callable[[ClusterState, Any], None]:
+    def store(state: ClusterState, obj: Any) -> None:
+        getattr(state, attr).append(obj)
+
+    return store
+
+
+_OBJECTS: dict[str, _Reader] = {
+    "Namespace": _Reader(_body(parse.namespace), _by_name("namespaces")),
+    "PriorityClass": _Reader(_body(parse.priority_class), _by_name("priority_classes")),
+    "RuntimeClass": _Reader(_body(parse.runtime_class), _by_name("runtime_classes")),
+    "Service": _Reader(_body(parse.service), _listed("services")),
+    "PodDisruptionBudget": _Reader(_body(parse.pod_disruption_budget), _listed("pdbs")),
+    "PersistentVolume": _Reader(_body(storage.persistent_volume), _by_name("pvs")),
+    "PersistentVolumeClaim": _Reader(_body(storage.persistent_volume_claim), _by_key("pvcs")),
+    "StorageClass": _Reader(_body(storage.storage_class), _by_name("storage_classes")),
+    "CSINode": _Reader(_body(storage.csi_node), _by_name("csi_nodes")),
+    "CSIDriver": _Reader(_body(storage.csi_driver), _by_name("csi_drivers")),
+    "VolumeAttachment": _Reader(_body(storage.volume_attachment), _listed("volume_attachments")),
+    "CSIStorageCapacity": _Reader(_body(storage.csi_storage_capacity), _listed("csi_capacities")),
+    "LimitRange": _Reader(_body(limitranger.limit_range), _by_namespaced_name("limit_ranges")),
+    "ResourceQuota": _Reader(_body(resourcequota.resource_quota), _by_namespaced_name("resource_quotas")),
+    "HorizontalPodAutoscaler": _Reader(_body(autoscaling.horizontal_pod_autoscaler), _by_key("hpas")),
+    "DeviceClass": _Reader(dra_parse.device_class, _by_name("device_classes")),
+    "ResourceSlice": _Reader(dra_parse.resource_slice, _listed("resource_slices")),
+    "ResourceClaim": _Reader(
+        lambda body, version, source: dra_parse.resource_claim(body, version, "default", source),
+        _by_key("resource_claims"),
+    ),
+    "ResourceClaimTemplate": _Reader(
+        lambda body, version, source: dra_parse.resource_claim_template(body, version, "default", source),
+        _by_key("resource_claim_templates"),
+    ),
+}
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
@@ -187,25 +256,6 @@ def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str
     return (kind, ns, name)
 
 
-_CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "Namespace": parse.namespace,
-    "PriorityClass": parse.priority_class,
-    "RuntimeClass": parse.runtime_class,
-    "Service": parse.service,
-    "PodDisruptionBudget": parse.pod_disruption_budget,
-    "PersistentVolume": storage.persistent_volume,
-    "PersistentVolumeClaim": storage.persistent_volume_claim,
-    "StorageClass": storage.storage_class,
-    "CSINode": storage.csi_node,
-    "CSIDriver": storage.csi_driver,
-    "VolumeAttachment": storage.volume_attachment,
-    "CSIStorageCapacity": storage.csi_storage_capacity,
-    "LimitRange": limitranger.limit_range,
-    "ResourceQuota": resourcequota.resource_quota,
-    "HorizontalPodAutoscaler": autoscaling.horizontal_pod_autoscaler,
-}
-
-
 def build_cluster(
     docs: Iterable[Document],
     *,
@@ -251,40 +301,9 @@ def build_cluster(
                 kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
             )
             continue
-        if kind in dra_parse.KINDS:
-            _add_dra_object(state, doc, kind)
-            continue
-        obj = _guard(doc, _CONVERTERS[kind])
-        if kind == "Namespace":
-            state.namespaces[obj.name] = obj
-        elif kind == "PriorityClass":
-            state.priority_classes[obj.name] = obj
-        elif kind == "RuntimeClass":
-            state.runtime_classes[obj.name] = obj
-        elif kind == "Service":
-            state.services.append(obj)
-        elif kind == "PodDisruptionBudget":
-            state.pdbs.append(obj)
-        elif kind == "PersistentVolume":
-            state.pvs[obj.name] = obj
-        elif kind == "PersistentVolumeClaim":
-            state.pvcs[obj.key] = obj
-        elif kind == "StorageClass":
-            state.storage_classes[obj.name] = obj
-        elif kind == "CSINode":
-            state.csi_nodes[obj.name] = obj
-        elif kind == "CSIDriver":
-            state.csi_drivers[obj.name] = obj
-        elif kind == "VolumeAttachment":
-            state.volume_attachments.append(obj)
-        elif kind == "CSIStorageCapacity":
-            state.csi_capacities.append(obj)
-        elif kind == "LimitRange":
-            state.limit_ranges[f"{obj.namespace}/{obj.name}"] = obj
-        elif kind == "ResourceQuota":
-            state.resource_quotas[f"{obj.namespace}/{obj.name}"] = obj
-        elif kind == "HorizontalPodAutoscaler":
-            state.hpas[obj.key] = obj
+        reader = _OBJECTS[kind]
+        api_version = doc.api_version
+        reader.store(state, _guard(doc, lambda b: reader.parse(b, api_version, src)))  # noqa: B023
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes
@@ -307,23 +326,6 @@ def build_cluster(
         else:
             state.pending_pods.append(pod)
     return state
-
-
-def _add_dra_object(state: ClusterState, doc: Document, kind: str) -> None:
-    version, src = doc.api_version, doc.source
-    if kind == "DeviceClass":
-        dc: DeviceClass = _guard(doc, lambda b: dra_parse.device_class(b, version, src))
-        state.device_classes[dc.name] = dc
-    elif kind == "ResourceSlice":
-        state.resource_slices.append(_guard(doc, lambda b: dra_parse.resource_slice(b, version, src)))
-    elif kind == "ResourceClaim":
-        rc: ResourceClaim = _guard(doc, lambda b: dra_parse.resource_claim(b, version, "default", src))
-        state.resource_claims[rc.key] = rc
-    else:
-        tpl: ResourceClaimTemplate = _guard(
-            doc, lambda b: dra_parse.resource_claim_template(b, version, "default", src)
-        )
-        state.resource_claim_templates[tpl.key] = tpl
 
 
 @contextlib.contextmanager
