@@ -440,3 +440,105 @@ def test_cycle_state_reads_what_was_written_under_its_key():
     assert clone.read(key) == ("a",)
     with pytest.raises(StateNotFoundError):
         st.read(key)
+
+
+class RemovePodFails(AddPodFails):
+    NAME = "RemovePodFails"
+
+    def remove_pod(self, state: CycleState, pod: Any, to_remove: Any, node_info: Any) -> Status:
+        return Status.error(f"no state to remove {to_remove.pod.name} from")
+
+
+@pytest.mark.parametrize(
+    "op,message",
+    [
+        pytest.param(
+            "add", 'running AddPod on PreFilter plugin "RemovePodFails": no state to add other to', id="AddPod"
+        ),
+        pytest.param(
+            "remove",
+            'running RemovePod on PreFilter plugin "RemovePodFails": no state to remove other from',
+            id="RemovePod",
+        ),
+    ],
+)
+def test_pre_filter_extensions_name_the_operation_and_skip_skipped_plugins(op, message):
+    s = scheduler({"RemovePodFails": RemovePodFails()}, {"preFilter": ["RemovePodFails"], "filter": ["RemovePodFails"]})
+    fw = s.frameworks["default-scheduler"]
+    from kwhatif.cache.node_info import PodInfo
+
+    run = fw.run_pre_filter_extension_add_pod if op == "add" else fw.run_pre_filter_extension_remove_pod
+    other, ni = PodInfo.of(make_pod().name("other").obj()), s.snapshot.node_infos[0]
+    state = CycleState()
+    st = run(state, make_pod().name("p").obj(), other, ni)
+    assert (st.code, st.message(), st.plugin) == (Code.ERROR, message, "RemovePodFails")
+    state.skip_filter_plugins = frozenset({"RemovePodFails"})
+    assert run(state, make_pod().name("p").obj(), other, ni).is_success()
+
+
+class FakeTemplate:
+    """A per-template cache that narrows Narrow's PreFilter to n2 and keeps n2's filter result."""
+
+    def __init__(self, kept_filters: bool) -> None:
+        self.kept_filters = kept_filters
+
+    def pre_filter_substitutes(self) -> dict[str, Any]:
+        def narrow(state: CycleState, pod: Any) -> tuple[PreFilterResult | None, Status]:
+            CALLS.append("substitute.preFilter")
+            return PreFilterResult(frozenset({"n2"})), SUCCESS
+
+        return {"Narrow": narrow}
+
+    def filter_nodes(self, state: CycleState, pod: Any, pre: Any) -> Any:
+        from kwhatif.framework.types import Filtered, FilterResult
+
+        CALLS.append("cache.filter")
+        if not self.kept_filters:
+            return None
+        rejected = Status.of(Code.UNSCHEDULABLE, "kept")
+        filters = {"n1": FilterResult("n1", [rejected], rejected), "n2": FilterResult("n2", [SUCCESS])}
+        return Filtered(filters, ["n2"], {"kept": 1}, {"n1": rejected}, None)
+
+    def prioritize(self, state: CycleState, pod: Any, fast_path: bool, feasible: list[str], names: list[str]) -> Any:
+        CALLS.append("cache.score")
+        return None
+
+
+class FakeCache:
+    def __init__(self, kept_filters: bool) -> None:
+        self.pods: list[str] = []
+        self.kept_filters = kept_filters
+
+    def template_for(self, fw: Framework, pod: Any) -> FakeTemplate:
+        self.pods.append(pod.name)
+        return FakeTemplate(self.kept_filters)
+
+
+@pytest.mark.parametrize("kept_filters", [False, True], ids=["filter-from-scratch", "filter-from-cache"])
+def test_the_framework_consults_its_cycle_cache_at_each_extension_point(kept_filters):
+    s = scheduler({"Narrow": Narrow("Narrow")}, {"preFilter": ["Narrow"], "filter": ["Narrow"]})
+    fw = s.frameworks["default-scheduler"]
+    cache = FakeCache(kept_filters)
+    fw.cache = cache
+    [att] = s.run([make_pod().name("p").obj()], rounds=1)
+    assert cache.pods == ["p"]
+    assert "Narrow.preFilter" not in CALLS and CALLS[0] == "substitute.preFilter"
+    assert att.result == "Scheduled" and att.node == "n2"
+    if kept_filters:
+        # the feasible nodes are known in node order: scoring asks the cache too
+        assert CALLS == ["substitute.preFilter", "cache.filter", "cache.score"]
+        assert att.filters["n1"].first is not None and att.filters["n1"].first.reasons == ("kept",)
+    else:
+        # the cache answered "not handled": every node is filtered (the PreFilterResult subset)
+        assert CALLS[:2] == ["substitute.preFilter", "cache.filter"]
+        assert "Narrow.filter(n2)" in CALLS and "cache.score" not in CALLS
+
+
+def test_without_a_cycle_cache_the_plugins_run_themselves():
+    s = scheduler({"Narrow": Narrow("Narrow", {"n3"})}, {"preFilter": ["Narrow"], "filter": ["Narrow"]})
+    fw = s.frameworks["default-scheduler"]
+    fw.cache = None
+    [att] = s.run([make_pod().name("p").obj()], rounds=1)
+    assert CALLS[0] == "Narrow.preFilter" and att.node == "n3"
+    assert fw.run_filter_from_cache(CycleState(), att.pod, att.pre_filter) is None
+    assert fw.run_score_from_cache(CycleState(), att.pod, False, ["n3"], ["n3"]) is None
