@@ -1,11 +1,12 @@
 """The engine: per pod template, the state and the per-node results kept across cycles.
 
-The scheduler asks for a Template at the start of a cycle. The Template stands in for the
-PreFilter of PodTopologySpread and InterPodAffinity (its models answer without walking the
-cluster), then fills the cycle's filter results from its cache, refiltering only what changed,
-then scores the feasible nodes over vectors. Each step answers "not handled" where it cannot be
-sure to match a from-scratch evaluation, and the scheduler then evaluates from scratch.
-"""
+The Engine is the Framework's CycleCache (kwhatif.framework.runtime): the framework asks it for a
+Template when PreFilter starts a cycle. The Template stands in for the PreFilter of
+PodTopologySpread and InterPodAffinity (its models answer without walking the cluster, and hand
+the plugins their state through the plugins' public hooks), then fills the cycle's filter results
+from its cache, refiltering only what changed, then scores the feasible nodes over vectors. Each
+step answers "not handled" where it cannot be sure to match a from-scratch evaluation, and the
+framework then evaluates from scratch."""
 
 from __future__ import annotations
 
