@@ -115,7 +115,7 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.framework.types import PodOutcome
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.workloads import expand_workload
-    from kwhatif.report.model import report_dict, schedule_report
+    from kwhatif.report.schedule import report_dict, schedule_report
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)

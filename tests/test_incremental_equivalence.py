@@ -21,7 +21,7 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.drain import drain
 from kwhatif.load.cluster import ClusterState
-from kwhatif.report.model import report_dict, schedule_report
+from kwhatif.report.schedule import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
 

@@ -8,7 +8,7 @@ from typing import Any
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
-from kwhatif.report.model import API_VERSION, PodResult, version_fields
+from kwhatif.report.schedule import API_VERSION, PodResult, version_fields
 from kwhatif.versions import ChosenVersion
 
 
@@ -65,7 +65,7 @@ def capacity_report(
     scheduler_version: ChosenVersion | None = None,
     notes: tuple[str, ...] = (),
 ) -> CapacityReport:
-    from kwhatif.report.model import pod_result
+    from kwhatif.report.schedule import pod_result
 
     failure = pod_result(res.failed_attempt) if res.failed_attempt is not None else None
     if failure is not None and failure.status is PodOutcome.SCHEDULED:

@@ -7,7 +7,7 @@ from typing import Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.report.base import ReportKind
-from kwhatif.report.model import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
+from kwhatif.report.schedule import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
 from kwhatif.versions import ChosenVersion
 
 

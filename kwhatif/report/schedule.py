@@ -111,6 +111,16 @@ class BindingEntry:
     created_as: str = ""  # name the API server gave a pod created from generateName
     text: str = ""  # one line for people
 
+    @property
+    def settled(self) -> bool:
+        """--apply settled the pod without an error: bound, created, or not posted because the
+        cluster changed meanwhile (a dry run only records; a refusal is the pod's error)."""
+        return self.outcome not in (Outcome.RECORDED, Outcome.FAILED)
+
+    @property
+    def skipped(self) -> bool:
+        return self.outcome is Outcome.SKIPPED
+
 
 @dataclass(frozen=True, slots=True)
 class PodResult:
@@ -144,6 +154,16 @@ class PodResult:
     @property
     def fits(self) -> bool:
         return self.status is PodOutcome.SCHEDULED
+
+    @property
+    def gated(self) -> bool:
+        """PreEnqueue kept it out of the active queue (scheduling gates)."""
+        return self.status is PodOutcome.GATED
+
+    @property
+    def errored(self) -> bool:
+        """A plugin or the framework failed: not a verdict on the nodes."""
+        return self.status is PodOutcome.ERROR
 
     @property
     def all_attempts(self) -> tuple[PodResult, ...]:
