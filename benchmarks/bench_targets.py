@@ -115,7 +115,7 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.framework.types import PodOutcome
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.workloads import expand_workload
-    from kwhatif.report.model import report_dict, schedule_report
+    from kwhatif.report.schedule import report_dict, schedule_report
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -125,10 +125,11 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), time.process_time()
     att = sched.schedule_one(pod)
     cycle_s, cycle_cpu = time.perf_counter() - t0, time.process_time() - c0
+    assert att.fit is not None and att.prioritized is not None
     recorded = (
-        len(att.filters),
-        sum(len(fr.statuses) for fr in att.filters.values()),
-        sum(len(s.scores) for s in att.scores.values()),
+        len(att.fit.filters),
+        sum(len(fr.statuses) for fr in att.fit.filters.values()),
+        sum(len(s.scores) for s in att.prioritized.scores.values()),
     )
     t1 = time.perf_counter()
     text = json.dumps(report_dict(schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")))

@@ -45,18 +45,19 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         att = sched.schedule_one(copy_of(template, i))
         if att.result is PodOutcome.SCHEDULED and att.node:
             per_node[att.node] += 1
-            if len(att.best) > 1:
+            if att.prioritized is not None and len(att.prioritized.best) > 1:
                 ties += 1
             continue
         task.close()
         reasons: Counter[str] = Counter()
-        for name, fr in att.filters.items():
-            if name in att.excluded or fr.first is None:
+        fit = att.fit
+        for name, fr in fit.filters.items() if fit is not None else ():
+            if fit is None or name in fit.excluded or fr.first is None:
                 continue
             for r in fr.first.reasons:
                 reasons[r] += 1
-        if att.at_pre_filter and att.pre_filter is not None:
-            for r in att.pre_filter.status.reasons:
+        if fit is not None and fit.at_pre_filter:
+            for r in fit.pre_filter.status.reasons:
                 reasons[r] = sched.snapshot.num_nodes
         stopped = {PodOutcome.GATED: "gated", PodOutcome.ERROR: "error"}.get(att.result, "unschedulable")
         if att.nominated_node:

@@ -24,7 +24,7 @@ from kwhatif.report.base import OutputFormat, ReportKind
 if TYPE_CHECKING:
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
-    from kwhatif.report.formatter import AnyReport, RenderOptions
+    from kwhatif.report.formats.formatter import AnyReport, RenderOptions
     from kwhatif.versions import ChosenVersion
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -287,7 +287,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerC
 def render_options(color: str, **kw: Any) -> RenderOptions:
     import shutil
 
-    from kwhatif.report.formatter import RenderOptions
+    from kwhatif.report.formats.formatter import RenderOptions
 
     if color == "always":
         use_color = True
@@ -301,7 +301,7 @@ def render_options(color: str, **kw: Any) -> RenderOptions:
 
 def emit(report: AnyReport, output: str, ropts: RenderOptions) -> int:
     """Write the report in the format asked for; the command exits with the report's exit code."""
-    from kwhatif.report.output import get_formatter
+    from kwhatif.report.formats.output import get_formatter
 
     text = get_formatter(OutputFormat(output), ropts).format(report)
     sys.stdout.write(text)
@@ -410,7 +410,7 @@ def schedule(
     from kwhatif.config.options import Options
     from kwhatif.load.pods import pods_from_documents
     from kwhatif.load.selection import select_pods, split_arguments, unbound_claims
-    from kwhatif.report.model import schedule_report
+    from kwhatif.report.schedule import schedule_report
     from kwhatif.scheduler import Scheduler
 
     co = _cluster_opts(kw)
@@ -621,7 +621,7 @@ def check(
     from kwhatif.check import check as run_check
     from kwhatif.config.options import Options
     from kwhatif.report.check import check_report
-    from kwhatif.report.model import schedule_report
+    from kwhatif.report.schedule import schedule_report
     from kwhatif.scheduler import Scheduler
 
     co = _cluster_opts(kw)

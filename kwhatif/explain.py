@@ -8,7 +8,6 @@ those are the nodes one change would open.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kwhatif.api.quantity import format_bytes, format_milli_cpu
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from kwhatif.api.core import Pod
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.framework.runtime import Framework
-    from kwhatif.framework.types import FilterResult
+    from kwhatif.framework.types import NodesFit
 
 MAX_LISTED = 3
 
@@ -35,20 +34,15 @@ def _amount(resource: str, n: int) -> str:
     return f"{n} {resource}"
 
 
-def hints(
-    pod: Pod,
-    filters: Mapping[str, FilterResult],
-    excluded: frozenset[str],
-    snapshot: Snapshot,
-    fw: Framework,
-) -> list[str]:
+def hints(pod: Pod, fit: NodesFit, snapshot: Snapshot, fw: Framework) -> list[str]:
     """Hints for a pod no node fits, from every node's filter results (none when PreFilter
-    rejected it); ``excluded`` are the nodes a PreFilterResult left out."""
+    rejected it), leaving out the nodes a PreFilterResult excluded."""
+    filters = {} if fit.at_pre_filter else fit.filters
     if not filters:
         return []
     only: dict[str, list[str]] = {}
     for name, fr in filters.items():
-        if name in excluded:
+        if name in fit.excluded:
             continue
         failing = {st.plugin for st in fr.statuses if not st.is_success() and not st.is_skip()}
         if len(failing) == 1:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,6 @@ from kwhatif.framework.runtime import Framework, Registry
 from kwhatif.framework.types import (
     FilterResult,
     FitError,
-    NodeScores,
     NodesFit,
     NominatingInfo,
     PodOutcome,
@@ -51,61 +49,71 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 
 @dataclass(slots=True)
 class Attempt:
-    """One scheduling cycle of one pod, with everything the framework said."""
+    """One scheduling cycle of one pod, with everything the framework said: the records of the
+    filter pass (NodesFit) and of the score pass (Prioritized) as the cycle returned them."""
 
     pod: Pod
     profile: str
     round: int
     result: PodOutcome = PodOutcome.UNSCHEDULABLE
     node: str | None = None
-    best: list[str] = field(default_factory=list)
-    best_score: int | None = None
     message: str = ""
-    pre_filter: PreFilterRecord | None = None
-    filters: dict[str, FilterResult] = field(default_factory=dict)  # every node, node order
-    excluded: frozenset[str] = frozenset()  # not in the PreFilterResult
-    at_pre_filter: bool = False
-    scores: Mapping[str, NodeScores] = field(default_factory=dict)  # feasible nodes
+    # findNodesThatFitPod's record; None when the cycle ended before it (being deleted, no nodes).
+    # A pod PreEnqueue gated has one with the gate's status as its PreFilter record and no node.
+    fit: NodesFit | None = None
+    # prioritizeNodes' record, when schedulePod picked a node (the binding may still fail)
+    prioritized: Prioritized | None = None
     weights: dict[str, int] = field(default_factory=dict)
-    upstream_scored: bool = False
-    evaluated_nodes: int = 0
-    feasible_nodes: int = 0
     nominated_node: str = ""
     victims: list[Pod] = field(default_factory=list)
     preemption_details: PreemptionDetails | None = None
     binding: Binding | None = None
     notes: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
-    skipped_score_plugins: frozenset[str] = frozenset()  # PreScore returned Skip
-    fast_path: bool = False  # placed on its nominated node without looking further
+    pre_score_skipped: frozenset[str] = frozenset()  # PreScore's Skips when scoring then failed
     reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
-    filter_reasons: dict[str, int] | None = None  # that histogram, when the filter pass kept one
-    feasible_names: list[str] | None = None  # the feasible nodes, when the filter pass knows them
+    num_nodes: int = 0
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
-        counts of the reasons nodes gave (what a many-pod report needs)."""
-        counts = self.filter_reasons
-        if counts is None:
-            counts = {}
-            for name, fr in self.filters.items():
-                if name in self.excluded or fr.first is None:
-                    continue
-                for r in fr.first.reasons:
-                    counts[r] = counts.get(r, 0) + 1
+        counts of the reasons nodes gave (what a many-pod report needs). The records are
+        replaced, never changed: the kept cycles of kwhatif.incremental and the copies of a
+        reused attempt hold the same ones."""
+        fit, prio = self.fit, self.prioritized
+        counts: dict[str, int] = {}
+        if fit is not None:
+            if fit.filter_reasons is not None:
+                counts = fit.filter_reasons
+            else:
+                for name, fr in fit.filters.items():
+                    if name in fit.excluded or fr.first is None:
+                        continue
+                    for r in fr.first.reasons:
+                        counts[r] = counts.get(r, 0) + 1
+            self.fit = dataclasses.replace(fit, filters={}, filter_reasons=None, feasible_names=None)
         self.reason_counts = counts
-        self.filter_reasons = None
-        self.filters = {}
-        self.feasible_names = None
-        self.scores = {self.node: self.scores[self.node]} if self.node is not None and self.node in self.scores else {}
-
-    num_nodes: int = 0
+        if prio is not None:
+            kept = {self.node: prio.scores[self.node]} if self.node is not None and self.node in prio.scores else {}
+            self.prioritized = dataclasses.replace(prio, scores=kept)
 
     @property
     def feasible(self) -> list[str]:
-        if self.feasible_names is not None:
-            return list(self.feasible_names)
-        return [n for n, fr in self.filters.items() if fr.feasible and n not in self.excluded]
+        return self.fit.feasible if self.fit is not None else []
+
+    @property
+    def evaluated_nodes(self) -> int:
+        """ScheduleResult.EvaluatedNodes: the nodes the filter pass evaluated, once a node was picked."""
+        return self.fit.evaluated_nodes if self.fit is not None and self.prioritized is not None else 0
+
+    @property
+    def feasible_nodes(self) -> int:
+        """ScheduleResult.FeasibleNodes, once a node was picked."""
+        return self.fit.feasible_nodes if self.fit is not None and self.prioritized is not None else 0
+
+    @property
+    def skipped_score_plugins(self) -> frozenset[str]:
+        """The score plugins PreScore skipped (Skip), if PreScore ran."""
+        return self.prioritized.skipped_score_plugins if self.prioritized is not None else self.pre_score_skipped
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
@@ -305,7 +313,7 @@ class Scheduler:
         if not gate.is_success():
             att.result = PodOutcome.GATED
             att.message = gate.message()
-            att.pre_filter = PreFilterRecord(None, gate, [gate], frozenset())
+            att.fit = NodesFit(PreFilterRecord(None, gate, [gate], frozenset()))
             return att
         if pod.deleting:
             # skipPodSchedule: a pod being deleted is not scheduled.
@@ -317,24 +325,17 @@ class Scheduler:
             att.message = "no nodes available to schedule pods"
             return att
         state = CycleState()
-        fit = self.find_nodes_that_fit_pod(fw, state, pod)
-        att.pre_filter = fit.pre_filter
-        att.filters = fit.filters
-        att.excluded = fit.excluded
-        att.at_pre_filter = fit.at_pre_filter
-        att.fast_path = fit.fast_path
-        att.feasible_names = fit.feasible_names
-        att.filter_reasons = fit.filter_reasons
+        fit = att.fit = self.find_nodes_that_fit_pod(fw, state, pod)
         att.notes.extend(fit.notes)
         scheduled = self.schedule_pod(fw, state, pod, fit)
         if isinstance(scheduled, Status):
-            att.skipped_score_plugins = state.skip_score_plugins  # PreScore ran, if scoring failed
+            att.pre_score_skipped = state.skip_score_plugins  # PreScore ran, if scoring failed
             att.result = PodOutcome.ERROR
             att.message = scheduled.message()
             return att
         if isinstance(scheduled, FitError):
             # Hints read the snapshot this cycle saw, before preemption changes it.
-            att.hints = hints(pod, {} if fit.at_pre_filter else fit.filters, fit.excluded, self.snapshot, fw)
+            att.hints = hints(pod, fit, self.snapshot, fw)
             nominating = self.handle_fit_error(fw, state, pod, scheduled, att.notes)
             att.result = PodOutcome.UNSCHEDULABLE
             att.message = scheduled.error()
@@ -343,16 +344,9 @@ class Scheduler:
                 att.victims = list(nominating.victims)
                 att.preemption_details = nominating.details
             return att
-        prio = scheduled.prioritized
+        prio = att.prioritized = scheduled.prioritized
         assert prio is not None
-        att.scores = prio.scores
-        att.best = prio.best
-        att.best_score = prio.best_score
-        att.upstream_scored = prio.upstream_scored
-        att.skipped_score_plugins = prio.skipped_score_plugins
         att.notes.extend(prio.notes)
-        att.evaluated_nodes = scheduled.evaluated_nodes
-        att.feasible_nodes = scheduled.feasible_nodes
         att.result, att.message, att.binding, notes = self.assume_and_bind(fw, state, pod, scheduled.suggested_host)
         att.notes.extend(notes)
         if att.result is PodOutcome.SCHEDULED:

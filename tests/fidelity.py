@@ -70,8 +70,10 @@ def load_case(case: Path, pods_file: str = "pod.yaml", version: str = BASE_VERSI
 
 def explain(att: Attempt, compact: bool = False) -> dict[str, Any]:
     """An Attempt in the fidelity schema (only the fields kwhatif is compared on)."""
+    fit, prio = att.fit, att.prioritized
+    scores = prio.scores if prio is not None else {}
     nodes: dict[str, Any] = {}
-    for name, fr in att.filters.items():
+    for name, fr in (fit.filters if fit is not None else {}).items():
         first = fr.first
         entry: dict[str, Any] = {
             "filter": {
@@ -80,8 +82,8 @@ def explain(att: Attempt, compact: bool = False) -> dict[str, Any]:
                 "reasons": list(first.reasons) if first else [],
             }
         }
-        if name in att.scores:
-            ns = att.scores[name]
+        if name in scores:
+            ns = scores[name]
             if not compact:
                 entry["scores"] = {s.plugin: s.weighted for s in ns.scores}
                 entry["normalized"] = {s.plugin: s.normalized for s in ns.scores}
@@ -93,17 +95,17 @@ def explain(att: Attempt, compact: bool = False) -> dict[str, Any]:
         "priority": att.pod.priority,
         "nodes": nodes,
         "feasible": sorted(att.feasible),
-        "best": att.best,
-        "bestScore": att.best_score,
+        "best": prio.best if prio is not None else [],
+        "bestScore": prio.best_score if prio is not None else None,
         "result": att.result,
         "message": att.message if att.result != "Scheduled" else "",
         "nominatedNodeName": att.nominated_node,
         "victims": sorted(v.key for v in att.victims),
         "evaluatedNodes": att.evaluated_nodes,
         "feasibleNodes": att.feasible_nodes,
-        "excluded": sorted(att.excluded),
-        "skippedFilterPlugins": sorted(att.pre_filter.skipped) if att.pre_filter else [],
-        "skippedScorePlugins": sorted(att.skipped_score_plugins) if att.scores else None,
+        "excluded": sorted(fit.excluded) if fit is not None else [],
+        "skippedFilterPlugins": sorted(fit.pre_filter.skipped) if fit is not None else [],
+        "skippedScorePlugins": sorted(att.skipped_score_plugins) if scores else None,
     }
 
 

@@ -38,7 +38,7 @@ def _compare(
     got = explain(att)
     problems = []
     if exp.get("preFilter"):
-        pf = att.pre_filter.status if att.pre_filter else None
+        pf = att.fit.pre_filter.status if att.fit is not None else None
         want = exp["preFilter"]
         have = {"code": pf.code.label, "plugin": pf.plugin, "reasons": list(pf.reasons)} if pf else None
         if have != {"code": want["code"], "plugin": want["plugin"], "reasons": want["reasons"]}:
@@ -76,7 +76,7 @@ def _compare(
         want_victims = got["victims"]
     if want_victims != got["victims"]:
         problems.append(f"victims: expected {exp.get('victims')}, got {got['victims']}")
-    if exp.get("skippedFilterPlugins") is not None and not att.at_pre_filter:
+    if exp.get("skippedFilterPlugins") is not None and not (att.fit is not None and att.fit.at_pre_filter):
         if sorted(exp["skippedFilterPlugins"]) != got["skippedFilterPlugins"]:
             problems.append(
                 f"skippedFilterPlugins: expected {exp['skippedFilterPlugins']}, got {got['skippedFilterPlugins']}"

@@ -21,7 +21,7 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.drain import drain
-from kwhatif.report.model import report_dict, schedule_report
+from kwhatif.report.schedule import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
 
@@ -289,17 +289,18 @@ def replicas(state: ClusterState, template: dict[str, Any], count: int, start: i
 
 
 def attempt_view(att: Attempt) -> dict[str, Any]:
+    prio = att.prioritized
     return {
         "evaluated": att.evaluated_nodes,
         "feasibleNodes": att.feasible_nodes,
-        "best": list(att.best),
-        "bestScore": att.best_score,
+        "best": list(prio.best) if prio is not None else [],
+        "bestScore": prio.best_score if prio is not None else None,
         "reasonCounts": dict(sorted(att.reason_counts.items())),
         "skippedScore": sorted(att.skipped_score_plugins),
-        "upstreamScored": att.upstream_scored,
+        "upstreamScored": prio is not None and prio.upstream_scored,
         "nominated": att.nominated_node,
         "victims": [v.key for v in att.victims],
-        "excluded": sorted(att.excluded),
+        "excluded": sorted(att.fit.excluded) if att.fit is not None else [],
     }
 
 

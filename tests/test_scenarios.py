@@ -31,10 +31,10 @@ ATTEMPT_FIELDS: dict[str, Callable[[Attempt], Any]] = {
     "nominated_node": lambda a: a.nominated_node,
     "victims": lambda a: [v.key for v in a.victims],
     "pod_nominated_node_name": lambda a: a.pod.nominated_node_name,
-    "fast_path": lambda a: a.fast_path,
+    "fast_path": lambda a: a.fit is not None and a.fit.fast_path,
     "evaluated_nodes": lambda a: a.evaluated_nodes,
     "feasible_nodes": lambda a: a.feasible_nodes,
-    "best": lambda a: list(a.best),
+    "best": lambda a: list(a.prioritized.best) if a.prioritized is not None else [],
 }
 
 # a node's first failing filter
@@ -64,7 +64,8 @@ def actual(att: Attempt, want: dict[str, Any]) -> dict[str, Any]:
         got["filters"] = {}
         for node, fields in want["filters"].items():
             assert set(fields) <= set(FILTER_FIELDS), f"unknown filter keys {sorted(set(fields) - set(FILTER_FIELDS))}"
-            fr = att.filters[node]
+            assert att.fit is not None, "the cycle ended before the filter pass"
+            fr = att.fit.filters[node]
             assert fr.first is not None, f"{node} passed every filter"
             got["filters"][node] = {k: FILTER_FIELDS[k](fr) for k in fields}
     return got

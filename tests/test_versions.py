@@ -70,7 +70,7 @@ def node(name: str, cpu: str = "4", memory: str = "8Gi", **labels: str) -> Any:
 
 
 def first(att: Attempt, name: str) -> tuple[str, str, tuple[str, ...]]:
-    st = att.filters[name].first
+    st = att.fit.filters[name].first
     assert st is not None, f"{name} is feasible"
     return st.plugin, st.code.label, st.reasons
 
@@ -566,8 +566,12 @@ def test_dynamic_resources_scores_zero_from_1_35() -> None:
     att35 = run("1.35", nodes, make_pod().name("p").req(cpu="1"))
     assert "DynamicResources" not in att34.weights
     assert att35.weights["DynamicResources"] == 2
-    assert [(s.raw, s.weighted) for s in att35.scores["n1"].scores if s.plugin == "DynamicResources"] == [(0, 0)]
-    assert {n: s.total for n, s in att34.scores.items()} == {n: s.total for n, s in att35.scores.items()}
+    assert [(s.raw, s.weighted) for s in att35.prioritized.scores["n1"].scores if s.plugin == "DynamicResources"] == [
+        (0, 0)
+    ]
+    assert {n: s.total for n, s in att34.prioritized.scores.items()} == {
+        n: s.total for n, s in att35.prioritized.scores.items()
+    }
 
 
 def test_sidecars_count_in_non_zero_requests() -> None:
@@ -587,7 +591,7 @@ def test_balanced_allocation_skips_best_effort_pods() -> None:
     after = run("1.33", nodes, make_pod().name("p"))
     assert "NodeResourcesBalancedAllocation" not in before.skipped_score_plugins
     assert "NodeResourcesBalancedAllocation" in after.skipped_score_plugins
-    assert [s.plugin for s in after.scores["n1"].scores].count("NodeResourcesBalancedAllocation") == 0
+    assert [s.plugin for s in after.prioritized.scores["n1"].scores].count("NodeResourcesBalancedAllocation") == 0
 
 
 def _resized(cpu_status: str, infeasible: bool = False) -> PodBuilder:
@@ -738,8 +742,8 @@ def test_volume_binding_prefilter_result() -> None:
     pod = make_pod().name("p").pvc("data")
     before = run("1.30.6", nodes, pod, objs=_local_pv_objs("n1"))
     after = run("1.30.7", nodes, pod, objs=_local_pv_objs("n1"))
-    assert sorted(before.excluded) == ["n2", "n3"] and before.node == "n1"
-    assert after.excluded == frozenset() and after.node == "n1"
+    assert sorted(before.fit.excluded) == ["n2", "n3"] and before.node == "n1"
+    assert after.fit.excluded == frozenset() and after.node == "n1"
     assert first(after, "n2") == (
         "VolumeBinding",
         "UnschedulableAndUnresolvable",
@@ -1000,7 +1004,7 @@ def test_pod_level_resources_fit_scores_containers() -> None:
     scorer still sums the containers (its scorer is built without the pod-level flag)."""
     nodes = [node("n1", cpu="4", memory="8Gi"), node("n2", cpu="4", memory="8Gi")]
     att = run("1.34", nodes, _pod_level("2"))
-    raw = {s.plugin: s.raw for s in att.scores["n1"].scores}
+    raw = {s.plugin: s.raw for s in att.prioritized.scores["n1"].scores}
     # LeastAllocated over cpu 1 (the container) of 4 and memory 200Mi (non-zero default) of 8Gi
     assert raw["NodeResourcesFit"] == (100 * 3 // 4 + 100 * (8192 - 200) // 8192) // 2
     # BalancedAllocation sees cpu 2 of 4 and no memory: |0.5 - 0| / 2 = 0.25 -> 75
@@ -1045,7 +1049,7 @@ def test_balanced_allocation_scores_the_change_of_balance() -> None:
 
     def raw(version: str) -> int:
         att = run(version, [n, m], pod)
-        return {s.plugin: s.raw for s in att.scores["n1"].scores}["NodeResourcesBalancedAllocation"]
+        return {s.plugin: s.raw for s in att.prioritized.scores["n1"].scores}["NodeResourcesBalancedAllocation"]
 
     assert raw("1.35") == 97  # fractions (0.25, 0.2): (1 - 0.025) * 100
     assert raw("1.36") == 73  # 50 + (50 + 97 - 100) // 2
@@ -1060,7 +1064,7 @@ def test_image_locality_counts_image_volumes() -> None:
     pod = make_pod().name("p").image("a").volume({"name": "v", "image": {"reference": "b"}})
 
     def raw(version: str) -> int:
-        return {s.plugin: s.raw for s in run(version, nodes, pod).scores["n1"].scores}["ImageLocality"]
+        return {s.plugin: s.raw for s in run(version, nodes, pod).prioritized.scores["n1"].scores}["ImageLocality"]
 
     assert (raw("1.35"), raw("1.36"), raw("1.37")) == (0, 48, 24)
 

@@ -1,1 +1,2 @@
-"""Reports: the model built from scheduling records, and one module per output format."""
+"""Reports: one model per command (schedule, check, capacity, drain: plain data built from the
+scheduler's records, with the exit policy) and formats/, one module per output format."""

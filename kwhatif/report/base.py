@@ -8,10 +8,16 @@ scheduler imports): cli.py reads the output formats from it when it builds its o
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kwhatif.errors import ExitCode
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    Model = TypeVar("Model", bound=DataclassInstance)
 
 
 class OutputFormat(enum.StrEnum):
@@ -57,3 +63,10 @@ class Report(Protocol):
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON/YAML document (apiVersion kwhatif/v1), keys in a stable order."""
         ...
+
+
+def from_record(model: type[Model], record: object, **given: Any) -> Model:
+    """A report model built from an engine's record: the fields not ``given`` are the record's
+    attributes of the same names (a record without one is a bug, and raises)."""
+    values = {f.name: getattr(record, f.name) for f in dataclasses.fields(model) if f.name not in given}
+    return model(**values, **given)

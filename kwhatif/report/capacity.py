@@ -7,8 +7,8 @@ from typing import Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
-from kwhatif.report.base import ReportKind
-from kwhatif.report.model import API_VERSION, PodResult, version_fields
+from kwhatif.report.base import ReportKind, from_record
+from kwhatif.report.schedule import API_VERSION, PodResult, version_fields
 from kwhatif.versions import ChosenVersion
 
 
@@ -65,22 +65,19 @@ def capacity_report(
     scheduler_version: ChosenVersion | None = None,
     notes: tuple[str, ...] = (),
 ) -> CapacityReport:
-    from kwhatif.report.model import pod_result
+    from kwhatif.report.schedule import pod_result
 
     failure = pod_result(res.failed_attempt) if res.failed_attempt is not None else None
     if failure is not None and failure.status is PodOutcome.SCHEDULED:
         failure = None
-    return CapacityReport(
+    # fits, per_node, first_failure, reasons, stopped_by and ties are the result's
+    return from_record(
+        CapacityReport,
+        res,
         namespace=res.template.namespace,
         name=res.template.name,
         profile=profile,
         num_nodes=num_nodes,
-        fits=res.fits,
-        per_node=res.per_node,
-        first_failure=res.first_failure,
-        reasons=res.reasons,
-        stopped_by=res.stopped_by,
-        ties=res.ties,
         minimum=minimum,
         failure=failure,
         notes=tuple(res.notes) + notes,

@@ -11,8 +11,11 @@ from kwhatif.check import FAILURES, WARNINGS, Verdict
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
-from kwhatif.report.model import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
+from kwhatif.report.schedule import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
 
+_REFUSALS = frozenset(
+    {Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE}
+)
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
 
@@ -49,6 +52,16 @@ class WorkloadEntry:
     @property
     def warning(self) -> bool:
         return self.verdict in WARNINGS
+
+    @property
+    def checked(self) -> bool:
+        """False for a custom resource kwhatif cannot expand into pods."""
+        return self.verdict is not Verdict.NOT_CHECKED
+
+    @property
+    def refused_by_admission(self) -> bool:
+        """The API server refuses its pods (quota, LimitRange, a missing namespace)."""
+        return self.verdict in _REFUSALS
 
     @property
     def headline(self) -> str:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
-from kwhatif.report.base import ReportKind
-from kwhatif.report.model import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
+from kwhatif.report.base import ReportKind, from_record
+from kwhatif.report.schedule import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
 from kwhatif.versions import ChosenVersion
 
 
@@ -102,17 +102,14 @@ def drain_report(
         attempts = d.attempts or ([d.attempt] if d.attempt is not None else [])
         res = pod_outcome([pod_result(a) for a in attempts]) if attempts else None
         message = res.message if res is not None and res.node is None else None
+        # action, controller, lost, empty_dir, pdb_blocked and node are the drained pod's
         entries.append(
-            DrainEntry(
+            from_record(
+                DrainEntry,
+                d,
                 namespace=d.pod.namespace,
                 name=d.pod.name,
                 from_node=d.pod.node_name,
-                action=d.action,
-                controller=d.controller,
-                lost=d.lost,
-                empty_dir=d.empty_dir,
-                pdb_blocked=d.pdb_blocked,
-                node=d.node,
                 message=message,
                 result=res,
             )

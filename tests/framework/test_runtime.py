@@ -138,13 +138,13 @@ def test_every_filter_is_recorded_and_the_first_failure_marked():
         {"filter": ["A", "B"]},
     )
     att = s.schedule_one(make_pod().name("p").obj())
-    n1 = att.filters["n1"]
+    n1 = att.fit.filters["n1"]
     assert [(st.plugin, st.code.label) for st in n1.statuses] == [
         ("A", "Unschedulable"),
         ("B", "UnschedulableAndUnresolvable"),
     ]
     assert n1.first is not None and n1.first.plugin == "A"
-    assert att.filters["n2"].first is not None and att.filters["n2"].first.plugin == "B"
+    assert att.fit.filters["n2"].first is not None and att.fit.filters["n2"].first.plugin == "B"
     assert att.node == "n3"
     # the FitError histogram counts only the first failure per node (here none: n3 fits)
     att2 = scheduler(
@@ -163,8 +163,8 @@ def test_pre_filter_skip_skips_the_filter():
     s = scheduler({"N": Narrow("N", status=SKIP)}, {"preFilter": ["N"], "filter": ["N"]}, nodes=("n1",))
     att = s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["N.preFilter"]
-    assert [(st.plugin, st.code.label) for st in att.filters["n1"].statuses] == [("N", "Skip")]
-    assert att.pre_filter is not None and att.pre_filter.skipped == frozenset({"N"})
+    assert [(st.plugin, st.code.label) for st in att.fit.filters["n1"].statuses] == [("N", "Skip")]
+    assert att.fit is not None and att.fit.pre_filter.skipped == frozenset({"N"})
     assert att.node == "n1"
 
 
@@ -174,7 +174,7 @@ def test_pre_filter_result_narrows_and_intersects():
         {"preFilter": ["A", "B"], "filter": ["A", "B", "R"]},
     )
     att = s.schedule_one(make_pod().name("p").obj())
-    assert att.excluded == frozenset({"n1", "n3"})
+    assert att.fit.excluded == frozenset({"n1", "n3"})
     # only n2 was a candidate, and R rejects it: the excluded nodes are not in the histogram
     assert att.result == "Unschedulable"
     assert att.message == "0/3 nodes are available: 1 R rejects n2."
@@ -183,7 +183,7 @@ def test_pre_filter_result_narrows_and_intersects():
 def test_disjoint_pre_filter_results():
     s = scheduler({"A": Narrow("A", {"n1"}), "B": Narrow("B", {"n2"})}, {"preFilter": ["A", "B"], "filter": ["A"]})
     att = s.schedule_one(make_pod().name("p").obj())
-    assert att.at_pre_filter
+    assert att.fit.at_pre_filter
     assert att.message == "0/3 nodes are available: node(s) didn't satisfy plugin(s) [A B] simultaneously."
     s = scheduler({"A": Narrow("A", set())}, {"preFilter": ["A"], "filter": ["A"]})
     assert (
@@ -205,7 +205,7 @@ def test_pre_filter_unschedulable_continues_unresolvable_stops():
     s = scheduler(plugins, {"preFilter": ["X", "Z"], "filter": ["Z"]})
     att = s.schedule_one(make_pod().name("p").obj())
     assert CALLS == ["X.preFilter"]
-    assert att.pre_filter is not None and att.pre_filter.status.plugin == "X"
+    assert att.fit is not None and att.fit.pre_filter.status.plugin == "X"
 
 
 @pytest.mark.parametrize(
@@ -277,13 +277,13 @@ def test_scores_normalize_weight_and_tie():
     }
     s = scheduler(plugins, {"score": [PluginRef("S1", 3), PluginRef("S2", 1)]})
     att = s.schedule_one(make_pod().name("p").obj())
-    n1 = att.scores["n1"]
+    n1 = att.prioritized.scores["n1"]
     assert [(p.plugin, p.raw, p.normalized, p.weight, p.weighted) for p in n1.scores] == [
         ("S1", 5, 50, 3, 150),
         ("S2", 100, 100, 1, 100),
     ]
-    assert {n: ns.total for n, ns in att.scores.items()} == {"n1": 250, "n2": 300, "n3": 300}
-    assert att.best == ["n2", "n3"] and att.node == "n2"
+    assert {n: ns.total for n, ns in att.prioritized.scores.items()} == {"n1": 250, "n2": 300, "n3": 300}
+    assert att.prioritized.best == ["n2", "n3"] and att.node == "n2"
 
 
 def test_invalid_normalized_score_is_an_error():
@@ -353,7 +353,7 @@ def test_add_pod_error_with_nominated_pods_ends_the_cycle_with_an_error():
     att_low, att_high = atts["low"], atts["high"]
     assert (att_low.pod.name, att_low.result, att_low.node) == ("low", "Error", None)
     assert att_low.message == 'running AddPod on PreFilter plugin "AddPodFails": no state to add nominated to'
-    fr = att_low.filters["n2"]
+    fr = att_low.fit.filters["n2"]
     assert fr.first is not None and fr.first.code is Code.ERROR and fr.first.plugin == "AddPodFails"
     # a pod of higher priority than the nominated one does not add it: nothing fails
     assert (att_high.pod.name, att_high.result) == ("high", "Scheduled")
@@ -364,7 +364,7 @@ def test_without_score_plugins_every_feasible_node_ties():
     random among them. kwhatif takes the first by name and lists the tie."""
     s = scheduler({"A": Reject("A", {"n2"})}, {"filter": ["A"]})
     att = s.schedule_one(make_pod().name("p").obj())
-    assert (att.result, att.node, att.best, att.scores) == ("Scheduled", "n1", ["n1", "n3"], {})
+    assert (att.result, att.node, att.prioritized.best, att.prioritized.scores) == ("Scheduled", "n1", ["n1", "n3"], {})
     assert att.notes == [
         "no score plugins: upstream gives every feasible node the same score and selectHost picks one of them "
         "at random; kwhatif takes the first by name and lists them all as the tie"

@@ -57,7 +57,7 @@ def test_gated_pod_is_never_placed() -> None:
     ]
     gated_attempt = attempts[0]
     assert gated_attempt.message == "waiting for scheduling gates: [a b]"
-    assert gated_attempt.filters == {} and gated_attempt.scores == {}
+    assert gated_attempt.fit.filters == {} and gated_attempt.prioritized is None
     assert gated_attempt.binding is None
     assert sched.snapshot.node_of(gated) is None
     assert sched.snapshot.node_of(free) == "n1"

@@ -14,9 +14,9 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods, prepare_incoming
 from kwhatif.report.base import ReportKind
-from kwhatif.report.formatter import RenderOptions
-from kwhatif.report.model import schedule_report
-from kwhatif.report.output import get_formatter
+from kwhatif.report.formats.formatter import RenderOptions
+from kwhatif.report.formats.output import get_formatter
+from kwhatif.report.schedule import schedule_report
 from kwhatif.scheduler import Scheduler
 from tests.report import SNAPSHOTS, snapshot_file
 

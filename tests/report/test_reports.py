@@ -23,9 +23,9 @@ from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.capacity import CapacityReport, capacity_report
 from kwhatif.report.check import CheckReport, check_report
 from kwhatif.report.drain import DrainReport, drain_report
-from kwhatif.report.formatter import AnyReport
-from kwhatif.report.model import ScheduleReport, schedule_report
-from kwhatif.report.output import get_formatter
+from kwhatif.report.formats.formatter import AnyReport
+from kwhatif.report.formats.output import get_formatter
+from kwhatif.report.schedule import ScheduleReport, schedule_report
 from kwhatif.scheduler import Scheduler
 from kwhatif.versions import ChosenVersion, VersionSource
 from tests.report import SNAPSHOTS, snapshot_file

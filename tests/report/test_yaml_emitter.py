@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kwhatif.report import json_format
-from kwhatif.report.json_format import YamlFormatter
+from kwhatif.report.formats import yaml as yaml_format
+from kwhatif.report.formats.yaml import YamlFormatter
 
 
 class _Doc:
@@ -24,7 +24,7 @@ class _Doc:
 
 
 def _pure(data: dict[str, Any]) -> str:
-    return yaml.dump(data, Dumper=json_format._Dumper, sort_keys=False, allow_unicode=True, width=1000)
+    return yaml.dump(data, Dumper=yaml_format._Dumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
 @pytest.mark.parametrize(
@@ -58,6 +58,6 @@ def test_yaml_bytes_whichever_emitter(monkeypatch, data, expected, fast):
         used.append(kw["Dumper"].__name__)
         return real(obj, **kw)
 
-    monkeypatch.setattr(json_format.yaml, "dump", spy)
+    monkeypatch.setattr(yaml_format.yaml, "dump", spy)
     YamlFormatter().format(_Doc(data))
     assert used == (["_CDumper"] if fast else ["_CDumper", "_Dumper"])

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif.binder import Outcome
+from kwhatif.binder import Binding, Outcome
 from kwhatif.errors import ExitCode
-from kwhatif.framework.types import PodOutcome
+from kwhatif.framework.interface import Status
+from kwhatif.framework.types import NodesFit, PodOutcome, PreFilterRecord, Prioritized
 from kwhatif.report.base import ReportKind
 from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
@@ -111,6 +112,16 @@ class BindingEntry:
     created_as: str = ""  # name the API server gave a pod created from generateName
     text: str = ""  # one line for people
 
+    @property
+    def settled(self) -> bool:
+        """--apply settled the pod without an error: bound, created, or not posted because the
+        cluster changed meanwhile (a dry run only records; a refusal is the pod's error)."""
+        return self.outcome not in (Outcome.RECORDED, Outcome.FAILED)
+
+    @property
+    def skipped(self) -> bool:
+        return self.outcome is Outcome.SKIPPED
+
 
 @dataclass(frozen=True, slots=True)
 class PodResult:
@@ -144,6 +155,16 @@ class PodResult:
     @property
     def fits(self) -> bool:
         return self.status is PodOutcome.SCHEDULED
+
+    @property
+    def gated(self) -> bool:
+        """PreEnqueue kept it out of the active queue (scheduling gates)."""
+        return self.status is PodOutcome.GATED
+
+    @property
+    def errored(self) -> bool:
+        """A plugin or the framework failed: not a verdict on the nodes."""
+        return self.status is PodOutcome.ERROR
 
     @property
     def all_attempts(self) -> tuple[PodResult, ...]:
@@ -235,73 +256,79 @@ class ScheduleReport:
 # --- building ------------------------------------------------------------------------------------
 
 
-def _filter_entries(statuses: Iterable[Any]) -> tuple[FilterEntry, ...]:
-    return tuple(FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details)) for st in statuses)
+def _filter_entry(st: Status) -> FilterEntry:
+    return FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details))
 
 
-def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
-    pre = att.pre_filter
-    pre_entries: tuple[FilterEntry, ...] = ()
-    if pre is not None:
-        pre_entries = tuple(
-            FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details))
-            for st in pre.statuses
-            if not st.is_success() and not st.is_skip()
-        )
-        if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in pre_entries):
-            pre_entries += (
-                FilterEntry(
-                    pre.status.plugin, pre.status.code.label, tuple(pre.status.reasons), tuple(pre.status.details)
-                ),
-            )
+def _pre_filter_entries(pre: PreFilterRecord | None) -> tuple[FilterEntry, ...]:
+    """The PreFilter (or PreEnqueue) plugins that did not succeed, and the status that ended the
+    pass when no plugin's own status says it."""
+    if pre is None:
+        return ()
+    entries = tuple(_filter_entry(st) for st in pre.statuses if not st.is_success() and not st.is_skip())
+    if not pre.status.is_success() and not any(e.plugin == pre.status.plugin for e in entries):
+        entries += (_filter_entry(pre.status),)
+    return entries
+
+
+def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, ...]:
+    """Every node the filter pass recorded, with the scores of the feasible ones."""
+    scores = prio.scores if prio is not None else {}
     nodes = []
-    for name, fr in att.filters.items():
-        sc = att.scores.get(name)
-        feasible = fr.feasible and name not in att.excluded and not att.at_pre_filter
+    for name, fr in fit.filters.items():
+        sc = scores.get(name)
+        excluded = name in fit.excluded
         nodes.append(
             NodeEntry(
                 name=name,
-                feasible=feasible,
-                filters=() if att.at_pre_filter else _filter_entries(fr.statuses),
+                feasible=fr.feasible and not excluded and not fit.at_pre_filter,
+                filters=() if fit.at_pre_filter else tuple(_filter_entry(st) for st in fr.statuses),
                 scores=tuple(ScoreEntry(s.plugin, s.raw, s.normalized, s.weight, s.weighted) for s in sc.scores)
                 if sc
                 else (),
                 total=sc.total if sc else None,
-                excluded=name in att.excluded,
-                at_pre_filter=att.at_pre_filter,
+                excluded=excluded,
+                at_pre_filter=fit.at_pre_filter,
                 with_nominated=fr.with_nominated,
             )
         )
-    preemption = None
-    if att.nominated_node:
-        details = att.preemption_details
-        pdb_victims = set(details.pdb_violating_victims) if details is not None else set()
-        preemption = Preemption(
-            att.nominated_node,
-            tuple(
-                Victim(
-                    v.namespace, v.name, (victim_nodes or {}).get(v.key, v.node_name), v.priority, v.key in pdb_victims
-                )
-                for v in att.victims
-            ),
-        )
-    binding = None
-    if att.binding is not None:
-        b = att.binding
-        binding = BindingEntry(
-            b.node,
-            recorded=True,
-            applied=b.applied,
-            error=b.message if b.outcome is Outcome.FAILED else "",
-            manifest=b.to_manifest(),
-            outcome=b.outcome,
-            code=b.code,
-            reason=b.reason,
-            message=b.message,
-            created_as=b.created_as,
-            text=b.describe(),
-        )
-    skipped_scores = tuple(sorted(att.skipped_score_plugins))
+    return tuple(nodes)
+
+
+def _preemption(att: Attempt, victim_nodes: Mapping[str, str]) -> Preemption | None:
+    if not att.nominated_node:
+        return None
+    details = att.preemption_details
+    pdb_victims = set(details.pdb_violating_victims) if details is not None else set()
+    victims = tuple(
+        Victim(v.namespace, v.name, victim_nodes.get(v.key, v.node_name), v.priority, v.key in pdb_victims)
+        for v in att.victims
+    )
+    return Preemption(att.nominated_node, victims)
+
+
+def _binding_entry(b: Binding | None) -> BindingEntry | None:
+    if b is None:
+        return None
+    return BindingEntry(
+        b.node,
+        recorded=True,
+        applied=b.applied,
+        error=b.message if b.outcome is Outcome.FAILED else "",
+        manifest=b.to_manifest(),
+        outcome=b.outcome,
+        code=b.code,
+        reason=b.reason,
+        message=b.message,
+        created_as=b.created_as,
+        text=b.describe(),
+    )
+
+
+def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
+    """One attempt as the report shows it, read off the records its cycle returned."""
+    fit, prio = att.fit, att.prioritized
+    best = prio.best if prio is not None else []
     status = PodOutcome(att.result)
     return PodResult(
         pod=PodRef(att.pod.namespace, att.pod.name),
@@ -309,15 +336,15 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         profile=att.profile,
         priority=att.pod.priority,
         node=att.node if status is PodOutcome.SCHEDULED else None,
-        tie=tuple(att.best) if len(att.best) > 1 else (),
-        best_score=att.best_score,
+        tie=tuple(best) if len(best) > 1 else (),
+        best_score=prio.best_score if prio is not None else None,
         message=att.message or None if status is not PodOutcome.SCHEDULED else None,
-        pre_filter=pre_entries,
-        nodes=tuple(nodes),
-        preemption=preemption,
-        binding=binding,
+        pre_filter=_pre_filter_entries(fit.pre_filter if fit is not None else None),
+        nodes=_node_entries(fit, prio) if fit is not None else (),
+        preemption=_preemption(att, victim_nodes or {}),
+        binding=_binding_entry(att.binding),
         weights=dict(att.weights),
-        skipped_score_plugins=skipped_scores,
+        skipped_score_plugins=tuple(sorted(att.skipped_score_plugins)),
         evaluated_nodes=att.evaluated_nodes,
         feasible_nodes=att.feasible_nodes,
         attempt=att.round,
@@ -326,7 +353,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         source=att.pod.source,
         reason_counts=dict(att.reason_counts),
         nominated_node=att.pod.nominated_node_name,
-        fast_path=att.fast_path,
+        fast_path=fit is not None and fit.fast_path,
     )
 
 

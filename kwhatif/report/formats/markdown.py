@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, ScheduleReport, version_suffix
+from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.schedule import PodResult, ScheduleReport, version_suffix
 
-_ICON = {
-    PodOutcome.SCHEDULED: "✅ fits",
-    PodOutcome.UNSCHEDULABLE: "❌ does not fit",
-    PodOutcome.ERROR: "⚠️ error",
-    PodOutcome.GATED: "⏸️ gated",
-}
+
+def _icon(r: PodResult) -> str:
+    if r.fits:
+        return "✅ fits"
+    if r.gated:
+        return "⏸️ gated"
+    if r.errored:
+        return "⚠️ error"
+    return "❌ does not fit"
 
 
 MAX_EXPLAINED = 5  # nodes whose kwhatif explanation (details) is listed per pod
@@ -40,7 +42,7 @@ class MarkdownFormatter(Formatter):
         for r in report.final_results():
             if len(r.all_attempts) > 1:
                 lines += self.attempts(r)
-            elif r.status is not PodOutcome.SCHEDULED:
+            elif not r.fits:
                 lines += self.details(r)
         return "\n".join(lines).rstrip() + "\n"
 
@@ -51,7 +53,7 @@ class MarkdownFormatter(Formatter):
         for a in r.all_attempts:
             lines.append(f"{a.attempt}. {self.attempt_line(a)}")
         lines.append("")
-        if final.status is not PodOutcome.SCHEDULED:
+        if not final.fits:
             lines += self.reasons(final)
             lines.append("")
         lines += ["</details>", ""]
@@ -59,12 +61,12 @@ class MarkdownFormatter(Formatter):
 
     @staticmethod
     def attempt_line(a: PodResult) -> str:
-        if a.status is PodOutcome.SCHEDULED:
-            text = f"{_ICON[a.status]} on `{a.node}`"
+        if a.fits:
+            text = f"{_icon(a)} on `{a.node}`"
             if a.fast_path:
                 text += ", its nominated node, tried first"
         else:
-            text = f"{_ICON[a.status]}: {_cell(a.message or '')}"
+            text = f"{_icon(a)}: {_cell(a.message or '')}"
             if a.nominated_node and not a.fast_path:
                 text += f" (nominated node `{a.nominated_node}` no longer fits)"
         if a.preemption:
@@ -82,8 +84,8 @@ class MarkdownFormatter(Formatter):
             )
             if r.tie:
                 node += f" — tie with {len(r.tie) - 1} other(s)"
-            why = _cell(r.message or "") if r.status is not PodOutcome.SCHEDULED else ""
-            lines.append(f"| `{r.pod}` | {_ICON[r.status]} | {node} | {why} |")
+            why = _cell(r.message or "") if not r.fits else ""
+            lines.append(f"| `{r.pod}` | {_icon(r)} | {node} | {why} |")
         lines.append("")
         return lines
 

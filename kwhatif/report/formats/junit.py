@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from kwhatif.check import Verdict
-from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import PodResult, ScheduleReport
+from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.schedule import PodResult, ScheduleReport
 
 
 def _attempt_lines(r: PodResult) -> list[str]:
     """One line per attempt before the last (its status, FitError and preemption), then the
     head of the last one, so a CI log shows why a pod had to preempt before it fit."""
-    from kwhatif.report.table import preemption_text
+    from kwhatif.report.formats.table import preemption_text
 
     attempts = r.all_attempts
     lines = []
@@ -81,8 +79,8 @@ class JUnitFormatter(Formatter):
     @staticmethod
     def case(suite: ET.Element, r: PodResult, classname: str | None = None) -> None:
         case = ET.SubElement(suite, "testcase", {"classname": classname or r.pod.namespace, "name": r.pod.name})
-        if r.status is PodOutcome.SCHEDULED:
-            from kwhatif.report.table import preemption_text
+        if r.fits:
+            from kwhatif.report.formats.table import preemption_text
 
             out = ET.SubElement(case, "system-out")
             text = f"scheduled on {r.node}" + (f" (score {r.best_score})" if r.best_score is not None else "")
@@ -91,11 +89,11 @@ class JUnitFormatter(Formatter):
             elif r.preemption:
                 text += "; " + preemption_text(r)
             out.text = text
-        elif r.status is PodOutcome.ERROR:
+        elif r.errored:
             err = ET.SubElement(case, "error", {"message": r.message or "", "type": "SchedulingError"})
             err.text = _detail(r)
         else:
-            kind = "SchedulingGated" if r.status is PodOutcome.GATED else "Unschedulable"
+            kind = "SchedulingGated" if r.gated else "Unschedulable"
             fail = ET.SubElement(case, "failure", {"message": r.message or "", "type": kind})
             fail.text = _detail(r)
 
@@ -126,12 +124,7 @@ class JUnitFormatter(Formatter):
             elif w in skipped:
                 ET.SubElement(case, "skipped", {"message": w.headline})
             else:
-                refusals = (
-                    Verdict.REFUSED_BY_QUOTA,
-                    Verdict.REFUSED_BY_LIMIT_RANGE,
-                    Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
-                )
-                kind = "Refused" if w.verdict in refusals else ("Unschedulable" if w.failed else "Warning")
+                kind = "Refused" if w.refused_by_admission else ("Unschedulable" if w.failed else "Warning")
                 f = ET.SubElement(
                     case,
                     "failure",

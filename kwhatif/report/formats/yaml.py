@@ -1,24 +1,13 @@
-"""-o json and -o yaml: every report's documented dict form (Report.to_dict), keys in a stable order."""
+"""-o yaml: the same document as -o json (Report.to_dict), in YAML, keys in the same order."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 
 from kwhatif.report.base import OutputFormat, Report
-from kwhatif.report.formatter import Formatter
-
-
-class JsonFormatter(Formatter):
-    """Any report, through the Report protocol (the wider argument type has mypy check that every
-    report class is one)."""
-
-    output_format = OutputFormat.JSON
-
-    def format(self, report: Report) -> str:
-        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+from kwhatif.report.formats.formatter import Formatter
 
 
 class _Dumper(yaml.SafeDumper):

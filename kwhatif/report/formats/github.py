@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport
-from kwhatif.report.formatter import Formatter
+from kwhatif.report.formats.formatter import Formatter
 
 
 class GithubFormatter(Formatter):

@@ -11,7 +11,7 @@ from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.model import ScheduleReport
+from kwhatif.report.schedule import ScheduleReport
 
 AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport
 

@@ -1,4 +1,4 @@
-"""-o table (default) and -o wide: what a person reads.
+"""-o table (default): what a person reads (formats/wide.py adds the score breakdowns).
 
 A schedule, per pod: a header line with the verdict and the chosen node (with the tie set) or upstream's
 "0/N nodes are available" message, the node table (feasible nodes first by total score, then
@@ -16,15 +16,12 @@ import textwrap
 
 from tabulate import tabulate
 
-from kwhatif.binder import Outcome
-from kwhatif.check import Verdict
-from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formatter import Formatter
-from kwhatif.report.model import NodeEntry, PodResult, ScheduleReport, version_suffix
+from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -47,7 +44,6 @@ _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
 class TableFormatter(Formatter):
     output_format = OutputFormat.TABLE
-    wide = False
 
     def _c(self, text: str, color: str) -> str:
         if not self.options.color:
@@ -83,7 +79,7 @@ class TableFormatter(Formatter):
         if report.workloads:
             rows = []
             for w in report.workloads:
-                unknown = w.verdict is Verdict.NOT_CHECKED
+                unknown = not w.checked
                 rows.append(
                     [
                         w.kind,
@@ -109,7 +105,7 @@ class TableFormatter(Formatter):
                     f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}",
                     f"  {w.message}",
                 ]
-                first = next((r for r in w.results if r.status is not PodOutcome.SCHEDULED), None)
+                first = next((r for r in w.results if not r.fits), None)
                 if first is not None:
                     block.extend(f"  hint: {h}" for h in first.hints)
                 out.append("\n".join(block))
@@ -215,7 +211,7 @@ class TableFormatter(Formatter):
             pod += f" (attempt {r.attempt} of {of})"
         elif r.attempt > 1:
             pod += f" (attempt {r.attempt})"
-        if r.status is PodOutcome.SCHEDULED:
+        if r.fits:
             line = f"{self._c('FITS', 'green')} {pod} -> {self._c(r.node or '', 'bold')}"
             if r.best_score is not None:
                 line += f" (score {r.best_score})"
@@ -229,9 +225,9 @@ class TableFormatter(Formatter):
             if r.nominated_node:
                 line += f"\n  {nominated_text(r)}"
             return line
-        if r.status is PodOutcome.GATED:
+        if r.gated:
             return f"{self._c('GATED', 'yellow')} {pod}: {r.message}"
-        if r.status is PodOutcome.ERROR:
+        if r.errored:
             return f"{self._c('ERROR', 'red')} {pod}: {r.message}"
         line = f"{self._c('DOES NOT FIT', 'red')} {pod}\n{self._wrap(r.message or '', '  ')}"
         if r.nominated_node:
@@ -257,7 +253,7 @@ class TableFormatter(Formatter):
 
     def format_result(self, r: PodResult, num_nodes: int, of: int = 1) -> str:
         lines = [self.header(r, of)]
-        if r.status is PodOutcome.GATED:
+        if r.gated:
             for f in r.pre_filter:
                 for d in f.details:
                     lines.append(self._wrap(d, "  ", "    "))
@@ -281,9 +277,9 @@ class TableFormatter(Formatter):
             lines.append(self._wrap(f"hint: {hint}", "  ", "        "))
         for note in r.notes:
             lines.append(self._wrap(f"note: {note}", "  ", "        "))
-        if r.binding is not None and r.binding.outcome not in (Outcome.RECORDED, Outcome.FAILED):
+        if r.binding is not None and r.binding.settled:
             # --apply: what the cluster did (a failed binding is the ERROR line's message)
-            color = "yellow" if r.binding.outcome is Outcome.SKIPPED else "green"
+            color = "yellow" if r.binding.skipped else "green"
             lines.append(self._wrap(f"{self._c('binding:', color)} {r.binding.text}", "  ", "           "))
         return "\n".join(lines)
 
@@ -298,12 +294,7 @@ class TableFormatter(Formatter):
             cells = []
             for p in plugins:
                 s = by_plugin.get(p)
-                if s is None:
-                    cells.append("-")
-                elif self.wide:
-                    cells.append(f"{s.raw}>{s.normalized}x{s.weight}={s.weighted}")
-                else:
-                    cells.append(str(s.weighted))
+                cells.append("-" if s is None else self.score_cell(s))
             verdict = "best" if r.node == n.name else "fits"
             rows.append([n.name, verdict] + cells + [str(n.total if n.total is not None else "")])
         out = []
@@ -311,10 +302,7 @@ class TableFormatter(Formatter):
             out.append(_indent(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True)))
         detailed = [n for n in feasible if n.details]
         if detailed:
-            if len(detailed) > MAX_DETAILED_NODES and not (self.wide or self.options.explain_all):
-                shown = [n for n in detailed if n.name == r.node] or detailed[:1]
-            else:
-                shown = detailed
+            shown = self.devices_shown(r, detailed)
             lines = [f"  devices ({'per feasible node' if len(shown) > 1 else 'on ' + shown[0].name}):"]
             for n in shown:
                 for d in n.details:
@@ -330,6 +318,17 @@ class TableFormatter(Formatter):
             )
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
+
+    def score_cell(self, s: ScoreEntry) -> str:
+        """A feasible node's score for one plugin: its weighted score."""
+        return str(s.weighted)
+
+    def devices_shown(self, r: PodResult, detailed: list[NodeEntry]) -> list[NodeEntry]:
+        """The feasible nodes whose devices are listed: past MAX_DETAILED_NODES only the chosen
+        node's, unless --explain all."""
+        if len(detailed) > MAX_DETAILED_NODES and not self.options.explain_all:
+            return [n for n in detailed if n.name == r.node] or detailed[:1]
+        return detailed
 
     def infeasible_table(self, nodes: list[NodeEntry], group: bool) -> str:
         # Wrap to the terminal; into a file or a pipe, lines stay whole (width 0).
@@ -358,14 +357,6 @@ class TableFormatter(Formatter):
             disable_numparse=True,
         )
         return _indent(body)
-
-
-class WideTableFormatter(TableFormatter):
-    """A schedule's table with each score's breakdown; the other reports have no scores, and no
-    -o wide."""
-
-    output_format = OutputFormat.WIDE
-    wide = True
 
 
 def _n(count: int, noun: str) -> str:
