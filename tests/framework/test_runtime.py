@@ -527,7 +527,7 @@ def test_the_framework_consults_its_cycle_cache_at_each_extension_point(kept_fil
     if kept_filters:
         # the feasible nodes are known in node order: scoring asks the cache too
         assert CALLS == ["substitute.preFilter", "cache.filter", "cache.score"]
-        assert att.filters["n1"].first is not None and att.filters["n1"].first.reasons == ("kept",)
+        assert att.fit.filters["n1"].first is not None and att.fit.filters["n1"].first.reasons == ("kept",)
     else:
         # the cache answered "not handled": every node is filtered (the PreFilterResult subset)
         assert CALLS[:2] == ["substitute.preFilter", "cache.filter"]
@@ -540,5 +540,5 @@ def test_without_a_cycle_cache_the_plugins_run_themselves():
     fw.cache = None
     [att] = s.run([make_pod().name("p").obj()], rounds=1)
     assert CALLS[0] == "Narrow.preFilter" and att.node == "n3"
-    assert fw.run_filter_from_cache(CycleState(), att.pod, att.pre_filter) is None
+    assert fw.run_filter_from_cache(CycleState(), att.pod, att.fit.pre_filter) is None
     assert fw.run_score_from_cache(CycleState(), att.pod, False, ["n3"], ["n3"]) is None
