@@ -7,11 +7,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kwhatif.check import FAILURES, WARNINGS, Verdict
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
 from kwhatif.report.model import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
+from kwhatif.whatif.verdict import FAILURES, WARNINGS, Verdict
 
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 

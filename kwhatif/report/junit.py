@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from kwhatif.check import Verdict
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
@@ -13,6 +12,7 @@ from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formatter import Formatter
 from kwhatif.report.model import PodResult, ScheduleReport
+from kwhatif.whatif.verdict import Verdict
 
 
 def _attempt_lines(r: PodResult) -> list[str]:

@@ -17,7 +17,6 @@ import textwrap
 from tabulate import tabulate
 
 from kwhatif.binder import Outcome
-from kwhatif.check import Verdict
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
@@ -25,6 +24,7 @@ from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formatter import Formatter
 from kwhatif.report.model import NodeEntry, PodResult, ScheduleReport, version_suffix
+from kwhatif.whatif.verdict import Verdict
 
 # Short column headings for upstream score plugins.
 SHORT = {

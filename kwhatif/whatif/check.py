@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import enum
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -31,28 +30,9 @@ from kwhatif.load.files import Document
 from kwhatif.load.pods import namespace_refusal, pods_from_documents, prepare_incoming, unverified_namespaces_note
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.whatif.verdict import FAILURES, WARNINGS, Verdict
 
-
-class Verdict(enum.StrEnum):
-    FITS = "fits"
-    DOES_NOT_FIT = "DOES NOT FIT"
-    REFUSED_BY_QUOTA = "refused by quota"
-    REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
-    REFUSED_BY_NAMESPACE_LIFECYCLE = "refused by NamespaceLifecycle"  # the namespace does not exist
-    # warnings: exit 0, unless --strict
-    NO_ELIGIBLE_NODES = "no eligible nodes"
-    NOT_CHECKED = "not checked"
-
-
-FAILURES = frozenset(
-    {
-        Verdict.DOES_NOT_FIT,
-        Verdict.REFUSED_BY_QUOTA,
-        Verdict.REFUSED_BY_LIMIT_RANGE,
-        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
-    }
-)
-WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
+__all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
 
 
 @dataclass(slots=True)
