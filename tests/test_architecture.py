@@ -50,6 +50,17 @@ def _graph() -> dict[str, set[str]]:
     return graph
 
 
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the modules ``path`` imports that are not kwhatif's."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+    return names - {"kwhatif"}
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     """The strongly connected components of more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -112,6 +123,15 @@ def test_no_import_cycles_among_kwhatif_modules():
         pytest.param("kwhatif.framework", "kwhatif.scheduler", id="framework-does-not-import-the-scheduler"),
         pytest.param("kwhatif.framework", "kwhatif.plugins", id="framework-does-not-import-plugins"),
         pytest.param("kwhatif.plugins", "kwhatif.report", id="plugins-do-not-import-reports"),
+        pytest.param("kwhatif.whatif", "kwhatif.cli", id="engines-do-not-import-the-cli"),
+        pytest.param("kwhatif.report", "kwhatif.cli", id="reports-do-not-import-the-cli"),
+        pytest.param("kwhatif.api", "kwhatif.load", id="admission-does-not-import-the-loaders"),
+        pytest.param("kwhatif.api", "kwhatif.whatif", id="admission-does-not-import-the-engines"),
+    ]
+    + [
+        # reports read the results they are given; only the verdicts they group are shared
+        pytest.param("kwhatif.report", f"kwhatif.whatif.{engine}", id=f"reports-do-not-import-the-{engine}-engine")
+        for engine in ("check", "drain", "capacity", "schedule")
     ],
 )
 def test_layers_import_downwards_only(layer, forbidden):
@@ -124,3 +144,20 @@ def test_layers_import_downwards_only(layer, forbidden):
         if t == forbidden or t.startswith(forbidden + ".")
     )
     assert offenders == []
+
+
+def test_only_the_cli_package_imports_click():
+    offenders = sorted(
+        mod
+        for mod, path in _modules().items()
+        if not mod.startswith("kwhatif.cli") and "click" in _external_imports(path)
+    )
+    assert offenders == []
+
+
+def test_the_rules_see_what_they_forbid():
+    """The checks above find a forbidden import where one is."""
+    graph = _graph()
+    assert "kwhatif.whatif.check" in graph["kwhatif.cli.check"]
+    assert "kwhatif.whatif.verdict" in graph["kwhatif.report.check"]
+    assert "click" in _external_imports(PACKAGE / "cli" / "main.py")
