@@ -25,7 +25,7 @@ def child_load(path: str) -> None:
     import resource
 
     from kwhatif.cache.snapshot import Snapshot
-    from kwhatif.cli import long_lived
+    from kwhatif.cli.run import long_lived
     from kwhatif.load.cluster import load_cluster
 
     t0 = time.perf_counter()

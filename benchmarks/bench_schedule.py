@@ -33,11 +33,11 @@ POD = {
 
 def main() -> None:
     from kwhatif.api import parse
-    from kwhatif.capacity import measure
-    from kwhatif.cli import long_lived
+    from kwhatif.cli.run import long_lived
     from kwhatif.config.defaults import default_configuration
     from kwhatif.load.cluster import load_cluster
     from kwhatif.scheduler import Scheduler
+    from kwhatif.whatif.capacity import measure
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dumps", nargs="*")

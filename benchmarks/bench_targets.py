@@ -85,11 +85,11 @@ def deployment_docs(replicas: int) -> list[Any]:
 
 
 def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
-    from kwhatif.check import check
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
     from kwhatif.scheduler import Scheduler
+    from kwhatif.whatif.check import check
 
     state, load_s = load(path)
     cfg = default_configuration()
@@ -149,10 +149,10 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
 
 def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.api import parse
-    from kwhatif.capacity import measure
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
     from kwhatif.scheduler import Scheduler
+    from kwhatif.whatif.capacity import measure
 
     state, load_s = load(path)
     template = state.admission.admit(parse.pod(SMALL_POD), strict=True)

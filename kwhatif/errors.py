@@ -1,7 +1,7 @@
 """Error types and exit codes.
 
 Every error that reaches the user is a KwhatifError subclass; its class decides the exit code and
-``str(err)`` is the one line printed on stderr. Only cli.py catches them.
+``str(err)`` is the one line printed on stderr. Only kwhatif.cli.main catches them.
 """
 
 from __future__ import annotations

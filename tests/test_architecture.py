@@ -51,6 +51,17 @@ def _graph() -> dict[str, set[str]]:
     return graph
 
 
+def _external_imports(path: Path) -> set[str]:
+    """The top-level names of the modules ``path`` imports that are not kwhatif's."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+    return names - {"kwhatif"}
+
+
 def _cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     """The strongly connected components of more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -120,6 +131,15 @@ def test_no_import_cycles_among_kwhatif_modules():
         # The per-template cache is reached through the Framework's CycleCache protocol.
         pytest.param("kwhatif.framework", "kwhatif.incremental", id="framework-does-not-import-incremental"),
         pytest.param("kwhatif.api", "kwhatif.dra", id="api-does-not-import-dra"),
+        pytest.param("kwhatif.whatif", "kwhatif.cli", id="engines-do-not-import-the-cli"),
+        pytest.param("kwhatif.report", "kwhatif.cli", id="reports-do-not-import-the-cli"),
+        pytest.param("kwhatif.api", "kwhatif.load", id="admission-does-not-import-the-loaders"),
+        pytest.param("kwhatif.api", "kwhatif.whatif", id="admission-does-not-import-the-engines"),
+    ]
+    + [
+        # reports read the results they are given; only the verdicts they group are shared
+        pytest.param("kwhatif.report", f"kwhatif.whatif.{engine}", id=f"reports-do-not-import-the-{engine}-engine")
+        for engine in ("check", "drain", "capacity", "schedule")
     ],
 )
 def test_layers_import_downwards_only(layer, forbidden):
@@ -143,3 +163,20 @@ def test_formats_import_only_the_report_models_and_base():
     assert "kwhatif.report.formats.table" in formats and "kwhatif.report.formats.wide" in formats
     offenders = sorted(f"{m} -> {t}" for m in formats for t in graph[m] if not t.startswith("kwhatif.report."))
     assert offenders == []
+
+
+def test_only_the_cli_package_imports_click():
+    offenders = sorted(
+        mod
+        for mod, path in _modules().items()
+        if not mod.startswith("kwhatif.cli") and "click" in _external_imports(path)
+    )
+    assert offenders == []
+
+
+def test_the_rules_see_what_they_forbid():
+    """The checks above find a forbidden import where one is."""
+    graph = _graph()
+    assert "kwhatif.whatif.check" in graph["kwhatif.cli.check"]
+    assert "kwhatif.report.verdict" in graph["kwhatif.report.check"]
+    assert "click" in _external_imports(PACKAGE / "cli" / "main.py")

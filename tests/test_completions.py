@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kwhatif.cli import cli
-from kwhatif.completions import completion_script
+from kwhatif.cli.completion import completion_script
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -105,7 +105,7 @@ CAPACITY_CASES = case_dirs("capacity")
 def test_capacity_case(case: Path) -> None:
     """As many copies fit as in the real scheduler; where they went and the first failure too,
     unless that depended on random tie-breaking in the reference run."""
-    from kwhatif.capacity import measure
+    from kwhatif.whatif.capacity import measure
 
     exp = expected(case)
     sched, pods = load_case(case)

@@ -28,17 +28,17 @@ def test_loading_and_constructing_a_scheduler_do_not_freeze_the_heap() -> None:
 
 
 def test_a_command_freezes_while_it_runs_and_unfreezes_at_its_end(run_cli, monkeypatch) -> None:
-    from kwhatif import cli
+    from kwhatif.cli import run
 
     gc.unfreeze()
     seen: list[int] = []
-    emit = cli.emit
+    emit = run.emit
 
     def recording_emit(*args: object, **kw: object) -> None:
         seen.append(gc.get_freeze_count())
         emit(*args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli, "emit", recording_emit)
+    monkeypatch.setattr(run, "emit", recording_emit)
     code, out = run_cli(
         "capacity", str(SAMPLES / "pods/web-canary.yaml"), "--cluster", str(SAMPLES / "cluster.yaml"), "--max", "2"
     )

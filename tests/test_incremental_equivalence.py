@@ -20,10 +20,10 @@ from kwhatif.api import parse
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
-from kwhatif.drain import drain
 from kwhatif.report.schedule import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
+from kwhatif.whatif.drain import drain
 
 from builders import make_cluster
 
@@ -545,10 +545,10 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 def _check_sample(options: Options, surge: bool) -> str:
-    from kwhatif.check import check
     from kwhatif.load.cluster import load_cluster
     from kwhatif.load.files import read_path
     from kwhatif.report.check import check_report
+    from kwhatif.whatif.check import check
 
     state = load_cluster([str(SAMPLES / "cluster.yaml")])
     docs = [d for f in ("release.yaml", "ml-batch.yaml") for d in read_path(str(SAMPLES / "workloads" / f))]
@@ -565,10 +565,10 @@ def test_check_of_the_sample_workloads(surge: bool) -> None:
 
 
 def _capacity(options: Options, pod: str) -> str:
-    from kwhatif.capacity import measure
     from kwhatif.load.cluster import load_cluster
     from kwhatif.load.pods import load_pods
     from kwhatif.report.capacity import capacity_report
+    from kwhatif.whatif.capacity import measure
 
     state = load_cluster([str(SAMPLES / "cluster.yaml")])
     template = load_pods([str(SAMPLES / "pods" / pod)], state)[0][0]

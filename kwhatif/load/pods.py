@@ -4,46 +4,28 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
-from kwhatif.api import limitranger, parse
+from kwhatif.api import parse
+from kwhatif.api.admission_chain import AdmissionChain, Refused
 from kwhatif.api.core import Pod
-from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import classify
 from kwhatif.load.files import Document, Limits, read_path
 
-# Namespaces the API server always has: it recreates default, kube-system and kube-public (the
-# NamespaceLifecycle plugin refuses to delete them) and kube-node-lease at start.
-SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
-
-def namespace_refusal(cluster: ClusterState, namespace: str, listed: bool | None = None) -> str | None:
-    """The API server's answer when an object is created in a namespace that does not exist (the
-    NamespaceLifecycle admission plugin), or None. Only a cluster state that lists Namespace
-    objects (``listed``, default: it holds some) can tell."""
-    if listed is None:
-        listed = bool(cluster.namespaces)
-    if not listed or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
-        return None
-    if any(p.namespace == namespace for p in cluster.pods) or any(
-        p.namespace == namespace for p in cluster.pending_pods
-    ):
-        return None  # its pods show it exists (a state read without all of its Namespaces)
-    return f'namespaces "{namespace}" not found'
+def admission_chain(cluster: ClusterState, namespaces_listed: bool | None = None) -> AdmissionChain:
+    """The API server's admission over the cluster state (see api.admission_chain.AdmissionChain)."""
+    return AdmissionChain(cluster, namespaces_listed)
 
 
 def unverified_namespaces_note(cluster: ClusterState, namespaces: set[str], listed: bool | None = None) -> str | None:
     """A note naming the namespaces of new objects that a cluster state without Namespace
     objects cannot confirm (no pod of the state runs there either), or None."""
-    if listed is None:
-        listed = bool(cluster.namespaces)
-    if listed:
-        return None
-    seen = {p.namespace for p in cluster.pods} | {p.namespace for p in cluster.pending_pods}
-    unknown = sorted(namespaces - seen - SYSTEM_NAMESPACES - set(cluster.namespaces))
+    unknown = admission_chain(cluster, listed).unverified_namespaces(namespaces)
     if not unknown:
         return None
     return (
@@ -56,24 +38,23 @@ def pods_from_documents(
     docs: list[Document],
     cluster: ClusterState,
     manifests: dict[str, dict[str, Any]] | None = None,
-    refusals: dict[str, str] | None = None,
+    refusals: dict[str, Refused[Pod]] | None = None,
     admitted: dict[str, str] | None = None,
     *,
     namespace: str = "default",
     enforce_namespace: bool = False,
-    namespaces_listed: bool | None = None,
+    chain: AdmissionChain | None = None,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
     ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
     without the name kwhatif generated from generateName). Pods without a namespace go to
     ``namespace``; with ``enforce_namespace`` (kubectl -n) a pod of another namespace is an error.
 
-    The namespace must exist (NamespaceLifecycle admission; ``namespaces_listed``: whether the
-    cluster state lists Namespace objects, default: it holds some), and its LimitRanges apply
-    (LimitRanger admission). A pod they make the API server refuse is an error, or, with
-    ``refusals``, recorded there by "namespace/name" with the API server's message.
-    ``admitted``, when given, receives what the plugin set, by pod."""
+    Each pod goes through the API server's admission ``chain`` (default: over ``cluster``): a pod
+    it refuses is an error, or, with ``refusals``, recorded there by "namespace/name".
+    ``admitted``, when given, receives what the plugins set, by pod."""
     admission = cluster.admission
+    chain = chain or admission_chain(cluster)
     pods: list[Pod] = []
     rest: list[Document] = []
     seen: dict[str, str] = {}
@@ -98,18 +79,16 @@ def pods_from_documents(
         cluster.names(doc.body)
         try:
             pod = parse.pod(doc.body, namespace, doc.source, rules=admission.rules)
-            refusal = namespace_refusal(cluster, pod.namespace, namespaces_listed)
-            ranges = cluster.limit_ranges_in(pod.namespace) if refusal is None else []
-            if ranges:
-                pod, refusal, changed = _limit_ranged(pod, doc, ranges, admission.rules, namespace)
-                if changed and admitted is not None:
-                    names = ", ".join(lr.name for lr in ranges)
-                    admitted[pod.key] = f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed)
-            if refusal is not None:
+            outcome = chain.admit_pod(
+                doc.body, pod, _parser(namespace, doc.source, admission.rules), validate_refused=refusals is not None
+            )
+            pod = outcome.obj
+            if outcome.notes and admitted is not None:
+                admitted[pod.key] = outcome.notes[0]
+            if isinstance(outcome, Refused):
                 if refusals is None:
-                    raise InputError(refusal, source=doc.source, obj=doc.describe())
-                refusals[pod.key] = refusal
-            pod = admission.admit(pod, strict=True)
+                    raise InputError(outcome.message, source=doc.source, obj=doc.describe())
+                refusals[pod.key] = outcome
         except FieldError as e:
             raise e.with_context(source=doc.source, obj=doc.describe()) from None
         if pod.key in seen:
@@ -121,18 +100,11 @@ def pods_from_documents(
     return pods, rest
 
 
-def _limit_ranged(
-    pod: Pod, doc: Document, ranges: list[LimitRange], rules: PodRules, namespace: str = "default"
-) -> tuple[Pod, str | None, list[str]]:
-    """The pod after the LimitRanger admission plugin, the API server's refusal if any, and
-    what the plugin set."""
-    mutated, changed = limitranger.mutate_pod(doc.body, ranges)
-    try:
-        pod = parse.pod(mutated, namespace, doc.source, rules=rules)
-    except FieldError as e:
-        return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}', changed
-    err = limitranger.validate_pod(mutated, ranges)
-    return pod, limitranger.forbidden("pods", pod.name, err) if err is not None else None, changed
+def _parser(namespace: str, source: str, rules: PodRules) -> Callable[[dict[str, Any]], Pod]:
+    def parse_again(body: dict[str, Any]) -> Pod:
+        return parse.pod(body, namespace, source, rules=rules)
+
+    return parse_again
 
 
 def drop_node_names(docs: list[Document]) -> int:

@@ -21,8 +21,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any
 
+from kwhatif.api import admission_chain, parse, storage
 from kwhatif.api import fields as f
-from kwhatif.api import limitranger, parse, storage
 from kwhatif.api.core import (
     Affinity,
     Node,
@@ -306,26 +306,22 @@ def _template_pod(
         pod = parse.pod(manifest, ctx.namespace, ctx.w.source, rules=admission.rules)
     except FieldError as e:
         raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
-    ranges = ctx.state.limit_ranges_in(ctx.namespace)
-    if ranges:
-        # The pod the controller creates meets the LimitRanger admission plugin: what it sets
-        # can make the pod invalid, and what it checks can refuse it.
-        shown = generate_name if generate_name is not None else name
-        mutated, changed = limitranger.mutate_pod(manifest, ranges)
-        if changed and not ctx.admitted:
-            names = ", ".join(lr.name for lr in ranges)
-            ctx.admitted.append(f"LimitRanger (LimitRange {names}) sets " + "; ".join(changed))
-        try:
-            pod = parse.pod(mutated, ctx.namespace, ctx.w.source, rules=admission.rules)
-        except FieldError as e:
-            ctx.refusals.append(f'Pod "{name}" is invalid: {e.field}: {e.message}')
-        err = limitranger.validate_pod(mutated, ranges)
-        if err is not None:
-            ctx.refusals.append(limitranger.forbidden("pods", shown, err))
-    try:
-        return admission.admit(pod, strict=True)
-    except FieldError as e:
-        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+    # The pod the controller creates meets the API server's admission (its namespace was
+    # admitted with the workload): what LimitRanger sets can make the pod invalid, and what it
+    # checks can refuse it; the controller retries, and the first refusal is its answer.
+    outcome = admission_chain.AdmissionChain(ctx.state).admit_pod(
+        manifest,
+        pod,
+        lambda body: parse.pod(body, ctx.namespace, ctx.w.source, rules=admission.rules),
+        lifecycle=False,
+        shown_name=generate_name if generate_name is not None else name,
+        field=path,
+    )
+    if outcome.notes and not ctx.admitted:
+        ctx.admitted.append(outcome.notes[0])
+    if isinstance(outcome, admission_chain.Refused):
+        ctx.refusals.append(outcome.message)
+    return outcome.obj
 
 
 def _stamp(ctx: _Ctx, base: Pod, i: int, name: str, *, ordinal: int | None = None, **changes: Any) -> Pod:
@@ -627,14 +623,7 @@ def _new_claim(
 
 def default_storage_class(state: ClusterState) -> str | None:
     """storageutil.GetDefaultClass: the newest class marked default, then the first by name."""
-    best: tuple[float, str] | None = None
-    for sc in state.storage_classes.values():
-        if not sc.is_default:
-            continue
-        key = (-sc.creation_timestamp, sc.name)
-        if best is None or key < best:
-            best = key
-    return best[1] if best else None
+    return admission_chain.default_class(state.storage_classes.values())
 
 
 # --- DaemonSet ---------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 A report (schedule, check, capacity, drain) is plain data with three things the command line
 needs: its ``kind``, the ``exit_code`` the command ends with (the exit policy lives on the report,
 not in the CLI) and ``to_dict()``, the documented JSON/YAML document. This module stays light (no
-scheduler imports): cli.py reads the output formats from it when it builds its options.
+scheduler imports): cli/options.py reads the output formats from it when it builds its options.
 """
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kwhatif.check import FAILURES, WARNINGS, Verdict
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
 from kwhatif.report.schedule import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
+from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 
 _REFUSALS = frozenset(
     {Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE}

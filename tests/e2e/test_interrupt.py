@@ -88,11 +88,12 @@ def test_sigint_during_a_long_capacity_run_exits_130(tmp_path: Path, launcher) -
 def test_keyboard_interrupt_in_a_command_is_one_line_and_130(monkeypatch, capsys) -> None:
     """The handler itself, in process: click would turn the interrupt into Abort ("aborted", 2)."""
     from kwhatif import cli
+    from kwhatif.cli import run
 
     def interrupted(co: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "load_cluster_state", interrupted)
+    monkeypatch.setattr(run, "load_cluster_state", interrupted)
     with pytest.raises(SystemExit) as ei:
         cli.main(
             ["capacity", str(ROOT / "samples/pods/web-canary.yaml"), "--cluster", str(ROOT / "samples/cluster.yaml")]

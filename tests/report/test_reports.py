@@ -12,11 +12,8 @@ import pytest
 import yaml
 
 from kwhatif.binder import ApiBinder
-from kwhatif.capacity import measure
-from kwhatif.check import check
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
-from kwhatif.drain import drain
 from kwhatif.errors import ExitCode
 from kwhatif.load.files import Document
 from kwhatif.report.base import OutputFormat, ReportKind
@@ -28,6 +25,9 @@ from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.schedule import ScheduleReport, schedule_report
 from kwhatif.scheduler import Scheduler
 from kwhatif.versions import ChosenVersion, VersionSource
+from kwhatif.whatif.capacity import measure
+from kwhatif.whatif.check import check
+from kwhatif.whatif.drain import drain
 from tests.report import SNAPSHOTS, snapshot_file
 
 from builders import PINNED, make_cluster, make_node, make_pod

@@ -1,6 +1,7 @@
-"""Which pods `kwhatif schedule` places: manifests, pods of the cluster named on the command line
+"""`kwhatif schedule`: which pods it places and how. Manifests (with the ResourceClaims and
+ResourceClaimTemplates that come with them), pods of the cluster named on the command line
 (``pod/NAME``, ``NAMESPACE/NAME``) and the cluster's pending pods (``--pending``), narrowed by
-``-n`` and ``-l`` as kubectl narrows them.
+``-n`` and ``-l`` as kubectl narrows them, then scheduled one after another.
 
 A pod that exists in the cluster is always the cluster's pod (its uid, status and spec are what a
 binding binds); a manifest of it only names it, and a note says where the two differ.
@@ -19,7 +20,10 @@ from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
 from kwhatif.cache.cluster import ClusterState
+from kwhatif.config.types import SchedulerConfiguration
 from kwhatif.errors import InputError
+from kwhatif.load.files import Document
+from kwhatif.scheduler import Attempt, Scheduler
 
 POD_RESOURCE = re.compile(r"^(?:pod|pods|po)/(?P<name>[^/]+)$")
 NAMESPACED = re.compile(r"^(?P<ns>[^/]+)/(?P<name>[^/]+)$")
@@ -255,3 +259,117 @@ def unbound_claims(state: ClusterState) -> Callable[[Pod], list[str]]:
         return out
 
     return check
+
+
+# --- the engine ------------------------------------------------------------------------------------
+
+
+def manifest_pods(
+    state: ClusterState,
+    docs: list[Document],
+    *,
+    namespace: str,
+    enforce_namespace: bool,
+    note: Callable[[str], None],
+) -> tuple[list[Pod], dict[str, dict[str, Any]]]:
+    """The Pods of the manifests, admitted, and each one's document by "namespace/name" (for
+    --apply). Pods without a namespace go to ``namespace``; with ``enforce_namespace`` (-n) an
+    object of another one is an error. The ResourceClaims and ResourceClaimTemplates that come with
+    the pods join the cluster; any other object is an error (`kwhatif check` takes those)."""
+    from kwhatif.load.cluster import WORKLOAD_KINDS, apply_namespace, classify
+    from kwhatif.load.pods import pods_from_documents, unverified_namespaces_note
+
+    manifests: dict[str, dict[str, Any]] = {}
+    pods, rest = pods_from_documents(
+        docs, state, manifests=manifests, namespace=namespace, enforce_namespace=enforce_namespace
+    )
+    claim_docs = [d for d in rest if d.kind in ("ResourceClaim", "ResourceClaimTemplate")]
+    if claim_docs:
+        from kwhatif.whatif.check import merge_objects
+
+        if enforce_namespace:
+            apply_namespace(claim_docs, namespace)  # kubectl -n: another namespace is an error
+        for d in claim_docs:
+            meta = d.body.get("metadata")
+            if isinstance(meta, dict) and not meta.get("namespace"):
+                meta["namespace"] = namespace
+        merge_objects(state, claim_docs, [])
+        rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
+    unverified = unverified_namespaces_note(state, {p.namespace for p in pods})
+    if unverified:
+        note(unverified)
+    if rest:
+        # name the workload the user meant to check, not the Namespace or ConfigMap before it
+        doc = next((d for d in rest if classify(d) in WORKLOAD_KINDS), rest[0])
+        raise InputError(
+            f"kwhatif schedule takes Pods; use `kwhatif check` for {doc.kind} objects",
+            source=doc.source,
+            obj=doc.describe(),
+        )
+    return pods, manifests
+
+
+@dataclass(slots=True)
+class Plan:
+    """The pods to place, in order, and what the report says about them."""
+
+    selection: Selection
+    pods: list[Pod]
+    profile: str  # the profile the report names
+    notes: list[str] = field(default_factory=list)  # for the report
+
+
+def plan(
+    state: ClusterState,
+    cfg: SchedulerConfiguration,
+    manifest_pods: list[Pod],
+    names: list[PodName],
+    *,
+    namespace: str,
+    profile: str | None = None,
+    scheduler_name: str | None = None,
+    pending: bool = False,
+    all_namespaces: bool = True,
+    selector: Selector | None = None,
+    ignore_node_name: bool = False,
+) -> Plan:
+    """Select the pods (see select_pods): --pending takes the pending pods of --scheduler-name, else
+    of --profile, else of any profile; every pod is scheduled with --profile when given (or with the
+    first profile when no profile is named --scheduler-name)."""
+    notes: list[str] = []
+    if scheduler_name:
+        wanted = frozenset({scheduler_name})
+        if profile is None and cfg.profile(scheduler_name) is None:
+            profile = cfg.profiles[0].scheduler_name
+            notes.append(f"no profile is named {scheduler_name}: its pods are scheduled with profile {profile}")
+    elif profile:
+        wanted = frozenset({profile})
+    else:
+        wanted = frozenset(p.scheduler_name for p in cfg.profiles)
+    sel = select_pods(
+        state,
+        manifest_pods,
+        names,
+        namespace=namespace,
+        pending=pending,
+        all_namespaces=all_namespaces,
+        selector=selector,
+        scheduler_names=wanted,
+        ignore_node_name=ignore_node_name,
+    )
+    pods = sel.pods
+    if profile:
+        pods = [dataclasses.replace(p, scheduler_name=profile) for p in pods]
+    else:
+        profile = pods[0].scheduler_name if pods else cfg.profiles[0].scheduler_name
+    return Plan(sel, pods, profile, notes)
+
+
+def schedule(sched: Scheduler, plan: Plan) -> list[Attempt]:
+    """Schedule the plan's pods one after another; each result starts with its selection notes."""
+    attempts = sched.run(plan.pods, skip_unchanged=True)
+    for att in attempts:
+        extra = plan.selection.pod_notes.get(att.pod.key)
+        if extra:
+            att.notes[:0] = extra
+    return attempts

@@ -1,4 +1,4 @@
-"""kwhatif.check decisions around the scheduler: template changes under --surge, the
+"""kwhatif.whatif.check decisions around the scheduler: template changes under --surge, the
 HorizontalPodAutoscaler's bounds, and DaemonSet update strategies."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from kwhatif.cache.cluster import Workload
-from kwhatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.load.files import Document
 from kwhatif.scheduler import Scheduler
+from kwhatif.whatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
 
 from builders import make_cluster, make_node
 

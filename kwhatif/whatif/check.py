@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import enum
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain as chain_pods
 from typing import Any
 
-from kwhatif.api import limitranger
+from kwhatif.api.admission_chain import NAMESPACE_LIFECYCLE, AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
@@ -29,31 +28,12 @@ from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
-from kwhatif.load.pods import namespace_refusal, pods_from_documents, prepare_incoming, unverified_namespaces_note
+from kwhatif.load.pods import admission_chain, pods_from_documents, prepare_incoming, unverified_namespaces_note
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
+from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduler import Attempt, Scheduler
 
-
-class Verdict(enum.StrEnum):
-    FITS = "fits"
-    DOES_NOT_FIT = "DOES NOT FIT"
-    REFUSED_BY_QUOTA = "refused by quota"
-    REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
-    REFUSED_BY_NAMESPACE_LIFECYCLE = "refused by NamespaceLifecycle"  # the namespace does not exist
-    # warnings: exit 0, unless --strict
-    NO_ELIGIBLE_NODES = "no eligible nodes"
-    NOT_CHECKED = "not checked"
-
-
-FAILURES = frozenset(
-    {
-        Verdict.DOES_NOT_FIT,
-        Verdict.REFUSED_BY_QUOTA,
-        Verdict.REFUSED_BY_LIMIT_RANGE,
-        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
-    }
-)
-WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
+__all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
 
 
 @dataclass(slots=True)
@@ -111,11 +91,15 @@ _POD_LIKE_FIELDS = frozenset(
 )
 
 
-def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -> list[str]:
+def merge_objects(
+    state: ClusterState, docs: list[Document], notes: list[str], chain: AdmissionChain | None = None
+) -> list[str]:
     """Objects of the manifests other than Pods and workloads join (or replace) the cluster's.
-    A claim or volume that already exists keeps its bound state (apply never changes it); a
-    claim the namespace's LimitRanges refuse is not created (said in ``notes``). Returns the keys
-    of the claims the manifests create."""
+    A claim or volume that already exists keeps its bound state (apply never changes it); a new
+    claim meets admission (``chain``, default: over ``state``): one LimitRanger refuses is not
+    created (said in ``notes``), DefaultStorageClass gives the others the default class. Returns
+    the keys of the claims the manifests create."""
+    chain = chain or admission_chain(state)
     extra = build_cluster(docs, check_node_refs=False, names=state.names)
     if extra.nodes:
         raise InputError(
@@ -144,15 +128,11 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
 
     available_new_volumes(state, new_pvs)
     new_claims = []
-    default_class = _default_class(state)
-    refused = _refused_claims(state, [d for d in docs if d.kind == "PersistentVolumeClaim"], notes)
+    refused = _refused_claims(chain, [d for d in docs if d.kind == "PersistentVolumeClaim"], notes)
     for key, pvc in extra.pvcs.items():
         if key in state.pvcs or key in refused:
             continue
-        if pvc.storage_class_name is None and default_class is not None:
-            # the DefaultStorageClass admission plugin
-            pvc = dataclasses.replace(pvc, storage_class_name=default_class, spec_storage_class_name=default_class)
-        state.pvcs[key] = pvc
+        state.pvcs[key] = chain.default_storage_class(pvc)
         new_claims.append(key)
     for svc in extra.services:
         state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
@@ -194,10 +174,11 @@ def check(
             other_docs.append(d)
     result_notes: list[str] = []
     # whether the cluster state lists its Namespaces, before the manifests' own join it
-    namespaces_listed = bool(state.namespaces)
-    new_claims = merge_objects(state, other_docs, result_notes) if other_docs else []
+    chain = admission_chain(state, namespaces_listed=bool(state.namespaces))
+    new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
-    quota = QuotaLedger.of(state.resource_quotas.values(), chain(state.pods, state.pending_pods))
+    # the manifests' own ResourceQuotas count too
+    chain.quota = QuotaLedger.of(state.resource_quotas.values(), chain_pods(state.pods, state.pending_pods))
     checked: list[CheckedWorkload] = []
     index = 0
     planned = 0
@@ -243,7 +224,7 @@ def check(
             state.pods = [p for p in state.pods if p.key not in keys]
             state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
             for p in running:
-                quota.release(p)
+                chain.release(p)
         replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
         exp = wl.expand_workload(w, state, index=index, stale=stale)
@@ -256,7 +237,7 @@ def check(
                 else f"updates the running {w.kind}: its {len(keys)} current pod(s) leave first"
             )
         state.workloads[w.key] = w
-        ns_refusal = namespace_refusal(state, w.namespace, namespaces_listed)
+        ns_refusal = chain.namespace_lifecycle(w.namespace)
         if ns_refusal is not None:
             # the API server refuses the workload itself: no controller, no pods
             cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
@@ -268,11 +249,11 @@ def check(
                 "DaemonSet: no node matches its nodeSelector, required node affinity and tolerations: it runs no pod"
             )
         else:
-            claim_refusal = _claim_template_refusal(state, w)
+            claim_refusal = _claim_template_refusal(chain, w)
             if claim_refusal is not None:
                 cw.refused, cw.refusal, cw.refused_by = len(exp.pods), claim_refusal, Verdict.REFUSED_BY_LIMIT_RANGE
                 exp = dataclasses.replace(exp, pods=(), pvcs=())
-            cw.pods = _admit_by_quota(quota, cw, list(exp.pods), generated=w.kind != "StatefulSet")
+            cw.pods = _admit_by_quota(chain, cw, list(exp.pods), generated=w.kind != "StatefulSet")
             planned += len(cw.pods)
             if not cw.refused:
                 for pvc in exp.pvcs:
@@ -280,23 +261,22 @@ def check(
                         state.pvcs[pvc.key] = pvc
                         new_claims.append(pvc.key)
         checked.append(cw)
-    refusals: dict[str, str] = {}
+    refusals: dict[str, Refused[Pod]] = {}
     admitted: dict[str, str] = {}
-    bare, _ = pods_from_documents(
-        pod_docs, state, refusals=refusals, admitted=admitted, namespaces_listed=namespaces_listed
-    )
+    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted, chain=chain)
     bare = prepare_incoming(bare, state, replace_existing=not surge)
     for pod, doc in zip(bare, pod_docs):
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
         if pod.key in admitted:
             cw.notes.append(admitted[pod.key])
         if pod.key in refusals:
+            refusal = refusals[pod.key]
             by = Verdict.REFUSED_BY_LIMIT_RANGE
-            if namespace_refusal(state, pod.namespace, namespaces_listed) is not None:
+            if refusal.plugin == NAMESPACE_LIFECYCLE:
                 by = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
-            cw.refused, cw.refusal, cw.refused_by = 1, refusals[pod.key], by
+            cw.refused, cw.refusal, cw.refused_by = 1, refusal.message, by
         else:
-            cw.pods = _admit_by_quota(quota, cw, [pod], generated=False)
+            cw.pods = _admit_by_quota(chain, cw, [pod], generated=False)
             if pod.node_name and pod.node_name not in state.nodes:
                 cw.notes.append(
                     f"Pod: spec.nodeName names node {pod.node_name}, which is not in the cluster (a pod exported from "
@@ -315,11 +295,11 @@ def check(
         )
     all_pods = [p for cw in checked for p in cw.pods]
     unverified = unverified_namespaces_note(
-        state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, namespaces_listed
+        state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, chain.namespaces_listed
     )
     if unverified:
         result_notes.append(unverified)
-    new_claims += _ephemeral_claims(state, all_pods)
+    new_claims += _ephemeral_claims(chain, state, all_pods)
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
@@ -340,58 +320,53 @@ def check(
 # --- admission and controllers -------------------------------------------------------------------
 
 
-def _refused_claims(state: ClusterState, docs: list[Document], notes: list[str]) -> set[str]:
+def _refused_claims(chain: AdmissionChain, docs: list[Document], notes: list[str]) -> set[str]:
     """Claims of the manifests the LimitRanger admission plugin refuses (min/max storage)."""
     refused = set()
     for d in docs:
         meta = d.body.get("metadata")
         ns = meta.get("namespace") if isinstance(meta, dict) and meta.get("namespace") else "default"
         name = meta.get("name") if isinstance(meta, dict) else ""
-        err = limitranger.validate_claim(d.body, state.limit_ranges_in(str(ns)))
-        if err is not None:
+        refusal = chain.claim_refusal(d.body, str(ns), str(name))
+        if refusal is not None:
             refused.add(f"{ns}/{name}")
-            notes.append(
-                f"PersistentVolumeClaim {ns}/{name} is not created: {limitranger.forbidden('persistentvolumeclaims', str(name), err)}"
-            )
+            notes.append(f"PersistentVolumeClaim {ns}/{name} is not created: {refusal}")
     return refused
 
 
-def _claim_template_refusal(state: ClusterState, w: Workload) -> str | None:
+def _claim_template_refusal(chain: AdmissionChain, w: Workload) -> str | None:
     """A StatefulSet creates each pod's claims first: a claim template the namespace's
     LimitRanges refuse leaves every pod uncreated (the controller retries the claim)."""
     if w.kind != "StatefulSet":
         return None
-    ranges = state.limit_ranges_in(w.namespace or "default")
     spec = w.body.get("spec")
     templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
-    if not ranges or not isinstance(templates, list):
+    if not isinstance(templates, list):
         return None
     for tpl in templates:
         if not isinstance(tpl, dict):
             continue
-        err = limitranger.validate_claim(tpl, ranges)
-        if err is not None:
-            meta = tpl.get("metadata")
-            tname = meta.get("name", "") if isinstance(meta, dict) else ""
-            claim = f"{tname}-{w.name}-0"
-            return limitranger.forbidden("persistentvolumeclaims", claim, err)
+        meta = tpl.get("metadata")
+        tname = meta.get("name", "") if isinstance(meta, dict) else ""
+        refusal = chain.claim_refusal(tpl, w.namespace or "default", f"{tname}-{w.name}-0")
+        if refusal is not None:
+            return refusal
     return None
 
 
-def _admit_by_quota(quota: QuotaLedger, cw: CheckedWorkload, pods: list[Pod], *, generated: bool) -> list[Pod]:
+def _admit_by_quota(chain: AdmissionChain, cw: CheckedWorkload, pods: list[Pod], *, generated: bool) -> list[Pod]:
     """The pods the ResourceQuota admission plugin lets the controller create, one after
     another; the others are counted as refused, with the first refusal's message."""
     admitted = []
     for pod in pods:
-        err = quota.admit(pod)
-        if err is None:
+        # controllers create pods with generateName: the Forbidden error names the prefix
+        outcome = chain.resource_quota(pod, pod.name[:-GENERATED_SUFFIX_LENGTH] if generated else pod.name)
+        if not isinstance(outcome, Refused):
             admitted.append(pod)
             continue
         cw.refused += 1
         if cw.refusal is None:
-            # controllers create pods with generateName: the Forbidden error names the prefix
-            name = pod.name[:-GENERATED_SUFFIX_LENGTH] if generated else pod.name
-            cw.refusal = limitranger.forbidden("pods", name, err)
+            cw.refusal = outcome.message
             cw.refused_by = Verdict.REFUSED_BY_QUOTA
     return admitted
 
@@ -507,7 +482,7 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
 
 
-def _ephemeral_claims(state: ClusterState, pods: list[Pod]) -> list[str]:
+def _ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
     """The ephemeral volume controller creates each generic ephemeral volume's claim
     ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
     from kwhatif.api import storage
@@ -534,12 +509,7 @@ def _ephemeral_claims(state: ClusterState, pods: list[Pod]) -> list[str]:
                 },
                 "spec": dict(v.ephemeral_spec or {}),
             }
-            pvc = storage.persistent_volume_claim(body)
-            if pvc.storage_class_name is None:
-                default = _default_class(state)
-                if default:
-                    pvc = dataclasses.replace(pvc, storage_class_name=default, spec_storage_class_name=default)
-            state.pvcs[key] = pvc
+            state.pvcs[key] = chain.default_storage_class(storage.persistent_volume_claim(body))
             created.append(key)
     return created
 
@@ -549,12 +519,6 @@ def _uses_claim(pod: Pod, key: str) -> bool:
     if pod.namespace != ns:
         return False
     return any(v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes)
-
-
-def _default_class(state: ClusterState) -> str | None:
-    from kwhatif.load.workloads import default_storage_class
-
-    return default_storage_class(state)
 
 
 # --- custom resources -----------------------------------------------------------------------------

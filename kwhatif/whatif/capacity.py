@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
+from kwhatif.cache.cluster import ClusterState
 from kwhatif.framework.types import PodOutcome
+from kwhatif.load.files import Document
 from kwhatif.scheduler import Attempt, Scheduler
 
 DEFAULT_MAX_COPIES = 1000
@@ -81,3 +83,16 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         ties,
         [f"stopped after {max_copies} copies (--max); more may fit"],
     )
+
+
+def template_of(
+    state: ClusterState, docs: list[Document], path: str, *, profile: str | None = None
+) -> tuple[Pod, str | None]:
+    """The pod to copy (see load.pods.capacity_template), with --profile as its scheduler, and a
+    note saying where it came from."""
+    from kwhatif.load.pods import capacity_template
+
+    template, origin = capacity_template(docs, state, path)
+    if profile:
+        template = dataclasses.replace(template, scheduler_name=profile)
+    return template, origin

@@ -10,7 +10,7 @@ from kwhatif.api.labels import parse_selector
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import Document
-from kwhatif.load.selection import PodName, pod_name, select_pods, spec_differences, unbound_claims
+from kwhatif.whatif.schedule import PodName, pod_name, select_pods, spec_differences, unbound_claims
 
 from builders import make_node, make_pod
 

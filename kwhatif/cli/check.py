@@ -1,0 +1,84 @@
+"""`kwhatif check`: the CI gate, will the workloads in these manifests fit on the cluster?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from kwhatif.cli.options import (
+    cluster_options,
+    cluster_opts,
+    ignore_node_name_option,
+    namespace_option,
+    output_options,
+)
+from kwhatif.cli.run import Run
+from kwhatif.report.base import ReportKind
+
+
+@click.command()
+@click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
+@cluster_options
+@output_options(ReportKind.CHECK)
+@click.option(
+    "--surge",
+    is_flag=True,
+    help="Keep the running pods of updated workloads while placing the new ones (a rolling update's worst case).",
+)
+@click.option(
+    "--hpa-max",
+    is_flag=True,
+    help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.",
+)
+@namespace_option
+@ignore_node_name_option
+def check(
+    manifests: tuple[str, ...],
+    output: str,
+    color: str,
+    surge: bool,
+    hpa_max: bool,
+    strict: bool,
+    namespace: str | None,
+    ignore_node_name: bool,
+    **kw: Any,
+) -> int:
+    """CI gate: will the workloads in these manifests fit on the cluster?
+
+    Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
+    bare Pods become the pods their controllers would create; other objects in the manifests
+    (PriorityClasses, Services, PVCs, LimitRanges, HorizontalPodAutoscalers, ...) join the cluster
+    first. A workload that already runs is updated: its current pods leave first, unless --surge.
+    Exit status 0 when everything fits, 1 when something does not fit or is refused (LimitRange,
+    ResourceQuota), or with --strict on warnings.
+    """
+    from kwhatif.report.check import check_report
+    from kwhatif.report.schedule import schedule_report
+    from kwhatif.whatif.check import check as run_check
+
+    co = cluster_opts(kw)
+    if "-" in manifests and "-" in co.cluster:
+        raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
+    run = Run.start(co, output, color)
+    docs = run.documents(manifests, namespace, ignore_node_name, precise=True)
+    result, sched = run_check(
+        run.state,
+        docs,
+        run.scheduler_factory(filter_excluded=False, compact=True),
+        surge=surge,
+        profile=co.profile,
+        hpa_max=hpa_max,
+    )
+    if result.skipped:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
+        run.note(f"skipped objects in the manifests kwhatif does not read: {kinds}")
+    sched_report = schedule_report(
+        result.attempts, sched.snapshot.num_nodes, run.profile, run.chosen.notes, scheduler_version=run.chosen
+    )
+    return run.emit(check_report(result, sched_report, strict=strict))

@@ -1,0 +1,172 @@
+"""The options the commands share, as click decorators, and the one frozen ClusterOptions object
+they become (the options travel to the run as one value, not as loose flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+from kwhatif.report.base import OutputFormat, ReportKind
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parse_size(text: str) -> int:
+    units = {"": 1, "k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
+    t = text.strip().lower().removesuffix("b")
+    num = t.rstrip("kmgi")
+    unit = t[len(num) :]
+    if not num.isdigit() or unit not in units:
+        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
+    size = int(num) * units[unit]
+    if size == 0:
+        raise click.BadParameter(
+            "0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'"
+        )
+    return size
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterOptions:
+    cluster: tuple[str, ...]
+    kubeconfig: str | None
+    context: str | None
+    config: str | None
+    profile: str | None
+    max_input_size: int | None
+    without_node: tuple[str, ...]
+    add_node: tuple[str, ...]
+    preemption: bool
+    quiet: bool = False
+    scheduler_version: str | None = None
+
+
+def cluster_options(fn: F) -> F:
+    opts = [
+        click.option(
+            "--cluster",
+            "-c",
+            "cluster",
+            multiple=True,
+            metavar="PATH",
+            help="Cluster state: a kubectl List (YAML/JSON), manifests, or a `kubectl cluster-info dump` "
+            "(stream or directory). Repeatable; '-' reads standard input.",
+        ),
+        click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
+        click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
+        click.option(
+            "--config",
+            "config",
+            metavar="FILE",
+            help="KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) with the profiles to use.",
+        ),
+        click.option(
+            "--profile", metavar="NAME", help="Schedule every pod with this profile, whatever its schedulerName."
+        ),
+        click.option(
+            "--max-input-size",
+            metavar="SIZE",
+            default=None,
+            help="Largest input file to read, for YAML and JSON alike, such as 500M or 4G (above 0; "
+            "default 128M for YAML, 2G for JSON).",
+        ),
+        click.option(
+            "--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."
+        ),
+        click.option(
+            "--add-node",
+            multiple=True,
+            metavar="FILE[:COUNT]",
+            help="Add COUNT clones (default 1) of the Node in FILE with fresh names. Repeatable.",
+        ),
+        click.option("--no-preemption", is_flag=True, help="Do not run PostFilter (DefaultPreemption)."),
+        click.option(
+            "--quiet",
+            is_flag=True,
+            help="No progress line on standard error (shown on a terminal during long loads and runs).",
+        ),
+        click.option(
+            "--scheduler-version",
+            metavar="VERSION",
+            help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+            "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
+            "kube-scheduler (or kube-apiserver) image, else 1.35.",
+        ),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def output_options(kind: ReportKind) -> Callable[[F], F]:
+    """-o with the formats the command's kind of report is written in, and --color."""
+
+    def deco(fn: F) -> F:
+        fn = click.option(
+            "-o",
+            "--output",
+            type=click.Choice([f.value for f in kind.formats]),
+            default=OutputFormat.TABLE.value,
+            show_default=True,
+            help="Output format.",
+        )(fn)
+        fn = click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            help="Colour the table output (auto: on a terminal, unless NO_COLOR is set).",
+        )(fn)
+        return fn
+
+    return deco
+
+
+def namespace_option(fn: F) -> F:
+    return click.option(
+        "-n",
+        "--namespace",
+        metavar="NS",
+        help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
+        "another one is an error).",
+    )(fn)
+
+
+def ignore_node_name_option(fn: F) -> F:
+    return click.option(
+        "--ignore-node-name",
+        is_flag=True,
+        help="Drop spec.nodeName from the Pods given (a pod exported from a cluster keeps its node) to schedule them anew; "
+        "a bound pod of the cluster named or given is taken off its node first.",
+    )(fn)
+
+
+def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
+    size = kw.pop("max_input_size", None)
+    version = kw.pop("scheduler_version", None)
+    if version is not None:
+        from kwhatif.load.scheduler_version import parse_flag
+
+        parse_flag(version)  # a bad value fails before any input is read
+    return ClusterOptions(
+        cluster=tuple(kw.pop("cluster", ())),
+        kubeconfig=kw.pop("kubeconfig", None),
+        context=kw.pop("context", None),
+        config=kw.pop("config", None),
+        profile=kw.pop("profile", None),
+        max_input_size=parse_size(size) if size else None,
+        without_node=tuple(kw.pop("without_node", ())),
+        add_node=tuple(kw.pop("add_node", ())),
+        preemption=not kw.pop("no_preemption", False),
+        quiet=kw.pop("quiet", False),
+        scheduler_version=version,
+    )
+
+
+def limits(co: ClusterOptions) -> Any:
+    """The input size limits of --max-input-size."""
+    from kwhatif.load.files import Limits
+
+    return Limits.uniform(co.max_input_size) if co.max_input_size else Limits()

@@ -1,0 +1,212 @@
+"""One run of a command: the cluster state, the release answered as, the scheduler configuration,
+the scheduler factory and the output options, built in the same order by every command (the
+preamble each one shares), and the report written at its end."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kwhatif.cli.env import Environment, current
+from kwhatif.cli.options import ClusterOptions, limits
+from kwhatif.errors import InputError
+from kwhatif.report.base import OutputFormat
+
+if TYPE_CHECKING:
+    from kwhatif.binder import Binder
+    from kwhatif.cache.cluster import ClusterState
+    from kwhatif.config.types import SchedulerConfiguration
+    from kwhatif.report.formats.formatter import AnyReport, RenderOptions
+    from kwhatif.scheduler import Scheduler
+    from kwhatif.versions import ChosenVersion
+
+
+def long_lived() -> None:
+    """What exists now (the cluster, the snapshot) lives until the command ends: the cyclic
+    collector stops rescanning its millions of objects on every collection (gc.freeze; that
+    rescanning triples a load and nearly doubles a cycle). main() hands them back at the end."""
+    gc.freeze()
+
+
+def load_cluster_state(co: ClusterOptions) -> ClusterState:
+    from kwhatif import progress
+
+    env = current()
+    progress.enable_for_terminal(co.quiet)
+    if co.cluster and (co.kubeconfig or co.context):
+        raise click.UsageError("give either --cluster or --kubeconfig/--context, not both")
+    if co.cluster:
+        from kwhatif.load.cluster import load_cluster
+
+        state = load_cluster(list(co.cluster), limits(co))
+        if state.orphaned_pods:
+            from kwhatif.load.live import orphan_note
+
+            env.note(orphan_note(state.orphaned_pods, live=False))
+    elif co.kubeconfig or co.context:
+        from kwhatif.load.live import load_live_cluster
+
+        state = load_live_cluster(co.kubeconfig, co.context)
+    else:
+        raise click.UsageError("no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context")
+    if state.skipped:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(state.skipped.items()))
+        env.note(f"skipped objects kwhatif does not read: {kinds}")
+    if co.without_node or co.add_node:
+        from kwhatif.load.edits import add_nodes, remove_nodes
+
+        remove_nodes(state, co.without_node)
+        add_nodes(state, co.add_node, limits(co))
+    long_lived()
+    return state
+
+
+def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
+    """The kube-scheduler release to answer as (flag, live /version, dump image, default); the
+    cluster's pods are derived again as that release derives them."""
+    from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
+
+    chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    state.use_version(chosen.version)
+    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
+    return dataclasses.replace(chosen, notes=notes)
+
+
+def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerConfiguration:
+    """The configuration of --config, or the release's default one."""
+    from kwhatif.config.defaults import default_configuration
+
+    if co.config:
+        from kwhatif.config.load import load_configuration
+
+        cfg = load_configuration(co.config, version)
+    else:
+        cfg = default_configuration(version)
+    if co.profile and cfg.profile(co.profile) is None:
+        names = ", ".join(p.scheduler_name for p in cfg.profiles)
+        raise InputError(f"no profile named {co.profile!r} (profiles: {names})", field="--profile")
+    return cfg
+
+
+def render_options(env: Environment, color: str, **kw: Any) -> RenderOptions:
+    from kwhatif.report.formats.formatter import RenderOptions
+
+    return RenderOptions(width=env.width, color=env.use_color(color), **kw)
+
+
+def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment) -> int:
+    """Write the report in the format asked for; the command exits with the report's exit code."""
+    from kwhatif.report.formats.output import get_formatter
+
+    text = get_formatter(OutputFormat(output), ropts).format(report)
+    env.stdout.write(text)
+    env.stdout.flush()
+    return int(report.exit_code)
+
+
+def read_documents(
+    paths: Iterable[str],
+    co: ClusterOptions,
+    namespace: str | None,
+    ignore_node_name: bool,
+    *,
+    precise: bool = False,
+    env: Environment | None = None,
+) -> list[Any]:
+    """The documents of the manifests given to a command, with -n and --ignore-node-name applied;
+    ``precise``: each names the line it starts on (for annotations)."""
+    from kwhatif.load.cluster import apply_namespace
+    from kwhatif.load.files import precise_sources, read_path
+    from kwhatif.load.pods import drop_node_names
+
+    docs = [d for p in paths for d in read_path(p, limits(co))]
+    if precise:
+        precise_sources(docs)
+    if namespace:
+        apply_namespace(docs, namespace)
+    if ignore_node_name:
+        n = drop_node_names(docs)
+        if n:
+            (env or current()).note(f"--ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew")
+    return docs
+
+
+def missing_nodes(state: ClusterState, names: Iterable[str], field: str) -> None:
+    """Nodes a command names must be in the cluster."""
+    missing = [n for n in names if n not in state.nodes]
+    if missing:
+        raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field=field)
+
+
+@dataclass(slots=True)
+class Run:
+    """What every command builds before it asks its engine, and how it answers."""
+
+    env: Environment
+    options: ClusterOptions
+    state: ClusterState
+    chosen: ChosenVersion
+    config: SchedulerConfiguration
+    output: str = OutputFormat.TABLE.value
+    color: str = "auto"
+
+    @classmethod
+    def start(
+        cls,
+        options: ClusterOptions,
+        output: str = OutputFormat.TABLE.value,
+        color: str = "auto",
+        *,
+        nodes: tuple[Iterable[str], str] | None = None,
+    ) -> Run:
+        """Load the cluster state, choose the release, check the ``nodes`` the command names
+        (names, and the option that named them) and read the configuration, in that order."""
+        env = current()
+        state = load_cluster_state(options)
+        chosen = choose_version(options, state)
+        if nodes is not None:
+            missing_nodes(state, *nodes)
+        config = load_scheduler_config(options, chosen.version)
+        return cls(env, options, state, chosen, config, output, color)
+
+    @property
+    def profile(self) -> str:
+        """--profile, else the configuration's first profile."""
+        return self.options.profile or self.config.profiles[0].scheduler_name
+
+    def documents(
+        self, paths: Iterable[str], namespace: str | None, ignore_node_name: bool, *, precise: bool = False
+    ) -> list[Any]:
+        return read_documents(paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env)
+
+    def scheduler_factory(
+        self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any
+    ) -> Callable[[ClusterState], Scheduler]:
+        """Schedulers of the configuration over a cluster state (``options``: config.options.Options
+        fields; preemption: --no-preemption unless given); what they hold lives as long as the run."""
+        from kwhatif.config.options import Options
+        from kwhatif.scheduler import Scheduler
+
+        opts = Options(preemption=self.options.preemption if preemption is None else preemption, **options)
+
+        def make(state: ClusterState) -> Scheduler:
+            sched = Scheduler(state, self.config, binder=binder, options=opts)
+            long_lived()
+            return sched
+
+        return make
+
+    def scheduler(self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any) -> Scheduler:
+        return self.scheduler_factory(binder=binder, preemption=preemption, **options)(self.state)
+
+    def emit(self, report: AnyReport, **render: Any) -> int:
+        """Write the report to standard output; its exit code is the command's."""
+        return emit(report, self.output, render_options(self.env, self.color, **render), self.env)
+
+    def note(self, line: str) -> None:
+        self.env.note(line)

@@ -1,0 +1,202 @@
+"""`kwhatif schedule`: place pods one after another and explain every decision."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from kwhatif.cli.options import cluster_options, cluster_opts, ignore_node_name_option, output_options
+from kwhatif.cli.run import Run
+from kwhatif.report.base import ReportKind
+
+if TYPE_CHECKING:
+    from kwhatif.binder import ApiBinder
+    from kwhatif.whatif.schedule import Plan
+
+
+@click.command()
+@click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
+@click.option(
+    "--pending",
+    is_flag=True,
+    help="Schedule the cluster's pending pods: unbound, phase Pending, of a scheduler with a profile "
+    "(or of --scheduler-name / --profile).",
+)
+@click.option(
+    "--scheduler-name",
+    metavar="NAME",
+    help="With --pending: take the pending pods whose spec.schedulerName is NAME (another scheduler's).",
+)
+@click.option(
+    "-n",
+    "--namespace",
+    metavar="NS",
+    help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
+    "context's, else default); narrows --pending to it.",
+)
+@click.option(
+    "-l",
+    "--selector",
+    metavar="SELECTOR",
+    help="Label selector (a=b,c!=d,e in (x,y)) narrowing --pending and the manifests' pods, as kubectl -l.",
+)
+@cluster_options
+@output_options(ReportKind.SCHEDULE)
+@click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
+@click.option(
+    "--explain",
+    type=click.Choice(["grouped", "all"]),
+    default="grouped",
+    help="all: list every infeasible node instead of grouping them by reason.",
+)
+@click.option(
+    "--apply",
+    "apply_",
+    is_flag=True,
+    help="Bind the scheduled pods for real (needs --kubeconfig/--context): pods of the cluster get "
+    "DefaultBinder's v1 Binding, new pods are created bound; each outcome is reported.",
+)
+@click.option("--yes", is_flag=True, help="With --apply: do not ask for confirmation.")
+@ignore_node_name_option
+def schedule(
+    pods: tuple[str, ...],
+    pending: bool,
+    scheduler_name: str | None,
+    namespace: str | None,
+    selector: str | None,
+    output: str,
+    color: str,
+    nodes: tuple[str, ...],
+    explain: str,
+    apply_: bool,
+    yes: bool,
+    ignore_node_name: bool,
+    **kw: Any,
+) -> int:
+    """Schedule pods, one after another, and explain every decision.
+
+    POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
+    pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
+    A manifest of a pod the cluster already has stands for the cluster's pod.
+    Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
+    3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
+    """
+    from kwhatif.report.schedule import schedule_report
+    from kwhatif.whatif import schedule as engine
+    from kwhatif.whatif.schedule import split_arguments
+
+    co = cluster_opts(kw)
+    live = bool(co.kubeconfig or co.context)
+    if apply_ and co.cluster:
+        raise click.UsageError(
+            "--apply binds pods in a live cluster, not in a saved state (--cluster): a node that is free "
+            "there may be full now; use --kubeconfig/--context"
+        )
+    if apply_ and not live:
+        raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
+    if yes and not apply_:
+        raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
+    paths, names = split_arguments(pods)
+    if scheduler_name and not pending:
+        raise click.UsageError("--scheduler-name selects pending pods: add --pending")
+    if not pods and not pending:
+        raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
+    if selector is not None and names:
+        raise click.UsageError(
+            "-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod"
+        )
+    label_selector = None
+    if selector is not None:
+        from kwhatif.api.labels import parse_selector
+
+        try:
+            label_selector = parse_selector(selector)
+        except ValueError as e:
+            raise click.UsageError(f"-l/--selector {selector!r}: {e}") from None
+    if namespace is not None:
+        from kwhatif.api.names import is_dns1123_label
+
+        errs = is_dns1123_label(namespace)
+        if errs:
+            raise click.UsageError(f"-n/--namespace {namespace!r}: {errs[0]}")
+    if "-" in paths and "-" in co.cluster:
+        raise click.UsageError("standard input can feed either the pods or --cluster, not both")
+    run = Run.start(co, output, color, nodes=(nodes, "--node"))
+    default_ns = namespace
+    if default_ns is None:
+        default_ns = "default"
+        if live:
+            from kwhatif.load.live import context_namespace
+
+            default_ns = context_namespace(co.kubeconfig, co.context)
+    docs = run.documents(paths, None, ignore_node_name)
+    from_files, manifests = engine.manifest_pods(
+        run.state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=run.note
+    )
+    plan = engine.plan(
+        run.state,
+        run.config,
+        from_files,
+        names,
+        namespace=default_ns,
+        profile=co.profile,
+        scheduler_name=scheduler_name,
+        pending=pending,
+        all_namespaces=namespace is None,
+        selector=label_selector,
+        ignore_node_name=ignore_node_name,
+    )
+    sel = plan.selection
+    if apply_ and sel.moved:
+        raise click.UsageError(
+            f"--apply cannot bind pod {next(iter(sel.moved))} again: it is bound to node "
+            f"{next(iter(sel.moved.values()))}, and the API server never moves a bound pod"
+        )
+    for note in sel.notes:
+        run.note(note)
+    if selector is not None and not plan.pods:
+        what = "pending pod" if pending and not paths else "pod"
+        run.note(f"-l {selector}: no {what} matches the selector")
+    elif pending and not plan.pods:
+        run.note("no pending pods to schedule")
+    binder: ApiBinder | None = None
+    if apply_:
+        from kwhatif.load.live import make_api_binder
+        from kwhatif.whatif.schedule import unbound_claims
+
+        binder = make_api_binder(co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(run.state))
+    sched = run.scheduler(binder=binder, preemption=co.preemption and not apply_)
+    if apply_ and not yes and plan.pods:
+        _confirm(run, plan, binder)
+    attempts = engine.schedule(sched, plan)
+    notes = list(plan.notes)
+    if apply_ and co.preemption:
+        notes.append("preemption is off with --apply: kwhatif never evicts pods")
+    if binder is not None:
+        notes.append(binder.summary())
+    notes += run.chosen.notes
+    report = schedule_report(
+        attempts, sched.snapshot.num_nodes, plan.profile, notes, scheduler_version=run.chosen, apply=binder is not None
+    )
+    code = run.emit(report, nodes=nodes, explain_all=explain == "all")
+    for line in report.apply_messages():
+        run.env.say(line)
+    return code
+
+
+def _confirm(run: Run, plan: Plan, binder: ApiBinder | None) -> None:
+    """--apply without --yes asks on a terminal before anything is bound."""
+    if not run.env.stdin_isatty:
+        raise click.UsageError("--apply asks for confirmation on a terminal; add --yes to bind without asking")
+    existing = sum(1 for p in plan.pods if p.key in plan.selection.existing)
+    new = len(plan.pods) - existing
+    what = " and ".join(
+        t
+        for t in (
+            f"bind up to {existing} pending pod(s)" if existing else "",
+            f"create up to {new} pod(s) bound to their nodes" if new else "",
+        )
+        if t
+    )
+    click.confirm(f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True)

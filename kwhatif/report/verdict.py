@@ -1,0 +1,27 @@
+"""What `check` concludes about each workload: the verdicts the reports group and count."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Verdict(enum.StrEnum):
+    FITS = "fits"
+    DOES_NOT_FIT = "DOES NOT FIT"
+    REFUSED_BY_QUOTA = "refused by quota"
+    REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
+    REFUSED_BY_NAMESPACE_LIFECYCLE = "refused by NamespaceLifecycle"  # the namespace does not exist
+    # warnings: exit 0, unless --strict
+    NO_ELIGIBLE_NODES = "no eligible nodes"
+    NOT_CHECKED = "not checked"
+
+
+FAILURES = frozenset(
+    {
+        Verdict.DOES_NOT_FIT,
+        Verdict.REFUSED_BY_QUOTA,
+        Verdict.REFUSED_BY_LIMIT_RANGE,
+        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
+    }
+)
+WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
