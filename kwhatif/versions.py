@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -668,3 +669,57 @@ class ChosenVersion:
             if unmodelled:
                 out["featureGatesNotModelled"] = list(unmodelled)
         return out
+
+
+# --- python -m kwhatif.versions diff A B [--plugin X] ----------------------------------------------
+
+
+def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
+    """What changes from release ``a`` to release ``b``: the recorded changes in force at one and
+    not the other (each with its plugins), and the modelled gates whose default differs."""
+    va, vb = get(a), get(b)
+    lines = [f"kube-scheduler {va} -> {vb}" + (f" ({plugin})" if plugin else "")]
+    added = [c for c in vb.changes if c not in va.changes]
+    removed = [c for c in va.changes if c not in vb.changes]
+    for sign, group in (("+", added), ("-", removed)):
+        for c in group:
+            if plugin and plugin not in c.plugins:
+                continue
+            prs = f" (#{', #'.join(map(str, c.prs))})" if c.prs else ""
+            at = next((v for v in c.landed if Release.parse(v).minor == vb.minor), c.landed[-1])
+            lines.append(f"  {sign} {at:<7} [{', '.join(c.plugins)}] {c.summary}{prs}")
+    if len(lines) == 1:
+        lines.append("  no recorded change")
+    if plugin is None:
+        gates = [
+            f"  {n}: {str(va.gate(n)).lower()} -> {str(vb.gate(n)).lower()}"
+            for n in MODELLED_GATES
+            if va.gate(n) != vb.gate(n)
+        ]
+        if gates:
+            lines.append("feature gate defaults:")
+            lines.extend(gates)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m kwhatif.versions", description="kube-scheduler release data")
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("diff", help="what changes between two releases")
+    d.add_argument("old")
+    d.add_argument("new")
+    d.add_argument("--plugin", help="only the changes to this plugin (upstream name, or framework, config, api)")
+    args = parser.parse_args(argv)
+    try:
+        lines = diff_lines(args.old, args.new, args.plugin)
+    except ValueError as e:
+        print(f"kwhatif: error: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
