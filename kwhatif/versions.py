@@ -106,6 +106,7 @@ MODELLED_GATES: tuple[str, ...] = (
     "VolumeLimitScaling",
     "NodeDeclaredFeatures",
     "TaintTolerationComparisonOperators",
+    "ContainerRestartRules",
     "SchedulerQueueingHints",
     "SchedulerAsyncPreemption",
 )

@@ -396,7 +396,9 @@ def _toleration(d: Dict, path: str) -> Toleration:
     elif op == "Exists":
         if value:
             raise f.invalid(f"{path}.operator", d, "value must be empty when `operator` is 'Exists'")
-    else:
+    elif op not in ("Gt", "Lt"):
+        # Gt and Lt exist from 1.35 (TaintTolerationComparisonOperators); what a release does with
+        # them is its gate's: the scheduler compares integers with it on, matches nothing with it off.
         raise f.unsupported(f"{path}.operator", op, ("Equal", "Exists"))
     if effect and effect not in _EFFECTS:
         raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
@@ -579,8 +581,11 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     restart = f.string(d, "restartPolicy", path) or None
     if restart is not None:
         if not is_init:
-            raise f.forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
-        if restart != "Always":
+            # A container's own restartPolicy (and restartPolicyRules): ContainerRestartRules,
+            # 1.34 alpha, on from 1.35. The API server of an older release refuses it.
+            if restart not in ("Always", "OnFailure", "Never"):
+                raise f.unsupported(f"{path}.restartPolicy", restart, ("Always", "OnFailure", "Never"))
+        elif restart != "Always":
             raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
     return Container(
         name=name,
