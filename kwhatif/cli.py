@@ -59,6 +59,7 @@ class ClusterOptions:
     preemption: bool
     quiet: bool = False
     scheduler_version: str | None = None
+    feature_gates: str | None = None
 
 
 def cluster_options(fn: F) -> F:
@@ -111,6 +112,12 @@ def cluster_options(fn: F) -> F:
             help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.35.",
+        ),
+        click.option(
+            "--feature-gates",
+            metavar="K=V,...",
+            help="kube-scheduler's --feature-gates for that release (and its API server's), e.g. "
+            "TaintTolerationComparisonOperators=true,PodLevelResources=false.",
         ),
     ]
     for o in reversed(opts):
@@ -202,6 +209,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         preemption=not kw.pop("no_preemption", False),
         quiet=kw.pop("quiet", False),
         scheduler_version=version,
+        feature_gates=kw.pop("feature_gates", None),
     )
 
 
@@ -263,6 +271,7 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
 
     chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
     notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
     return dataclasses.replace(chosen, notes=notes)
