@@ -563,7 +563,8 @@ def _parse_bool(text: str) -> bool | None:
 
 
 def parse(text: str, minor: int) -> FeatureGates:
-    """featureGate.Set: ``k=v,k=v``; empty items are skipped, a later value of a key wins."""
+    """featureGate.Set: ``k=v,k=v``; empty items are skipped, a later value of a key wins. Go
+    walks the map in random order; kwhatif in the order the keys first appear."""
     m: dict[str, bool] = {}
     for item in text.split(","):
         if not item:
@@ -578,7 +579,6 @@ def parse(text: str, minor: int) -> FeatureGates:
             raise FeatureGateError(
                 f'invalid value of {key}={raw}, err: strconv.ParseBool: parsing "{raw}": invalid syntax'
             )
-        m.pop(key, None)
         m[key] = value
     return from_map(m, minor)
 

@@ -80,10 +80,6 @@ def parse_version(text: str, *, lenient: bool = False) -> tuple[int, int, int | 
 # the admission read them through SchedulerVersion.gate. A gate set with --feature-gates that is not
 # here is reported as set but not modelled.
 MODELLED_GATES: tuple[str, ...] = (
-    "SidecarContainers",
-    "PodSchedulingReadiness",
-    "MinDomainsInPodTopologySpread",
-    "NodeInclusionPolicyInPodTopologySpread",
     "MatchLabelKeysInPodTopologySpread",
     "MatchLabelKeysInPodTopologySpreadSelectorMerge",
     "MatchLabelKeysInPodAffinity",
@@ -107,6 +103,15 @@ MODELLED_GATES: tuple[str, ...] = (
     "NodeDeclaredFeatures",
     "TaintTolerationComparisonOperators",
     "ContainerRestartRules",
+)
+# Gates kwhatif answers with as on, whatever they are set to: sidecars, scheduling gates and the
+# spreading fields are always honoured (turning them off in 1.30-1.32 is not modelled), and the
+# queue's and preemption's asynchrony does not change a dry run's answers.
+ASSUMED_ON_GATES: tuple[str, ...] = (
+    "SidecarContainers",
+    "PodSchedulingReadiness",
+    "MinDomainsInPodTopologySpread",
+    "NodeInclusionPolicyInPodTopologySpread",
     "SchedulerQueueingHints",
     "SchedulerAsyncPreemption",
 )
@@ -475,7 +480,14 @@ class SchedulerVersion:
     def unmodelled_gates(self) -> tuple[str, ...]:
         """Gates --feature-gates set whose effect kwhatif does not model."""
         modelled = set(MODELLED_GATES) | {featuregates.ALL_ALPHA, featuregates.ALL_BETA}
-        return tuple(sorted(n for n in self.feature_gates.overrides if n not in modelled))
+        specs = featuregates.known(self.minor)
+        return tuple(
+            sorted(
+                n
+                for n in self.feature_gates.overrides
+                if n not in modelled and not specs[n].locked  # a locked gate set to its value changes nothing
+            )
+        )
 
     def feature_gate_notes(self) -> tuple[str, ...]:
         """What kube-scheduler logs while setting the gates, and which set gates kwhatif does not model."""
