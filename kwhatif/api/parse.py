@@ -45,6 +45,7 @@ from kwhatif.api.core import (
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import (
+    QUOTA_POD_RESOURCES,
     REQUESTS_PREFIX,
     ContainerRequests,
     ContainerStatusResources,
@@ -475,18 +476,8 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 
 # pkg/apis/core/helper: standardContainerResources and standardResources (IsStandardResourceName).
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
-_STANDARD_RESOURCES = frozenset(
+_STANDARD_RESOURCES = QUOTA_POD_RESOURCES | frozenset(
     {
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "requests.cpu",
-        "requests.memory",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-        "pods",
         "resourcequotas",
         "services",
         "replicationcontrollers",
