@@ -229,3 +229,33 @@ def test_container_restart_rules(minor: int) -> None:
     assert run(version(minor, "ContainerRestartRules=true"), [node("n1")], pod).feasible == ["n1"]
     with pytest.raises(FieldError, match=r"spec.containers\[0\].restartPolicy: Forbidden: may not be set for non-init"):
         admit(pod, version(minor, gate_off(minor, "ContainerRestartRules")))
+
+
+@pytest.mark.parametrize("minor", minors_from(35))
+def test_comparison_operators_in_spread_node_taints_policy(minor: int) -> None:
+    """nodeTaintsPolicy Honor leaves out of the spreading the nodes whose taints the pod does not
+    tolerate; a Lt toleration tolerates a smaller value only with the gate."""
+    from builders import make_node
+
+    def zone_node(name: str, zone: str, taint: str | None) -> Any:
+        b = make_node().name(name).capacity(cpu="4", memory="8Gi", pods="110").label("zone", zone)
+        return b.taint("gpu-mem", taint, "NoSchedule") if taint else b
+
+    nodes = [zone_node("a1", "a", None), zone_node("b1", "b", "8")]
+    existing = [make_pod().name("w1").node("a1").label("app", "web")]
+    pod = (
+        make_pod()
+        .name("p")
+        .label("app", "web")
+        .toleration("gpu-mem", operator="Lt", value="20", effect="NoSchedule")
+        .spread(1, "zone", selector={"matchLabels": {"app": "web"}}, nodeTaintsPolicy="Honor")
+    )
+    on = run(version(minor, "TaintTolerationComparisonOperators=true"), nodes, pod, existing)
+    off = run(version(minor, "TaintTolerationComparisonOperators=false"), nodes, pod, existing)
+    # on: zones a (1 pod) and b (0) count, a1 would make the skew 2
+    assert on.feasible == ["b1"]
+    assert first(on, "a1")[0] == "PodTopologySpread"
+    # off: b1's taint is not tolerated, so zone b is left out of the spreading (a1 is fine) and
+    # TaintToleration rejects b1
+    assert off.feasible == ["a1"]
+    assert first(off, "b1")[0] == "TaintToleration"
