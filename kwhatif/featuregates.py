@@ -365,10 +365,18 @@ SPECS: Mapping[str, str] = {
 }
 # fmt: on
 
-# What CHANGELOG-1.37 (v1.37.0-alpha.1) records for the gates kwhatif models; 1.37 is 1.36 otherwise.
+# What CHANGELOG-1.37 (v1.37.0-alpha.1) records about gates (plus the two scheduler gates kwhatif
+# models that PR descriptions put on in 1.37); 1.37 is 1.36 otherwise. Stages the changelog does
+# not state are assumed unchanged.
 V1_37_CHANGES: Mapping[str, str] = {
+    "AnyVolumeDataSource": "x",  # removed (#135336)
+    "ConsistentListFromCacheSkipTimeoutFallback": "A-",  # new alpha (#138701)
+    "DRAExtendedResource": "GA+",  # GA (#138488)
+    "DeclarativeValidationTakeover": "D-!",  # locked to its default (#139212)
+    "MaxUnavailableStatefulSet": "B+",  # on by default (#139466)
     "StorageCapacityScoring": "B+",
     "VolumeLimitScaling": "B+",
+    "WatchCacheInitializationPostStartHook": "GA+",  # GA (#139452)
 }
 
 # defaultKubernetesFeatureGateDependencies (1.35 on): a gate that is on needs these on.
@@ -463,9 +471,10 @@ def known(minor: int) -> Mapping[str, FeatureSpec]:
         ALL_BETA: FeatureSpec(False, Stage.BETA),
     }
     table_minor = min(minor, 36)
-    for name, steps in SPECS.items():
+    names = list(SPECS) + ([n for n in V1_37_CHANGES if n not in SPECS] if minor == 37 else [])
+    for name in names:
         spec: FeatureSpec | None = None
-        for step in steps.split():
+        for step in SPECS.get(name, "").split():
             since, state = step.split(":")
             if int(since) <= table_minor:
                 spec = _decode(state)
@@ -477,7 +486,7 @@ def known(minor: int) -> Mapping[str, FeatureSpec]:
 
 
 def ever_known(name: str) -> bool:
-    return name in SPECS or name in (ALL_ALPHA, ALL_BETA)
+    return name in SPECS or name in V1_37_CHANGES or name in (ALL_ALPHA, ALL_BETA)
 
 
 def last_default(name: str, minor: int) -> bool:

@@ -168,6 +168,10 @@ def test_release_tables() -> None:
     assert known(36)["NodeDeclaredFeatures"] == fg.FeatureSpec(True, Stage.BETA)
     assert "MinDomainsInPodTopologySpread" in known(31) and "MinDomainsInPodTopologySpread" not in known(32)
     assert known(37)["StorageCapacityScoring"].default and not known(36)["StorageCapacityScoring"].default
+    assert "AnyVolumeDataSource" in known(36) and "AnyVolumeDataSource" not in known(37)
+    with pytest.raises(FeatureGateError, match="DeclarativeValidationTakeover to true, feature is locked to false"):
+        parse("DeclarativeValidationTakeover=true", 37)
+    assert parse("DeclarativeValidationTakeover=true", 36).enabled("DeclarativeValidationTakeover")
     assert known(30)["ContextualLogging"].default  # component-base's logging gates are registered
     assert "WatchListClient" in known(30)  # and client-go's
     assert "CustomCPUCFSQuotaPeriod" in known(35) and "CPUCFSQuotaPeriod" not in known(
