@@ -7,8 +7,12 @@ landed by that patch release. Each change names where it landed on every release
 admission read the switches of the selected release by name (``version.behaviour.taint_reason``,
 ``version.gate("PodLevelResources")``); none of them compares version numbers.
 
-Adding a minor is adding data: its newest patch to NEWEST_PATCH, its gate defaults to GATES, and
-the changes it brought to CHANGES.
+A run's feature gates are the release's defaults plus --feature-gates (featuregates.py); every
+``gate()`` a plugin or the admission reads is the effective value, so a gate turned on or off
+changes the profile, the plugins and the API server's side alike.
+
+Adding a minor is adding data: its newest patch to NEWEST_PATCH, its gates to featuregates.SPECS,
+and the changes it brought to CHANGES (each naming the plugins it touches).
 """
 
 from __future__ import annotations
@@ -16,9 +20,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from kwhatif import featuregates
+from kwhatif.featuregates import FeatureGates
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
@@ -66,64 +74,53 @@ def parse_version(text: str, *, lenient: bool = False) -> tuple[int, int, int | 
 
 # --- feature gates --------------------------------------------------------------------------------
 
-# Defaults of the feature gates the scheduler reads (plugins/feature.Features, default_plugins.go,
-# calculateResource) and of the API-server gates that decide what the scheduler gets to see of a
-# pod. Per gate: (minor, default) steps; a gate is off before its first step (it does not exist).
-# Source: pkg/features/kube_features.go (versioned_kube_features.go in 1.32) of each release.
-GATES: Mapping[str, tuple[tuple[int, bool], ...]] = {
-    "SidecarContainers": ((29, True),),
-    "PodSchedulingReadiness": ((27, True),),
-    "MinDomainsInPodTopologySpread": ((27, True),),
-    "NodeInclusionPolicyInPodTopologySpread": ((26, True),),
-    "MatchLabelKeysInPodTopologySpread": ((27, True),),
-    # The API server merges a pod's spread matchLabelKeys into its selector at creation.
-    "MatchLabelKeysInPodTopologySpreadSelectorMerge": ((34, True),),
-    # The API server merges pod (anti-)affinity matchLabelKeys/mismatchLabelKeys into the selector.
-    "MatchLabelKeysInPodAffinity": ((29, False), (31, True)),
-    "PodDisruptionConditions": ((26, True),),
-    "InPlacePodVerticalScaling": ((27, False), (33, True)),
-    "InPlacePodLevelResourcesVerticalScaling": ((35, False), (36, True)),
-    "PodLevelResources": ((32, False), (34, True)),
-    "DynamicResourceAllocation": ((26, False), (34, True)),
-    # Dynamic resource allocation (the structured allocator's features). 1.36 and 1.37: CHANGELOG-1.36
-    # and the versioned feature table of 1.37 (DRAAdminAccess GA in 1.36; partitionable devices,
-    # device taints and consumable capacity beta and on in 1.36).
-    "DRAAdminAccess": ((32, False), (34, True)),
-    "DRAPrioritizedList": ((33, False), (34, True)),
-    "DRAPartitionableDevices": ((33, False), (36, True)),
-    "DRADeviceTaints": ((33, False), (36, True)),
-    "DRAConsumableCapacity": ((34, False), (36, True)),
-    "DRASchedulerFilterTimeout": ((34, True),),
-    "DRAResourceClaimDeviceStatus": ((32, False), (33, True)),
-    "DRADeviceBindingConditions": ((34, False), (36, True)),
-    "DRAExtendedResource": ((34, False), (36, True)),
-    "VolumeCapacityPriority": ((21, False),),  # renamed StorageCapacityScoring in 1.33
-    "StorageCapacityScoring": ((33, False), (37, True)),
-    "VolumeLimitScaling": ((35, False), (37, True)),
-    "NodeDeclaredFeatures": ((35, False), (36, True)),
-    "GangScheduling": ((35, False),),
-    "TaintTolerationComparisonOperators": ((35, False),),
-    "SchedulerQueueingHints": ((28, False), (32, True)),
-    "SchedulerAsyncPreemption": ((32, False), (33, True)),
-}
-# Gates that no longer exist in a minor (renamed or removed).
-GATES_REMOVED: Mapping[str, int] = {"VolumeCapacityPriority": 33}
-
-
-def _gate_default(name: str, minor: int) -> bool:
-    removed = GATES_REMOVED.get(name)
-    if removed is not None and minor >= removed:
-        return False
-    value = False
-    for since, default in GATES[name]:
-        if minor >= since:
-            value = default
-    return value
+# The gates whose effect kwhatif models: the scheduler's own (plugins/feature.Features,
+# default_plugins.go, calculateResource) and the API server's that decide what the scheduler gets to
+# see of a pod. Their per-release specs are featuregates.SPECS; plugins, the configuration loader and
+# the admission read them through SchedulerVersion.gate. A gate set with --feature-gates that is not
+# here is reported as set but not modelled.
+MODELLED_GATES: tuple[str, ...] = (
+    "MatchLabelKeysInPodTopologySpread",
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge",
+    "MatchLabelKeysInPodAffinity",
+    "PodDisruptionConditions",
+    "InPlacePodVerticalScaling",
+    "InPlacePodLevelResourcesVerticalScaling",
+    "PodLevelResources",
+    "DynamicResourceAllocation",
+    "DRAAdminAccess",
+    "DRAPrioritizedList",
+    "DRAPartitionableDevices",
+    "DRADeviceTaints",
+    "DRAConsumableCapacity",
+    "DRASchedulerFilterTimeout",
+    "DRAResourceClaimDeviceStatus",
+    "DRADeviceBindingConditions",
+    "DRAExtendedResource",
+    "VolumeCapacityPriority",
+    "StorageCapacityScoring",
+    "VolumeLimitScaling",
+    "NodeDeclaredFeatures",
+    "TaintTolerationComparisonOperators",
+    "ContainerRestartRules",
+)
+# Gates kwhatif answers with as on, whatever they are set to: sidecars, scheduling gates and the
+# spreading fields are always honoured (turning them off in 1.30-1.32 is not modelled), and the
+# queue's and preemption's asynchrony does not change a dry run's answers.
+ASSUMED_ON_GATES: tuple[str, ...] = (
+    "SidecarContainers",
+    "PodSchedulingReadiness",
+    "MinDomainsInPodTopologySpread",
+    "NodeInclusionPolicyInPodTopologySpread",
+    "SchedulerQueueingHints",
+    "SchedulerAsyncPreemption",
+)
+# Known to kwhatif's tables (so they can be set) but not modelled: gang scheduling is not simulated.
+GANG_GATES: tuple[str, ...] = ("GenericWorkload", "GangScheduling")
 
 
 def gate_exists(name: str, minor: int) -> bool:
-    removed = GATES_REMOVED.get(name)
-    return minor >= GATES[name][0][0] and (removed is None or minor < removed)
+    return name in featuregates.known(minor)
 
 
 # --- behaviour switches ---------------------------------------------------------------------------
@@ -192,6 +189,8 @@ class Behaviour:
     balanced_allocation_with_and_without_pod: bool = False
     # DefaultPreemption's message when it found a node (1.37); None: no message.
     preemption_success_message: str | None = None
+    # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
+    node_declared_features_registered: bool = False
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
@@ -209,6 +208,9 @@ class Change:
     summary: str
     sets: Mapping[str, Any]
     source: str = ""
+    # the plugins whose behaviour it changes, by upstream name; "framework" for scheduleOne and
+    # the framework, "config" for KubeSchedulerConfiguration, "api" for the API server's side
+    plugins: tuple[str, ...] = ()
 
     def applies(self, release: Release) -> bool:
         pins = [Release.parse(v) for v in self.landed]
@@ -228,6 +230,7 @@ CHANGES: tuple[Change, ...] = (
         "in-tree volume-limit plugins (AzureDiskLimits, EBSLimits, GCEPDLimits) leave the default profile",
         {"volume_limits_in_tree_default": False},
         f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/v1/default_plugins.go",
+        plugins=("AzureDiskLimits", "EBSLimits", "GCEPDLimits"),
     ),
     Change(
         ("1.31.0",),
@@ -236,6 +239,7 @@ CHANGES: tuple[Change, ...] = (
         "pluginConfig are refused",
         {"config_invalid_plugins": frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})},
         f"{_VENDOR} v1.31.8 pkg/scheduler/apis/config/validation/validation.go",
+        plugins=("config",),
     ),
     Change(
         ("1.30.7", "1.31.3", "1.32.0"),
@@ -243,6 +247,7 @@ CHANGES: tuple[Change, ...] = (
         "VolumeBinding no longer narrows the nodes to the hostname affinity of bound local PVs (PreFilterResult)",
         {"volume_binding_prefilter_result": False},
         f"{_VENDOR} v1.31.8 volumebinding/volume_binding.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
+        plugins=("VolumeBinding",),
     ),
     Change(
         ("1.30.7", "1.31.3", "1.32.0"),
@@ -250,6 +255,7 @@ CHANGES: tuple[Change, ...] = (
         "preemption keeps each node's victims sorted by importance after reprieving PDB-violating ones first",
         {"preemption_resorts_victims": True},
         f"{_VENDOR} v1.31.8 defaultpreemption/default_preemption.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
+        plugins=("DefaultPreemption",),
     ),
     Change(
         ("1.32.0",),
@@ -257,6 +263,7 @@ CHANGES: tuple[Change, ...] = (
         "the in-tree volume-limit plugins are removed from the registry",
         {"volume_limits_in_tree_registered": False},
         f"{_VENDOR} v1.32.5 pkg/scheduler/framework/plugins/registry.go",
+        plugins=("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"),
     ),
     Change(
         ("1.32.0",),
@@ -264,6 +271,7 @@ CHANGES: tuple[Change, ...] = (
         "NodeVolumeLimits takes limits from CSINode only and counts the node's VolumeAttachments (issue #126502)",
         {"volume_limits_from_node_allocatable": False, "volume_limits_count_volume_attachments": True},
         f"{_VENDOR} v1.32.5 nodevolumelimits/csi.go (absent from v1.31.8)",
+        plugins=("NodeVolumeLimits",),
     ),
     Change(
         ("1.32.0",),
@@ -271,6 +279,7 @@ CHANGES: tuple[Change, ...] = (
         "the FitError histogram counts the nodes a PreFilterResult excluded",
         {"fit_error_counts_excluded_nodes": True},
         f"{_VENDOR} v1.32.5 pkg/scheduler/schedule_one.go (findNodesThatFitPod), framework/types.go (FitError)",
+        plugins=("framework",),
     ),
     Change(
         ("1.32.0",),
@@ -278,6 +287,7 @@ CHANGES: tuple[Change, ...] = (
         "restartable init (sidecar) containers count in the non-zero requests used for scoring",
         {"non_zero_requests_count_sidecars": True},
         f"{_VENDOR} v1.32.5 pkg/scheduler/framework/types.go (calculateResource)",
+        plugins=("NodeResourcesBalancedAllocation", "NodeResourcesFit"),
     ),
     Change(
         ("1.33.0",),
@@ -285,6 +295,7 @@ CHANGES: tuple[Change, ...] = (
         "NodeResourcesBalancedAllocation skips best-effort pods (PreScore Skip)",
         {"balanced_allocation_skips_best_effort": True},
         f"{_VENDOR} v1.33.3 noderesources/balanced_allocation.go",
+        plugins=("NodeResourcesBalancedAllocation",),
     ),
     Change(
         ("1.33.0",),
@@ -292,6 +303,7 @@ CHANGES: tuple[Change, ...] = (
         "VolumeBinding's node-affinity reason becomes \"node(s) didn't match PersistentVolume's node affinity\"",
         {"volume_binding_node_conflict_reason": "node(s) didn't match PersistentVolume's node affinity"},
         f"{_VENDOR} v1.33.3 volumebinding/binder.go",
+        plugins=("VolumeBinding",),
     ),
     Change(
         ("1.33.6", "1.34.0"),
@@ -299,6 +311,7 @@ CHANGES: tuple[Change, ...] = (
         "NodePorts counts the host ports of restartable init (sidecar) containers",
         {"node_ports_count_sidecars": True},
         f"{_VENDOR} v1.34.7 nodeports/node_ports.go; CHANGELOG-1.33 (1.33.6)",
+        plugins=("NodePorts",),
     ),
     Change(
         ("1.34.0",),
@@ -306,6 +319,7 @@ CHANGES: tuple[Change, ...] = (
         "NodeResourcesFit: a request above the node's allocatable is UnschedulableAndUnresolvable",
         {"fit_unresolvable_above_allocatable": True},
         f"{_VENDOR} v1.34.7 noderesources/fit.go (absent from v1.33.3)",
+        plugins=("NodeResourcesFit",),
     ),
     Change(
         ("1.34.0",),
@@ -316,6 +330,7 @@ CHANGES: tuple[Change, ...] = (
             "ReadWriteOncePod access mode already in-use by another pod"
         },
         f"{_VENDOR} v1.34.7 volumerestrictions/volume_restrictions.go (absent from v1.33.3)",
+        plugins=("VolumeRestrictions",),
     ),
     Change(
         ("1.34.0",),
@@ -323,6 +338,7 @@ CHANGES: tuple[Change, ...] = (
         "KubeSchedulerConfiguration: DynamicResourcesArgs (filterTimeout); shape order message reworded",
         {"dynamic_resources_args": True, "shape_order_detail": "values must be sorted in increasing order"},
         f"{_VENDOR} v1.34.7 pkg/scheduler/apis/config (types_pluginargs.go, validation_pluginargs.go)",
+        plugins=("config", "DynamicResources"),
     ),
     Change(
         ("1.34.0",),
@@ -330,6 +346,7 @@ CHANGES: tuple[Change, ...] = (
         "DynamicResources' PostFilter reads its PreFilter state before the no-claims check",
         {"dynamic_resources_post_filter_reads_state_first": True},
         f"{_VENDOR} v1.34.7 dynamicresources/dynamicresources.go",
+        plugins=("DynamicResources",),
     ),
     Change(
         ("1.34.2", "1.35.0"),
@@ -337,6 +354,15 @@ CHANGES: tuple[Change, ...] = (
         "TaintToleration's reason no longer names the taint",
         {"taint_reason": "node(s) had untolerated taint(s)"},
         f"{_VENDOR} v1.34.7 and v1.35.7 tainttoleration/taint_toleration.go; CHANGELOG-1.34 (1.34.2)",
+        plugins=("TaintToleration",),
+    ),
+    Change(
+        ("1.35.0",),
+        (),
+        "NodeDeclaredFeatures (alpha) joins the registry; the default profile has it while its gate is on",
+        {"node_declared_features_registered": True},
+        f"{_VENDOR} v1.35.7 pkg/scheduler/framework/plugins/registry.go",
+        plugins=("NodeDeclaredFeatures",),
     ),
     Change(
         ("1.35.0",),
@@ -345,6 +371,7 @@ CHANGES: tuple[Change, ...] = (
         "off by default until 1.37)",
         {"volume_limits_check_csi_driver": True},
         f"{_VENDOR} v1.35.7 nodevolumelimits/csi.go",
+        plugins=("NodeVolumeLimits",),
     ),
     Change(
         ("1.35.0",),
@@ -357,6 +384,7 @@ CHANGES: tuple[Change, ...] = (
             "queue_sort_mismatch_detail": "must be the same for all profiles",
         },
         f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go, validation/validation.go",
+        plugins=("DynamicResources", "config"),
     ),
     Change(
         ("1.36.0",),
@@ -364,6 +392,7 @@ CHANGES: tuple[Change, ...] = (
         "NodeDeclaredFeatures (beta, on) joins the default profile; its reason no longer lists the features",
         {"node_declared_features_reason": "node(s) didn't match Pod's required features"},
         "CHANGELOG-1.36 (v1.36.0); upstream nodedeclaredfeatures plugin tests (1.35 and 1.37)",
+        plugins=("NodeDeclaredFeatures",),
     ),
     Change(
         ("1.36.0",),
@@ -371,6 +400,7 @@ CHANGES: tuple[Change, ...] = (
         "the CSI-driver presence check applies only to CSIDrivers with preventPodSchedulingIfMissing",
         {"csi_driver_check_needs_opt_in": True},
         "CHANGELOG-1.36 (v1.36.0); k8s.io/api v0.36.0 CSIDriverSpec",
+        plugins=("NodeVolumeLimits",),
     ),
     Change(
         ("1.36.0",),
@@ -378,6 +408,7 @@ CHANGES: tuple[Change, ...] = (
         "NodeResourcesBalancedAllocation scores the balance with and without the pod",
         {"balanced_allocation_with_and_without_pod": True},
         "CHANGELOG-1.36 (v1.36.0); PR #135573 description (formula; rounding not read from source)",
+        plugins=("NodeResourcesBalancedAllocation",),
     ),
     Change(
         ("1.36.0",),
@@ -385,6 +416,7 @@ CHANGES: tuple[Change, ...] = (
         "ImageLocality counts the images of image volumes",
         {"image_locality_counts_image_volumes": True},
         "CHANGELOG-1.36 (v1.36.0)",
+        plugins=("ImageLocality",),
     ),
     Change(
         ("1.37.0",),
@@ -392,6 +424,7 @@ CHANGES: tuple[Change, ...] = (
         "ImageLocality's maximum counts image volumes",
         {"image_locality_threshold_counts_image_volumes": True},
         "CHANGELOG-1.37 (v1.37.0-alpha.1)",
+        plugins=("ImageLocality",),
     ),
     Change(
         ("1.37.0",),
@@ -401,6 +434,7 @@ CHANGES: tuple[Change, ...] = (
             "preemption_success_message": "found a potential placement for pod on node {node}, preempting {count} victims"
         },
         "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
+        plugins=("DefaultPreemption", "framework"),
     ),
 )
 
@@ -413,9 +447,10 @@ class SchedulerVersion:
     """Everything kwhatif needs to answer as one kube-scheduler release."""
 
     release: Release
-    gates: Mapping[str, bool]
+    gates: Mapping[str, bool]  # the effective value of every modelled gate
     behaviour: Behaviour
     changes: tuple[Change, ...] = field(default=())  # the recorded changes in force
+    feature_gates: FeatureGates = field(default_factory=lambda: featuregates.defaults(DEFAULT_MINOR))
 
     def __str__(self) -> str:
         return str(self.release)
@@ -426,12 +461,53 @@ class SchedulerVersion:
 
     def gate(self, name: str) -> bool:
         """The default of feature gate ``name`` in this release (False when it does not exist)."""
-        if name not in GATES:
+        if not featuregates.ever_known(name):
             raise KeyError(f"feature gate {name} is not in the version table")
-        return self.gates.get(name, False)
+        return self.feature_gates.enabled(name)
 
     def has_gate(self, name: str) -> bool:
         return gate_exists(name, self.minor)
+
+    def gate_is_default(self, name: str) -> bool:
+        """Whether gate ``name`` has the release's default value (--feature-gates did not change it)."""
+        spec = featuregates.known(self.minor).get(name)
+        return spec is None or spec.default == self.gate(name)
+
+    def with_feature_gates(self, text: str) -> SchedulerVersion:
+        """This release with --feature-gates ``text`` applied (FeatureGateError when it refuses them)."""
+        return for_release(self.release, featuregates.parse(text, self.minor))
+
+    def unmodelled_gates(self) -> tuple[str, ...]:
+        """Gates --feature-gates set whose effect kwhatif does not model."""
+        modelled = set(MODELLED_GATES) | {featuregates.ALL_ALPHA, featuregates.ALL_BETA}
+        specs = featuregates.known(self.minor)
+        return tuple(
+            sorted(
+                n
+                for n in self.feature_gates.overrides
+                if n not in modelled and not specs[n].locked  # a locked gate set to its value changes nothing
+            )
+        )
+
+    def feature_gate_notes(self) -> tuple[str, ...]:
+        """What kube-scheduler logs while setting the gates, and which set gates kwhatif does not model."""
+        notes = [f"--feature-gates: {w}" for w in self.feature_gates.warnings]
+        for name in self.unmodelled_gates():
+            value = str(self.feature_gates.enabled(name)).lower()
+            if name in GANG_GATES:
+                notes.append(
+                    f"--feature-gates: {name}={value}: gang scheduling is not modelled; pods are scheduled one by one"
+                )
+            else:
+                notes.append(f"--feature-gates: {name}={value} is set, but kwhatif does not model its effect")
+        return tuple(notes)
+
+    def feature_gates_in_force(self) -> dict[str, bool]:
+        """The gates --feature-gates set or changed through AllAlpha/AllBeta, with their values."""
+        fg = self.feature_gates
+        out = dict(fg.non_default())
+        out.update({k: fg.enabled(k) for k in fg.overrides})
+        return dict(sorted(out.items()))
 
     def default_plugins(self) -> tuple[tuple[str, int | None], ...]:
         """getDefaultPlugins(): the multiPoint list (name, weight) of this release, after
@@ -475,19 +551,23 @@ class SchedulerVersion:
         if name in VOLUME_LIMITS_IN_TREE:
             return self.behaviour.volume_limits_in_tree_registered
         if name == "NodeDeclaredFeatures":
-            return self.minor >= 35
+            return self.behaviour.node_declared_features_registered
         return True
 
 
-def for_release(release: Release) -> SchedulerVersion:
+def for_release(release: Release, gates: FeatureGates | None = None) -> SchedulerVersion:
+    """The release with its default feature gates, or with ``gates`` (from featuregates.parse)."""
     if release.minor not in SUPPORTED_MINORS:
         raise ValueError(f"kube-scheduler {release} is not supported (supported: {supported_text()})")
-    gates = {name: _gate_default(name, release.minor) for name in GATES}
+    fg = gates if gates is not None else featuregates.defaults(release.minor)
+    if fg.minor != release.minor:
+        raise ValueError(f"feature gates of 1.{fg.minor} given for {release}")
+    effective = {name: fg.enabled(name) for name in MODELLED_GATES}
     in_force = tuple(c for c in CHANGES if c.applies(release))
     behaviour = Behaviour()
     for c in in_force:
         behaviour = dataclasses.replace(behaviour, **c.sets)
-    return SchedulerVersion(release, gates, behaviour, in_force)
+    return SchedulerVersion(release, effective, behaviour, in_force, fg)
 
 
 def supported_text() -> str:
@@ -532,9 +612,11 @@ def default_version() -> SchedulerVersion:
     return for_release(Release(DEFAULT_MINOR, NEWEST_PATCH[DEFAULT_MINOR]))
 
 
-def get(text: str) -> SchedulerVersion:
-    """A release by its version string (``1.30.6``, ``1.34``); for tests and library callers."""
-    return resolve(text).version
+def get(text: str, feature_gates: str = "") -> SchedulerVersion:
+    """A release by its version string (``1.30.6``, ``1.34``), with --feature-gates ``feature_gates``
+    applied; for tests and library callers."""
+    version = resolve(text).version
+    return version.with_feature_gates(feature_gates) if feature_gates else version
 
 
 # --- the release a run answers as -----------------------------------------------------------------
@@ -580,6 +662,77 @@ class ChosenVersion:
             )
         return f"kube-scheduler {self.version} {_SOURCE_TEXT[self.source]}"
 
-    def report_fields(self) -> dict[str, str]:
-        """The JSON/YAML fields of every report."""
-        return {"schedulerVersion": self.text, "schedulerVersionSource": self.source.value}
+    def with_feature_gates(self, text: str | None) -> ChosenVersion:
+        """The chosen release with --feature-gates ``text`` applied; kube-scheduler's warnings and the
+        set gates kwhatif does not model become notes."""
+        if not text:
+            return self
+        version = self.version.with_feature_gates(text)
+        return dataclasses.replace(self, version=version, notes=self.notes + version.feature_gate_notes())
+
+    def report_fields(self) -> dict[str, Any]:
+        """The JSON/YAML fields of every report. ``featureGates`` (only when --feature-gates was
+        given): every gate it set, and any AllAlpha/AllBeta changed, with the value in force; the
+        rest are the release's defaults, which schedulerVersion names."""
+        out: dict[str, Any] = {"schedulerVersion": self.text, "schedulerVersionSource": self.source.value}
+        in_force = self.version.feature_gates_in_force()
+        if in_force:
+            out["featureGates"] = in_force
+            unmodelled = self.version.unmodelled_gates()
+            if unmodelled:
+                out["featureGatesNotModelled"] = list(unmodelled)
+        return out
+
+
+# --- python -m kwhatif.versions diff A B [--plugin X] ----------------------------------------------
+
+
+def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
+    """What changes from release ``a`` to release ``b``: the recorded changes in force at one and
+    not the other (each with its plugins), and the modelled gates whose default differs."""
+    va, vb = get(a), get(b)
+    lines = [f"kube-scheduler {va} -> {vb}" + (f" ({plugin})" if plugin else "")]
+    added = [c for c in vb.changes if c not in va.changes]
+    removed = [c for c in va.changes if c not in vb.changes]
+    for sign, group in (("+", added), ("-", removed)):
+        for c in group:
+            if plugin and plugin not in c.plugins:
+                continue
+            prs = f" (#{', #'.join(map(str, c.prs))})" if c.prs else ""
+            at = next((v for v in c.landed if Release.parse(v).minor == vb.minor), c.landed[-1])
+            lines.append(f"  {sign} {at:<7} [{', '.join(c.plugins)}] {c.summary}{prs}")
+    if len(lines) == 1:
+        lines.append("  no recorded change")
+    if plugin is None:
+        gates = [
+            f"  {n}: {str(va.gate(n)).lower()} -> {str(vb.gate(n)).lower()}"
+            for n in MODELLED_GATES
+            if va.gate(n) != vb.gate(n)
+        ]
+        if gates:
+            lines.append("feature gate defaults:")
+            lines.extend(gates)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m kwhatif.versions", description="kube-scheduler release data")
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("diff", help="what changes between two releases")
+    d.add_argument("old")
+    d.add_argument("new")
+    d.add_argument("--plugin", help="only the changes to this plugin (upstream name, or framework, config, api)")
+    args = parser.parse_args(argv)
+    try:
+        lines = diff_lines(args.old, args.new, args.plugin)
+    except ValueError as e:
+        print(f"kwhatif: error: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -44,8 +44,8 @@ def case_dirs(kind: str) -> list[Path]:
     return sorted(p for p in d.iterdir() if p.is_dir())
 
 
-def load_config(case: Path, version: str = BASE_VERSION) -> Any:
-    release = get_version(version)
+def load_config(case: Path, version: str = BASE_VERSION, feature_gates: str = "") -> Any:
+    release = get_version(version, feature_gates)
     cfg = case / "sched-config.yaml"
     if cfg.exists():
         from kwhatif.config.load import load_configuration
@@ -58,13 +58,16 @@ def load_config(case: Path, version: str = BASE_VERSION) -> Any:
     return dataclasses.replace(c, percentage_of_nodes_to_score=100)
 
 
-def load_case(case: Path, pods_file: str = "pod.yaml", version: str = BASE_VERSION) -> tuple[Scheduler, list[Any]]:
-    """The case's cluster, pods and scheduler, as kube-scheduler ``version`` and its API server see them."""
-    cluster = build_cluster(read_path(str(case / "cluster.yaml")), version=get_version(version))
+def load_case(
+    case: Path, pods_file: str = "pod.yaml", version: str = BASE_VERSION, feature_gates: str = ""
+) -> tuple[Scheduler, list[Any]]:
+    """The case's cluster, pods and scheduler, as kube-scheduler ``version`` (with --feature-gates
+    ``feature_gates``) and its API server see them."""
+    cluster = build_cluster(read_path(str(case / "cluster.yaml")), version=get_version(version, feature_gates))
     docs = list(read_path(str(case / pods_file)))
     admission = cluster.admission
     pods = [admission.admit(parse_pod(d.body, rules=admission.rules), strict=True) for d in docs if d.kind == "Pod"]
-    sched = Scheduler(cluster, load_config(case, version))
+    sched = Scheduler(cluster, load_config(case, version, feature_gates))
     return sched, pods
 
 

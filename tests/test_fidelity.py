@@ -27,12 +27,13 @@ def _compare(
     version: str = BASE_VERSION,
     *,
     recorded_victims_partial: bool = False,
+    feature_gates: str = "",
 ) -> list[str]:
     """What differs between kwhatif's answer under ``version`` and the answer ``exp`` (default:
     the case's own expected.json). ``recorded_victims_partial``: the recorded victims may be only
     those already deleted when the answer was taken (asynchronous preemption)."""
     exp = expected(case) if exp is None else exp
-    sched, pods = load_case(case, version=version)
+    sched, pods = load_case(case, version=version, feature_gates=feature_gates)
     assert len(pods) == 1
     att = sched.run(pods, rounds=1)[0]
     got = explain(att)

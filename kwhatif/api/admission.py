@@ -131,7 +131,7 @@ class Admission:
                 changes.update(pod_requests=None, pod_limits=None)
             elif not v.gate("PodLevelResources"):
                 notes.append(
-                    f"spec.resources: the PodLevelResources feature gate is off by default in {v.release}; "
+                    f"spec.resources: the PodLevelResources feature gate is {_off(v, 'PodLevelResources')}; "
                     "its API server drops the field"
                 )
                 changes.update(pod_requests=None, pod_limits=None)
@@ -143,7 +143,7 @@ class Admission:
             # dropDisabledDynamicResourceAllocationFields (pkg/api/pod/util.go): a new pod loses its
             # claims, its containers' resources.claims and status.resourceClaimStatuses.
             notes.append(
-                f"spec.resourceClaims: the DynamicResourceAllocation feature gate is off by default in {v.release}; "
+                f"spec.resourceClaims: the DynamicResourceAllocation feature gate is {_off(v, 'DynamicResourceAllocation')}; "
                 "its API server drops the field (the pod is scheduled without its ResourceClaims)"
             )
             changes.update(resource_claims=(), resource_claim_statuses={})
@@ -153,18 +153,50 @@ class Admission:
                 if not v.gate("MatchLabelKeysInPodAffinity"):
                     notes.append(
                         "spec.affinity: matchLabelKeys/mismatchLabelKeys of pod (anti-)affinity terms need the "
-                        f"MatchLabelKeysInPodAffinity feature gate, off by default in {v.release}; its API server drops them"
+                        f"MatchLabelKeysInPodAffinity feature gate, {_off(v, 'MatchLabelKeysInPodAffinity')}; "
+                        "its API server drops them"
                     )
                     changes["affinity"] = _map_terms(aff, _drop_label_keys)
                 else:
                     changes["affinity"] = _map_terms(aff, lambda t: _merge_label_keys(t, pod.labels))
-        if pod.topology_spread_constraints and v.gate("MatchLabelKeysInPodTopologySpreadSelectorMerge"):
+        spread = pod.topology_spread_constraints
+        if any(c.match_label_keys for c in spread) and not v.gate("MatchLabelKeysInPodTopologySpread"):
+            # dropDisabledMatchLabelKeysFieldInTopologySpread: a new pod loses matchLabelKeys.
+            notes.append(
+                "spec.topologySpreadConstraints: matchLabelKeys needs the MatchLabelKeysInPodTopologySpread "
+                f"feature gate, {_off(v, 'MatchLabelKeysInPodTopologySpread')}; its API server drops it"
+            )
+            changes["topology_spread_constraints"] = tuple(dataclasses.replace(c, match_label_keys=()) for c in spread)
+        elif spread and v.gate("MatchLabelKeysInPodTopologySpreadSelectorMerge"):
             merged = tuple(_merge_spread_keys(c, pod.labels) for c in pod.topology_spread_constraints)
             if merged != pod.topology_spread_constraints:
                 changes["topology_spread_constraints"] = merged
+        if not v.gate("ContainerRestartRules"):
+            for i, c in enumerate(pod.containers):
+                if c.restart_policy is not None:
+                    # validateContainerRestartPolicy without ContainerRestartRules (before 1.35, or off)
+                    raise FieldError(
+                        "Forbidden: may not be set for non-init containers", field=f"spec.containers[{i}].restartPolicy"
+                    )
+        if not v.gate("TaintTolerationComparisonOperators"):
+            for i, t in enumerate(pod.tolerations):
+                if t.operator in ("Gt", "Lt"):
+                    notes.append(
+                        f"spec.tolerations[{i}].operator: {t.operator} needs the TaintTolerationComparisonOperators "
+                        f"feature gate, {_off(v, 'TaintTolerationComparisonOperators')}; the toleration matches no taint"
+                    )
         if notes != list(pod.admission_notes):
             changes["admission_notes"] = tuple(notes)
         return changes
+
+
+def _off(v: SchedulerVersion, gate: str) -> str:
+    """How a gate that is off came to be: the release's default, or --feature-gates."""
+    if not v.has_gate(gate):
+        return f"absent from {v.release}"
+    return (
+        f"off by default in {v.release}" if v.gate_is_default(gate) else f"turned off by --feature-gates in {v.release}"
+    )
 
 
 # --- pod-level resources ------------------------------------------------------------------------

@@ -60,16 +60,37 @@ class Toleration:
     effect: str = ""
     toleration_seconds: int | None = None
 
-    def tolerates(self, taint: Taint) -> bool:
-        """v1.Toleration.ToleratesTaint."""
+    def tolerates(self, taint: Taint, comparison_operators: bool = False) -> bool:
+        """v1.Toleration.ToleratesTaint; Gt and Lt compare the values as integers only with
+        ``comparison_operators`` (the TaintTolerationComparisonOperators gate), else match nothing."""
         if self.effect and self.effect != taint.effect:
             return False
         if self.key and self.key != taint.key:
             return False
         if self.operator == "Exists":
             return True
+        if self.operator in ("Gt", "Lt"):
+            if not comparison_operators:
+                return False
+            mine, theirs = decimal_integer(self.value), decimal_integer(taint.value)
+            if mine is None or theirs is None:
+                return False
+            return theirs > mine if self.operator == "Gt" else theirs < mine
         # Equal (the default)
         return self.value == taint.value
+
+
+_INT64 = 1 << 63
+
+
+def decimal_integer(text: str) -> int | None:
+    """content.IsDecimalInteger then strconv.ParseInt(text, 10, 64): an int64 in canonical form
+    ("0", "12", "-5"; not "+5", "05", "-0"), else None."""
+    digits = text[1:] if text.startswith("-") else text
+    if not digits or not digits.isascii() or not digits.isdigit() or (digits[0] == "0" and text != "0"):
+        return None
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else None
 
 
 @dataclass(frozen=True, slots=True)

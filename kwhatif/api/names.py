@@ -77,7 +77,8 @@ def is_valid_label_value(value: str) -> list[str]:
     return errs
 
 
-_DNS1123_LABEL_ERR = (
+# IsDNS1123Label's message (declarative validation's DNS-label check says only this part)
+DNS1123_LABEL_ERR = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character"
 )
@@ -89,5 +90,5 @@ def is_dns1123_label(value: str) -> list[str]:
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
     if not _DNS1123_LABEL_RE.fullmatch(value):
-        errs.append(regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+        errs.append(regex_error(DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errs

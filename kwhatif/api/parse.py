@@ -46,6 +46,7 @@ from kwhatif.api.core import (
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import (
+    QUOTA_POD_RESOURCES,
     REQUESTS_PREFIX,
     ContainerRequests,
     ContainerStatusResources,
@@ -396,7 +397,9 @@ def _toleration(d: Dict, path: str) -> Toleration:
     elif op == "Exists":
         if value:
             raise f.invalid(f"{path}.operator", d, "value must be empty when `operator` is 'Exists'")
-    else:
+    elif op not in ("Gt", "Lt"):
+        # Gt and Lt exist from 1.35 (TaintTolerationComparisonOperators); what a release does with
+        # them is its gate's: the scheduler compares integers with it on, matches nothing with it off.
         raise f.unsupported(f"{path}.operator", op, ("Equal", "Exists"))
     if effect and effect not in _EFFECTS:
         raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
@@ -473,18 +476,8 @@ def topology_spread_constraints(items: list[Dict], path: str) -> tuple[TopologyS
 
 # pkg/apis/core/helper: standardContainerResources and standardResources (IsStandardResourceName).
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
-_STANDARD_RESOURCES = frozenset(
+_STANDARD_RESOURCES = QUOTA_POD_RESOURCES | frozenset(
     {
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "requests.cpu",
-        "requests.memory",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-        "pods",
         "resourcequotas",
         "services",
         "replicationcontrollers",
@@ -579,8 +572,11 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     restart = f.string(d, "restartPolicy", path) or None
     if restart is not None:
         if not is_init:
-            raise f.forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
-        if restart != "Always":
+            # A container's own restartPolicy (and restartPolicyRules): ContainerRestartRules,
+            # 1.34 alpha, on from 1.35. The API server of an older release refuses it.
+            if restart not in ("Always", "OnFailure", "Never"):
+                raise f.unsupported(f"{path}.restartPolicy", restart, ("Always", "OnFailure", "Never"))
+        elif restart != "Always":
             raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
     return Container(
         name=name,

@@ -23,6 +23,7 @@ from kwhatif.api.limitranger import Amount
 from kwhatif.api.parse import name_of, namespace_of
 from kwhatif.api.resources import (
     HUGEPAGES_PREFIX,
+    QUOTA_POD_RESOURCES,
     REQUESTS_PREFIX,
     ContainerRequests,
     add_lists,
@@ -36,21 +37,7 @@ Dict = Mapping[str, Any]
 
 POD_OBJECT_COUNT = "count/pods"
 # podResources of the pod evaluator: the names a quota can track for pods.
-POD_RESOURCES = frozenset(
-    {
-        POD_OBJECT_COUNT,
-        "cpu",
-        "memory",
-        "ephemeral-storage",
-        "requests.cpu",
-        "requests.memory",
-        "requests.ephemeral-storage",
-        "limits.cpu",
-        "limits.memory",
-        "limits.ephemeral-storage",
-        "pods",
-    }
-)
+POD_RESOURCES = QUOTA_POD_RESOURCES | {POD_OBJECT_COUNT}
 # validationSet: a quota on these makes every container say its own amount (an old mistake
 # upstream keeps for compatibility).
 VALIDATION_SET = ("cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory")

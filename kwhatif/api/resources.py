@@ -27,6 +27,22 @@ HUGEPAGES_PREFIX = "hugepages-"
 ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
 DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
 REQUESTS_PREFIX = "requests."
+# The compute resources and the pod count a ResourceQuota tracks for pods (the pod evaluator's
+# podResources without count/pods); all are standard resource names (helper.standardResources).
+QUOTA_POD_RESOURCES = frozenset(
+    {
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+    }
+)
 
 ResourceList = Mapping[str, Fraction]
 

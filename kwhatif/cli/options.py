@@ -42,6 +42,7 @@ class ClusterOptions:
     preemption: bool
     quiet: bool = False
     scheduler_version: str | None = None
+    feature_gates: str | None = None
 
 
 def cluster_options(fn: F) -> F:
@@ -94,6 +95,12 @@ def cluster_options(fn: F) -> F:
             help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.35.",
+        ),
+        click.option(
+            "--feature-gates",
+            metavar="K=V,...",
+            help="kube-scheduler's --feature-gates for that release (and its API server's), e.g. "
+            "TaintTolerationComparisonOperators=true,PodLevelResources=false.",
         ),
     ]
     for o in reversed(opts):
@@ -162,6 +169,7 @@ def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         preemption=not kw.pop("no_preemption", False),
         quiet=kw.pop("quiet", False),
         scheduler_version=version,
+        feature_gates=kw.pop("feature_gates", None),
     )
 
 

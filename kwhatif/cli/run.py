@@ -72,6 +72,7 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
 
     chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
     notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
     return dataclasses.replace(chosen, notes=notes)

@@ -10,12 +10,12 @@ Errors are FieldErrors with the path inside the object, in the version's own fie
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from kwhatif.api import fields as f
+from kwhatif.api.names import DNS1123_LABEL_ERR, is_dns1123_label
 from kwhatif.api.parse import name_of, namespace_of, node_selector, owner_references
 from kwhatif.dra.types import (
     ALLOCATION_MODE_ALL,
@@ -55,8 +55,6 @@ KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate
 _ALLOCATION_MODES = (ALLOCATION_MODE_ALL, ALLOCATION_MODE_EXACT_COUNT)
 _TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")
 _TOLERATION_OPERATORS = (TOLERATION_EQUAL, TOLERATION_EXISTS)
-# validation of DeviceRequest.name and DeviceSubRequest.name: a DNS label
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 def _is_v1beta1(api_version: str) -> bool:
@@ -334,16 +332,17 @@ def _exact(d: Dict, path: str) -> ExactDeviceRequest:
     )
 
 
+def _check_request_name(name: str, path: str) -> None:
+    """DeviceRequest.name and DeviceSubRequest.name are DNS labels."""
+    if is_dns1123_label(name):
+        raise f.invalid(f"{path}.name", name, DNS1123_LABEL_ERR)
+
+
 def _sub_request(d: Dict, path: str) -> DeviceSubRequest:
     name = f.string(d, "name", path)
     if not name:
         raise f.required(f"{path}.name")
-    if not _DNS_LABEL.fullmatch(name) or len(name) > 63:
-        raise f.invalid(
-            f"{path}.name",
-            name,
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        )
+    _check_request_name(name, path)
     cls = f.string(d, "deviceClassName", path)
     if not cls:
         raise f.required(f"{path}.deviceClassName")
@@ -363,12 +362,7 @@ def _request(d: Dict, path: str, api_version: str) -> DeviceRequest:
     name = f.string(d, "name", path)
     if not name:
         raise f.required(f"{path}.name")
-    if not _DNS_LABEL.fullmatch(name) or len(name) > 63:
-        raise f.invalid(
-            f"{path}.name",
-            name,
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        )
+    _check_request_name(name, path)
     subs_raw = f.obj_seq(d, "firstAvailable", path)
     subs = tuple(_sub_request(s, f"{path}.firstAvailable[{i}]") for i, s in enumerate(subs_raw))
     if len(subs) > 8:

@@ -28,21 +28,26 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         s.score = score
 
 
-def tolerations_tolerate_taint(tolerations: Sequence[Toleration], taint: Taint) -> bool:
+def tolerations_tolerate_taint(
+    tolerations: Sequence[Toleration], taint: Taint, comparison_operators: bool = False
+) -> bool:
     for t in tolerations:
-        if t.tolerates(taint):
+        if t.tolerates(taint, comparison_operators):
             return True
     return False
 
 
 def find_matching_untolerated_taint(
-    taints: Sequence[Taint], tolerations: Sequence[Toleration], effects: frozenset[str]
+    taints: Sequence[Taint],
+    tolerations: Sequence[Toleration],
+    effects: frozenset[str],
+    comparison_operators: bool = False,
 ) -> Taint | None:
     """v1helper.FindMatchingUntoleratedTaint over taints with the given effects."""
     for taint in taints:
         if taint.effect not in effects:
             continue
-        if not tolerations_tolerate_taint(tolerations, taint):
+        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators):
             return taint
     return None
 

@@ -12,6 +12,7 @@ constraint is counted per node in Score, over that node's pods only).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -102,12 +103,17 @@ class Constraint:
     min_domains: int
     node_affinity_policy: NodeInclusionPolicy
     node_taints_policy: NodeInclusionPolicy
+    # TaintTolerationComparisonOperators: Gt/Lt tolerations compare integers under nodeTaintsPolicy Honor
+    comparison_operators: bool = False
 
     def matches_node_inclusion_policies(self, pod: Pod, node: Node, required: RequiredNodeAffinity) -> bool:
         if self.node_affinity_policy is NodeInclusionPolicy.HONOR and not required.matches(node.labels, node.name):
             return False
         if self.node_taints_policy is NodeInclusionPolicy.HONOR and (
-            find_matching_untolerated_taint(node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS) is not None
+            find_matching_untolerated_taint(
+                node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS, self.comparison_operators
+            )
+            is not None
         ):
             return False
         return True
@@ -123,7 +129,10 @@ def _merge_label_set(match_labels: Mapping[str, str], sel: Selector) -> Selector
 
 
 def filter_constraints(
-    constraints: Sequence[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: WhenUnsatisfiable
+    constraints: Sequence[TopologySpreadConstraint],
+    pod_labels: Mapping[str, str],
+    action: WhenUnsatisfiable,
+    comparison_operators: bool = False,
 ) -> list[Constraint]:
     """filterTopologySpreadConstraints with MatchLabelKeysInPodTopologySpread and
     NodeInclusionPolicyInPodTopologySpread on (their v1.30 defaults)."""
@@ -144,6 +153,7 @@ def filter_constraints(
                 min_domains=c.min_domains if c.min_domains is not None else 1,
                 node_affinity_policy=c.node_affinity_policy or NodeInclusionPolicy.HONOR,
                 node_taints_policy=c.node_taints_policy or NodeInclusionPolicy.IGNORE,
+                comparison_operators=comparison_operators,
             )
         )
     return out
@@ -346,6 +356,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         self.handle = handle
         self.default_constraints = default_constraints
         self.system_defaulted = system_defaulted
+        self.comparison_operators = handle.version.gate("TaintTolerationComparisonOperators")
         self._selectors = DefaultSelectorSource(handle) if default_constraints else None
 
     # --- constraints of a pod -------------------------------------------------------------------
@@ -353,22 +364,19 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def build_default_constraints(self, pod: Pod, action: WhenUnsatisfiable) -> list[Constraint]:
         """buildDefaultConstraints: the default constraints of this action, selecting what the
         pod's Services and controller select; none when they select nothing in particular."""
-        constraints = filter_constraints(self.default_constraints, pod.labels, action)
+        constraints = filter_constraints(self.default_constraints, pod.labels, action, self.comparison_operators)
         if not constraints or self._selectors is None:
             return []
         sel = self._selectors.selector(pod)
         if sel.empty:
             return []
-        return [
-            Constraint(c.max_skew, c.topology_key, sel, c.min_domains, c.node_affinity_policy, c.node_taints_policy)
-            for c in constraints
-        ]
+        return [dataclasses.replace(c, selector=sel) for c in constraints]
 
     def constraints_for(self, pod: Pod, action: WhenUnsatisfiable) -> list[Constraint]:
         """getConstraints (for DoNotSchedule) and the PreScore counterpart: the pod's own
         constraints, or the defaults only when it has none at all."""
         if pod.topology_spread_constraints:
-            return filter_constraints(pod.topology_spread_constraints, pod.labels, action)
+            return filter_constraints(pod.topology_spread_constraints, pod.labels, action, self.comparison_operators)
         return self.build_default_constraints(pod, action)
 
     # --- PreFilter ------------------------------------------------------------------------------

@@ -46,11 +46,15 @@ def err_reason_untolerated(key: str, value: str, template: str = ERR_REASON_UNTO
 class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
-    def __init__(self, reason_template: str = ERR_REASON_UNTOLERATED_V1_30) -> None:
+    def __init__(self, reason_template: str = ERR_REASON_UNTOLERATED_V1_30, comparison_operators: bool = False) -> None:
         self.reason_template = reason_template
+        # TaintTolerationComparisonOperators: Gt/Lt tolerations compare integers (else match nothing)
+        self.comparison_operators = comparison_operators
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        taint = find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS)
+        taint = find_matching_untolerated_taint(
+            node_info.node.taints, pod.tolerations, DO_NOT_SCHEDULE_EFFECTS, self.comparison_operators
+        )
         if taint is None:
             return SUCCESS
         return Status.of(
@@ -74,7 +78,7 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
         for taint in node_info.node.taints:
             if taint.effect != "PreferNoSchedule":
                 continue
-            if not tolerations_tolerate_taint(tolerations, taint):
+            if not tolerations_tolerate_taint(tolerations, taint, self.comparison_operators):
                 count += 1
         return count, SUCCESS
 
@@ -84,4 +88,5 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
 
 
 def new(args: None, handle: Handle) -> TaintToleration:
-    return TaintToleration(handle.version.behaviour.taint_reason)
+    version = handle.version
+    return TaintToleration(version.behaviour.taint_reason, version.gate("TaintTolerationComparisonOperators"))
