@@ -101,7 +101,13 @@ GATES: Mapping[str, tuple[tuple[int, bool], ...]] = {
     "StorageCapacityScoring": ((33, False), (37, True)),
     "VolumeLimitScaling": ((35, False), (37, True)),
     "NodeDeclaredFeatures": ((35, False), (36, True)),
+    # The Workload API and gang scheduling (kube_features.go of v1.36.2: alpha, off; GangScheduling
+    # and TopologyAwareWorkloadScheduling need GenericWorkload, WorkloadAwarePreemption needs
+    # GangScheduling).
+    "GenericWorkload": ((35, False),),
     "GangScheduling": ((35, False),),
+    "TopologyAwareWorkloadScheduling": ((36, False),),
+    "WorkloadAwarePreemption": ((36, False),),
     "TaintTolerationComparisonOperators": ((35, False),),
     "SchedulerQueueingHints": ((28, False), (32, True)),
     "SchedulerAsyncPreemption": ((32, False), (33, True)),
@@ -468,13 +474,15 @@ class SchedulerVersion:
             # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
             i = next(i for i, (n, _) in enumerate(refs) if n == "DefaultPreemption")
             refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
+        if self.gate("GangScheduling"):
+            refs.append(("GangScheduling", None))  # applyGangScheduling
         return tuple(refs)
 
     def plugin_registered(self, name: str) -> bool:
         """Whether the release's in-tree registry has the plugin."""
         if name in VOLUME_LIMITS_IN_TREE:
             return self.behaviour.volume_limits_in_tree_registered
-        if name == "NodeDeclaredFeatures":
+        if name in ("NodeDeclaredFeatures", "GangScheduling"):
             return self.minor >= 35
         return True
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
+from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage, workload
 from kwhatif.api.admission import Admission
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
 from kwhatif.api.core import (
@@ -37,6 +37,7 @@ from kwhatif.api.storage import (
 from kwhatif.dra import parse as dra_parse
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kwhatif.errors import FieldError, InputError
+from kwhatif.gang.state import PodGroupStates
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.versions import SchedulerVersion, default_version
 
@@ -70,6 +71,8 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "LimitRange": (frozenset({"v1"}), True),
     "ResourceQuota": (frozenset({"v1"}), True),
     "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
+    "Workload": (workload.API_VERSIONS, True),
+    "PodGroup": (workload.API_VERSIONS, True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
 
@@ -93,7 +96,7 @@ _BUILTIN_GROUP_VERSIONS = {
     "batch": {"v1"},
     "policy": {"v1"},
     "autoscaling": {"v1", "v2"},
-    "scheduling.k8s.io": {"v1"},
+    "scheduling.k8s.io": {"v1", "v1alpha1", "v1alpha2", "v1beta1"},
     "storage.k8s.io": {"v1", "v1beta1", "v1alpha1"},
     "node.k8s.io": {"v1"},
     "networking.k8s.io": {"v1", "v1alpha1", "v1beta1"},
@@ -197,6 +200,11 @@ class ClusterState:
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # scheduling.k8s.io Workloads and PodGroups (gang scheduling), by "namespace/name"
+    scheduling_workloads: dict[str, workload.SchedulingWorkload] = field(default_factory=dict)
+    pod_groups: dict[str, workload.PodGroup] = field(default_factory=dict)
+    # the pods of each group the scheduler knows (kept by the scheduler as it runs)
+    pod_group_states: PodGroupStates = field(default_factory=PodGroupStates)
     # resource.k8s.io (dynamic resource allocation)
     device_classes: dict[str, DeviceClass] = field(default_factory=dict)
     resource_slices: list[ResourceSlice] = field(default_factory=list)
@@ -335,6 +343,29 @@ def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str
     return (kind, ns, name)
 
 
+def _add_workload_object(state: ClusterState, doc: Document, kind: str) -> None:
+    """A Workload or PodGroup, in an apiVersion the release's API server serves."""
+    served = workload.served_versions(kind, state.version.minor)
+    if doc.api_version not in served:
+        if served:
+            detail = f"kube-scheduler {state.version.release} serves {', '.join(sorted(served))}"
+        else:
+            detail = f"the API server of {state.version.release} does not serve {kind}"
+        raise InputError(
+            f"unknown apiVersion {doc.api_version!r} for {kind} ({detail})",
+            source=doc.source,
+            obj=doc.describe(),
+            field="apiVersion",
+        )
+    src = doc.source
+    if kind == "Workload":
+        wl: workload.SchedulingWorkload = _guard(doc, lambda b: workload.workload(b, src))
+        state.scheduling_workloads[wl.key] = wl
+    else:
+        pg: workload.PodGroup = _guard(doc, lambda b: workload.pod_group(b, src))
+        state.pod_groups[pg.key] = pg
+
+
 _CONVERTERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "Namespace": parse.namespace,
     "PriorityClass": parse.priority_class,
@@ -401,6 +432,9 @@ def build_cluster(
             continue
         if kind in dra_parse.KINDS:
             _add_dra_object(state, doc, kind)
+            continue
+        if kind in workload.KINDS:
+            _add_workload_object(state, doc, kind)
             continue
         obj = _guard(doc, _CONVERTERS[kind])
         if kind == "Namespace":

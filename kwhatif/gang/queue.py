@@ -1,0 +1,96 @@
+"""The gang-aware piece of the scheduling queue: which pods go through the pod-group cycle, the
+members a popped pod brings along, and the record of every pod-group cycle.
+
+With GenericWorkload off the API server drops spec.schedulingGroup, so those pods are scheduled
+one by one as any other. With it on, the cache tracks every group's pods (bound or pending), and
+popping one member pulls the group's other unscheduled members out of the queue
+(podGroupInfoForPod)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from kwhatif.api.core import Pod
+from kwhatif.api.workload import PodGroup
+from kwhatif.framework.types import PodOutcome
+from kwhatif.gang.cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
+from kwhatif.gang.gates import GangGates
+from kwhatif.gang.state import PodGroupStates, group_key
+
+NOTE_DROPPED = "spec.schedulingGroup dropped by the API server: the GenericWorkload feature gate is off"
+
+
+class GangQueue:
+    def __init__(self, gates: GangGates, pod_groups: Mapping[str, PodGroup], states: PodGroupStates) -> None:
+        self.gates = gates
+        self.pod_groups = pod_groups
+        self.states = states
+        self.outcomes: list[GroupOutcome] = []
+        self.conditions: dict[str, Condition] = {}  # the PodGroupScheduled condition, by group
+        self.cycles = 0  # ScheduleOne calls so far (pod-group cycles and single pods)
+
+    def prepare(self, bound: Iterable[Pod], pending: Sequence[Pod]) -> list[Pod]:
+        """The pending pods as the scheduler gets them; the cache learns every group's pods."""
+        if not self.gates.generic_workload:
+            return [
+                dataclasses.replace(p, pod_group="", admission_notes=(*p.admission_notes, NOTE_DROPPED))
+                if p.pod_group
+                else p
+                for p in pending
+            ]
+        for p in bound:
+            self.states.add_pod(p)
+        for p in pending:
+            self.states.add_pod(p)
+        return list(pending)
+
+    def group_of(self, pod: Pod) -> str:
+        """The key of the pod's group when it goes through the pod-group cycle, else ''."""
+        return group_key(pod) if self.gates.generic_workload else ""
+
+    def schedule_group(
+        self,
+        first: Pod,
+        queued: Sequence[Pod],
+        rnd: int,
+        host: Host,
+        schedule: Callable[[Pod, PodGroupCycle | None], Attempt],
+        blank: Callable[[Pod], Attempt],
+        enqueued: Callable[[Pod], bool],
+    ) -> list[Attempt]:
+        """scheduleOnePodGroup for the group of ``first``: ``queued`` are the pods still in the
+        queue this round (``first`` among them). A member PreEnqueue keeps out is gated, not tried."""
+        self.cycles += 1
+        key = group_key(first)
+        members = [p for p in queued if group_key(p) == key]
+        gated = [p for p in members if not enqueued(p)]
+        attempts = [schedule(p, None) for p in gated]
+        tried = member_order([p for p in members if enqueued(p)], first) if enqueued(first) else []
+        if not tried:
+            return attempts
+        cycle = PodGroupCycle(host, key, self.pod_groups.get(key))
+        deleted_before = len(getattr(host, "deleted", ()))
+        status = cycle.run(tried, lambda p, c: schedule(p, c), blank)
+        outcome = GroupOutcome(key, self.cycles, rnd, [p.key for p in tried])
+        outcome.victims = sorted(v.key for v in list(getattr(host, "deleted", ()))[deleted_before:])
+        outcome.condition = cond = cycle.condition(status)
+        if cond is not None:
+            # updatePodGroupCondition: a group once scheduled stays PodGroupScheduled=True
+            existing = self.conditions.get(key)
+            group = self.pod_groups.get(key)
+            was_true = (existing is not None and existing.status == "True") or (
+                existing is None and group is not None and group.scheduled
+            )
+            if group is not None and not (was_true and cond.status != "True"):
+                self.conditions[key] = cond
+        self.outcomes.append(outcome)
+        return attempts + [m.att for m in cycle.members]
+
+    def single(self) -> None:
+        """An ordinary ScheduleOne (one pod) took a cycle."""
+        self.cycles += 1
+
+
+def unbound(attempts: Iterable[Attempt]) -> list[Attempt]:
+    return [a for a in attempts if a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR)]
