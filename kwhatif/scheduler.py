@@ -12,7 +12,7 @@ import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
@@ -313,8 +313,8 @@ class Scheduler:
         def enqueued(p: Pod) -> bool:
             return self.framework_for(p).run_pre_enqueue(p).is_success()
 
-        out: list[Attempt] = self.gang.schedule_group(first, queued, rnd, self, schedule, blank, enqueued)  # type: ignore[arg-type]
-        return out
+        # the cycle hands back the Attempts schedule() and blank() made
+        return cast("list[Attempt]", self.gang.schedule_group(first, queued, rnd, self, schedule, blank, enqueued))
 
     def _with_nomination(self, pod: Pod) -> Pod:
         """The pod as its next attempt sees it: status.nominatedNodeName as the nominator holds it."""
