@@ -308,7 +308,9 @@ class Scheduler:
             return att
 
         def blank(p: Pod) -> Attempt:
-            return Attempt(pod=p, profile=self.framework_for(p).profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+            return Attempt(
+                pod=p, profile=self.framework_for(p).profile_name, round=rnd, num_nodes=self.snapshot.num_nodes
+            )
 
         def enqueued(p: Pod) -> bool:
             return self.framework_for(p).run_pre_enqueue(p).is_success()

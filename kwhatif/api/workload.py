@@ -138,7 +138,9 @@ def workload(body: Mapping[str, Any], source: str = "") -> SchedulingWorkload:
     if not items:
         raise f.required(path, "must have at least one item")
     if len(items) > WORKLOAD_MAX_POD_GROUP_TEMPLATES:
-        raise FieldError(f"Too many: {len(items)}: must have at most {WORKLOAD_MAX_POD_GROUP_TEMPLATES} items", field=path)
+        raise FieldError(
+            f"Too many: {len(items)}: must have at most {WORKLOAD_MAX_POD_GROUP_TEMPLATES} items", field=path
+        )
     seen: set[str] = set()
     templates = []
     for i, item in enumerate(items):
@@ -151,7 +153,11 @@ def workload(body: Mapping[str, Any], source: str = "") -> SchedulingWorkload:
         if tname in seen:
             raise FieldError(f"Duplicate value: {f.render_value(tname)}", field=f.join(ipath, "name"))
         seen.add(tname)
-        templates.append(PodGroupTemplate(tname, _policy(f.mapping(item, "schedulingPolicy", ipath), f.join(ipath, "schedulingPolicy"))))
+        templates.append(
+            PodGroupTemplate(
+                tname, _policy(f.mapping(item, "schedulingPolicy", ipath), f.join(ipath, "schedulingPolicy"))
+            )
+        )
     ref = f.mapping(spec, "controllerRef", "spec")
     return SchedulingWorkload(
         ns,

@@ -11,7 +11,7 @@ from kwhatif.api.core import Pod
 
 
 def group_key(pod: Pod) -> str:
-    """"namespace/podGroupName" of the pod's group; '' when it is in none."""
+    """ "namespace/podGroupName" of the pod's group; '' when it is in none."""
     return f"{pod.namespace}/{pod.pod_group}" if pod.pod_group else ""
 
 

@@ -83,9 +83,7 @@ def answer(sched: Scheduler, pods: list[Any], attempts: list[Attempt]) -> dict[s
         if p.pod_group and sched.gang.gates.generic_workload:
             members.setdefault(f"{p.namespace}/{p.pod_group}", []).append(p.key)
     group_nodes = {g: sorted(final[k] for k in ks) for g, ks in members.items()}
-    pod_groups = {
-        g: {"conditions": [dataclasses.asdict(c)]} for g, c in sched.gang.conditions.items()
-    }
+    pod_groups = {g: {"conditions": [dataclasses.asdict(c)]} for g, c in sched.gang.conditions.items()}
     last: dict[str, Attempt] = {}
     for a in attempts:
         last[a.pod.key] = a
@@ -102,9 +100,7 @@ def answer(sched: Scheduler, pods: list[Any], attempts: list[Attempt]) -> dict[s
         if a.pod_group:
             queue[key] = {"queue": "backoffQ"}
         else:
-            plugins = sorted(
-                {fr.first.plugin for fr in a.filters.values() if fr.first is not None and fr.first.plugin}
-            )
+            plugins = sorted({fr.first.plugin for fr in a.filters.values() if fr.first is not None and fr.first.plugin})
             n = sum(1 for b in attempts if b.pod.key == key and b.result is not PodOutcome.GATED)
             queue[key] = {"queue": "unschedulable", "unschedulablePlugins": plugins, "attempts": n}
     cycles = [
@@ -114,7 +110,13 @@ def answer(sched: Scheduler, pods: list[Any], attempts: list[Attempt]) -> dict[s
     for a in tried:
         if not a.pod_group:
             cycles.append(
-                {"cycle": a.cycle, "round": a.round, "podGroup": "", "pods": [a.pod.key], "victims": sorted(v.key for v in a.victims)}
+                {
+                    "cycle": a.cycle,
+                    "round": a.round,
+                    "podGroup": "",
+                    "pods": [a.pod.key],
+                    "victims": sorted(v.key for v in a.victims),
+                }
             )
     cycles.sort(key=lambda c: c["cycle"])
     return {

@@ -81,7 +81,10 @@ def test_gang_case_attempts_where_order_matches(case: Path) -> None:
                     assert a.scores[node].total == entry["total"], (r["pod"], node)
             else:
                 assert fr.first is not None, (r["pod"], node)
-                assert (fr.first.plugin, list(fr.first.reasons)) == (entry["filter"]["plugin"], entry["filter"]["reasons"])
+                assert (fr.first.plugin, list(fr.first.reasons)) == (
+                    entry["filter"]["plugin"],
+                    entry["filter"]["reasons"],
+                )
     assert compared > 0
 
 
