@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from fidelity import SAMPLE
-
 from .harness import canon, run
+from fidelity import SAMPLE
 
 GANG = SAMPLE / "gang"
 CASES = sorted(p for p in GANG.iterdir() if p.is_dir()) if GANG.is_dir() else []
