@@ -20,6 +20,7 @@ import click
 from kwhatif import __version__
 from kwhatif.errors import ExitCode, InputError, Interrupted, KwhatifError
 from kwhatif.report.base import OutputFormat, ReportKind
+from kwhatif.report.groups import group_entries
 
 if TYPE_CHECKING:
     from kwhatif.config.types import SchedulerConfiguration
@@ -569,7 +570,13 @@ def schedule(
         notes.append(binder.summary())
     notes += chosen.notes
     report = schedule_report(
-        attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen, apply=binder is not None
+        attempts,
+        sched.snapshot.num_nodes,
+        profile,
+        notes,
+        scheduler_version=chosen,
+        apply=binder is not None,
+        groups=group_entries(attempts, sched.gang),
     )
     code = emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all"))
     for line in report.apply_messages():
@@ -646,7 +653,12 @@ def check(
         click.echo(f"kwhatif: note: skipped objects in the manifests kwhatif does not read: {kinds}", err=True)
     profile = co.profile or cfg.profiles[0].scheduler_name
     sched_report = schedule_report(
-        result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
+        result.attempts,
+        sched.snapshot.num_nodes,
+        profile,
+        chosen.notes,
+        scheduler_version=chosen,
+        groups=group_entries(result.attempts, sched.gang),
     )
     report = check_report(result, sched_report, strict=strict)
     return emit(report, output, render_options(color))

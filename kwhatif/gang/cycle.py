@@ -72,6 +72,7 @@ class GroupOutcome:
     cycle: int
     round: int
     members: list[str] = field(default_factory=list)  # pod keys, in the order tried
+    fit: list[str] = field(default_factory=list)  # members placed in the cycle's snapshot (before the verdict)
     condition: Condition | None = None
     victims: list[str] = field(default_factory=list)
 
@@ -98,6 +99,7 @@ class PodGroupCycle:
         self.key = key
         self.group = group
         self.members: list[_Member] = []
+        self.fit: list[str] = []  # members scheduled in the snapshot, before the group's verdict
         self._current: _Member | None = None
 
     # --- hooks of schedule_one ------------------------------------------------------------------
@@ -186,6 +188,7 @@ class PodGroupCycle:
             att.result = PodOutcome.ERROR
             att.message = status.message()
             self.members.append(_Member(att=att, rejected=False))
+        self.fit = [m.att.pod.key for m in self.members if m.ok]
         self._submit(status, waiting)
         return status
 

@@ -72,7 +72,7 @@ class GangQueue:
         cycle = PodGroupCycle(host, key, self.pod_groups.get(key))
         deleted_before = len(getattr(host, "deleted", ()))
         status = cycle.run(tried, lambda p, c: schedule(p, c), blank)
-        outcome = GroupOutcome(key, self.cycles, rnd, [p.key for p in tried])
+        outcome = GroupOutcome(key, self.cycles, rnd, [p.key for p in tried], list(cycle.fit))
         outcome.victims = sorted(v.key for v in list(getattr(host, "deleted", ()))[deleted_before:])
         outcome.condition = cond = cycle.condition(status)
         if cond is not None:
