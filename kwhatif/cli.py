@@ -573,7 +573,7 @@ def schedule(
         attempts,
         sched.snapshot.num_nodes,
         profile,
-        notes,
+        [*notes, *sched.gang.notes],
         scheduler_version=chosen,
         apply=binder is not None,
         groups=group_entries(attempts, sched.gang),
@@ -656,7 +656,7 @@ def check(
         result.attempts,
         sched.snapshot.num_nodes,
         profile,
-        chosen.notes,
+        [*chosen.notes, *sched.gang.notes],
         scheduler_version=chosen,
         groups=group_entries(result.attempts, sched.gang),
     )

@@ -29,10 +29,17 @@ class GangQueue:
         self.outcomes: list[GroupOutcome] = []
         self.conditions: dict[str, Condition] = {}  # the PodGroupScheduled condition, by group
         self.cycles = 0  # ScheduleOne calls so far (pod-group cycles and single pods)
+        self.notes: list[str] = []  # about the run as a whole
 
     def prepare(self, bound: Iterable[Pod], pending: Sequence[Pod]) -> list[Pod]:
         """The pending pods as the scheduler gets them; the cache learns every group's pods."""
         if not self.gates.generic_workload:
+            dropped = sum(1 for p in pending if p.pod_group)
+            if dropped:
+                self.notes.append(
+                    f"{dropped} pod(s) name a PodGroup (spec.schedulingGroup), which the API server drops while the "
+                    "GenericWorkload feature gate is off: they are scheduled one by one, not as a group"
+                )
             return [
                 dataclasses.replace(p, pod_group="", admission_notes=(*p.admission_notes, NOTE_DROPPED))
                 if p.pod_group

@@ -348,7 +348,7 @@ def _add_workload_object(state: ClusterState, doc: Document, kind: str) -> None:
     served = workload.served_versions(kind, state.version.minor)
     if doc.api_version not in served:
         if served:
-            detail = f"kube-scheduler {state.version.release} serves {', '.join(sorted(served))}"
+            detail = f"the API server of {state.version.release} serves {', '.join(sorted(served))}"
         else:
             detail = f"the API server of {state.version.release} does not serve {kind}"
         raise InputError(
