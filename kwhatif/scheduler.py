@@ -8,9 +8,10 @@ preemption. Every attempt is recorded in full: every filter plugin on every node
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -317,6 +318,23 @@ class Scheduler:
 
         # the cycle hands back the Attempts schedule() and blank() made
         return cast("list[Attempt]", self.gang.schedule_group(first, queued, rnd, self, schedule, blank, enqueued))
+
+    @contextlib.contextmanager
+    def without_preemption(self) -> Iterator[None]:
+        """Cycles run meanwhile skip PostFilter (a pod group's workload-aware preemption tries
+        the group without preempting for its members)."""
+        saved = self.options
+        self.options = dataclasses.replace(saved, preemption=False)
+        try:
+            yield
+        finally:
+            self.options = saved
+
+    def evict(self, pod: Pod) -> None:
+        """Delete a preemption victim."""
+        if self.snapshot.remove_pod(pod):
+            self.deleted.append(pod)
+        self.pod_group_states.delete_pod(pod)
 
     def _with_nomination(self, pod: Pod) -> Pod:
         """The pod as its next attempt sees it: status.nominatedNodeName as the nominator holds it."""

@@ -12,6 +12,7 @@ unschedulable with the group's message, the others keep their own FitError.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -55,6 +56,14 @@ class Host(Protocol):
     binder: Binder
     pod_group_states: PodGroupStates
 
+    def without_preemption(self) -> AbstractContextManager[None]:
+        """Cycles run meanwhile skip PostFilter (runWithoutPostFilters)."""
+        ...
+
+    def evict(self, pod: Pod) -> None:
+        """A preemption victim is deleted."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Condition:
@@ -85,6 +94,7 @@ class _Member:
     assumed: Pod | None = None
     host: str = ""
     ok: bool = False  # scheduled in the snapshot (Permit said Success or Wait)
+    held: bool = False  # still assumed in the snapshot
     rejected: bool = True  # a failure that is a rejection (else an error)
     requires_preemption: bool = False
     permit: Status | None = None
@@ -140,6 +150,7 @@ class PodGroupCycle:
             st = fw.run_permit(state, assumed, host)
             if st.is_success() or st.is_wait():
                 m.fw, m.state, m.assumed, m.host, m.ok, m.permit = fw, state, assumed, host, True, st
+                m.held = True
                 return True, ""
         revert()
         m.rejected = st.is_rejected()
@@ -154,9 +165,33 @@ class PodGroupCycle:
         pods: Sequence[Pod],
         schedule: Callable[[Pod, PodGroupCycle], Attempt],
         blank: Callable[[Pod], Attempt],
+        preemption: Callable[[Sequence[Pod]], Status] | None = None,
     ) -> Status:
-        """podGroupSchedulingDefaultAlgorithm over ``pods`` (in the order tried), then
+        """podGroupCycle over ``pods`` (in the order tried): the group algorithm, workload-aware
+        ``preemption`` when it is on and the group is unschedulable, then
         submitPodGroupAlgorithmResult. The group's status."""
+        status, waiting = self.algorithm(pods, schedule, blank)
+        self.fit = [m.att.pod.key for m in self.members if m.ok]
+        if preemption is not None and status.code is Code.UNSCHEDULABLE:
+            self.revert_all()  # the algorithm's assumptions are in its snapshot only
+            st = preemption(pods)
+            if st.is_success():
+                waiting = True
+            elif st.code is Code.ERROR:
+                status = st
+            else:
+                status = Status(status.code, (*status.reasons, st.message()))
+        self._submit(status, waiting)
+        return status
+
+    def algorithm(
+        self,
+        pods: Sequence[Pod],
+        schedule: Callable[[Pod, PodGroupCycle], Attempt],
+        blank: Callable[[Pod], Attempt],
+    ) -> tuple[Status, bool]:
+        """podGroupSchedulingDefaultAlgorithm: the group's status, and whether it waits for a
+        preemption of its members."""
         status = Status(Code.UNSCHEDULABLE, (ERR_POD_GROUP_UNSCHEDULABLE,))
         waiting = False
         requires_preemption = False
@@ -188,9 +223,11 @@ class PodGroupCycle:
             att.result = PodOutcome.ERROR
             att.message = status.message()
             self.members.append(_Member(att=att, rejected=False))
-        self.fit = [m.att.pod.key for m in self.members if m.ok]
-        self._submit(status, waiting)
-        return status
+        return status, waiting
+
+    def revert_all(self) -> None:
+        for m in self.members:
+            self._revert(m)
 
     def _submit(self, status: Status, waiting: bool) -> None:
         sched = self.sched
@@ -205,7 +242,7 @@ class PodGroupCycle:
                 sched.nominator.delete(att.pod)
                 continue
             if m.ok and not m.requires_preemption:
-                if status.is_success():
+                if status.is_success() and m.held:
                     assert m.fw is not None and m.state is not None and m.assumed is not None
                     result, msg, binding, notes = self._bind(m.fw, m.state, att.pod, m.assumed, m.host)
                     att.result, att.message, att.binding = result, msg, binding
@@ -259,11 +296,11 @@ class PodGroupCycle:
         return PodOutcome.SCHEDULED, "", binding, []
 
     def _revert(self, m: _Member) -> None:
-        if m.ok and m.fw is not None and m.state is not None and m.assumed is not None:
+        if m.held and m.fw is not None and m.state is not None and m.assumed is not None:
             m.fw.run_unreserve(m.state, m.assumed, m.host)
             self.sched.snapshot.forget(m.assumed)
             self.sched.pod_group_states.forget(m.att.pod)
-            m.ok = False
+            m.held = False
 
     def condition(self, status: Status) -> Condition | None:
         """The PodGroupScheduled condition the scheduler writes on the PodGroup."""

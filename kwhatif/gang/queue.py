@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
+from kwhatif.framework.interface import Status
 from kwhatif.framework.types import PodOutcome
+from kwhatif.gang import preemption
 from kwhatif.gang.cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
 from kwhatif.gang.gates import GangGates
 from kwhatif.gang.state import PodGroupStates, group_key
@@ -76,9 +78,31 @@ class GangQueue:
         tried = member_order([p for p in members if enqueued(p)], first) if enqueued(first) else []
         if not tried:
             return attempts
-        cycle = PodGroupCycle(host, key, self.pod_groups.get(key))
+        group = self.pod_groups.get(key)
+        cycle = PodGroupCycle(host, key, group)
         deleted_before = len(getattr(host, "deleted", ()))
-        status = cycle.run(tried, lambda p, c: schedule(p, c), blank)
+
+        def workload_aware_preemption(pods: Sequence[Pod]) -> Status:
+            def fits() -> Status:
+                dry = PodGroupCycle(host, key, group)
+                with host.without_preemption():
+                    st, _ = dry.algorithm(pods, lambda p, c: schedule(p, c), blank)
+                dry.revert_all()
+                return st
+
+            snap = host.snapshot
+            return preemption.preempt(
+                group,
+                [pi.pod for pi in snap.pods()],
+                self.gates.generic_workload,
+                lambda p: None if snap.remove_pod(p) else None,
+                lambda p: None if snap.add_pod(p) else None,
+                fits,
+                host.evict,
+            )
+
+        wap = workload_aware_preemption if self.gates.workload_aware_preemption else None
+        status = cycle.run(tried, lambda p, c: schedule(p, c), blank, wap)
         outcome = GroupOutcome(key, self.cycles, rnd, [p.key for p in tried], list(cycle.fit))
         outcome.victims = sorted(v.key for v in list(getattr(host, "deleted", ()))[deleted_before:])
         outcome.condition = cond = cycle.condition(status)

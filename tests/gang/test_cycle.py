@@ -207,3 +207,62 @@ def test_gang_scheduling_plugin_is_in_the_default_profile_only_with_its_gate() -
     on: SchedulerVersion = dataclasses.replace(v, gates={**v.gates, **ON})
     assert ("GangScheduling", None) not in v.default_plugins()
     assert on.default_plugins()[-1] == ("GangScheduling", None)
+
+
+WAP = {**ON, "WorkloadAwarePreemption": True}
+NOT_ELIGIBLE = (
+    "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+    "preemption: not eligible due to workload aware preemption enabled"
+)
+
+
+def _group_with_priority(name: str, min_count: int, priority: int) -> str:
+    return _group(name, min_count).replace("    schedulingPolicy:", f"    priority: {priority}\n    schedulingPolicy:")
+
+
+def test_workload_aware_preemption_uses_the_pod_group_priority(tmp_path: Path) -> None:
+    """WorkloadAwarePreemption: the members' own preemption is off, and the group preempts at
+    the PodGroup's priority, which is 0 here (high-priority pods, PodGroup without priority):
+    nothing is preempted."""
+    a = run(_case(tmp_path, LOW_PODS + _group("g", 2), _pods("g", 2, "2", "high")), gates=WAP)
+    assert _view(a) == [
+        (1, "default/w-0", "Unschedulable", "", "", NOT_ELIGIBLE),
+        (1, "default/w-1", "Unschedulable", "", "", NOT_ELIGIBLE),
+        (2, "default/w-0", "Unschedulable", "", "", NOT_ELIGIBLE),
+        (2, "default/w-1", "Unschedulable", "", "", NOT_ELIGIBLE),
+    ]
+    assert a["podGroups"]["default/g"]["conditions"][0]["message"] == (
+        "pod group is unschedulable, No preemption victims found for incoming preemptor"
+    )
+    assert all(c["victims"] == [] for c in a["cycles"])
+
+
+def test_workload_aware_preemption_evicts_as_few_as_the_group_needs(tmp_path: Path) -> None:
+    """A PodGroup of priority 1000: all lower-priority pods are taken out, the group fits, then
+    victims are given back while it still fits; one eviction frees a node for both members."""
+    a = run(_case(tmp_path, LOW_PODS + _group_with_priority("g", 2, 1000), _pods("g", 2, "2")), gates=WAP)
+    assert [c["victims"] for c in a["cycles"]] == [["default/low-1"], []]
+    assert a["final"] == {"default/w-0": "node-1", "default/w-1": "node-1"}
+    assert a["podGroups"]["default/g"]["conditions"][0]["status"] == "True"
+
+
+def test_preemption_victims_order() -> None:
+    from kwhatif.gang.preemption import victims
+
+    from builders import make_pod
+
+    def pod(name: str, prio: int, group: str = "", start: str = "2024-01-01T00:00:00Z") -> Any:
+        b = make_pod().name(name).priority(prio).set("spec.nodeName", "n").set("status.startTime", start)
+        if group:
+            b = b.set("spec.schedulingGroup", {"podGroupName": group})
+        return b.obj()
+
+    got = victims(
+        [pod("a", 5), pod("b", 1), pod("c", 1, "g"), pod("d", 3, "g"), pod("e", 200), pod("f", 2, "h")], 100, True
+    )
+    assert sorted((tuple(p.name for p in v.pods), v.is_pod_group, v.priority) for v in got) == [
+        (("a",), False, 5),
+        (("b",), False, 1),
+        (("c", "d"), True, 3),  # a pod group's priority is its highest member's
+        (("f",), True, 2),
+    ]
