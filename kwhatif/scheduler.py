@@ -176,7 +176,9 @@ class Scheduler:
         self.deleted: list[Pod] = []  # victims of preemption, in order
         # Workload pod groups: the gang-aware part of the queue and the cache's group state
         self.pod_group_states = cluster.pod_group_states
-        self.gang = GangQueue(gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states)
+        self.gang = GangQueue(
+            gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states, self.version.minor
+        )
         # Work kept across cycles (kwhatif.incremental); the template of the cycle in progress
         # when the engine filtered it.
         self.engine: Engine | None = None

@@ -24,8 +24,11 @@ NOTE_DROPPED = "spec.schedulingGroup dropped by the API server: the GenericWorkl
 
 
 class GangQueue:
-    def __init__(self, gates: GangGates, pod_groups: Mapping[str, PodGroup], states: PodGroupStates) -> None:
+    def __init__(
+        self, gates: GangGates, pod_groups: Mapping[str, PodGroup], states: PodGroupStates, minor: int = 36
+    ) -> None:
         self.gates = gates
+        self.minor = minor
         self.pod_groups = pod_groups
         self.states = states
         self.outcomes: list[GroupOutcome] = []
@@ -52,6 +55,17 @@ class GangQueue:
             self.states.add_pod(p)
         for p in pending:
             self.states.add_pod(p)
+        if any(p.pod_group for p in pending):
+            if self.minor >= 37:
+                self.notes.append(
+                    "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
+                    "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"
+                )
+            if self.gates.topology_aware:
+                self.notes.append(
+                    "TopologyAwareWorkloadScheduling is on: kwhatif does not model its placements by topology "
+                    "domain (PodGroup schedulingConstraints); groups are placed as without the gate"
+                )
         return list(pending)
 
     def group_of(self, pod: Pod) -> str:

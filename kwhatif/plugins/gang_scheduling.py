@@ -19,16 +19,21 @@ NAME = "GangScheduling"
 PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration
 # gangscheduling.go, verbatim
 MSG_WAITING_FOR_POD_GROUP = 'waiting for pods\'s pod group "{}" to appear in scheduling queue'
+# 1.37 (gangscheduling.go at kubernetes/kubernetes 037891575693, after v1.36): "pod's"
+MSG_WAITING_FOR_POD_GROUP_137 = 'waiting for pod\'s pod group "{}" to appear in scheduling queue'
 MSG_WAITING_FOR_MIN_COUNT_IN_QUEUE = "waiting for minCount pods from a gang to appear in scheduling queue"
 MSG_WAITING_FOR_MIN_COUNT_SCHEDULED = "waiting for minCount pods from a gang to be scheduled"
 
 
-def pre_enqueue_status(pod: Pod, group: PodGroup | None, state: PodGroupState | None) -> Status:
-    """PreEnqueue, given the pod's PodGroup (None: not found) and its group state."""
+def pre_enqueue_status(
+    pod: Pod, group: PodGroup | None, state: PodGroupState | None, missing: str = MSG_WAITING_FOR_POD_GROUP
+) -> Status:
+    """PreEnqueue, given the pod's PodGroup (None: not found) and its group state; ``missing``
+    is the release's message for a PodGroup that does not exist."""
     if not pod.pod_group:
         return SUCCESS
     if group is None:
-        return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, MSG_WAITING_FOR_POD_GROUP.format(pod.pod_group))
+        return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, missing.format(pod.pod_group))
     if not group.policy.gang:
         return SUCCESS
     count = state.all_pods_count() if state is not None else 0
@@ -54,15 +59,16 @@ def permit_status(pod: Pod, group: PodGroup | None, state: PodGroupState | None)
 class GangScheduling(PreEnqueuePlugin, PermitPlugin):
     NAME = NAME
 
-    def __init__(self, groups: dict[str, PodGroup], states: PodGroupStates) -> None:
+    def __init__(self, groups: dict[str, PodGroup], states: PodGroupStates, minor: int = 36) -> None:
         self.groups = groups
         self.states = states
+        self.missing = MSG_WAITING_FOR_POD_GROUP_137 if minor >= 37 else MSG_WAITING_FOR_POD_GROUP
 
     def _group(self, pod: Pod) -> tuple[PodGroup | None, PodGroupState | None]:
         return self.groups.get(f"{pod.namespace}/{pod.pod_group}"), self.states.get(pod.namespace, pod.pod_group)
 
     def pre_enqueue(self, pod: Pod) -> Status:
-        return pre_enqueue_status(pod, *self._group(pod))
+        return pre_enqueue_status(pod, *self._group(pod), self.missing)
 
     def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
         return permit_status(pod, *self._group(pod))
@@ -70,4 +76,4 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin):
 
 def new(args: None, handle: Handle) -> GangScheduling:
     cluster = handle.cluster
-    return GangScheduling(cluster.pod_groups, cluster.pod_group_states)
+    return GangScheduling(cluster.pod_groups, cluster.pod_group_states, handle.version.minor)

@@ -113,3 +113,8 @@ def test_permit_of_pod_without_group_succeeds() -> None:
     pl = gs.GangScheduling({}, PodGroupStates())
     st, wait = pl.permit(CycleState(), FOREIGN.obj(), "node-a")
     assert st.is_success() and wait == 0.0
+
+
+def test_missing_pod_group_message_of_1_37() -> None:
+    pl = gs.GangScheduling({}, _states(1), minor=37)
+    assert pl.pre_enqueue(POD.obj()).message() == 'waiting for pod\'s pod group "pg" to appear in scheduling queue'
