@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-from kwhatif.api import limitranger, workload
+from kwhatif.api import limitranger
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
@@ -115,14 +115,7 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
     A claim or volume that already exists keeps its bound state (apply never changes it); a
     claim the namespace's LimitRanges refuse is not created (said in ``notes``). Returns the keys
     of the claims the manifests create."""
-    # Workloads and PodGroups are read in the apiVersions the cluster's release serves.
-    groups = [d for d in docs if d.kind in workload.KINDS]
-    docs = [d for d in docs if d.kind not in workload.KINDS]
     extra = build_cluster(docs, check_node_refs=False, names=state.names)
-    if groups:
-        wl = build_cluster(groups, check_node_refs=False, names=state.names, version=state.version)
-        state.pod_groups.update(wl.pod_groups)
-        state.scheduling_workloads.update(wl.scheduling_workloads)
     if extra.nodes:
         raise InputError(
             "manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}"
@@ -139,6 +132,8 @@ def merge_objects(state: ClusterState, docs: list[Document], notes: list[str]) -
         "device_classes",
         "resource_claims",
         "resource_claim_templates",
+        "pod_groups",
+        "scheduling_workloads",
     ):
         getattr(state, maps).update(getattr(extra, maps))
     names = {s.name for s in extra.resource_slices}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
+from kwhatif.api.workload import refuse_unserved
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.node_info import NodeInfo, pod_id
 from kwhatif.cache.snapshot import Snapshot
@@ -175,6 +176,11 @@ class Scheduler:
                 self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
         # Workload pod groups: the gang-aware part of the queue and the cache's group state
+        refuse_unserved(
+            [*cluster.scheduling_workloads.values(), *cluster.pod_groups.values()],
+            self.version.minor,
+            str(self.version.release),
+        )
         self.pod_group_states = cluster.pod_group_states
         self.gang = GangQueue(
             gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states, self.version.minor

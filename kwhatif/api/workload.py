@@ -14,12 +14,12 @@ least 1, the template list (1..8 entries, unique DNS-label names) and the templa
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.api import fields as f
-from kwhatif.errors import FieldError
+from kwhatif.errors import FieldError, InputError
 
 GROUP = "scheduling.k8s.io"
 # Per minor, the versions of Workload and PodGroup its API server serves. 1.35 served only the
@@ -43,6 +43,25 @@ def served_versions(kind: str, minor: int) -> frozenset[str]:
     if by_kind is None:
         by_kind = SERVED[max(SERVED)] if minor > max(SERVED) else {}
     return frozenset(f"{GROUP}/{v}" for v in by_kind.get(kind, frozenset()))
+
+
+def refuse_unserved(objects: Iterable[SchedulingWorkload | PodGroup], minor: int, release: str) -> None:
+    """The first object whose apiVersion the API server of ``release`` does not serve is bad input."""
+    for obj in objects:
+        kind = "Workload" if isinstance(obj, SchedulingWorkload) else "PodGroup"
+        served = served_versions(kind, minor)
+        if obj.api_version in served:
+            continue
+        if served:
+            detail = f"the API server of {release} serves {', '.join(sorted(served))}"
+        else:
+            detail = f"the API server of {release} does not serve {kind}"
+        raise InputError(
+            f"unknown apiVersion {obj.api_version!r} for {kind} ({detail})",
+            source=obj.source or None,
+            obj=f"{kind} {obj.namespace}/{obj.name}",
+            field="apiVersion",
+        )
 
 
 @dataclass(frozen=True, slots=True)

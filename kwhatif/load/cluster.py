@@ -344,19 +344,8 @@ def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str
 
 
 def _add_workload_object(state: ClusterState, doc: Document, kind: str) -> None:
-    """A Workload or PodGroup, in an apiVersion the release's API server serves."""
-    served = workload.served_versions(kind, state.version.minor)
-    if doc.api_version not in served:
-        if served:
-            detail = f"the API server of {state.version.release} serves {', '.join(sorted(served))}"
-        else:
-            detail = f"the API server of {state.version.release} does not serve {kind}"
-        raise InputError(
-            f"unknown apiVersion {doc.api_version!r} for {kind} ({detail})",
-            source=doc.source,
-            obj=doc.describe(),
-            field="apiVersion",
-        )
+    """A Workload or PodGroup (whether the release serves its apiVersion is checked once the
+    release is known: workload.refuse_unserved)."""
     src = doc.source
     if kind == "Workload":
         wl: workload.SchedulingWorkload = _guard(doc, lambda b: workload.workload(b, src))

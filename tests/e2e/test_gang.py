@@ -71,3 +71,33 @@ def test_gates_on_gives_the_group_verdict(run) -> None:  # type: ignore[no-untyp
         6,
     )
     assert g["condition"]["message"] == "pod group is unschedulable"
+
+
+def test_live_cluster_pod_groups_are_read_and_validated(run, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The live reader lists v1alpha2 PodGroups; one the API server of the release would refuse
+    is bad input naming the object and field."""
+    from tests.e2e import fake_apiserver
+    from tests.e2e.fake_apiserver import FakeAPIServer
+
+    from builders import make_node, make_pod
+
+    path = "/apis/scheduling.k8s.io/v1alpha2/podgroups"
+    monkeypatch.setitem(fake_apiserver.LIST_PATHS, path, ("scheduling.k8s.io/v1alpha2", "PodGroupList", "PodGroup"))
+    pg = {
+        "apiVersion": "scheduling.k8s.io/v1alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "pg", "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 0}}},
+    }
+    objects = [make_node().name("n1").capacity(cpu="2", memory="4Gi", pods="10").dict(), pg]
+    pod = tmp_path / "p.yaml"
+    pod.write_text(json.dumps(make_pod().name("p").req(cpu="1").dict()))
+    with FakeAPIServer(objects) as srv:
+        kubeconfig = srv.kubeconfig(str(tmp_path / "kubeconfig"))
+        r = run("schedule", str(pod), "--kubeconfig", kubeconfig, "--scheduler-version", "1.36")
+        assert path in [p for _, p in srv.requests]
+    assert r.code == 2, r.err
+    assert r.err.strip().endswith(
+        "PodGroup default/pg: spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"
+    )
+    assert "Traceback" not in r.err
