@@ -116,3 +116,16 @@ def test_gates_off_no_group_level() -> None:
     result, sched = check(state, docs, lambda st: Scheduler(st, cfg))
     assert group_entries(result.attempts, sched.gang) == []
     assert sum(1 for a in result.attempts if a.node) == 6
+
+
+@pytest.mark.skipif(not REJECTED.is_dir(), reason="the fidelity sample's gang/ cases are not here")
+def test_groups_follow_the_report_schema() -> None:
+    import json
+
+    import jsonschema
+
+    sched, pods = load(REJECTED)
+    attempts = sched.run(pods, rounds=2)
+    d = schedule_report(attempts, 3, "default-scheduler", groups=group_entries(attempts, sched.gang)).to_dict()
+    jsonschema.validate(d, json.loads((ROOT / "docs" / "schema" / "schedule-report.schema.json").read_text()))
+    assert [g["podGroup"] for g in d["groups"]] == ["default/train-workers"]
