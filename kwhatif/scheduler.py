@@ -306,20 +306,18 @@ class Scheduler:
 
     def _schedule_pod_group(self, first: Pod, queued: list[Pod], rnd: int) -> list[Attempt]:
         """One pod-group cycle (kwhatif.gang): the group of ``first`` and its members still queued."""
-        gated: list[Attempt] = []
 
         def schedule(p: Pod, cycle: PodGroupCycle | None) -> Attempt:
-            att = self.schedule_one(p, rnd, cycle)
+            att = self.schedule_one(p, rnd, cycle)  # without a cycle: a member PreEnqueue keeps out
             if cycle is not None:
                 att.cycle, att.pod_group = self.gang.cycles, cycle.key
-            else:
-                gated.append(att)
             return att
 
         def blank(p: Pod) -> Attempt:
-            return Attempt(
-                pod=p, profile=self.framework_for(p).profile_name, round=rnd, num_nodes=self.snapshot.num_nodes
-            )
+            fw = self.framework_for(p)
+            att = Attempt(pod=p, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+            att.cycle, att.pod_group = self.gang.cycles, f"{p.namespace}/{p.pod_group}"
+            return att
 
         def enqueued(p: Pod) -> bool:
             return self.framework_for(p).run_pre_enqueue(p).is_success()
