@@ -8,13 +8,16 @@ preemption. Every attempt is recorded in full: every filter plugin on every node
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kwhatif import progress
 from kwhatif.api.core import Pod
+from kwhatif.api.workload import refuse_unserved
 from kwhatif.binder import Binder, Binding, RecordingBinder
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.node_info import NodeInfo, pod_id, shape
@@ -37,6 +40,9 @@ from kwhatif.framework.types import (
     ScheduleResult,
     fit_error_message,
 )
+from kwhatif.gang.cycle import PodGroupCycle
+from kwhatif.gang.gates import gang_gates
+from kwhatif.gang.queue import GangQueue
 from kwhatif.plugins.registry import in_tree
 
 if TYPE_CHECKING:
@@ -73,6 +79,8 @@ class Attempt:
     pre_score_skipped: frozenset[str] = frozenset()  # PreScore's Skips when scoring then failed
     reason_counts: dict[str, int] = field(default_factory=dict)  # FitError histogram, kept when compacted
     num_nodes: int = 0
+    cycle: int = 0  # which ScheduleOne call (the members of one pod-group cycle share it)
+    pod_group: str = ""  # "namespace/name" of the pod's PodGroup when it went through a pod-group cycle
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
@@ -138,8 +146,10 @@ class Scheduler:
         binder: Binder | None = None,
         options: Options = Options(),
         registry: Registry | None = None,
+        feature_gates: Mapping[str, bool] | None = None,
     ) -> None:
-        """``registry`` names the plugins the profiles may enable (default: the in-tree ones)."""
+        """``registry`` names the plugins the profiles may enable (default: the in-tree ones);
+        ``feature_gates`` overrides the release's gate defaults (gang scheduling reads them)."""
         self.cluster = cluster
         self.config = config
         self.options = options
@@ -182,6 +192,16 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
+        # Workload pod groups: the gang-aware part of the queue and the cache's group state
+        refuse_unserved(
+            [*cluster.scheduling_workloads.values(), *cluster.pod_groups.values()],
+            self.version.minor,
+            str(self.version.release),
+        )
+        self.pod_group_states = cluster.pod_group_states
+        self.gang = GangQueue(
+            gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states, self.version.minor
+        )
 
     # --- queue ----------------------------------------------------------------------------------
 
@@ -223,6 +243,7 @@ class Scheduler:
         for p in pods:
             self.framework_for(p)
         attempts: list[Attempt] = []
+        pods = self.gang.prepare(self.cluster.pods, pods)
         pending = self.queue_order(pods)
         for p in pending:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
@@ -235,11 +256,24 @@ class Scheduler:
         for rnd in range(1, rounds + 1):
             task.update(task.done, task.done + len(pending))
             left: list[Pod] = []
+            popped: set[str] = set()  # members a pod-group cycle took out of the queue
             for pod in pending:
                 key = pod_id(pod)
+                if key in popped:
+                    continue
                 # What this attempt sees; one that changed it (a preemption evicting its victims)
                 # is not "unchanged" for the retry.
                 seen = self._generation()
+                group = self.gang.group_of(pod)
+                if group:
+                    batch = self._schedule_pod_group(pod, [p for p in pending if pod_id(p) not in popped], rnd)
+                    popped.update(pod_id(a.pod) for a in batch)
+                    for a in batch:
+                        attempts.append(a)
+                        task.advance()
+                        if a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR) and not self.binder.settled(a.pod):
+                            left.append(a.pod)
+                    continue
                 att = None
                 if skip_unchanged and rnd > 1 and failed_at.get(key) == seen:
                     prev = failed[key]
@@ -250,6 +284,9 @@ class Scheduler:
                     att = self.schedule_one(pod, rnd)
                     if att.result == PodOutcome.UNSCHEDULABLE and not att.nominated_node and _reusable(pod):
                         last_failure = (shape(pod), self._generation(), att)
+                if att.result is not PodOutcome.GATED:
+                    self.gang.single()
+                    att.cycle = self.gang.cycles
                 attempts.append(att)
                 task.advance()
                 if self.options.compact:
@@ -277,6 +314,44 @@ class Scheduler:
         task.close()
         return attempts
 
+    def _schedule_pod_group(self, first: Pod, queued: list[Pod], rnd: int) -> list[Attempt]:
+        """One pod-group cycle (kwhatif.gang): the group of ``first`` and its members still queued."""
+
+        def schedule(p: Pod, cycle: PodGroupCycle | None) -> Attempt:
+            att = self.schedule_one(p, rnd, cycle)  # without a cycle: a member PreEnqueue keeps out
+            if cycle is not None:
+                att.cycle, att.pod_group = self.gang.cycles, cycle.key
+            return att
+
+        def blank(p: Pod) -> Attempt:
+            fw = self.framework_for(p)
+            att = Attempt(pod=p, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+            att.cycle, att.pod_group = self.gang.cycles, f"{p.namespace}/{p.pod_group}"
+            return att
+
+        def enqueued(p: Pod) -> bool:
+            return self.framework_for(p).run_pre_enqueue(p).is_success()
+
+        # the cycle hands back the Attempts schedule() and blank() made
+        return cast("list[Attempt]", self.gang.schedule_group(first, queued, rnd, self, schedule, blank, enqueued))
+
+    @contextlib.contextmanager
+    def without_preemption(self) -> Iterator[None]:
+        """Cycles run meanwhile skip PostFilter (a pod group's workload-aware preemption tries
+        the group without preempting for its members)."""
+        saved = self.options
+        self.options = dataclasses.replace(saved, preemption=False)
+        try:
+            yield
+        finally:
+            self.options = saved
+
+    def evict(self, pod: Pod) -> None:
+        """Delete a preemption victim."""
+        if self.snapshot.remove_pod(pod):
+            self.deleted.append(pod)
+        self.pod_group_states.delete_pod(pod)
+
     def _with_nomination(self, pod: Pod) -> Pod:
         """The pod as its next attempt sees it: status.nominatedNodeName as the nominator holds it."""
         node = self.nominator.node_of.get(pod_id(pod), "")
@@ -303,8 +378,9 @@ class Scheduler:
 
     # --- scheduleOne ----------------------------------------------------------------------------
 
-    def schedule_one(self, pod: Pod, rnd: int = 1) -> Attempt:
-        """One scheduling cycle and its binding cycle (scheduleOne), recorded as an Attempt."""
+    def schedule_one(self, pod: Pod, rnd: int = 1, cycle: PodGroupCycle | None = None) -> Attempt:
+        """One scheduling cycle and its binding cycle (scheduleOne), recorded as an Attempt; in a
+        pod-group ``cycle``, the member only assumes its node and the cycle decides the rest."""
         fw = self.framework_for(pod)
         att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
         att.notes.extend(pod.admission_notes)
@@ -343,11 +419,14 @@ class Scheduler:
                 att.nominated_node = nominating.nominated_node_name
                 att.victims = list(nominating.victims)
                 att.preemption_details = nominating.details
+                if cycle is not None:
+                    cycle.place_nominated(fw, state, pod, nominating.nominated_node_name)
             return att
         prio = att.prioritized = scheduled.prioritized
         assert prio is not None
         att.notes.extend(prio.notes)
-        att.result, att.message, att.binding, notes = self.assume_and_bind(fw, state, pod, scheduled.suggested_host)
+        place = cycle.place if cycle is not None else self.assume_and_bind
+        att.result, att.message, att.binding, notes = place(fw, state, pod, scheduled.suggested_host)
         att.notes.extend(notes)
         if att.result is PodOutcome.SCHEDULED:
             att.node = scheduled.suggested_host

@@ -103,6 +103,10 @@ MODELLED_GATES: tuple[str, ...] = (
     "NodeDeclaredFeatures",
     "TaintTolerationComparisonOperators",
     "ContainerRestartRules",
+    # the Workload API and gang scheduling (kwhatif.gang.gates reads them)
+    "GenericWorkload",
+    "GangScheduling",
+    "WorkloadAwarePreemption",
 )
 # Gates kwhatif answers with as on, whatever they are set to: sidecars, scheduling gates and the
 # spreading fields are always honoured (turning them off in 1.30-1.32 is not modelled), and the
@@ -115,8 +119,8 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
     "SchedulerQueueingHints",
     "SchedulerAsyncPreemption",
 )
-# Known to kwhatif's tables (so they can be set) but not modelled: gang scheduling is not simulated.
-GANG_GATES: tuple[str, ...] = ("GenericWorkload", "GangScheduling")
+# Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
+GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
 
 
 def gate_exists(name: str, minor: int) -> bool:
@@ -191,6 +195,7 @@ class Behaviour:
     preemption_success_message: str | None = None
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
     node_declared_features_registered: bool = False
+    gang_scheduling_registered: bool = False
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
@@ -366,6 +371,14 @@ CHANGES: tuple[Change, ...] = (
     ),
     Change(
         ("1.35.0",),
+        (),
+        "GangScheduling (alpha) joins the registry; the default profile has it while its gate is on",
+        {"gang_scheduling_registered": True},
+        f"{_VENDOR} v1.35.7 pkg/scheduler/framework/plugins/registry.go",
+        plugins=("GangScheduling",),
+    ),
+    Change(
+        ("1.35.0",),
         (135012,),
         "NodeVolumeLimits rejects nodes lacking the CSI driver of the pod's volumes (gate VolumeLimitScaling, "
         "off by default until 1.37)",
@@ -496,7 +509,8 @@ class SchedulerVersion:
             value = str(self.feature_gates.enabled(name)).lower()
             if name in GANG_GATES:
                 notes.append(
-                    f"--feature-gates: {name}={value}: gang scheduling is not modelled; pods are scheduled one by one"
+                    f"--feature-gates: {name}={value}: topology-aware workload scheduling is not modelled; "
+                    "pod groups are placed without it"
                 )
             else:
                 notes.append(f"--feature-gates: {name}={value} is set, but kwhatif does not model its effect")
@@ -544,6 +558,8 @@ class SchedulerVersion:
             # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
             i = next(i for i, (n, _) in enumerate(refs) if n == "DefaultPreemption")
             refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
+        if self.gate("GangScheduling"):
+            refs.append(("GangScheduling", None))  # applyGangScheduling
         return tuple(refs)
 
     def plugin_registered(self, name: str) -> bool:
@@ -552,6 +568,8 @@ class SchedulerVersion:
             return self.behaviour.volume_limits_in_tree_registered
         if name == "NodeDeclaredFeatures":
             return self.behaviour.node_declared_features_registered
+        if name == "GangScheduling":
+            return self.behaviour.gang_scheduling_registered
         return True
 
 

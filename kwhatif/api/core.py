@@ -299,6 +299,9 @@ class Pod:
     active_deadline_seconds: int | None = None
     # the reason of the DisruptionTarget condition (PreemptionByScheduler when a preemption evicts it)
     disruption_reason: str = ""
+    # spec.schedulingGroup.podGroupName: the PodGroup of the pod's namespace it belongs to (the
+    # Workload API); '' when it is in none
+    pod_group: str = ""
 
     @property
     def key(self) -> str:

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from kwhatif.api import fields as f
+from kwhatif.api import workload
 from kwhatif.api.core import (
     DEFAULT_SCHEDULER_NAME,
     MIRROR_POD_ANNOTATION,
@@ -799,6 +800,7 @@ def pod(
         else None,
         required_node_features=_required_node_features(spec, host_network),
         active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
+        pod_group=workload.pod_group_name(spec),
     )
 
 

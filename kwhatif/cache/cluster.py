@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif.api import parse
+from kwhatif.api import parse, workload
 from kwhatif.api.admission import Admission
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
 from kwhatif.api.core import (
@@ -35,6 +35,7 @@ from kwhatif.api.storage import (
 )
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kwhatif.errors import FieldError
+from kwhatif.gang.state import PodGroupStates
 from kwhatif.versions import SchedulerVersion, default_version
 
 
@@ -120,6 +121,11 @@ class ClusterState:
     volume_attachments: list[VolumeAttachment] = field(default_factory=list)
     csi_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     workloads: dict[tuple[str, str, str], Workload] = field(default_factory=dict)
+    # scheduling.k8s.io Workloads and PodGroups (gang scheduling), by "namespace/name"
+    scheduling_workloads: dict[str, workload.SchedulingWorkload] = field(default_factory=dict)
+    pod_groups: dict[str, workload.PodGroup] = field(default_factory=dict)
+    # the pods of each group the scheduler knows (kept by the scheduler as it runs)
+    pod_group_states: PodGroupStates = field(default_factory=PodGroupStates)
     # resource.k8s.io (dynamic resource allocation)
     device_classes: dict[str, DeviceClass] = field(default_factory=dict)
     resource_slices: list[ResourceSlice] = field(default_factory=list)

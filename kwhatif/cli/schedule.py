@@ -82,6 +82,7 @@ def schedule(
     Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
     3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
+    from kwhatif.report.groups import group_entries
     from kwhatif.report.schedule import schedule_report
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments
@@ -177,7 +178,13 @@ def schedule(
         notes.append(binder.summary())
     notes += run.chosen.notes
     report = schedule_report(
-        attempts, sched.snapshot.num_nodes, plan.profile, notes, scheduler_version=run.chosen, apply=binder is not None
+        attempts,
+        sched.snapshot.num_nodes,
+        plan.profile,
+        [*notes, *sched.gang.notes],
+        scheduler_version=run.chosen,
+        apply=binder is not None,
+        groups=group_entries(attempts, sched.gang),
     )
     code = run.emit(report, nodes=nodes, explain_all=explain == "all")
     for line in report.apply_messages():

@@ -27,12 +27,14 @@ if TYPE_CHECKING:
         StorageClass,
         VolumeAttachment,
     )
+    from kwhatif.api.workload import PodGroup
     from kwhatif.cache.cluster import Workload
     from kwhatif.cache.node_info import NodeInfo
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
     from kwhatif.framework.interface import Binder, CycleState, Status
     from kwhatif.framework.types import FilterResult
+    from kwhatif.gang.state import PodGroupStates
     from kwhatif.versions import SchedulerVersion
 
 
@@ -144,6 +146,17 @@ class ClusterListers(Protocol):
     def namespaces(self) -> Mapping[str, Namespace]: ...
 
     def namespace_labels(self, name: str) -> dict[str, str]: ...
+
+    # GangScheduling
+    @property
+    def pod_groups(self) -> Mapping[str, PodGroup]:
+        """scheduling.k8s.io PodGroups by "namespace/name"."""
+        ...
+
+    @property
+    def pod_group_states(self) -> PodGroupStates:
+        """The pods of each group the scheduler knows."""
+        ...
 
 
 class Handle(Protocol):

@@ -7,7 +7,7 @@ import gc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage
+from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage, workload
 from kwhatif.api.core import (
     Node,
     Pod,
@@ -49,6 +49,8 @@ READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "LimitRange": (frozenset({"v1"}), True),
     "ResourceQuota": (frozenset({"v1"}), True),
     "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
+    "Workload": (workload.API_VERSIONS, True),
+    "PodGroup": (workload.API_VERSIONS, True),
 }
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
 
@@ -120,6 +122,12 @@ _OBJECTS: dict[str, _Reader] = {
         lambda body, version, source: dra_parse.resource_claim_template(body, version, "default", source),
         _by_key("resource_claim_templates"),
     ),
+    # scheduling.k8s.io (gang scheduling): whether the release serves the apiVersion is checked
+    # once the release is known (workload.refuse_unserved)
+    "Workload": _Reader(
+        lambda body, _version, source: workload.workload(body, source), _by_key("scheduling_workloads")
+    ),
+    "PodGroup": _Reader(lambda body, _version, source: workload.pod_group(body, source), _by_key("pod_groups")),
 }
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
@@ -142,7 +150,7 @@ _BUILTIN_GROUP_VERSIONS = {
     "batch": {"v1"},
     "policy": {"v1"},
     "autoscaling": {"v1", "v2"},
-    "scheduling.k8s.io": {"v1"},
+    "scheduling.k8s.io": {"v1", "v1alpha1", "v1alpha2", "v1beta1"},
     "storage.k8s.io": {"v1", "v1beta1", "v1alpha1"},
     "node.k8s.io": {"v1"},
     "networking.k8s.io": {"v1", "v1alpha1", "v1beta1"},

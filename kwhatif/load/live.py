@@ -51,6 +51,9 @@ RESOURCES: tuple[tuple[str, bool], ...] = (
     ("/apis/resource.k8s.io/v1/resourceslices", False),
     ("/apis/resource.k8s.io/v1/resourceclaims", False),
     ("/apis/resource.k8s.io/v1/resourceclaimtemplates", False),
+    # the Workload API of gang scheduling (scheduling.k8s.io/v1alpha2 is served from 1.36, when on)
+    ("/apis/scheduling.k8s.io/v1alpha2/workloads", False),
+    ("/apis/scheduling.k8s.io/v1alpha2/podgroups", False),
 )
 PAGE_SIZE = 500
 REQUEST_TIMEOUT = 60  # seconds, per request
@@ -292,6 +295,8 @@ def iter_list_pages(
                 continue
             if status == 404 and path.startswith("/apis/resource.k8s.io/") and not token:
                 break  # the cluster does not serve DRA: there is nothing to read
+            if status == 404 and path.startswith("/apis/scheduling.k8s.io/v1alpha2/") and not token:
+                break  # the cluster does not serve the Workload API (its gates are off)
             if status != 200:
                 if required:
                     raise _list_error(host, path, status, body)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
 
 NAME = "DefaultPreemption"
+MSG_NOT_ELIGIBLE_WAP = "preemption: not eligible due to workload aware preemption enabled"
 
 # Status messages, byte-exact from default_preemption.go and preemption.go.
 MSG_PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -89,6 +90,9 @@ class DefaultPreemption(PostFilterPlugin):
     def post_filter(
         self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
+        if pod.pod_group and self.handle.version.gate("WorkloadAwarePreemption"):
+            # the pod group preempts as a whole (kwhatif.gang.preemption), not pod by pod
+            return None, Status.of(Code.UNSCHEDULABLE, MSG_NOT_ELIGIBLE_WAP)
         result, st = self.preempt(state, pod, statuses)
         msg = st.message()
         if msg:

@@ -42,6 +42,7 @@ _IN_TREE: dict[str, str] = {
     "NodeResourcesBalancedAllocation": "kwhatif.plugins.node_resources_balanced_allocation",
     "ImageLocality": "kwhatif.plugins.image_locality",
     "DefaultBinder": "kwhatif.plugins.default_binder",
+    "GangScheduling": "kwhatif.plugins.gang_scheduling",
 }
 
 

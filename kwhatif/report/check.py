@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kwhatif.api.core import Pod
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
+from kwhatif.gang.state import group_key
 from kwhatif.report.base import ReportKind
+from kwhatif.report.groups import SCHEDULED, GroupEntry
 from kwhatif.report.schedule import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 
@@ -35,6 +39,7 @@ class WorkloadEntry:
     results: tuple[PodResult, ...]
     verdict: Verdict = Verdict.FITS
     refused: int = 0  # pods the API server refuses to create (LimitRange, quota)
+    group: GroupEntry | None = None  # the Workload pod group its pods belong to (gang scheduling)
 
     @property
     def evicts(self) -> list[str]:
@@ -144,6 +149,7 @@ class CheckReport:
                     "verdict": str(w.verdict),
                     "evicts": w.evicts,
                     "notes": list(w.notes),
+                    **({"podGroup": w.group.to_dict()} if w.group is not None else {}),
                 }
                 for w in self.workloads
             ],
@@ -210,6 +216,10 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
         if w.refusal is not None and (reason is None or verdict is w.refused_by):
             reason = w.refusal.split(" is forbidden: ", 1)[-1].split(" is invalid: ", 1)[-1]
             message = w.refusal
+        group = _group_of(w.pods, schedule.groups)
+        if group is not None and group.verdict != SCHEDULED and verdict is Verdict.DOES_NOT_FIT:
+            # the group's verdict: all-or-nothing, so the pods that fit alone are not placed either
+            message = f"pod group {group.pod_group} is {group.verdict}: {group.lacks or group.message}"
         entries.append(
             WorkloadEntry(
                 kind=w.kind,
@@ -226,6 +236,16 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
                 results=results,
                 verdict=verdict,
                 refused=w.refused,
+                group=group,
             )
         )
     return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)
+
+
+def _group_of(pods: Iterable[Pod], groups: Iterable[GroupEntry]) -> GroupEntry | None:
+    """The pod group of a workload whose pods are all in one group."""
+    keys = {group_key(p) for p in pods}
+    if len(keys) != 1:
+        return None
+    key = keys.pop()
+    return next((g for g in groups if g.pod_group == key), None) if key else None

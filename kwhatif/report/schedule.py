@@ -16,6 +16,7 @@ from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import NodesFit, PodOutcome, PreFilterRecord, Prioritized
 from kwhatif.report.base import ReportKind
+from kwhatif.report.groups import GroupEntry, group_dicts
 from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
 
@@ -198,6 +199,7 @@ class ScheduleReport:
     notes: tuple[str, ...] = ()
     scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
     apply: bool = False  # --apply: the bindings were posted, and how they went decides the exit code
+    groups: tuple[GroupEntry, ...] = ()  # Workload pod groups (gang scheduling)
 
     @property
     def kind(self) -> ReportKind:
@@ -398,6 +400,7 @@ def schedule_report(
     *,
     scheduler_version: ChosenVersion | None = None,
     apply: bool = False,
+    groups: Iterable[GroupEntry] = (),
 ) -> ScheduleReport:
     return ScheduleReport(
         profile=profile,
@@ -406,6 +409,7 @@ def schedule_report(
         notes=tuple(notes),
         scheduler_version=scheduler_version,
         apply=apply,
+        groups=tuple(groups),
     )
 
 
@@ -532,6 +536,7 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
         "profile": rep.profile,
         **version_fields(rep.scheduler_version),
         "results": [result_dict(r) for r in rep.results],
+        **({"groups": group_dicts(rep.groups)} if rep.groups else {}),
         "summary": {
             "pods": s.pods,
             "scheduled": s.scheduled,

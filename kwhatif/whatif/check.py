@@ -117,6 +117,8 @@ def merge_objects(
         "device_classes",
         "resource_claims",
         "resource_claim_templates",
+        "pod_groups",
+        "scheduling_workloads",
     ):
         getattr(state, maps).update(getattr(extra, maps))
     names = {s.name for s in extra.resource_slices}

@@ -21,6 +21,7 @@ from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.groups import group_lines
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
 
 # Short column headings for upstream score plugins.
@@ -52,6 +53,7 @@ class TableFormatter(Formatter):
 
     def schedule(self, report: ScheduleReport) -> str:
         parts = [self.format_pod(r, report.num_nodes) for r in report.results]
+        parts += ["\n".join(group_lines(g)) for g in report.groups]
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -109,6 +111,7 @@ class TableFormatter(Formatter):
                 if first is not None:
                     block.extend(f"  hint: {h}" for h in first.hints)
                 out.append("\n".join(block))
+        out += ["\n".join(group_lines(g)) for g in report.schedule.groups]
         notes = [
             f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}"
             for w in report.workloads
