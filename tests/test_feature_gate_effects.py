@@ -79,9 +79,9 @@ def test_taint_toleration_comparison_operators(minor: int) -> None:
     off = run(version(minor, "TaintTolerationComparisonOperators=false"), nodes, pod)
     assert on.feasible == ["n1", "n4"]  # 16 < 20; "x" is not an integer; -3 < 20 (scores: tolerated)
     assert first(on, "n2") == ("TaintToleration", "UnschedulableAndUnresolvable", ("node(s) had untolerated taint(s)",))
-    assert {s.plugin: s.raw for s in on.scores["n4"].scores}["TaintToleration"] == 0
+    assert {s.plugin: s.raw for s in on.prioritized.scores["n4"].scores}["TaintToleration"] == 0
     assert off.feasible == ["n4"]
-    assert {s.plugin: s.raw for s in off.scores["n4"].scores}["TaintToleration"] == 1
+    assert {s.plugin: s.raw for s in off.prioritized.scores["n4"].scores}["TaintToleration"] == 1
     assert any(
         "Lt needs the TaintTolerationComparisonOperators feature gate, off by default in 1." in n for n in off.notes
     )
@@ -204,7 +204,9 @@ def test_dynamic_resource_allocation(minor: int) -> None:
     pod = make_pod().name("p").set("spec.resourceClaims", [{"name": "gpu", "resourceClaimName": "gpu-claim"}])
     on = run(v_on, [node("n1")], pod)
     assert on.feasible == []
-    assert on.pre_filter is not None and on.pre_filter.status.plugin == "DynamicResources"
+    assert (
+        on.fit is not None and on.fit.pre_filter is not None and on.fit.pre_filter.status.plugin == "DynamicResources"
+    )
     if known(minor)["DynamicResourceAllocation"].locked:
         with pytest.raises(
             FeatureGateError,

@@ -31,7 +31,8 @@ def parse_gates(text: str) -> dict[str, bool]:
 def with_gates(version: str, gates: Mapping[str, bool]) -> SchedulerVersion:
     """The release with ``gates`` over its defaults (what --feature-gates gives)."""
     v = get_version(version)
-    return dataclasses.replace(v, gates={**v.gates, **gates})
+    text = ",".join(f"{k}={str(on).lower()}" for k, on in gates.items() if v.has_gate(k))
+    return v.with_feature_gates(text) if text else v
 
 
 def load(case: Path, version: str = "1.36.2", gates: Mapping[str, bool] | None = None) -> tuple[Scheduler, list[Any]]:
@@ -91,7 +92,7 @@ def answer(sched: Scheduler, pods: list[Any], attempts: list[Attempt]) -> dict[s
     queue: dict[str, Any] = {}
     for key, a in last.items():
         if a.result is PodOutcome.GATED:
-            plugin = a.pre_filter.status.plugin if a.pre_filter is not None else ""
+            plugin = a.fit.pre_filter.status.plugin if a.fit is not None and a.fit.pre_filter is not None else ""
             queue[key] = {"queue": "unschedulable", "gatingPlugin": plugin, "attempts": 0}
             continue
         if a.result is PodOutcome.SCHEDULED:
@@ -100,7 +101,13 @@ def answer(sched: Scheduler, pods: list[Any], attempts: list[Attempt]) -> dict[s
         if a.pod_group:
             queue[key] = {"queue": "backoffQ"}
         else:
-            plugins = sorted({fr.first.plugin for fr in a.filters.values() if fr.first is not None and fr.first.plugin})
+            plugins = sorted(
+                {
+                    fr.first.plugin
+                    for fr in (a.fit.filters if a.fit else {}).values()
+                    if fr.first is not None and fr.first.plugin
+                }
+            )
             n = sum(1 for b in attempts if b.pod.key == key and b.result is not PodOutcome.GATED)
             queue[key] = {"queue": "unschedulable", "unschedulablePlugins": plugins, "attempts": n}
     cycles = [
@@ -135,9 +142,9 @@ def _failure_code(a: Attempt) -> str:
         return ""
     if a.result is PodOutcome.ERROR:
         return "Error"
-    if a.pre_filter is not None and a.at_pre_filter:
-        return a.pre_filter.status.code.label
-    codes = {fr.first.code.label for fr in a.filters.values() if fr.first is not None}
+    if a.fit is not None and a.fit.pre_filter is not None and a.fit.at_pre_filter:
+        return a.fit.pre_filter.status.code.label
+    codes = {fr.first.code.label for fr in (a.fit.filters if a.fit else {}).values() if fr.first is not None}
     return "UnschedulableAndUnresolvable" if codes == {"UnschedulableAndUnresolvable"} else "Unschedulable"
 
 

@@ -202,9 +202,8 @@ def test_gang_scheduling_plugin_is_in_the_default_profile_only_with_its_gate() -
     from kwhatif.versions import SchedulerVersion
 
     v = get_version("1.36.2")
-    import dataclasses
 
-    on: SchedulerVersion = dataclasses.replace(v, gates={**v.gates, **ON})
+    on: SchedulerVersion = v.with_feature_gates("GenericWorkload=true,GangScheduling=true")
     assert ("GangScheduling", None) not in v.default_plugins()
     assert on.default_plugins()[-1] == ("GangScheduling", None)
 

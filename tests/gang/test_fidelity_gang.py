@@ -73,11 +73,11 @@ def test_gang_case_attempts_where_order_matches(case: Path) -> None:
         compared += 1
         assert sorted(a.feasible) == r["feasible"], r["pod"]
         for node, entry in r["nodes"].items():
-            fr = a.filters[node]
+            fr = a.fit.filters[node]
             if entry["filter"] is None:
                 assert fr.first is None, (r["pod"], node)
-                if "total" in entry and a.scores:
-                    assert a.scores[node].total == entry["total"], (r["pod"], node)
+                if "total" in entry and a.prioritized is not None and a.prioritized.scores:
+                    assert a.prioritized.scores[node].total == entry["total"], (r["pod"], node)
             else:
                 assert fr.first is not None, (r["pod"], node)
                 assert (fr.first.plugin, list(fr.first.reasons)) == (
