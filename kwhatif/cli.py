@@ -569,7 +569,13 @@ def schedule(
         notes.append(binder.summary())
     notes += chosen.notes
     report = schedule_report(
-        attempts, sched.snapshot.num_nodes, profile, notes, scheduler_version=chosen, apply=binder is not None
+        attempts,
+        sched.snapshot.num_nodes,
+        profile,
+        notes,
+        scheduler_version=chosen,
+        apply=binder is not None,
+        nodes=[ni.node for ni in sched.snapshot.node_infos],
     )
     code = emit(report, output, render_options(color, nodes=nodes, explain_all=explain == "all"))
     for line in report.apply_messages():
@@ -646,7 +652,12 @@ def check(
         click.echo(f"kwhatif: note: skipped objects in the manifests kwhatif does not read: {kinds}", err=True)
     profile = co.profile or cfg.profiles[0].scheduler_name
     sched_report = schedule_report(
-        result.attempts, sched.snapshot.num_nodes, profile, chosen.notes, scheduler_version=chosen
+        result.attempts,
+        sched.snapshot.num_nodes,
+        profile,
+        chosen.notes,
+        scheduler_version=chosen,
+        nodes=[ni.node for ni in sched.snapshot.node_infos],
     )
     report = check_report(result, sched_report, strict=strict)
     return emit(report, output, render_options(color))

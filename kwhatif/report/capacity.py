@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kwhatif.capacity import NodeUsage
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind
@@ -28,6 +29,7 @@ class CapacityReport:
     failure: PodResult | None
     notes: tuple[str, ...] = ()
     scheduler_version: ChosenVersion | None = None
+    usage: tuple[NodeUsage, ...] = ()
 
     @property
     def kind(self) -> ReportKind:
@@ -54,6 +56,18 @@ class CapacityReport:
             "tiedPlacements": self.ties,
             "minimum": self.minimum,
             "notes": list(self.notes),
+            # per node: allocatable and requested before and after the copies (cpu in millicores,
+            # memory and ephemeral-storage in bytes, pods as a count)
+            "nodes": [
+                {
+                    "name": u.name,
+                    "labels": dict(u.labels),
+                    "allocatable": dict(u.allocatable),
+                    "requestedBefore": dict(u.before),
+                    "requestedAfter": dict(u.after),
+                }
+                for u in self.usage
+            ],
         }
 
 
@@ -85,4 +99,5 @@ def capacity_report(
         failure=failure,
         notes=tuple(res.notes) + notes,
         scheduler_version=scheduler_version,
+        usage=tuple(res.usage),
     )
