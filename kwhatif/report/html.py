@@ -130,6 +130,7 @@ details>summary{cursor:pointer;font-weight:600}
 .fiterror{white-space:pre-wrap;border-left:3px solid var(--bad);padding:.2rem .6rem;margin:.4rem 0}
 table{border-collapse:collapse;margin:.3rem 0;font-size:.9em}
 th,td{border:1px solid var(--line);padding:.15rem .4rem;text-align:left;vertical-align:top}
+tbody th,td.muted,td.mono,td.nw{white-space:nowrap}
 th{background:var(--panel);position:sticky;top:0}
 th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font-weight:500;padding:.4rem .15rem}
 td.cell{text-align:center;min-width:1.8em}td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -143,7 +144,7 @@ border-radius:4px;padding:.1rem .35rem}button{cursor:pointer}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .legend span{margin-right:.8em}.muted{color:var(--muted)}
 .bar{display:inline-block;height:.9em;background:var(--accent);border-radius:2px;vertical-align:middle}
-.track{display:inline-block;width:12rem;height:.9em;background:var(--skipbg);border-radius:2px;
+.track{display:inline-block;width:7rem;height:.9em;background:var(--skipbg);border-radius:2px;
 vertical-align:middle;position:relative;overflow:hidden}
 .track .before{position:absolute;left:0;top:0;bottom:0;background:var(--skip)}
 .track .after{position:absolute;top:0;bottom:0;background:var(--accent)}
@@ -155,7 +156,7 @@ ul{margin:.2rem 0;padding-left:1.3rem}
 _ERRORS_JS = """
 (function(){var errs=[];function add(m){errs.push(String(m));var e=document.getElementById('kwhatif-errors');
 if(e){e.textContent=errs.join('\\n');e.hidden=false;}document.documentElement.setAttribute('data-errors',
-String(errs.length));}window.addEventListener('error',function(ev){add('error: '+ev.message);});
+String(errs.length));}window.addEventListener('error',function(ev){add('error: '+ev.message+' (line '+ev.lineno+':'+ev.colno+')');});
 window.addEventListener('unhandledrejection',function(ev){add('rejection: '+ev.reason);});
 var ce=console.error;console.error=function(){add('console.error: '+Array.prototype.join.call(arguments,' '));
 return ce.apply(console,arguments);};document.documentElement.setAttribute('data-errors','0');})();
@@ -203,7 +204,7 @@ function nodeView(rows,opts){
   var sortSel=el('select',{'aria-label':'sort'},opts.sorts.map(function(s){return el('option',{value:s[0],
     text:'sort: '+s[0]});}));
   var more=el('button',{type:'button'});var count=el('span',{cls:'muted'});var body=el('div');
-  var controls=el('div',{cls:'controls'},el('label',{text:'Nodes:'}),verdictSel,
+  var controls=el('div',{cls:'controls'},el('label',{text:'Nodes:'}),opts.verdicts.length?verdictSel:null,
     Object.keys(zones).length?zoneSel:null,q,sortSel,count,more);
   wrap.appendChild(controls);wrap.appendChild(body);
   function draw(){
@@ -321,8 +322,8 @@ function podSection(r,open){
         (a.preemption?' (preempts on '+a.preemption.nominatedNode+')':''),attemptBody(a),last||ALL));});}
   if(open)fill();d.addEventListener('toggle',function(){if(d.open)fill();});return s;}
 
-function table(heads,rows){return el('table',null,el('thead',null,el('tr',null,heads.map(function(h){
-  return el('th',{text:h});}))),el('tbody',null,rows));}
+function table(heads,body){return el('table',null,el('thead',null,el('tr',null,heads.map(function(h){
+  return el('th',{text:h});}))),body.tagName==='TBODY'?body:el('tbody',null,body));}
 function notes(ns){return ns&&ns.length?el('section',{cls:'box'},el('h3',{text:'Notes'}),list(ns)):null;}
 var app=document.getElementById('app');function add(x){if(x)app.appendChild(x);}
 
@@ -339,6 +340,8 @@ function check(){
   function draw(){tb.textContent='';doc.workloads.forEach(function(w){if(sel.value&&w.verdict!==sel.value)return;
     var pods=(w.pods||[]).map(function(p){var r=byPod[p];return el('li',null,el('a',{href:'#pod-'+p,text:p}),
       r?(r.node?' \u2192 '+r.node:' '+r.status):'');});
+    var on={};(w.pods||[]).forEach(function(p){var r=byPod[p];var k=r&&r.node?r.node:'(not placed)';on[k]=(on[k]||0)+1;});
+    var spread=Object.keys(on).sort().map(function(k){return k+(on[k]>1?' \u00d7'+on[k]:'');}).join(', ');
     tb.appendChild(el('tr',{'data-workload':w.kind+' '+w.namespace+'/'+w.name},el('td',{text:w.kind}),
       el('td',{text:w.namespace+'/'+w.name}),el('td',null,badge(w.verdict,VERDICT[w.verdict]||'s-bad')),
       el('td',{cls:'num',text:w.desired==null?'?':w.desired}),el('td',{cls:'num',text:w.placed}),
@@ -346,11 +349,25 @@ function check(){
       w.dominantReason?el('div',{cls:'muted',text:w.message}):null,list(w.notes),w.evicts.length?
       el('div',{text:'evicts '+w.evicts.join(', ')}):null),
       el('td',null,pods.length?el('details',{open:ALL},el('summary',{text:pods.length+' pod'+
-      (pods.length===1?'':'s')}),el('ul',null,pods)):null),el('td',{cls:'muted mono',text:w.source})));});}
+      (pods.length===1?'':'s')+': '+spread}),el('ul',null,pods)):null),el('td',{cls:'muted mono',text:w.source})));});}
   sel.onchange=draw;draw();
   add(el('section',{cls:'box'},el('h2',{text:'Workloads'}),el('div',{cls:'controls'},el('label',{text:
     'Verdict:'}),sel),el('div',{cls:'scroll'},table(['kind','workload','verdict','desired','placed','not placed',
-    'why','where the replicas land','source'],[tb]))));
+    'why','where the replicas land','source'],tb))));
+  /* where the replicas land, per node: filter by zone and label, sort by how many land */
+  var land={};doc.results.forEach(function(r){if(!r.node)return;var w=doc.workloads.filter(function(x){
+    return(x.pods||[]).indexOf(ref(r.pod))>=0;}).map(function(x){return x.kind+' '+x.namespace+'/'+x.name;})[0]||
+    'Pod '+ref(r.pod);(land[r.node]=land[r.node]||{})[w]=(land[r.node][w]||0)+1;});
+  var names=Object.keys(doc.nodeLabels||{});Object.keys(land).forEach(function(n){if(names.indexOf(n)<0)names.push(n);});
+  var rows=names.map(function(n){var l=land[n]||{};var c=0;for(var k in l)c+=l[k];return{name:n,labels:labelsOf(n),
+    land:l,count:c,verdict:c?'replicas land':'no replicas'};});
+  function drawNodes(body,cut){var tb=el('tbody');cut.forEach(function(r){tb.appendChild(el('tr',{'data-node':r.name},
+    el('th',{scope:'row',text:r.name}),el('td',{cls:'muted',text:zoneOf(r.labels)}),el('td',{cls:'num',text:r.count}),
+    el('td',{text:Object.keys(r.land).sort().map(function(k){return k+' \u00d7'+r.land[k];}).join(', ')})));});
+    body.appendChild(el('div',{cls:'scroll'},table(['node','zone','replicas','of'],tb)));}
+  if(rows.length)add(el('section',{cls:'box'},el('h2',{text:'Where the replicas land'}),nodeView(rows,{verdicts:
+    ['replicas land','no replicas'],sorts:[['replicas',function(a,b){return b.count-a.count;}],['name',byName],
+    ['zone',function(a,b){var x=zoneOf(a.labels),y=zoneOf(b.labels);return x<y?-1:x>y?1:0;}]],draw:drawNodes})));
   add(el('h2',{text:'Pods'}));doc.results.forEach(function(r,i){add(podSection(r,ALL||i<3));});add(notes(doc.notes));}
 
 function fmtRes(res,v){if(v==null)return'';if(res==='cpu')return(v/1000).toFixed(v%1000?2:0)+' cpu';
@@ -364,7 +381,9 @@ function capacity(){
       d.firstFailure})):null,Object.keys(d.reasons).length?table(['reason','nodes'],Object.keys(d.reasons).map(
       function(k){return el('tr',null,el('td',{text:k}),el('td',{cls:'num',text:d.reasons[k]}));})):null));
   var nodes=d.nodes||[];var per=d.perNode||{};var max=1;nodes.forEach(function(n){max=Math.max(max,per[n.name]||0);});
-  var res=[];nodes.forEach(function(n){Object.keys(n.allocatable).forEach(function(k){if(res.indexOf(k)<0)res.push(k);});});
+  /* the resources something asks for on some node (cpu, memory and pods always) */
+  var res=['cpu','memory','pods'];nodes.forEach(function(n){Object.keys(n.allocatable).forEach(function(k){
+    if(res.indexOf(k)<0&&((n.requestedBefore[k]||0)>0||(n.requestedAfter[k]||0)>0))res.push(k);});});
   var rows=nodes.map(function(n){return{name:n.name,labels:n.labels||{},n:n,copies:per[n.name]||0,
     verdict:(per[n.name]||0)?'has copies':'no copies'};});
   function frac(n,k,w){var a=n.allocatable[k];return a?(n[w][k]||0)/a:0;}
@@ -372,20 +391,22 @@ function capacity(){
     return['free '+k+' after',function(a,b){return frac(a.n,k,'requestedAfter')-frac(b.n,k,'requestedAfter');}];}));
   function draw(body,cut){
     var tb=el('tbody');cut.forEach(function(r){var n=r.n;var tr=el('tr',{'data-node':r.name},el('th',{scope:'row',
-      text:r.name}),el('td',{cls:'muted',text:zoneOf(r.labels)}),el('td',null,el('span',{cls:'bar',style:'width:'+
+      text:r.name}),el('td',{cls:'muted',text:zoneOf(r.labels)}),el('td',{cls:'nw'},el('span',{cls:'bar',style:'width:'+
       (r.copies/max*10).toFixed(2)+'rem'}),' ',el('b',{text:r.copies})));
       res.forEach(function(k){var a=n.allocatable[k]||0,b=n.requestedBefore[k]||0,af=n.requestedAfter[k]||0;
         var pb=a?Math.min(100,b/a*100):0,pa=a?Math.min(100,af/a*100):0;
         var why=k+': requested '+fmtRes(k,b)+' before, '+fmtRes(k,af)+' after, of '+fmtRes(k,a)+' allocatable';
-        tr.appendChild(el('td',{title:why},el('span',{cls:'track'+(af>a?' over':''),'aria-hidden':'true'},
+        tr.appendChild(el('td',{cls:'nw',title:why},el('span',{cls:'track'+(af>a?' over':''),'aria-hidden':'true'},
           el('span',{cls:'before',style:'width:'+pb.toFixed(1)+'%'}),el('span',{cls:'after',style:'left:'+
           pb.toFixed(1)+'%;width:'+Math.max(0,pa-pb).toFixed(1)+'%'})),el('span',{cls:'mono',text:' '+
           (a?Math.round(af/a*100):0)+'%'}),el('span',{cls:'sr',text:why})));});
       tb.appendChild(tr);});
     body.appendChild(el('div',{cls:'scroll'},table(['node','zone','copies'].concat(res.map(function(k){
-      return k+' requested / allocatable (grey before, blue the copies)';})),[tb])));}
+      return k+' requested';})),tb)));}
   if(rows.length)add(el('section',{cls:'box'},el('h2',{text:'Copies per node, and what they take'}),
-    nodeView(rows,{verdicts:['has copies','no copies'],sorts:sorts,draw:draw})));
+    el('p',{cls:'legend muted'},el('span',null,el('span',{cls:'bar',style:'width:1.5rem;background:var(--skip)'}),
+    ' requested before'),el('span',null,el('span',{cls:'bar',style:'width:1.5rem'}),' requested by the copies'),
+    el('span',{text:'(share of allocatable after the copies; exact amounts on hover)'})),nodeView(rows,{verdicts:['has copies','no copies'],sorts:sorts,draw:draw})));
   add(notes(d.notes));}
 
 var ACTION={evict:'s-ok',blocked:'s-bad','skip-daemonset':'s-skip','skip-mirror':'s-skip'};
@@ -402,6 +423,8 @@ function drain(){
   var blocked=d.pods.filter(function(p){return p.action==='blocked'||(p.action==='evict'&&!p.node&&!p.lost);});
   if(blocked.length)add(el('section',{cls:'box'},el('h2',{text:'Blocked or stranded'}),list(blocked.map(function(p){
     return ref(p)+': '+(p.pdbBlocked?'PodDisruptionBudget '+p.pdbBlocked:p.message||'not placed');}))));
+  if(d.pods.some(function(p){return p.attempts&&p.attempts.length;}))add(el('h2',{text:
+    'Where the replacements land, and why'}));
   d.pods.forEach(function(p){if(p.attempts&&p.attempts.length){var last=p.attempts[p.attempts.length-1];
     add(podSection({pod:p,status:last.status,node:last.node,tie:last.tie,profile:d.profile,priority:'\u2014',
       attempts:p.attempts},ALL));}});
