@@ -317,9 +317,9 @@ function podSection(r,open){
     d.appendChild(el('p',{cls:'muted',text:'profile '+r.profile+' \u00b7 priority '+r.priority+' \u00b7 '+
       r.attempts.length+' attempt'+(r.attempts.length===1?'':'s')}));
     var atts=r.attempts&&r.attempts.length?r.attempts:[r];
-    atts.forEach(function(a,i){var last=i===atts.length-1;
+    atts.forEach(function(a){
       d.appendChild(section('Attempt '+a.attempt+': '+a.status+(a.node?' on '+a.node:'')+
-        (a.preemption?' (preempts on '+a.preemption.nominatedNode+')':''),attemptBody(a),last||ALL));});}
+        (a.preemption?' (preempts on '+a.preemption.nominatedNode+')':''),attemptBody(a),true));});}
   if(open)fill();d.addEventListener('toggle',function(){if(d.open)fill();});return s;}
 
 function table(heads,body){return el('table',null,el('thead',null,el('tr',null,heads.map(function(h){
@@ -431,6 +431,8 @@ function drain(){
   add(notes(d.notes));}
 
 ({ScheduleReport:schedule,CheckReport:check,CapacityReport:capacity,DrainReport:drain})[doc.kind]();
+/* milliseconds from the start of navigation until drawn */
+document.documentElement.setAttribute('data-render-ms',String(Math.round(performance.now())));
 document.documentElement.setAttribute('data-rendered','1');
 })();
 """
