@@ -123,7 +123,7 @@ code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 section.pod,section.box{border:1px solid var(--line);border-radius:8px;padding:.6rem 1rem;margin:.8rem 0;
 background:var(--panel)}
 details>summary{cursor:pointer;font-weight:600}
-.badge{display:inline-block;padding:0 .45em;border-radius:4px;font-size:.85em;font-weight:600;margin-left:.3em}
+.badge{white-space:nowrap;display:inline-block;padding:0 .45em;border-radius:4px;font-size:.85em;font-weight:600;margin-left:.3em}
 .s-ok{color:var(--ok);background:var(--okbg)}.s-warn{color:var(--warn);background:var(--warnbg)}
 .s-bad{color:var(--bad);background:var(--badbg)}.s-err{color:var(--err);background:var(--errbg)}
 .s-skip{color:var(--skip);background:var(--skipbg)}
