@@ -86,5 +86,6 @@ def check(
         [*run.chosen.notes, *sched.gang.notes],
         scheduler_version=run.chosen,
         groups=group_entries(result.attempts, sched.gang),
+        nodes=[ni.node for ni in sched.snapshot.node_infos],
     )
     return run.emit(check_report(result, sched_report, strict=strict))

@@ -185,6 +185,7 @@ def schedule(
         scheduler_version=run.chosen,
         apply=binder is not None,
         groups=group_entries(attempts, sched.gang),
+        nodes=[ni.node for ni in sched.snapshot.node_infos],
     )
     code = run.emit(report, nodes=nodes, explain_all=explain == "all")
     for line in report.apply_messages():

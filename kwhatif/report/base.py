@@ -30,6 +30,7 @@ class OutputFormat(enum.StrEnum):
     MARKDOWN = "markdown"
     JUNIT = "junit"
     GITHUB = "github"  # GitHub Actions workflow commands: annotations on the manifest lines
+    HTML = "html"  # one self-contained page: the JSON document drawn as tables and heatmaps
 
 
 class ReportKind(enum.StrEnum):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,18 @@ from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import ReportKind, from_record
 from kwhatif.report.schedule import API_VERSION, PodResult, version_fields
 from kwhatif.versions import ChosenVersion
+
+
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    """A node's allocatable and the requests on it before and after the copies: cpu in millicores,
+    memory and ephemeral-storage in bytes, pods as a count, and the extended resources it offers."""
+
+    name: str
+    labels: Mapping[str, str]
+    allocatable: Mapping[str, int]
+    before: Mapping[str, int]
+    after: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +41,7 @@ class CapacityReport:
     failure: PodResult | None
     notes: tuple[str, ...] = ()
     scheduler_version: ChosenVersion | None = None
+    usage: tuple[NodeUsage, ...] = ()
 
     @property
     def kind(self) -> ReportKind:
@@ -54,6 +68,18 @@ class CapacityReport:
             "tiedPlacements": self.ties,
             "minimum": self.minimum,
             "notes": list(self.notes),
+            # per node: allocatable and requested before and after the copies (cpu in millicores,
+            # memory and ephemeral-storage in bytes, pods as a count)
+            "nodes": [
+                {
+                    "name": u.name,
+                    "labels": dict(u.labels),
+                    "allocatable": dict(u.allocatable),
+                    "requestedBefore": dict(u.before),
+                    "requestedAfter": dict(u.after),
+                }
+                for u in self.usage
+            ],
         }
 
 
@@ -82,4 +108,5 @@ def capacity_report(
         failure=failure,
         notes=tuple(res.notes) + notes,
         scheduler_version=scheduler_version,
+        usage=tuple(res.usage),
     )

@@ -150,12 +150,14 @@ class CheckReport:
                     "evicts": w.evicts,
                     "notes": list(w.notes),
                     **({"podGroup": w.group.to_dict()} if w.group is not None else {}),
+                    "pods": [str(r.pod) for r in w.results],
                 }
                 for w in self.workloads
             ],
             "results": [result_dict(r) for r in self.schedule.results],
             "notes": list(dict.fromkeys((*self.notes, *self.schedule.notes))),
             "strict": self.strict,
+            **({"nodeLabels": sched["nodeLabels"]} if "nodeLabels" in sched else {}),
             "summary": {
                 "workloads": len(self.workloads),
                 "fit": sum(1 for w in self.workloads if w.fits),

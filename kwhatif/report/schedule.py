@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwhatif.api.core import Node
 from kwhatif.binder import Binding, Outcome
 from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
@@ -200,6 +201,8 @@ class ScheduleReport:
     scheduler_version: ChosenVersion | None = None  # the release answered as, and where it came from
     apply: bool = False  # --apply: the bindings were posted, and how they went decides the exit code
     groups: tuple[GroupEntry, ...] = ()  # Workload pod groups (gang scheduling)
+    # the labels of the nodes the results name (zones and labels to sort and filter nodes by)
+    node_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @property
     def kind(self) -> ReportKind:
@@ -401,16 +404,30 @@ def schedule_report(
     scheduler_version: ChosenVersion | None = None,
     apply: bool = False,
     groups: Iterable[GroupEntry] = (),
+    nodes: Iterable[Node] = (),
 ) -> ScheduleReport:
+    results = tuple(pod_outcomes(attempts))
     return ScheduleReport(
         profile=profile,
-        results=tuple(pod_outcomes(attempts)),
+        results=results,
         num_nodes=num_nodes,
         notes=tuple(notes),
         scheduler_version=scheduler_version,
         apply=apply,
         groups=tuple(groups),
+        node_labels=labels_of_named_nodes(results, nodes),
     )
+
+
+def labels_of_named_nodes(results: Iterable[PodResult], nodes: Iterable[Node]) -> dict[str, dict[str, str]]:
+    """The labels of the nodes these results name, by node name (sorted): only those, so a report
+    whose node records were dropped does not carry every node's labels."""
+    named: set[str] = set()
+    for r in results:
+        for a in r.all_attempts:
+            named.update(n.name for n in a.nodes)
+            named.update(x for x in (a.node, a.preemption.nominated_node if a.preemption else None) if x)
+    return {n.name: dict(sorted(n.labels.items())) for n in sorted(nodes, key=lambda n: n.name) if n.name in named}
 
 
 def version_fields(chosen: ChosenVersion | None) -> dict[str, Any]:
@@ -546,4 +563,5 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
             "preempted": s.preempted,
         },
         "notes": list(rep.notes),
+        **({"nodeLabels": {k: dict(v) for k, v in rep.node_labels.items()}} if rep.node_labels else {}),
     }

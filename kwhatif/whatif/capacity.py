@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from kwhatif import progress
 from kwhatif.api.core import Pod
 from kwhatif.cache.cluster import ClusterState
+from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.files import Document
+from kwhatif.report.capacity import NodeUsage
 from kwhatif.scheduler import Attempt, Scheduler
 
 DEFAULT_MAX_COPIES = 1000
@@ -31,6 +33,42 @@ class CapacityResult:
     failed_attempt: Attempt | None = None
     ties: int = 0  # copies placed among several equally good nodes
     notes: list[str] = field(default_factory=list)
+    usage: tuple[NodeUsage, ...] = ()  # every node, by name: what is requested before and after the copies
+
+
+def _requested(ni: NodeInfo) -> dict[str, int]:
+    req = ni.requested
+    out = {"cpu": req.milli_cpu, "memory": req.memory, "pods": len(ni.pods)}
+    alloc = ni.allocatable
+    if alloc.ephemeral_storage:
+        out["ephemeral-storage"] = req.ephemeral_storage
+    out.update((k, req.scalar.get(k, 0)) for k in sorted(alloc.scalar))
+    return out
+
+
+def _allocatable(ni: NodeInfo) -> dict[str, int]:
+    alloc = ni.allocatable
+    out = {"cpu": alloc.milli_cpu, "memory": alloc.memory, "pods": alloc.allowed_pod_number}
+    if alloc.ephemeral_storage:
+        out["ephemeral-storage"] = alloc.ephemeral_storage
+    out.update((k, alloc.scalar[k]) for k in sorted(alloc.scalar))
+    return out
+
+
+def _usage(
+    sched: Scheduler, before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]
+) -> tuple[NodeUsage, ...]:
+    return tuple(
+        NodeUsage(
+            ni.name,
+            dict(sorted(ni.node.labels.items())),
+            _allocatable(ni),
+            before[ni.name],
+            after.get(ni.name, before[ni.name]),
+        )
+        for ni in sorted(sched.snapshot.node_infos, key=lambda ni: ni.name)
+        if ni.name in before
+    )
 
 
 def copy_of(template: Pod, i: int) -> Pod:
@@ -41,12 +79,18 @@ def copy_of(template: Pod, i: int) -> Pod:
 def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIES) -> CapacityResult:
     per_node: Counter[str] = Counter()
     ties = 0
+    # "after" is read once a copy is placed: a later copy that preempts changes the snapshot
+    before = {ni.name: _requested(ni) for ni in sched.snapshot.node_infos}
+    after: dict[str, dict[str, int]] = {}
     task = progress.task("placing copies", max_copies, "copies")
     for i in range(max_copies):
         task.update(i)
         att = sched.schedule_one(copy_of(template, i))
         if att.result is PodOutcome.SCHEDULED and att.node:
             per_node[att.node] += 1
+            placed_on = sched.snapshot.get(att.node)
+            if placed_on is not None:
+                after[att.node] = _requested(placed_on)
             if att.prioritized is not None and len(att.prioritized.best) > 1:
                 ties += 1
             continue
@@ -65,7 +109,15 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         if att.nominated_node:
             stopped = "preemption"
         res = CapacityResult(
-            template, i, dict(sorted(per_node.items())), att.message, dict(sorted(reasons.items())), stopped, att, ties
+            template,
+            i,
+            dict(sorted(per_node.items())),
+            att.message,
+            dict(sorted(reasons.items())),
+            stopped,
+            att,
+            ties,
+            usage=_usage(sched, before, after),
         )
         if att.nominated_node:
             victims = ", ".join(v.key for v in att.victims)
@@ -82,6 +134,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         None,
         ties,
         [f"stopped after {max_copies} copies (--max); more may fit"],
+        _usage(sched, before, after),
     )
 
 

@@ -13,6 +13,7 @@ _EXTENSIONS = {
     OutputFormat.YAML: "yaml",
     OutputFormat.JUNIT: "xml",
     OutputFormat.MARKDOWN: "md",
+    OutputFormat.HTML: "html",
 }
 
 

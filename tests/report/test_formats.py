@@ -41,7 +41,8 @@ def report_for(pod_files: list[str], cluster: str = "cluster.yaml"):
     pods = prepare_incoming(pods, state)
     sched = Scheduler(state, default_configuration(PINNED))
     atts = sched.run(pods, skip_unchanged=True)
-    return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler")
+    nodes = [ni.node for ni in sched.snapshot.node_infos]
+    return schedule_report(atts, sched.snapshot.num_nodes, "default-scheduler", nodes=nodes)
 
 
 @pytest.mark.parametrize("fmt", ReportKind.SCHEDULE.formats)

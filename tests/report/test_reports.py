@@ -119,7 +119,11 @@ def check_of(manifests: list[tuple[int, dict[str, Any]]], *, strict: bool = Fals
     docs = [Document(copy.deepcopy(b), f"release.yaml:{line}", b["kind"], b["apiVersion"]) for line, b in manifests]
     result, sched = check(state, docs, lambda st: scheduler(st, compact=True))
     sched_report = schedule_report(
-        result.attempts, sched.snapshot.num_nodes, "default-scheduler", scheduler_version=CHOSEN
+        result.attempts,
+        sched.snapshot.num_nodes,
+        "default-scheduler",
+        scheduler_version=CHOSEN,
+        nodes=[ni.node for ni in sched.snapshot.node_infos],
     )
     return check_report(result, sched_report, strict=strict)
 
@@ -408,8 +412,8 @@ def test_a_format_renders_exactly_the_kinds_that_list_it(fmt):
 
 def test_formats_of_each_kind():
     assert {k: [str(f) for f in k.formats] for k in ReportKind} == {
-        ReportKind.SCHEDULE: ["table", "wide", "json", "yaml", "markdown", "junit"],
-        ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github"],
-        ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit"],
-        ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit"],
+        ReportKind.SCHEDULE: ["table", "wide", "json", "yaml", "markdown", "junit", "html"],
+        ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github", "html"],
+        ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit", "html"],
+        ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit", "html"],
     }

@@ -40,4 +40,8 @@ def get_formatter(fmt: OutputFormat | str, options: RenderOptions | None = None)
         from kwhatif.report.formats.github import GithubFormatter
 
         return GithubFormatter(options)
+    if fmt is OutputFormat.HTML:
+        from kwhatif.report.formats.html import HtmlFormatter
+
+        return HtmlFormatter(options)
     assert_never(fmt)
