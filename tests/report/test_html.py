@@ -62,7 +62,7 @@ def test_server_side_text_is_escaped():
 def test_page_is_self_contained():
     """Nothing is fetched: no URL to load a script, style, font or image from, and a policy
     that forbids it."""
-    from kwhatif.report.output import get_formatter
+    from kwhatif.report.formats.output import get_formatter
     from tests.report.test_formats import SCENARIOS, report_for
 
     out = get_formatter("html").format(report_for(SCENARIOS["preempt"]))

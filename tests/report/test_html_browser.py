@@ -27,7 +27,7 @@ from kwhatif.load.cluster import load_cluster
 from kwhatif.load.pods import load_pods
 from kwhatif.report.formats.formatter import AnyReport
 from kwhatif.report.formats.html import TOP_NODES
-from kwhatif.report.output import get_formatter
+from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.schedule import schedule_report
 from kwhatif.scheduler import Scheduler
 from tests.report.test_formats import ROOT, SCENARIOS, report_for
