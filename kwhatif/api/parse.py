@@ -736,8 +736,8 @@ def pod(
         namespace=namespace,
         name=name,
         uid=f.string(meta, "uid", "metadata"),
-        labels=labels,
-        annotations={k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS},
+        labels=_shared_map(labels),
+        annotations=_shared_map({k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS}),
         owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
         creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
         deleting=meta.get("deletionTimestamp") is not None,
@@ -749,7 +749,7 @@ def pod(
         containers=containers,
         init_containers=init_containers,
         overhead=overhead,
-        node_selector=node_selector,
+        node_selector=_shared_map(node_selector),
         affinity=_memoized(
             "affinity", spec.get("affinity"), lambda: affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity")
         ),
@@ -785,10 +785,10 @@ def pod(
         source=source,
         priority_resolved=priority is not None,
         resource_claims=resource_claims,
-        resource_claim_statuses=claim_statuses,
+        resource_claim_statuses=_shared_map(claim_statuses),
         pod_requests=pod_requests_,
         pod_limits=pod_limits,
-        container_statuses=_container_statuses(status),
+        container_statuses=_shared_map(_container_statuses(status)),
         resize_infeasible=any(
             c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
         ),
@@ -862,6 +862,19 @@ def _remember(key: str | None, value: object) -> None:
     if key is not None and _memo_chars[0] < _MEMO_BUDGET_CHARS:
         _MEMO[key] = value
         _memo_chars[0] += len(key)
+
+
+def _shared_map(m: Mapping[str, Any]) -> Any:
+    """A copy of ``m`` that every pod with an equal map shares (labels of replicas, the empty
+    maps most pods have). A pod's maps are never changed once it is built."""
+    key = _memo_key(("map", m))
+    if key is not None:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit
+    value = dict(m)
+    _remember(key, value)
+    return value
 
 
 def _memoized(tag: str, raw: object, convert: Any) -> Any:

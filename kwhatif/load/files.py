@@ -188,8 +188,13 @@ def _read_text(path: str, limits: Limits) -> str:
                     f"file is {_size(size)}, above the {_size(limit)} limit for {fmt} input ({advice})",
                     source=path,
                 )
-            # Devices and pipes report no size: never read more than the limit allows.
-            data = head + fh.read(limit + 1 - len(head))
+            # Devices and pipes report no size: never read more than the limit allows. A file
+            # is read again from its start in one piece (no copy of a large text).
+            if fh.seekable():
+                fh.seek(0)
+                data = fh.read(limit + 1)
+            else:
+                data = head + fh.read(limit + 1 - len(head))
             if len(data) > limit:
                 raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path)
     return _decode(data, path)
