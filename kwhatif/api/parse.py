@@ -7,6 +7,7 @@ adds the file and the object's kind/namespace/name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -360,21 +361,8 @@ def taint(d: Dict, path: str) -> Taint:
 
 
 def toleration(d: Dict, path: str) -> Toleration:
-    # Most pods carry the same few tolerations: reuse the parsed value for an identical entry.
-    try:
-        ck = tuple(sorted(d.items()))
-        hit = _TOLERATION_CACHE.get(ck)
-    except TypeError:
-        ck, hit = None, None
-    if hit is not None:
-        return hit
-    t = _toleration(d, path)
-    if ck is not None and len(_TOLERATION_CACHE) < 1024:
-        _TOLERATION_CACHE[ck] = t
-    return t
-
-
-_TOLERATION_CACHE: dict[Any, Toleration] = {}
+    # a pod's list of tolerations is converted once per distinct value (_memoized in pod())
+    return _toleration(d, path)
 
 
 def _toleration(d: Dict, path: str) -> Toleration:
@@ -733,7 +721,7 @@ def pod(
     status_resources = f.opt_mapping(status, "resources", "status")
     return build_pod(
         rules,
-        namespace=namespace,
+        namespace=_intern(namespace),
         name=name,
         uid=f.string(meta, "uid", "metadata"),
         labels=_shared_map(labels),
@@ -741,11 +729,11 @@ def pod(
         owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
         creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
         deleting=meta.get("deletionTimestamp") is not None,
-        node_name=f.string(spec, "nodeName", "spec"),
-        scheduler_name=f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME,
+        node_name=_intern(f.string(spec, "nodeName", "spec")),
+        scheduler_name=_intern(f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME),
         priority=priority if priority is not None else 0,
-        priority_class_name=f.string(spec, "priorityClassName", "spec"),
-        preemption_policy=preemption_policy,
+        priority_class_name=_intern(f.string(spec, "priorityClassName", "spec")),
+        preemption_policy=_intern(preemption_policy),
         containers=containers,
         init_containers=init_containers,
         overhead=overhead,
@@ -776,8 +764,8 @@ def pod(
         ),
         scheduling_gates=tuple(gates),
         host_network=host_network,
-        runtime_class_name=f.string(spec, "runtimeClassName", "spec"),
-        phase=f.string(status, "phase", "status"),
+        runtime_class_name=_intern(f.string(spec, "runtimeClassName", "spec")),
+        phase=_intern(f.string(status, "phase", "status")),
         nominated_node_name=f.string(status, "nominatedNodeName", "status"),
         start_time=f.timestamp(status, "startTime", "status"),
         disruption_target=disruption_target,
@@ -862,6 +850,10 @@ def _remember(key: str | None, value: object) -> None:
     if key is not None and _memo_chars[0] < _MEMO_BUDGET_CHARS:
         _MEMO[key] = value
         _memo_chars[0] += len(key)
+
+
+# Strings most pods repeat (namespace, node, scheduler, phase...) are kept once.
+_intern = sys.intern
 
 
 def _shared_map(m: Mapping[str, Any]) -> Any:
