@@ -2,10 +2,14 @@
 
     python benchmarks/bench_load.py benchmarks/out/c5000.json [more dumps...]
     python benchmarks/bench_load.py --generate 500,5000     # make the dumps first (benchmarks/out/)
+    python benchmarks/bench_load.py --scale                 # 500, 1,000, 2,000, 5,000 nodes and the growth
 
 Each measurement runs in a fresh process, so peak RSS is that of one load: read the file, decode
 it item by item, build typed objects, admit pods and build the Snapshot (NodeInfo per node).
-A bare json.load of the same file is printed for comparison.
+Beside it, the bare parse of the same file: json.load, and the parser as the loader runs it
+(stdlib json with the hook that refuses a key given twice); "x parse" is the load over the latter,
+"x json" over json.load. --scale also prints the growth exponent of the load time in the size of
+the cluster (nodes and pods grow together): 1.0 is linear.
 """
 
 from __future__ import annotations
@@ -59,6 +63,31 @@ def child_json(path: str) -> None:
     print(json.dumps({"total_s": t1 - t0, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
+def child_parse(path: str) -> None:
+    """The loader's parser over the whole file: the C scanner with the duplicate-key hook."""
+    import gc
+    import resource
+
+    from kwhatif.load.files import _unique_pairs
+
+    gc.disable()  # as the loader decodes
+    t0 = time.perf_counter()
+    with open(path) as fh:
+        json.loads(fh.read(), object_pairs_hook=_unique_pairs)
+    t1 = time.perf_counter()
+    print(json.dumps({"total_s": t1 - t0, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+
+
+def growth_exponent(sizes: list[float], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) over log(size)."""
+    import math
+
+    xs = [math.log(x) for x in sizes]
+    ys = [math.log(y) for y in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
 def run(mode: str, path: str) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, f"--child-{mode}", path], capture_output=True, text=True, check=True
@@ -72,13 +101,19 @@ def main() -> None:
     ap.add_argument("--generate", metavar="N,N", help="generate dumps of these node counts first")
     ap.add_argument("--pods-per-node", type=int, default=28)
     ap.add_argument("--child-load", metavar="PATH", help=argparse.SUPPRESS)
+    ap.add_argument("--scale", action="store_true", help="500, 1,000, 2,000 and 5,000 nodes, and the growth")
     ap.add_argument("--child-json", metavar="PATH", help=argparse.SUPPRESS)
+    ap.add_argument("--child-parse", metavar="PATH", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child_load:
         return child_load(a.child_load)
     if a.child_json:
         return child_json(a.child_json)
+    if a.child_parse:
+        return child_parse(a.child_parse)
     dumps = list(a.dumps)
+    if a.scale:
+        a.generate = ",".join(x for x in ("500,1000,2000,5000".split(",")) if x not in (a.generate or "").split(","))
     if a.generate:
         from generate import generate
 
@@ -89,15 +124,24 @@ def main() -> None:
                 generate(int(n), a.pods_per_node, path)
             dumps.append(path)
     print(
-        f"{'dump':<28}{'MB':>8}{'nodes':>8}{'pods':>9}{'load s':>9}{'snap s':>9}{'peak MB':>9}{'json.load s':>13}{'json MB':>9}"
+        f"{'dump':<16}{'MB':>6}{'nodes':>7}{'pods':>8}{'load s':>8}{'snap s':>8}{'peak MB':>8}"
+        f"{'parse s':>9}{'json s':>8}{'x parse':>9}{'x json':>8}{'json MB':>8}"
     )
+    sizes, loads = [], []
     for path in dumps:
         r = run("load", path)
+        p = run("parse", path)
         j = run("json", path)
+        sizes.append(r["pods"] + r["nodes"])
+        loads.append(r["load_s"])
         print(
-            f"{os.path.basename(path):<28}{os.path.getsize(path) / 1e6:>8.0f}{r['nodes']:>8}{r['pods']:>9}"
-            f"{r['load_s']:>9.2f}{r['snapshot_s']:>9.2f}{r['peak_rss'] / 2**20:>9.0f}{j['total_s']:>13.2f}{j['peak_rss'] / 2**20:>9.0f}"
+            f"{os.path.basename(path):<16}{os.path.getsize(path) / 1e6:>6.0f}{r['nodes']:>7}{r['pods']:>8}"
+            f"{r['load_s']:>8.2f}{r['snapshot_s']:>8.2f}{r['peak_rss'] / 2**20:>8.0f}"
+            f"{p['total_s']:>9.2f}{j['total_s']:>8.2f}{r['load_s'] / p['total_s']:>9.2f}"
+            f"{r['load_s'] / j['total_s']:>8.2f}{j['peak_rss'] / 2**20:>8.0f}"
         )
+    if len(set(sizes)) > 1:
+        print(f"load time grows as size^{growth_exponent(sizes, loads):.2f} (nodes and pods together)")
 
 
 if __name__ == "__main__":

@@ -193,7 +193,17 @@ def timestamp(d: Dict, key: str, path: str) -> float:
         return v.timestamp() if v.tzinfo else v.replace(tzinfo=UTC).timestamp()
     if not isinstance(v, str):
         raise type_error(join(path, key), v, "an RFC 3339 time")
+    seconds = _TIMES.get(v)
+    if seconds is not None:
+        return seconds
     try:
-        return datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+        seconds = datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
     except ValueError:
         raise FieldError(f"invalid time {v!r}: expected RFC 3339", field=join(path, key)) from None
+    if len(_TIMES) < 1 << 16:
+        _TIMES[v] = seconds
+    return seconds
+
+
+# Objects created together share their timestamps: each distinct text is parsed once.
+_TIMES: dict[str, float] = {}

@@ -7,6 +7,7 @@ adds the file and the object's kind/namespace/name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -362,21 +363,8 @@ def taint(d: Dict, path: str) -> Taint:
 
 
 def toleration(d: Dict, path: str) -> Toleration:
-    # Most pods carry the same few tolerations: reuse the parsed value for an identical entry.
-    try:
-        ck = tuple(sorted(d.items()))
-        hit = _TOLERATION_CACHE.get(ck)
-    except TypeError:
-        ck, hit = None, None
-    if hit is not None:
-        return hit
-    t = _toleration(d, path)
-    if ck is not None and len(_TOLERATION_CACHE) < 1024:
-        _TOLERATION_CACHE[ck] = t
-    return t
-
-
-_TOLERATION_CACHE: dict[Any, Toleration] = {}
+    # a pod's list of tolerations is converted once per distinct value (_memoized in pod())
+    return _toleration(d, path)
 
 
 def _toleration(d: Dict, path: str) -> Toleration:
@@ -690,32 +678,15 @@ def pod(
     raw_containers = f.obj_seq(spec, "containers", "spec")
     if not raw_containers:
         raise f.required("spec.containers")
-    containers = tuple(container(c, f"spec.containers[{i}]", host_network, False) for i, c in enumerate(raw_containers))
-    init_containers = tuple(
-        container(c, f"spec.initContainers[{i}]", host_network, True)
-        for i, c in enumerate(f.obj_seq(spec, "initContainers", "spec"))
+    raw_inits = f.obj_seq(spec, "initContainers", "spec")
+    ckey = _memo_key(
+        ("containers", host_network, [_read_of(c) for c in raw_containers], [_read_of(c) for c in raw_inits])
     )
-    seen_ports: set[tuple[int, str, str]] = set()
-    for i, c in enumerate(containers):
-        for j, p in enumerate(c.ports):
-            if p.host_port:
-                port_key = (p.host_port, p.protocol, p.host_ip)
-                if port_key in seen_ports:
-                    raise FieldError(
-                        f'Duplicate value: "{p.host_port}/{p.protocol}"',
-                        field=f"spec.containers[{i}].ports[{j}].hostPort",
-                    )
-                seen_ports.add(port_key)
-    names = set()
-    for i, c in enumerate(containers + init_containers):
-        if c.name in names:
-            where = (
-                f"spec.containers[{i}].name"
-                if i < len(containers)
-                else f"spec.initContainers[{i - len(containers)}].name"
-            )
-            raise FieldError(f'Duplicate value: "{c.name}"', field=where)
-        names.add(c.name)
+    both = _MEMO.get(ckey) if ckey is not None else None
+    if both is None:
+        both = _containers(raw_containers, raw_inits, host_network)
+        _remember(ckey, both)
+    containers, init_containers = both
     overhead_raw = spec.get("overhead")
     overhead = f.resource_list(spec, "overhead", "spec") if overhead_raw is not None else None
     priority = f.integer(spec, "priority", "spec")
@@ -747,37 +718,51 @@ def pod(
     status_resources = f.opt_mapping(status, "resources", "status")
     return build_pod(
         rules,
-        namespace=namespace,
+        namespace=_intern(namespace),
         name=name,
         uid=f.string(meta, "uid", "metadata"),
-        labels=labels,
-        annotations={k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS},
-        owner_references=owner_references(meta),
+        labels=_shared_map(labels),
+        annotations=_shared_map({k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS}),
+        owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
         creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
         deleting=meta.get("deletionTimestamp") is not None,
-        node_name=f.string(spec, "nodeName", "spec"),
-        scheduler_name=f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME,
+        node_name=_intern(f.string(spec, "nodeName", "spec")),
+        scheduler_name=_intern(f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME),
         priority=priority if priority is not None else 0,
-        priority_class_name=f.string(spec, "priorityClassName", "spec"),
-        preemption_policy=preemption_policy,
+        priority_class_name=_intern(f.string(spec, "priorityClassName", "spec")),
+        preemption_policy=_intern(preemption_policy),
         containers=containers,
         init_containers=init_containers,
         overhead=overhead,
-        node_selector=node_selector,
-        affinity=affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity"),
-        tolerations=tuple(
-            toleration(t, f"spec.tolerations[{i}]") for i, t in enumerate(f.obj_seq(spec, "tolerations", "spec"))
+        node_selector=_shared_map(node_selector),
+        affinity=_memoized(
+            "affinity", spec.get("affinity"), lambda: affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity")
         ),
-        topology_spread_constraints=topology_spread_constraints(
-            f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
+        tolerations=_memoized(
+            "tolerations",
+            spec.get("tolerations"),
+            lambda: tuple(
+                toleration(t, f"spec.tolerations[{i}]") for i, t in enumerate(f.obj_seq(spec, "tolerations", "spec"))
+            ),
         ),
-        volumes=_unique_volumes(
-            tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))
+        topology_spread_constraints=_memoized(
+            "topologySpreadConstraints",
+            spec.get("topologySpreadConstraints"),
+            lambda: topology_spread_constraints(
+                f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
+            ),
+        ),
+        volumes=_memoized(
+            "volumes",
+            spec.get("volumes"),
+            lambda: _unique_volumes(
+                tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))
+            ),
         ),
         scheduling_gates=tuple(gates),
         host_network=host_network,
-        runtime_class_name=f.string(spec, "runtimeClassName", "spec"),
-        phase=f.string(status, "phase", "status"),
+        runtime_class_name=_intern(f.string(spec, "runtimeClassName", "spec")),
+        phase=_intern(f.string(status, "phase", "status")),
         nominated_node_name=f.string(status, "nominatedNodeName", "status"),
         start_time=f.timestamp(status, "startTime", "status"),
         disruption_target=disruption_target,
@@ -785,10 +770,10 @@ def pod(
         source=source,
         priority_resolved=priority is not None,
         resource_claims=resource_claims,
-        resource_claim_statuses=claim_statuses,
+        resource_claim_statuses=_shared_map(claim_statuses),
         pod_requests=pod_requests_,
         pod_limits=pod_limits,
-        container_statuses=_container_statuses(status),
+        container_statuses=_shared_map(_container_statuses(status)),
         resize_infeasible=any(
             c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
         ),
@@ -802,6 +787,96 @@ def pod(
         active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
         pod_group=workload.pod_group_name(spec),
     )
+
+
+def _read_of(c: Dict) -> tuple[Any, ...]:
+    """The fields of a container that container() reads (env, command, mounts... are not)."""
+    return (c.get("name"), c.get("image"), c.get("resources"), c.get("ports"), c.get("restartPolicy"))
+
+
+def _containers(
+    raw_containers: list[Dict], raw_inits: list[Dict], host_network: bool
+) -> tuple[tuple[Container, ...], tuple[Container, ...]]:
+    """spec.containers and spec.initContainers, with the checks across them (host ports, names)."""
+    containers = tuple(container(c, f"spec.containers[{i}]", host_network, False) for i, c in enumerate(raw_containers))
+    init_containers = tuple(
+        container(c, f"spec.initContainers[{i}]", host_network, True) for i, c in enumerate(raw_inits)
+    )
+    seen_ports: set[tuple[int, str, str]] = set()
+    for i, c in enumerate(containers):
+        for j, p in enumerate(c.ports):
+            if p.host_port:
+                port_key = (p.host_port, p.protocol, p.host_ip)
+                if port_key in seen_ports:
+                    raise FieldError(
+                        f'Duplicate value: "{p.host_port}/{p.protocol}"',
+                        field=f"spec.containers[{i}].ports[{j}].hostPort",
+                    )
+                seen_ports.add(port_key)
+    names = set()
+    for i, c in enumerate(containers + init_containers):
+        if c.name in names:
+            where = (
+                f"spec.containers[{i}].name"
+                if i < len(containers)
+                else f"spec.initContainers[{i - len(containers)}].name"
+            )
+            raise FieldError(f'Duplicate value: "{c.name}"', field=where)
+        names.add(c.name)
+    return containers, init_containers
+
+
+# Replicas repeat their containers, tolerations, volumes, affinity, spreading and owners: each
+# distinct value is converted once and the typed result (immutable) shared. The key is the value's
+# repr, which tells apart what equality does not (1, 1.0 and True) and keeps key order; a value
+# whose repr is too large or too deep is converted each time.
+_MEMO_MAX_KEY_CHARS = 1 << 13
+_MEMO_BUDGET_CHARS = 1 << 25  # what all keys may hold together (32 M characters)
+_MEMO: dict[str, Any] = {}
+_memo_chars = [0]
+
+
+def _memo_key(value: object) -> str | None:
+    try:
+        key = repr(value)
+    except RecursionError:
+        return None
+    return key if len(key) <= _MEMO_MAX_KEY_CHARS else None
+
+
+def _remember(key: str | None, value: object) -> None:
+    if key is not None and _memo_chars[0] < _MEMO_BUDGET_CHARS:
+        _MEMO[key] = value
+        _memo_chars[0] += len(key)
+
+
+# Strings most pods repeat (namespace, node, scheduler, phase...) are kept once.
+_intern = sys.intern
+
+
+def _shared_map(m: Mapping[str, Any]) -> Any:
+    """A copy of ``m`` that every pod with an equal map shares (labels of replicas, the empty
+    maps most pods have). A pod's maps are never changed once it is built."""
+    key = _memo_key(("map", m))
+    if key is not None:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit
+    value = dict(m)
+    _remember(key, value)
+    return value
+
+
+def _memoized(tag: str, raw: object, convert: Any) -> Any:
+    """``convert()`` of ``raw``, reusing the result for an equal ``raw`` (same repr)."""
+    key = _memo_key((tag, raw))
+    if key is not None:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            return hit
+    value = convert()
+    _remember(key, value)
+    return value
 
 
 def _required_node_features(spec: Dict, host_network: bool) -> tuple[str, ...]:
@@ -877,7 +952,7 @@ def _unique_volumes(volumes: tuple[Volume, ...]) -> tuple[Volume, ...]:
     return volumes
 
 
-_DERIVED_FIELDS = ("requests", "non0_cpu", "non0_mem", "request_list", "host_port_list")
+_DERIVED_FIELDS = frozenset({"requests", "non0_cpu", "non0_mem", "request_list", "host_port_list"})
 
 
 def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
@@ -891,8 +966,7 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
     status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
     key = (
         rules,
-        tuple((c.name, tuple(c.requests.items())) for c in containers),
-        tuple((c.name, tuple(c.requests.items()), c.restart_policy) for c in init_containers),
+        _request_shape(containers, init_containers),
         tuple(overhead.items()) if overhead is not None else None,
         tuple(pod_level.items()) if pod_level is not None else None,
         tuple((n, _items(cs.allocated), _items(cs.actuated)) for n, cs in sorted(statuses.items())),
@@ -920,7 +994,8 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
     ports = [p for c in containers for p in c.ports if p.host_port > 0]
     if rules.sidecar_host_ports:
         ports = [p for c in init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0] + ports
-    kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
+    if not _DERIVED_FIELDS.isdisjoint(kw):
+        kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
     return Pod(
         **kw,
         requests=requests,
@@ -929,6 +1004,25 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
         request_list=request_list,
         host_port_list=tuple(ports),
     )
+
+
+def _request_shape(containers: tuple[Container, ...], init_containers: tuple[Container, ...]) -> Any:
+    """What the containers' requests derive from, as a hashable value; remembered per tuple of
+    containers, which replicas share (see _MEMO)."""
+    hit = _SHAPES.get(id(containers))
+    # the entry holds the tuples it was made for, so their ids are not reused while it exists
+    if hit is not None and hit[0] is containers and hit[1] is init_containers:
+        return hit[2]
+    shape = (
+        tuple((c.name, tuple(c.requests.items())) for c in containers),
+        tuple((c.name, tuple(c.requests.items()), c.restart_policy) for c in init_containers),
+    )
+    if len(_SHAPES) < 1 << 16:
+        _SHAPES[id(containers)] = (containers, init_containers, shape)
+    return shape
+
+
+_SHAPES: dict[int, tuple[tuple[Container, ...], tuple[Container, ...], Any]] = {}
 
 
 def rebuild_pod(pod: Pod, rules: PodRules, **changes: Any) -> Pod:

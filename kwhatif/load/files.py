@@ -188,8 +188,13 @@ def _read_text(path: str, limits: Limits) -> str:
                     f"file is {_size(size)}, above the {_size(limit)} limit for {fmt} input ({advice})",
                     source=path,
                 )
-            # Devices and pipes report no size: never read more than the limit allows.
-            data = head + fh.read(limit + 1 - len(head))
+            # Devices and pipes report no size: never read more than the limit allows. A file
+            # is read again from its start in one piece (no copy of a large text).
+            if fh.seekable():
+                fh.seek(0)
+                data = fh.read(limit + 1)
+            else:
+                data = head + fh.read(limit + 1 - len(head))
             if len(data) > limit:
                 raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path)
     return _decode(data, path)
@@ -262,6 +267,73 @@ def _yaml_documents(text: str, source: str) -> Iterator[Document]:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+class _DuplicateKey(Exception):
+    """A JSON object names a key twice (raised from inside the C scanner, located afterwards)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # The object hook of every JSON object read: the C scanner keeps the last of two equal keys,
+    # as Go's lenient decoder does, where kubectl's strict decoding and YAML refuse them.
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise _DuplicateKey
+    return d
+
+
+def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
+    """Where the first key given twice in one object of the JSON value at ``pos`` is: (position of
+    the repeat, position of the first, key); None when there is none. Iterative, so depth is no
+    problem; only run once a duplicate is known to be there."""
+    scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+    stack: list[dict[str, int] | None] = []  # per open container: keys seen (object) or None (array)
+
+    def ws(i: int) -> int:
+        m = _WS.match(text, i)
+        assert m is not None
+        return m.end()
+
+    scalar = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+    i = pos
+    need_key = False
+    while True:
+        i = ws(i)
+        if need_key:  # at a key of the object on top of the stack
+            seen = stack[-1]
+            assert seen is not None
+            key, end = scanstring(text, i + 1)
+            first = seen.get(key)
+            if first is not None:
+                return i, first, key
+            seen[key] = i
+            i = ws(end) + 1  # past the colon
+            i = ws(i)
+            need_key = False
+        c = text[i]
+        if c in "{[":
+            i = ws(i + 1)
+            if text[i] in "}]":
+                i += 1
+            else:
+                stack.append({} if c == "{" else None)
+                need_key = c == "{"
+                continue
+        else:
+            _, i = scalar(text, i)
+        # after a value: close what ends here, step over a comma
+        while True:
+            if not stack:
+                return None
+            i = ws(i)
+            c = text[i]
+            i += 1
+            if c == ",":
+                need_key = stack[-1] is not None
+                break
+            stack.pop()
+
+
 PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show progress
 _VALUE_START = '{["-0123456789tfn'
 
@@ -274,7 +346,7 @@ class _JsonStream:
     def __init__(self, text: str, source: str) -> None:
         self.text = text
         self.source = source
-        self.scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[attr-defined]
+        self.scan = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_unique_pairs))  # type: ignore[attr-defined]
         self.progress: Any = None
 
     def fail(self, pos: int, msg: str) -> InputError:
@@ -296,7 +368,27 @@ class _JsonStream:
             raise self.fail(e.pos, e.msg) from None
         except RecursionError:
             raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
+        except _DuplicateKey:
+            raise self.duplicate(pos) from None
         return v, end
+
+    def duplicate(self, pos: int) -> InputError:
+        """The one-line error for a key given twice in the value at ``pos``, as YAML's reads."""
+        try:
+            found = _first_duplicate_key(self.text, pos)
+        except (ValueError, IndexError, RecursionError):
+            found = None
+        if found is None:  # not expected: the scanner saw one
+            return InputError("invalid JSON: an object key is given twice", source=self.source)
+        at, first, key = found
+        return self.key_given_twice(at, first, key)
+
+    def key_given_twice(self, at: int, first: int, key: str) -> InputError:
+        line = self.text.count("\n", 0, first) + 1
+        col = first - self.text.rfind("\n", 0, first)
+        # not a _JsonSyntaxError: read as YAML, the text is refused for the same key
+        err = self.fail(at, f"key {json.dumps(key)} already defined at line {line} column {col}")
+        return InputError(err.message, source=self.source)
 
     def expect(self, pos: int, chars: str) -> tuple[str, int]:
         pos = self.skip_ws(pos)
@@ -345,8 +437,13 @@ class _JsonStream:
         waiting: list[tuple[int, Any]] = []  # items without a kind, until the list's kind is known
         streamed = False
         ch, pos = self.expect(pos + 1, '"}')
+        key_at: dict[str, int] = {}
         while ch != "}":
-            key, pos = self.value(pos - 1)
+            start = pos - 1
+            key, pos = self.value(start)
+            first = key_at.setdefault(key, start)
+            if first != start:
+                raise self.key_given_twice(start, first, key)
             _, pos = self.expect(pos, ":")
             pos = self.skip_ws(pos)
             if key == "items" and self.text.startswith("[", pos):

@@ -291,3 +291,68 @@ def test_yaml_document_lines(tmp_path):
         build_cluster(docs)
     n = text.count("\n", 0, text.index("---")) + 1
     assert str(ei.value).startswith(f"{path}:{n}: Node n2: status.allocatable[cpu]")
+
+
+# --- JSON keys given twice: refused as YAML's are, with both positions ------------------------------
+
+JSON_DUPLICATES = [
+    pytest.param(
+        '{"apiVersion": "v1", "kind": "List", "items": [\n'
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a",\n'
+        ' "labels": {"x": "1", "x": "2"}}}]}\n',
+        'invalid JSON at line 3 column 23: key "x" already defined at line 3 column 13',
+        id="in-a-list-item",
+    ),
+    pytest.param(
+        '{"apiVersion": "v1", "kind": "List",\n "kind": "List", "items": []}',
+        'invalid JSON at line 2 column 2: key "kind" already defined at line 1 column 22',
+        id="of-the-list",
+    ),
+    pytest.param(
+        '{"apiVersion": "v1", "kind": "Node",\n "metadata": {"name": "a"},\n "metadata": {"name": "b"}}',
+        'invalid JSON at line 3 column 2: key "metadata" already defined at line 2 column 2',
+        id="of-a-lone-object",
+    ),
+    pytest.param(
+        '[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "name": "b"}}]',
+        'invalid JSON at line 1 column 65: key "name" already defined at line 1 column 52',
+        id="in-a-bare-array",
+    ),
+    pytest.param(
+        '{"kind": "NodeList", "apiVersion": "v1", "items": []}\n'
+        '{"kind": "PodList", "apiVersion": "v1", "items": [{"metadata": {"name": "p"},\n'
+        ' "spec": {"containers": [{"name": "c", "image": "i"}, {"name": "d", "env": [{"name": "A"}, {"name": "B",\n'
+        ' "value": "1", "name": "C"}]}]}}]}\n',
+        'invalid JSON at line 4 column 16: key "name" already defined at line 3 column 93',
+        id="deep-in-a-dump-stream",
+    ),
+    pytest.param(
+        '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "annotations": {"a\\u0000": "", "a\\u0000": ""}}}',
+        'invalid JSON at line 1 column 95: key "a\\u0000" already defined at line 1 column 80',
+        id="escaped-key-shown-escaped",
+    ),
+]
+
+
+@pytest.mark.parametrize("text,message", JSON_DUPLICATES)
+def test_json_duplicate_keys_are_refused(tmp_path, text, message):
+    path = write(tmp_path, "c.json", text)
+    with pytest.raises(InputError) as ei:
+        load_cluster([path])
+    assert str(ei.value) == f"{path}: {message}"
+    assert ei.value.exit_code == 2
+
+
+def test_json_duplicate_keys_in_a_dump_directory(tmp_path):
+    (tmp_path / "ns").mkdir()
+    write(tmp_path, "nodes.json", json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": nodes_and_pods()[:2]}))
+    pods = write(tmp_path / "ns", "pods.json", '{"kind": "PodList", "apiVersion": "v1", "items": [], "items": []}')
+    with pytest.raises(InputError) as ei:
+        load_cluster([str(tmp_path)])
+    assert str(ei.value) == f'{pods}: invalid JSON at line 1 column 54: key "items" already defined at line 1 column 41'
+
+
+def test_json_equal_keys_in_different_objects_are_fine(tmp_path):
+    objs = nodes_and_pods()
+    path = write(tmp_path, "c.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}, indent=1))
+    check_state(load_cluster([path]))
