@@ -7,7 +7,9 @@ Heavy modules are imported inside the commands so that --help and completion sta
 
 from __future__ import annotations
 
+import errno
 import gc
+import io
 import os
 import sys
 import traceback
@@ -59,6 +61,34 @@ class ClusterOptions:
     preemption: bool
     quiet: bool = False
     scheduler_version: str | None = None
+    request_timeout: float | None = None  # None: the default
+
+
+def _parse_timeout(text: str | None) -> float | None:
+    """--request-timeout, as kubectl spells it (30s, 1m, a bare number of seconds; 0: none)."""
+    if text is None:
+        return None
+    from kwhatif.load.http import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a duration such as 30s, 2m or 1m30s (a bare number is seconds; 0 waits forever)",
+            param_hint="'--request-timeout'",
+        ) from None
+
+
+REQUEST_TIMEOUT_HELP = (
+    "Live reads: give up on a request (and an exec credential plugin) after this long, such as 30s "
+    "or 2m (a bare number is seconds; 0 waits forever). Default 60s."
+)
+
+
+def _live_options(co: ClusterOptions) -> Any:
+    from kwhatif.load.live import live_options
+
+    return live_options(co.kubeconfig, co.context, co.request_timeout, co.max_input_size)
 
 
 def cluster_options(fn: F) -> F:
@@ -74,6 +104,7 @@ def cluster_options(fn: F) -> F:
         ),
         click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
         click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
+        click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP),
         click.option(
             "--config",
             "config",
@@ -202,6 +233,7 @@ def _cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         preemption=not kw.pop("no_preemption", False),
         quiet=kw.pop("quiet", False),
         scheduler_version=version,
+        request_timeout=_parse_timeout(kw.pop("request_timeout", None)),
     )
 
 
@@ -240,7 +272,7 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
     elif co.kubeconfig or co.context:
         from kwhatif.load.live import load_live_cluster
 
-        state = load_live_cluster(co.kubeconfig, co.context)
+        state = load_live_cluster(co.kubeconfig, co.context, _live_options(co))
     else:
         raise click.UsageError("no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context")
     if state.skipped:
@@ -537,7 +569,9 @@ def schedule(
     if apply_:
         from kwhatif.load.live import make_api_binder
 
-        binder = make_api_binder(co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(state))
+        binder = make_api_binder(
+            co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(state), _live_options(co)
+        )
     sched = Scheduler(state, cfg, binder=binder, options=Options(preemption=co.preemption and not apply_))
     long_lived()
     if apply_ and not yes and incoming:
@@ -755,7 +789,17 @@ def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
 )
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
 @click.option("--context", metavar="NAME", help="kubeconfig context to use.")
-def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> int:
+@click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP)
+@click.option(
+    "--max-input-size", metavar="SIZE", help="Largest list to read (all its pages), such as 500M or 4G (default 2G)."
+)
+def snapshot(
+    path: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: str | None,
+    max_input_size: str | None,
+) -> int:
     """Save what kwhatif reads from a live cluster as one List, for --cluster.
 
     Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
@@ -766,12 +810,15 @@ def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> i
     gives, for example in CI. Lists kwhatif may not read are noted and
     skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
     """
-    from kwhatif.load.live import orphan_note, save_snapshot, snapshot_format
+    from kwhatif.load.live import live_options, orphan_note, save_snapshot, snapshot_format
 
     snapshot_format(path)  # a bad file name fails before the cluster is read
+    options = live_options(
+        kubeconfig, context, _parse_timeout(request_timeout), _parse_size(max_input_size) if max_input_size else None
+    )
     progress = _Progress() if sys.stderr.isatty() else None
     try:
-        stats = save_snapshot(kubeconfig, context, path, progress)
+        stats = save_snapshot(kubeconfig, context, path, progress, options)
     finally:
         if progress is not None:
             progress.clear()
@@ -823,7 +870,69 @@ def _clear_progress() -> None:
         progress.clear()
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when kwhatif was started with it closed (`>&-`): writing to it is
+    writing to a pipe nobody reads."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "standard output is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _guard_stdout() -> None:
+    """With standard output closed, descriptor 1 is held by /dev/null so that no file kwhatif
+    opens (nor a credential plugin it runs) takes its place, and writes end as a broken pipe."""
+    if sys.stdout is not None:
+        return
+    try:
+        os.fstat(1)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        if fd != 1:
+            os.dup2(fd, 1)
+            os.close(fd)
+    sys.stdout = _ClosedStdout()
+
+
+def _drop_stdout() -> None:
+    """Standard output failed (a broken pipe, a full disk): what is still buffered goes to
+    /dev/null, so that exiting does not try to write it again and report that."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    except OSError:
+        pass
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until exit
+
+
+def _finish_stdout(code: int) -> int:
+    """Flush standard output here, where a failure can be told in one line, not at exit."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return BROKEN_PIPE
+    except OSError as e:
+        _drop_stdout()
+        click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", err=True)
+        return ExitCode.BAD_INPUT
+    return code
+
+
+# A reader that went away (`| head`, a closed stdout): quiet, with the status of a process that
+# SIGPIPE ended (128 + 13), as a shell reports it.
+BROKEN_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> None:
+    _guard_stdout()
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
     debug = "--debug" in args
@@ -856,12 +965,10 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
     except BrokenPipeError:
-        # stdout closed early (| head): not an error of kwhatif's
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        code = 0
+        # stdout closed early (| head): not an error of kwhatif's, nothing to say
+        _clear_progress()
+        _drop_stdout()
+        code = BROKEN_PIPE
     except MemoryError:
         if debug:
             traceback.print_exc()
@@ -869,9 +976,14 @@ def main(argv: list[str] | None = None) -> None:
         code = ExitCode.BAD_INPUT
     except OSError as e:
         # writing the report failed (a full disk, a closed pipe handled above)
+        _clear_progress()
         if debug:
             traceback.print_exc()
-        click.echo(f"kwhatif: error: {e.strerror or e}", err=True)
+        if e.filename is None:
+            _drop_stdout()
+            click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", err=True)
+        else:
+            click.echo(f"kwhatif: error: {e.filename}: {e.strerror or e}", err=True)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
         _clear_progress()
@@ -880,5 +992,6 @@ def main(argv: list[str] | None = None) -> None:
         msg = str(e).splitlines()[0] if str(e) else ""
         click.echo(f"kwhatif: internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)", err=True)
         code = ExitCode.INTERNAL
+    code = _finish_stdout(code)
     gc.unfreeze()  # what long_lived() kept out of the collector's way lived as long as the command
     sys.exit(code)
