@@ -148,18 +148,20 @@ class Transport:
         body: bytes | None = None,
         *,
         limit: int | None = None,
+        cap: int | None = None,
         what: str = "",
     ) -> Response:
         """Send one request and read its whole answer within the timeout. GETs answered 429 or
         5xx with Retry-After are retried (at most MAX_RETRIES times, never past the timeout).
-        ``limit``: the largest body accepted (TooLarge above it); ``what`` names the request in
-        errors (default: METHOD URL)."""
+        ``limit``: the largest body accepted (TooLarge above it), what is left of ``cap`` (the
+        size named in the error, default ``limit``); ``what`` names the request in errors
+        (default: METHOD URL)."""
         target = self._prefix + path + ("?" + urlencode(query) if query else "")
         what = what or f"{method} {self.host}{path}"
         deadline = time.monotonic() + self.timeout if self.timeout > 0 else None
         retries = 0
         while True:
-            status, data, retry_after = self._once(method, target, body, deadline, limit, what)
+            status, data, retry_after = self._once(method, target, body, deadline, limit, cap, what)
             if method != "GET" or retry_after is None or retries >= MAX_RETRIES:
                 return Response(status, data, retries)
             if deadline is not None and time.monotonic() + retry_after >= deadline:
@@ -168,7 +170,14 @@ class Transport:
             retries += 1
 
     def _once(
-        self, method: str, target: str, body: bytes | None, deadline: float | None, limit: int | None, what: str
+        self,
+        method: str,
+        target: str,
+        body: bytes | None,
+        deadline: float | None,
+        limit: int | None,
+        cap: int | None,
+        what: str,
     ) -> tuple[int, bytes, float | None]:
         headers = dict(self._headers)
         if body is not None:
@@ -196,7 +205,7 @@ class Transport:
                     if reused and not self._expired:
                         continue  # the server closed the idle kept-alive connection: once more, afresh
                     raise
-                data = self._read_body(resp, limit, what)
+                data = self._read_body(resp, limit, cap, what)
                 if resp.will_close:
                     self.close()
                 return resp.status, data, _retry_after(resp)
@@ -224,11 +233,11 @@ class Transport:
             self._conn.sock.settimeout(timeout)
         return self._conn
 
-    def _read_body(self, resp: http.client.HTTPResponse, limit: int | None, what: str) -> bytes:
+    def _read_body(self, resp: http.client.HTTPResponse, limit: int | None, cap: int | None, what: str) -> bytes:
         length = resp.getheader("Content-Length")
         expected = int(length) if length and length.strip().isdigit() else None
         if limit is not None and expected is not None and expected > limit:
-            raise _too_large(what, limit)
+            raise _too_large(what, cap or limit)
         buf = bytearray()
         while True:
             chunk = resp.read1(_CHUNK)
@@ -236,7 +245,7 @@ class Transport:
                 break
             buf += chunk
             if limit is not None and len(buf) > limit:
-                raise _too_large(what, limit)
+                raise _too_large(what, cap or limit)
         if self._expired:
             raise TimeoutError("timed out")
         if expected is not None and len(buf) < expected:

@@ -282,7 +282,9 @@ def iter_list_pages(
             params = [("limit", str(PAGE_SIZE))]
             if token:
                 params.append(("continue", token))
-            resp = client.transport.request("GET", path, params, limit=limit - used, what=f"GET {host}{path}")
+            resp = client.transport.request(
+                "GET", path, params, limit=limit - used, cap=limit, what=f"GET {host}{path}"
+            )
             status, body = resp.status, resp.body
             used += len(body)
             if status == 404 and fallbacks and not token:
