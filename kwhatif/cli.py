@@ -353,6 +353,12 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Interrupted() from None
+        except BrokenPipeError:
+            raise _ReaderGone() from None  # not to click, which would exit 1
+
+
+class _ReaderGone(Exception):
+    """Standard output's reader went away (or it was closed)."""
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -964,7 +970,7 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         click.echo(f"kwhatif: error: {e}", err=True)
         code = e.exit_code
-    except BrokenPipeError:
+    except (BrokenPipeError, _ReaderGone):
         # stdout closed early (| head): not an error of kwhatif's, nothing to say
         _clear_progress()
         _drop_stdout()
