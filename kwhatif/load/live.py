@@ -342,9 +342,9 @@ def _list_body(host: str, path: str, body: bytes) -> dict[str, Any]:
     return data
 
 
-def fetch_documents(client: Client) -> tuple[list[Document], list[str]]:
-    docs: list[Document] = []
-    notes: list[str] = []
+def iter_documents(client: Client, notes: list[str]) -> Iterator[Document]:
+    """The documents of every list, page by page: a page is decoded and handed on before the
+    next one is asked for, so the raw lists never have to fit in memory at once."""
     host = client.host
     from kwhatif import progress
 
@@ -358,27 +358,26 @@ def fetch_documents(client: Client) -> tuple[list[Document], list[str]]:
                 task_path = page.path
                 task = progress.task(f"listing {page.path.rsplit('/', 1)[-1]}", None, "")
             lst = {"kind": page.list_kind, "apiVersion": page.api_version, "items": page.items}
-            docs.extend(_expand(lst, f"{host}{page.path}", 0))
+            page.items = []
+            yield from _expand(lst, f"{host}{page.path}", 0)
             # the server's estimate of what is left, on paged lists
             remaining = page.remaining
             task.update(page.seen, page.seen + remaining if remaining is not None else None)
     finally:
         if task is not None:
             task.close()
-    return docs, notes
 
 
 def load_live_cluster(kubeconfig: str | None, context: str | None, options: LiveOptions | None = None) -> ClusterState:
     client = api_client(kubeconfig, context, options)
+    notes: list[str] = []
     try:
-        docs, notes = fetch_documents(client)
-        version = server_git_version(client)
+        state = build_cluster(iter_documents(client, notes), check_node_refs=False)
+        state.server_version = server_git_version(client)
     finally:
         client.transport.close()
     for n in notes:
         print(f"kwhatif: note: {n}", file=sys.stderr)
-    state = build_cluster(docs, check_node_refs=False)
-    state.server_version = version
     if state.orphaned_pods:
         print(f"kwhatif: note: {orphan_note(state.orphaned_pods)}", file=sys.stderr)
     if not state.nodes:

@@ -263,6 +263,7 @@ class FakeAPIServer:
         self.faults: dict[str, Fault] = {}  # path -> how it misbehaves
         self.sent: dict[str, int] = {}  # path -> body bytes sent by "endless" and "drip"
         self.stopping = threading.Event()
+        self.latency = 0.0  # seconds added to every list page (a distant API server)
         self.lock = threading.Lock()
         self._rv = 100
         self._names = 0
@@ -412,8 +413,10 @@ class FakeAPIServer:
                     self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                     return
                 api_version, list_kind, kind = spec
+                if server.latency:
+                    time.sleep(server.latency)
                 with server.lock:
-                    items = [copy.deepcopy(o) for o in server.objects if o.get("kind") == kind]
+                    items = [o for o in server.objects if o.get("kind") == kind]
                 q = parse_qs(url.query)
                 limit = int(q.get("limit", ["0"])[0]) or len(items) or 1
                 limit = min(limit, server.page_size)
@@ -425,10 +428,10 @@ class FakeAPIServer:
                         self.send(400, status(400, "BadRequest", "continue key is not valid: illegal base64 data"))
                         return
                     start = offset
-                page = items[start : start + limit]
+                page = [copy.deepcopy(o) for o in items[start : start + limit]]
                 cont = _continue_token(start + limit) if start + limit < len(items) else ""
                 if self.continue_loop:
-                    page, cont = items[:limit], _continue_token(0)  # the same token, over and over
+                    page, cont = page[:limit], _continue_token(0)  # the same token, over and over
                 # The API omits kind/apiVersion of list items.
                 stripped = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in page]
                 meta: dict[str, Any] = {"resourceVersion": str(server._rv)}
