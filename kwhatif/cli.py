@@ -813,8 +813,10 @@ def snapshot(
     ResourceClaimTemplates) are read in pages and written as one kubectl-compatible
     `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
     which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
-    gives, for example in CI. Lists kwhatif may not read are noted and
-    skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
+    gives, for example in CI. Optional lists the cluster does not serve or lets kwhatif not
+    read are noted and skipped; any other failure writes nothing (FILE keeps its content).
+    Exit status 0, 2 when FILE cannot be written or a list is above --max-input-size, 3 when
+    the cluster cannot be read.
     """
     from kwhatif.load.live import live_options, orphan_note, save_snapshot, snapshot_format
 
