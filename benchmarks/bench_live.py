@@ -33,7 +33,9 @@ def serve(path: str, latency: float, kubeconfig: str) -> None:
     with open(path) as fh:
         doc = json.load(fh)
     items = doc["items"] if doc.get("kind") == "List" else [doc]
-    with FakeAPIServer(items, page_size=500) as srv:
+    del doc
+    with FakeAPIServer([], page_size=500) as srv:
+        srv.objects = items  # not the deep copy the tests make: one copy of 150,000 pods is enough
         srv.latency = latency
         srv.kubeconfig(kubeconfig + ".tmp")
         os.replace(kubeconfig + ".tmp", kubeconfig)
@@ -68,10 +70,10 @@ def measure(path: str, latency: float) -> None:
         kc = os.path.join(d, "kubeconfig")
         server = subprocess.Popen([sys.executable, __file__, "--serve", path, "--latency", str(latency), "--kc", kc])
         try:
-            deadline = time.monotonic() + 600
+            deadline = time.monotonic() + 1800
             while not os.path.exists(kc):
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit("the fake API server did not start")
+                    raise SystemExit(f"the fake API server did not start (exit status {server.poll()})")
                 time.sleep(0.2)
             live = run_child(__file__, "--child-live", kc)
         finally:

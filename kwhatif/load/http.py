@@ -113,6 +113,8 @@ class Transport:
         self._tls = self._tls_context(cfg) if self._https else None
         self._server_name = str(getattr(cfg, "tls_server_name", None) or self._hostname)
         self._proxy = urlsplit(str(cfg.proxy)) if getattr(cfg, "proxy", None) else None
+        if self._proxy is not None and (self._proxy.scheme != "http" or not self._proxy.hostname):
+            raise ClusterError(f"kubeconfig: proxy-url {cfg.proxy!r}: kwhatif speaks to http:// proxies only")
         self._headers: dict[str, str] = {"Accept": "application/json", "User-Agent": "kwhatif"}
         for setting in (cfg.auth_settings() or {}).values():
             if setting.get("in") == "header" and setting.get("value"):
@@ -122,7 +124,8 @@ class Transport:
             self._headers["Authorization"] = f"Basic {basic}"
         self._conn: _Connection | None = None
         self._expired = False
-        self._connected = False
+        self._connected = False  # the connection stands (TLS included)
+        self._answering = False  # the status line and headers came
 
     @staticmethod
     def _tls_context(cfg: Any) -> ssl.SSLContext:
@@ -188,6 +191,7 @@ class Transport:
                 self.close()
             self._expired = False
             self._connected = False
+            self._answering = False
             conn = self._connection(deadline)
             timer: threading.Timer | None = None
             if deadline is not None:
@@ -201,6 +205,7 @@ class Transport:
                 try:
                     conn.request(method, target, body=body, headers=headers)
                     resp = conn.getresponse()
+                    self._answering = True
                 except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
                     if reused and not self._expired:
                         continue  # the server closed the idle kept-alive connection: once more, afresh
@@ -243,6 +248,9 @@ class Transport:
             chunk = resp.read1(_CHUNK)
             if not chunk:
                 break
+            if self._expired:
+                # on Linux a shut-down socket still yields what keeps arriving: stop here
+                raise TimeoutError("timed out")
             buf += chunk
             if limit is not None and len(buf) > limit:
                 raise _too_large(what, cap or limit)
@@ -264,6 +272,8 @@ class Transport:
 
     def _failure(self, e: BaseException, what: str) -> Unreachable:
         timed_out = self._expired or isinstance(e, TimeoutError)
+        if timed_out and self._answering:
+            return Unreachable(f"{what}: the answer did not end within {self.timeout:g}s", timed_out=True)
         if timed_out and self._connected:
             return Unreachable(f"{what}: no answer within {self.timeout:g}s", timed_out=True)
         if timed_out:

@@ -305,10 +305,19 @@ def iter_list_pages(
                 raise _list_error(host, path, status, body, resp.retries)
             data = _list_body(host, path, body)
             items = data["items"]
+            meta = data.get("metadata") or {}
+            token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
+            if not isinstance(token, str):
+                raise ClusterError(f"GET {host}{path}: metadata.continue is not a string")
+            if token in tokens:
+                # checked before the page is used: it repeats a page already read
+                raise ClusterError(
+                    f"GET {host}{path}: the API server gave a continue token it gave before; the list would never end"
+                )
+            tokens.add(token)
             seen += len(items)
             if progress is not None:
                 progress(path.rsplit("/", 1)[-1], seen)
-            meta = data.get("metadata") or {}
             remaining = meta.get("remainingItemCount") if isinstance(meta, dict) else None
             yield ListPage(
                 path,
@@ -318,16 +327,8 @@ def iter_list_pages(
                 seen,
                 remaining if isinstance(remaining, int) and remaining >= 0 else None,
             )
-            token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
-            if not isinstance(token, str):
-                raise ClusterError(f"GET {host}{path}: metadata.continue is not a string")
             if not token:
                 break
-            if token in tokens:
-                raise ClusterError(
-                    f"GET {host}{path}: the API server gave a continue token it gave before; the list would never end"
-                )
-            tokens.add(token)
 
 
 def _list_body(host: str, path: str, body: bytes) -> dict[str, Any]:
@@ -335,10 +336,10 @@ def _list_body(host: str, path: str, body: bytes) -> dict[str, Any]:
         data = json.loads(body)
     except (ValueError, RecursionError):
         raise ClusterError(f"GET {host}{path}: 200 but the API server did not answer with JSON") from None
-    if not isinstance(data, dict) or not isinstance(data.get("items") if "items" in data else [], list):
+    if not isinstance(data, dict) or not isinstance(data.get("items") or [], list):
         raise ClusterError(f"GET {host}{path}: 200 but the API server did not answer with a list")
     if data.get("items") is None:
-        data["items"] = []
+        data["items"] = []  # Go's nil slice
     return data
 
 
