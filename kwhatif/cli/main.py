@@ -8,7 +8,9 @@ Heavy modules are imported inside the commands so that --help and completion sta
 
 from __future__ import annotations
 
+import errno
 import gc
+import io
 import os
 import sys
 import traceback
@@ -36,6 +38,12 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Interrupted() from None
+        except BrokenPipeError:
+            raise _ReaderGone() from None  # not to click, which would exit 1
+
+
+class _ReaderGone(Exception):
+    """Standard output's reader went away (or it was closed)."""
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -64,8 +72,71 @@ def _clear_progress() -> None:
         progress.clear()
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when kwhatif was started with it closed (`>&-`): writing to it is
+    writing to a pipe nobody reads."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "standard output is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _guard_stdout() -> None:
+    """With standard output closed, descriptor 1 is held by /dev/null so that no file kwhatif
+    opens (nor a credential plugin it runs) takes its place, and writes end as a broken pipe."""
+    if sys.stdout is not None:
+        return
+    try:
+        os.fstat(1)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        if fd != 1:
+            os.dup2(fd, 1)
+            os.close(fd)
+    sys.stdout = _ClosedStdout()
+
+
+def _drop_stdout() -> None:
+    """Standard output failed (a broken pipe, a full disk): what is still buffered goes to
+    /dev/null, so that exiting does not try to write it again and report that."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    except OSError:
+        pass
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until exit
+
+
+def _finish_stdout(code: int, env: Environment) -> int:
+    """Flush standard output here, where a failure can be told in one line, not at exit."""
+    try:
+        env.stdout.flush()
+        if sys.stdout is not None and sys.stdout is not env.stdout:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+        return BROKEN_PIPE
+    except OSError as e:
+        _drop_stdout()
+        click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
+        return ExitCode.BAD_INPUT
+    return code
+
+
+# A reader that went away (`| head`, a closed stdout): quiet, with the status of a process that
+# SIGPIPE ended (128 + 13), as a shell reports it.
+BROKEN_PIPE = 141
+
+
 def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
     """Run the command line; ``env``: the terminal it runs in (default: the process's)."""
+    _guard_stdout()
     env = env or Environment.from_process()
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
@@ -98,13 +169,11 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             traceback.print_exc(file=env.stderr)
         click.echo(f"kwhatif: error: {e}", file=env.stderr)
         code = e.exit_code
-    except BrokenPipeError:
-        # stdout closed early (| head): not an error of kwhatif's
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        code = 0
+    except (BrokenPipeError, _ReaderGone):
+        # stdout closed early (| head): not an error of kwhatif's, nothing to say
+        _clear_progress()
+        _drop_stdout()
+        code = BROKEN_PIPE
     except MemoryError:
         if debug:
             traceback.print_exc(file=env.stderr)
@@ -112,9 +181,14 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
         code = ExitCode.BAD_INPUT
     except OSError as e:
         # writing the report failed (a full disk, a closed pipe handled above)
+        _clear_progress()
         if debug:
             traceback.print_exc(file=env.stderr)
-        click.echo(f"kwhatif: error: {e.strerror or e}", file=env.stderr)
+        if e.filename is None:
+            _drop_stdout()
+            click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
+        else:
+            click.echo(f"kwhatif: error: {e.filename}: {e.strerror or e}", file=env.stderr)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
         _clear_progress()
@@ -125,5 +199,6 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             f"kwhatif: internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)", file=env.stderr
         )
         code = ExitCode.INTERNAL
+    code = _finish_stdout(code, env)
     gc.unfreeze()  # what long_lived() kept out of the collector's way lived as long as the command
     sys.exit(code)

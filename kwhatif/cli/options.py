@@ -43,6 +43,35 @@ class ClusterOptions:
     quiet: bool = False
     scheduler_version: str | None = None
     feature_gates: str | None = None
+    request_timeout: float | None = None  # None: the default
+
+
+def parse_timeout(text: str | None) -> float | None:
+    """--request-timeout, as kubectl spells it (30s, 1m, a bare number of seconds; 0: none)."""
+    if text is None:
+        return None
+    from kwhatif.load.http import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError:
+        raise click.BadParameter(
+            f"{text!r} is not a duration such as 30s, 2m or 1m30s (a bare number is seconds; 0 waits forever)",
+            param_hint="'--request-timeout'",
+        ) from None
+
+
+REQUEST_TIMEOUT_HELP = (
+    "Live reads: give up on a request (and an exec credential plugin) after this long, such as 30s "
+    "or 2m (a bare number is seconds; 0 waits forever). Default 60s."
+)
+
+
+def live_options(co: ClusterOptions) -> Any:
+    """The live reader's options (kubeconfig, context, timeout, size bound) of these options."""
+    from kwhatif.load.live import live_options as make
+
+    return make(co.kubeconfig, co.context, co.request_timeout, co.max_input_size)
 
 
 def cluster_options(fn: F) -> F:
@@ -58,6 +87,7 @@ def cluster_options(fn: F) -> F:
         ),
         click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
         click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
+        click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP),
         click.option(
             "--config",
             "config",
@@ -170,6 +200,7 @@ def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
         quiet=kw.pop("quiet", False),
         scheduler_version=version,
         feature_gates=kw.pop("feature_gates", None),
+        request_timeout=parse_timeout(kw.pop("request_timeout", None)),
     )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kwhatif.cli.env import Environment, current
-from kwhatif.cli.options import ClusterOptions, limits
+from kwhatif.cli.options import ClusterOptions, limits, live_options
 from kwhatif.errors import InputError
 from kwhatif.report.base import OutputFormat
 
@@ -51,7 +51,7 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
     elif co.kubeconfig or co.context:
         from kwhatif.load.live import load_live_cluster
 
-        state = load_live_cluster(co.kubeconfig, co.context)
+        state = load_live_cluster(co.kubeconfig, co.context, live_options(co))
     else:
         raise click.UsageError("no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context")
     if state.skipped:

@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from kwhatif.cli.options import cluster_options, cluster_opts, ignore_node_name_option, output_options
+from kwhatif.cli.options import (
+    cluster_options,
+    cluster_opts,
+    ignore_node_name_option,
+    live_options,
+    output_options,
+)
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
@@ -166,7 +172,9 @@ def schedule(
         from kwhatif.load.live import make_api_binder
         from kwhatif.whatif.schedule import unbound_claims
 
-        binder = make_api_binder(co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(run.state))
+        binder = make_api_binder(
+            co.kubeconfig, co.context, sel.existing, manifests, unbound_claims(run.state), live_options(co)
+        )
     sched = run.scheduler(binder=binder, preemption=co.preemption and not apply_)
     if apply_ and not yes and plan.pods:
         _confirm(run, plan, binder)

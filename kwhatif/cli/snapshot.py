@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kwhatif.cli.env import Environment, current
+from kwhatif.cli.options import REQUEST_TIMEOUT_HELP, parse_size, parse_timeout
 
 
 @click.command()
@@ -17,7 +18,17 @@ from kwhatif.cli.env import Environment, current
 )
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
 @click.option("--context", metavar="NAME", help="kubeconfig context to use.")
-def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> int:
+@click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP)
+@click.option(
+    "--max-input-size", metavar="SIZE", help="Largest list to read (all its pages), such as 500M or 4G (default 2G)."
+)
+def snapshot(
+    path: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    request_timeout: str | None,
+    max_input_size: str | None,
+) -> int:
     """Save what kwhatif reads from a live cluster as one List, for --cluster.
 
     Nodes, pods, namespaces, PriorityClasses, PodDisruptionBudgets, services, workloads, storage
@@ -25,16 +36,21 @@ def snapshot(path: str | None, kubeconfig: str | None, context: str | None) -> i
     ResourceClaimTemplates) are read in pages and written as one kubectl-compatible
     `kind: List` (without managedFields and kubectl's last-applied-configuration annotation,
     which kwhatif does not read). `--cluster FILE` then gives the answers the live cluster
-    gives, for example in CI. Lists kwhatif may not read are noted and
-    skipped. Exit status 0, 2 when FILE cannot be written, 3 when the cluster cannot be read.
+    gives, for example in CI. Optional lists the cluster does not serve or lets kwhatif not
+    read are noted and skipped; any other failure writes nothing (FILE keeps its content).
+    Exit status 0, 2 when FILE cannot be written or a list is above --max-input-size, 3 when
+    the cluster cannot be read.
     """
-    from kwhatif.load.live import orphan_note, save_snapshot, snapshot_format
+    from kwhatif.load.live import live_options, orphan_note, save_snapshot, snapshot_format
 
     env = current()
     snapshot_format(path)  # a bad file name fails before the cluster is read
+    options = live_options(
+        kubeconfig, context, parse_timeout(request_timeout), parse_size(max_input_size) if max_input_size else None
+    )
     progress = _Progress(env) if env.stderr_isatty else None
     try:
-        stats = save_snapshot(kubeconfig, context, path, progress)
+        stats = save_snapshot(kubeconfig, context, path, progress, options)
     finally:
         if progress is not None:
             progress.clear()

@@ -17,78 +17,116 @@ from typing import IO, Any
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import build_cluster
-from kwhatif.load.files import SERVER_VERSION_ANNOTATION, Document, _expand
+from kwhatif.load.credentials import load_configuration
+from kwhatif.load.files import DEFAULT_MAX_JSON_BYTES, SERVER_VERSION_ANNOTATION, Document, _expand
+from kwhatif.load.http import DEFAULT_REQUEST_TIMEOUT, Transport, Unreachable
 
-# (path, required): required lists fail the run when they cannot be read. Nodes come before
-# pods: a snapshot leaves out the pods of nodes that are gone, as the live loader does.
-RESOURCES: tuple[tuple[str, bool], ...] = (
-    ("/api/v1/nodes", True),
-    ("/api/v1/pods", True),
-    ("/api/v1/namespaces", False),
-    ("/api/v1/services", False),
-    ("/api/v1/replicationcontrollers", False),
-    ("/api/v1/persistentvolumes", False),
-    ("/api/v1/persistentvolumeclaims", False),
-    ("/api/v1/limitranges", False),
-    ("/api/v1/resourcequotas", False),
-    ("/apis/scheduling.k8s.io/v1/priorityclasses", False),
-    ("/apis/policy/v1/poddisruptionbudgets", False),
-    ("/apis/storage.k8s.io/v1/storageclasses", False),
-    ("/apis/storage.k8s.io/v1/csinodes", False),
-    ("/apis/storage.k8s.io/v1/csidrivers", False),
-    ("/apis/storage.k8s.io/v1/volumeattachments", False),
-    ("/apis/storage.k8s.io/v1/csistoragecapacities", False),
-    ("/apis/node.k8s.io/v1/runtimeclasses", False),
-    ("/apis/apps/v1/replicasets", False),
-    ("/apis/apps/v1/statefulsets", False),
-    ("/apis/apps/v1/deployments", False),
-    ("/apis/apps/v1/daemonsets", False),
-    ("/apis/batch/v1/jobs", False),
-    ("/apis/batch/v1/cronjobs", False),
-    ("/apis/autoscaling/v2/horizontalpodautoscalers", False),
-    # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34)
-    ("/apis/resource.k8s.io/v1/deviceclasses", False),
-    ("/apis/resource.k8s.io/v1/resourceslices", False),
-    ("/apis/resource.k8s.io/v1/resourceclaims", False),
-    ("/apis/resource.k8s.io/v1/resourceclaimtemplates", False),
+__all__ = ["RESOURCES", "LiveOptions", "Resource", "Unreachable", "api_client", "load_live_cluster", "save_snapshot"]
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A list kwhatif reads. A required one that cannot be read ends the run (exit 3); an
+    optional one the server does not serve (404) or lets kwhatif not read (403) is left out
+    with a note naming ``affects``. Any other failure (5xx, a timeout, a reset, a body that is
+    not a list) ends the run, required or not: an answer is never silently degraded."""
+
+    path: str
+    required: bool
+    affects: str  # the answers that depend on it
+
+
+# One table; the README's "Reliability" section lists it. Nodes come before pods: a snapshot
+# leaves out the pods of nodes that are gone, as the live loader does.
+RESOURCES: tuple[Resource, ...] = (
+    Resource("/api/v1/nodes", True, "every answer"),
+    Resource("/api/v1/pods", True, "every answer"),
+    Resource("/api/v1/namespaces", True, "NamespaceLifecycle admission and namespace selectors of pod affinity"),
+    Resource("/api/v1/services", False, "default topology spreading of the pods a Service selects"),
+    Resource("/api/v1/replicationcontrollers", False, "default topology spreading and checks of running workloads"),
+    Resource("/api/v1/persistentvolumes", True, "pods with volumes (VolumeBinding, VolumeZone, volume limits)"),
+    Resource("/api/v1/persistentvolumeclaims", True, "pods with volumes (VolumeBinding, VolumeZone, volume limits)"),
+    Resource("/api/v1/limitranges", False, "LimitRange defaults and limits of new pods"),
+    Resource("/api/v1/resourcequotas", False, "ResourceQuota admission of new pods"),
+    Resource("/apis/scheduling.k8s.io/v1/priorityclasses", True, "priorities, queue order and preemption"),
+    Resource(
+        "/apis/policy/v1/poddisruptionbudgets",
+        False,
+        "preemption victims (PodDisruptionBudget violations) and drain evictions",
+    ),
+    Resource("/apis/storage.k8s.io/v1/storageclasses", True, "pods with volumes (VolumeBinding)"),
+    Resource("/apis/storage.k8s.io/v1/csinodes", False, "CSI volume limits per node (NodeVolumeLimits)"),
+    Resource("/apis/storage.k8s.io/v1/csidrivers", False, "CSI volume limits and storage capacity checks"),
+    Resource("/apis/storage.k8s.io/v1/volumeattachments", False, "CSI volume limits (NodeVolumeLimits)"),
+    Resource("/apis/storage.k8s.io/v1/csistoragecapacities", False, "storage capacity checks (VolumeBinding)"),
+    Resource("/apis/node.k8s.io/v1/runtimeclasses", False, "pod overhead and RuntimeClass scheduling of new pods"),
+    Resource("/apis/apps/v1/replicasets", False, "default topology spreading and checks of running workloads"),
+    Resource("/apis/apps/v1/statefulsets", False, "default topology spreading and checks of running workloads"),
+    Resource("/apis/apps/v1/deployments", False, "checks of running Deployments"),
+    Resource("/apis/apps/v1/daemonsets", False, "checks of running DaemonSets"),
+    Resource("/apis/batch/v1/jobs", False, "checks of running Jobs"),
+    Resource("/apis/batch/v1/cronjobs", False, "checks of running CronJobs"),
+    Resource("/apis/autoscaling/v2/horizontalpodautoscalers", False, "check --hpa-max"),
+    # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34, a beta before; a
+    # cluster that serves no version of it has no such objects, so its absence loses nothing)
+    Resource("/apis/resource.k8s.io/v1/deviceclasses", False, "pods with resource claims (DynamicResources)"),
+    Resource("/apis/resource.k8s.io/v1/resourceslices", False, "pods with resource claims (DynamicResources)"),
+    Resource("/apis/resource.k8s.io/v1/resourceclaims", False, "pods with resource claims (DynamicResources)"),
+    Resource("/apis/resource.k8s.io/v1/resourceclaimtemplates", False, "pods with resource claims (DynamicResources)"),
     # the Workload API of gang scheduling (scheduling.k8s.io/v1alpha2 is served from 1.36, when on)
-    ("/apis/scheduling.k8s.io/v1alpha2/workloads", False),
-    ("/apis/scheduling.k8s.io/v1alpha2/podgroups", False),
+    Resource("/apis/scheduling.k8s.io/v1alpha2/workloads", False, "gang scheduling of Workload pod groups"),
+    Resource("/apis/scheduling.k8s.io/v1alpha2/podgroups", False, "gang scheduling of Workload pod groups"),
 )
 PAGE_SIZE = 500
-REQUEST_TIMEOUT = 60  # seconds, per request
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _DRA_PREFIX = "/apis/resource.k8s.io/v1/"
 _DRA_FALLBACKS = ("/apis/resource.k8s.io/v1beta2/", "/apis/resource.k8s.io/v1beta1/")
 
 
-class Unreachable(ClusterError):
-    """The request got no answer: the connection failed or timed out (then it may have been
-    carried out all the same)."""
+@dataclass(frozen=True, slots=True)
+class LiveOptions:
+    """How a live cluster is read: --kubeconfig, --context, --request-timeout (seconds per
+    request, 0: none; it bounds an exec credential plugin too) and --max-input-size (the bytes a
+    list may take, all its pages together)."""
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
-        super().__init__(message)
-        self.timed_out = timed_out
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_bytes: int = DEFAULT_MAX_JSON_BYTES
 
 
-def api_client(kubeconfig: str | None, context: str | None) -> Any:
-    try:
-        from kubernetes import config as kconfig
-        from kubernetes.config.config_exception import ConfigException
-    except ImportError as e:  # pragma: no cover - a declared dependency
-        raise ClusterError(f"the kubernetes client is not installed: {e}") from None
+def live_options(
+    kubeconfig: str | None, context: str | None, request_timeout: float | None, max_bytes: int | None
+) -> LiveOptions:
+    """The options of a live read; None: the default."""
+    return LiveOptions(
+        kubeconfig,
+        context,
+        DEFAULT_REQUEST_TIMEOUT if request_timeout is None else request_timeout,
+        max_bytes or DEFAULT_MAX_JSON_BYTES,
+    )
+
+
+@dataclass(slots=True)
+class Client:
+    """A connection to the kubeconfig's API server."""
+
+    configuration: Any
+    transport: Transport
+    options: LiveOptions
+
+    @property
+    def host(self) -> str:
+        return self.transport.host
+
+
+def api_client(kubeconfig: str | None, context: str | None, options: LiveOptions | None = None) -> Client:
+    opts = options or LiveOptions(kubeconfig, context)
     for path in _kubeconfig_files(kubeconfig):
         _check_kubeconfig(path)
-    try:
-        return kconfig.new_client_from_config(config_file=kubeconfig, context=context)  # type: ignore[no-untyped-call]
-    except ConfigException as e:
-        raise ClusterError(f"kubeconfig: {e}") from None
-    except FileNotFoundError as e:
-        raise ClusterError(f"kubeconfig: {e.filename or kubeconfig}: no such file") from None
-    except Exception as e:  # the loader raises assorted errors for malformed files
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InputError(f"not a valid kubeconfig ({msg})", source=kubeconfig or "kubeconfig") from None
+    cfg = load_configuration(kubeconfig, context, opts.request_timeout)
+    return Client(cfg, Transport(cfg, opts.request_timeout), opts)
 
 
 def _kubeconfig_files(kubeconfig: str | None) -> list[str]:
@@ -166,79 +204,20 @@ def context_namespace(kubeconfig: str | None, context: str | None) -> str:
 
 
 def request(
-    client: Any,
+    client: Client,
     method: str,
     path: str,
     query: list[tuple[str, str]] | None = None,
     body: Any = None,
-    timeout: float = REQUEST_TIMEOUT,
+    *,
+    limit: int | None = None,
 ) -> tuple[int, bytes]:
-    """One API request with the client's configuration (server, TLS, credentials from the
-    kubeconfig), independent of the generated API classes, which change between client versions.
-    Returns the status code and the body; raises Unreachable when no answer came."""
-    from urllib.parse import urlencode
-
-    from kubernetes.client.exceptions import ApiException
-
-    cfg = client.configuration
-    url = cfg.host.rstrip("/") + path + ("?" + urlencode(query) if query else "")
-    headers = {"Accept": "application/json"}
-    for setting in (cfg.auth_settings() or {}).values():
-        if setting.get("in") == "header" and setting.get("value"):
-            headers[setting["key"]] = setting["value"]
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    try:
-        resp = client.rest_client.request(method, url, headers=headers, body=body, _request_timeout=timeout)
-        raw = getattr(resp, "data", None)
-        if raw is None and hasattr(resp, "read"):
-            raw = resp.read()
-    except ApiException as e:
-        if not e.status:  # the client's own failures (TLS) come with status 0
-            raise Unreachable(f"cannot reach the API server at {cfg.host}: {_short_text(str(e.reason or e))}") from None
-        # older clients raise for every status outside 2xx
-        data = e.body if isinstance(e.body, bytes) else str(e.body or e.reason or "").encode()
-        return int(e.status), data
-    except Exception as e:  # urllib3 connection errors, timeouts and the like
-        timed_out = _is_timeout(e)
-        what = (
-            f"no answer from the API server at {cfg.host} within {timeout:g}s"
-            if timed_out
-            else f"cannot reach the API server at {cfg.host}"
-        )
-        raise Unreachable(f"{what}: {_short(e)}", timed_out=timed_out) from None
-    return int(resp.status), bytes(raw or b"")
-
-
-def _is_timeout(e: BaseException) -> bool:
-    """The request was sent and no answer came in time (it may have been carried out). A
-    connection that could not be made is not one."""
-    import urllib3.exceptions as ue
-
-    seen: set[int] = set()
-    cur: BaseException | None = e
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
-        if isinstance(cur, ue.NewConnectionError):
-            return False
-        if isinstance(cur, (ue.ReadTimeoutError, TimeoutError)):
-            return True
-        cur = getattr(cur, "reason", None) or cur.__cause__ or cur.__context__
-        if not isinstance(cur, BaseException):
-            return False
-    return False
-
-
-def _short(e: Exception) -> str:
-    return _short_text(str(e)) or type(e).__name__
-
-
-def _short_text(text: str) -> str:
-    if "Connection refused" in text:
-        return "connection refused"
-    if "CERTIFICATE_VERIFY_FAILED" in text:
-        return "TLS certificate verify failed (check the kubeconfig's certificate-authority)"
-    return text.splitlines()[0][:200] if text else ""
+    """One API request with the kubeconfig's server, TLS and credentials, within the request
+    timeout. Returns the status code and the body; raises Unreachable when no answer came and
+    TooLarge when the body is above ``limit`` bytes."""
+    data = json.dumps(body).encode() if body is not None else None
+    resp = client.transport.request(method, path, query, data, limit=limit)
+    return resp.status, resp.body
 
 
 def status_of(body: bytes) -> tuple[str, str]:
@@ -256,12 +235,26 @@ def _status_message(body: bytes) -> str:
     return status_of(body)[1]
 
 
-def _list_error(host: str, path: str, status: int, body: bytes) -> ClusterError:
+def _list_error(host: str, path: str, status: int, body: bytes, retries: int) -> ClusterError:
     reason, msg = status_of(body)
-    text = f"GET {host}{path}: {status} {msg or reason or 'HTTP error'}"
+    text = f"GET {host}{path}: {status} {msg or reason or _HTTP_REASONS.get(status, 'HTTP error')}"
     if status == 401:
         text += " (the kubeconfig's credentials were refused)"
+    if retries:
+        text += f" (after {retries} retr{'y' if retries == 1 else 'ies'} as Retry-After asked)"
     return ClusterError(text)
+
+
+_HTTP_REASONS = {
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 
 @dataclass(slots=True)
@@ -275,46 +268,62 @@ class ListPage:
 
 
 def iter_list_pages(
-    client: Any, notes: list[str], progress: Callable[[str, int], None] | None = None
+    client: Client, notes: list[str], progress: Callable[[str, int], None] | None = None
 ) -> Iterator[ListPage]:
-    """Every page of every list kwhatif reads. A required list that cannot be read raises; an
-    optional one is noted and skipped."""
-    host = getattr(client.configuration, "host", "")
-    for path, required in RESOURCES:
+    """Every page of every list kwhatif reads. A list that cannot be read raises, but for an
+    optional one the server does not serve or lets kwhatif not read, which is noted and skipped.
+    All the pages of one list together may take at most --max-input-size bytes."""
+    host = client.host
+    limit = client.options.max_bytes
+    for res in RESOURCES:
+        path = res.path
         token = ""
+        tokens: set[str] = set()
         seen = 0
+        used = 0
         fallbacks = list(_DRA_FALLBACKS) if path.startswith(_DRA_PREFIX) else []
         while True:
             params = [("limit", str(PAGE_SIZE))]
             if token:
                 params.append(("continue", token))
-            status, body = request(client, "GET", path, params)
+            resp = client.transport.request(
+                "GET", path, params, limit=limit - used, cap=limit, what=f"GET {host}{path}"
+            )
+            status, body = resp.status, resp.body
+            used += len(body)
             if status == 404 and fallbacks and not token:
                 # resource.k8s.io/v1 is served from 1.34; older clusters serve a beta, or no DRA
                 path = fallbacks.pop(0) + path.rsplit("/", 1)[1]
+                used = 0
                 continue
             if status == 404 and path.startswith("/apis/resource.k8s.io/") and not token:
                 break  # the cluster does not serve DRA: there is nothing to read
             if status == 404 and path.startswith("/apis/scheduling.k8s.io/v1alpha2/") and not token:
                 break  # the cluster does not serve the Workload API (its gates are off)
-            if status != 200:
-                if required:
-                    raise _list_error(host, path, status, body)
+            if status in (403, 404) and not res.required and not token:
+                what = "not served" if status == 404 else "forbidden"
                 notes.append(
-                    f"could not list {path} ({status}: {_status_message(body) or 'HTTP error'}); continuing without it"
+                    f"could not list {path} ({status}: {_status_message(body) or what}); continuing without it, "
+                    f"which affects {res.affects}"
                 )
                 break
-            try:
-                data = json.loads(body)
-            except ValueError:
-                raise ClusterError(f"GET {host}{path}: the API server did not answer with JSON") from None
-            if not isinstance(data, dict):
-                raise ClusterError(f"GET {host}{path}: the API server did not answer with a list")
-            items = data.get("items") or []
+            if status != 200:
+                raise _list_error(host, path, status, body, resp.retries)
+            data = _list_body(host, path, body)
+            items = data["items"]
+            meta = data.get("metadata") or {}
+            token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
+            if not isinstance(token, str):
+                raise ClusterError(f"GET {host}{path}: metadata.continue is not a string")
+            if token in tokens:
+                # checked before the page is used: it repeats a page already read
+                raise ClusterError(
+                    f"GET {host}{path}: the API server gave a continue token it gave before; the list would never end"
+                )
+            tokens.add(token)
             seen += len(items)
             if progress is not None:
                 progress(path.rsplit("/", 1)[-1], seen)
-            meta = data.get("metadata") or {}
             remaining = meta.get("remainingItemCount") if isinstance(meta, dict) else None
             yield ListPage(
                 path,
@@ -324,15 +333,26 @@ def iter_list_pages(
                 seen,
                 remaining if isinstance(remaining, int) and remaining >= 0 else None,
             )
-            token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
             if not token:
                 break
 
 
-def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
-    docs: list[Document] = []
-    notes: list[str] = []
-    host = getattr(client.configuration, "host", "")
+def _list_body(host: str, path: str, body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise ClusterError(f"GET {host}{path}: 200 but the API server did not answer with JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("items") or [], list):
+        raise ClusterError(f"GET {host}{path}: 200 but the API server did not answer with a list")
+    if data.get("items") is None:
+        data["items"] = []  # Go's nil slice
+    return data
+
+
+def iter_documents(client: Client, notes: list[str]) -> Iterator[Document]:
+    """The documents of every list, page by page: a page is decoded and handed on before the
+    next one is asked for, so the raw lists never have to fit in memory at once."""
+    host = client.host
     from kwhatif import progress
 
     task: progress.Task | None = None
@@ -345,23 +365,26 @@ def fetch_documents(client: Any) -> tuple[list[Document], list[str]]:
                 task_path = page.path
                 task = progress.task(f"listing {page.path.rsplit('/', 1)[-1]}", None, "")
             lst = {"kind": page.list_kind, "apiVersion": page.api_version, "items": page.items}
-            docs.extend(_expand(lst, f"{host}{page.path}", 0))
+            page.items = []
+            yield from _expand(lst, f"{host}{page.path}", 0)
             # the server's estimate of what is left, on paged lists
             remaining = page.remaining
             task.update(page.seen, page.seen + remaining if remaining is not None else None)
     finally:
         if task is not None:
             task.close()
-    return docs, notes
 
 
-def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterState:
-    client = api_client(kubeconfig, context)
-    docs, notes = fetch_documents(client)
+def load_live_cluster(kubeconfig: str | None, context: str | None, options: LiveOptions | None = None) -> ClusterState:
+    client = api_client(kubeconfig, context, options)
+    notes: list[str] = []
+    try:
+        state = build_cluster(iter_documents(client, notes), check_node_refs=False)
+        state.server_version = server_git_version(client)
+    finally:
+        client.transport.close()
     for n in notes:
         print(f"kwhatif: note: {n}", file=sys.stderr)
-    state = build_cluster(docs, check_node_refs=False)
-    state.server_version = server_git_version(client)
     if state.orphaned_pods:
         print(f"kwhatif: note: {orphan_note(state.orphaned_pods)}", file=sys.stderr)
     if not state.nodes:
@@ -369,20 +392,23 @@ def load_live_cluster(kubeconfig: str | None, context: str | None) -> ClusterSta
     return state
 
 
-def server_git_version(client: Any) -> str:
-    """The API server's gitVersion (GET /version), or "" when it cannot be read: the release the
-    control plane runs, which kwhatif answers as unless told otherwise."""
-    try:
-        status, body = request(client, "GET", "/version", [])
-    except ClusterError:
+def server_git_version(client: Client) -> str:
+    """The API server's gitVersion (GET /version), or "" when the server does not say (404,
+    403): the release the control plane runs, which kwhatif answers as unless told otherwise.
+    A server that fails to answer fails the run, as a list does: the release changes answers."""
+    status, body = request(client, "GET", "/version", [], limit=_VERSION_LIMIT)
+    if status in (401, 403, 404):
         return ""
     if status != 200:
-        return ""
+        raise _list_error(client.host, "/version", status, body, 0)
     try:
         data = json.loads(body)
     except ValueError:
-        return ""
+        raise ClusterError(f"GET {client.host}/version: 200 but the API server did not answer with JSON") from None
     return str(data.get("gitVersion") or "") if isinstance(data, dict) else ""
+
+
+_VERSION_LIMIT = 1 << 20
 
 
 def orphan_note(n: int, live: bool = True) -> str:
@@ -471,7 +497,7 @@ class _ListWriter:
 
 
 def write_snapshot(
-    client: Any, fh: IO[str], fmt: str, progress: Callable[[str, int], None] | None = None
+    client: Client, fh: IO[str], fmt: str, progress: Callable[[str, int], None] | None = None
 ) -> SnapshotStats:
     """Write everything kwhatif reads from the cluster to ``fh`` as one List. Pods bound to nodes
     that are gone are left out (the live loader leaves them out too), so that the file reads back
@@ -512,18 +538,51 @@ def snapshot_format(path: str | None) -> str:
 
 
 def save_snapshot(
-    kubeconfig: str | None, context: str | None, path: str | None, progress: Callable[[str, int], None] | None = None
+    kubeconfig: str | None,
+    context: str | None,
+    path: str | None,
+    progress: Callable[[str, int], None] | None = None,
+    options: LiveOptions | None = None,
+    stdout: IO[str] | None = None,
 ) -> SnapshotStats:
-    """kwhatif snapshot: to ``path`` (written whole or not at all) or to standard output."""
+    """kwhatif snapshot: to ``path`` or to standard output, whole or not at all. The List is
+    written to a temporary file first (next to ``path``, so that os.replace swaps it in at
+    once); the target is replaced, or standard output gets the List, only once every list was
+    read. A failed snapshot leaves the target as it was and writes nothing to standard output."""
     fmt = snapshot_format(path)
-    client = api_client(kubeconfig, context)
-    if path is None or path == "-":
-        return write_snapshot(client, sys.stdout, fmt, progress)
+    client = api_client(kubeconfig, context, options)
+    try:
+        if path is None or path == "-":
+            return _snapshot_to_stream(client, fmt, progress, stdout or sys.stdout)
+        return _snapshot_to_file(client, fmt, progress, path)
+    finally:
+        client.transport.close()
+
+
+def _snapshot_to_stream(
+    client: Client, fmt: str, progress: Callable[[str, int], None] | None, out: IO[str]
+) -> SnapshotStats:
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as fh:
+        stats = write_snapshot(client, fh, fmt, progress)
+        fh.seek(0)
+        shutil.copyfileobj(fh, out, 1 << 20)
+        out.flush()
+    return stats
+
+
+def _snapshot_to_file(
+    client: Client, fmt: str, progress: Callable[[str, int], None] | None, path: str
+) -> SnapshotStats:
     directory = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(directory, f".{os.path.basename(path)}.kwhatif-{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             stats = write_snapshot(client, fh, fmt, progress)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except OSError as e:
         _remove(tmp)
@@ -547,11 +606,12 @@ def make_api_binder(
     existing: Mapping[str, str],
     manifests: Mapping[str, dict[str, Any]],
     unbound_claims: Callable[[Any], list[str]] | None = None,
+    options: LiveOptions | None = None,
 ) -> Any:
     """--apply: an ApiBinder that talks to the kubeconfig's API server."""
     from kwhatif.binder import ApiBinder
 
-    client = api_client(kubeconfig, context)
+    client = api_client(kubeconfig, context, options)
 
     def call(method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:
         return request(client, method, path, body=body)
@@ -561,5 +621,5 @@ def make_api_binder(
         existing,
         manifests,
         unbound_claims=unbound_claims,
-        where=str(getattr(client.configuration, "host", "") or "the cluster"),
+        where=client.host or "the cluster",
     )

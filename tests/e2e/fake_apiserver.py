@@ -7,6 +7,11 @@ certificate-authority-data), checks a bearer token, serves the real list paths w
 subresource with the API server's rules (pkg/registry/core/pod/storage/storage.go): a uid
 precondition, a pod that is already assigned or being deleted is refused with 409, a missing
 pod is 404. Errors are v1 Status bodies as the API server writes them.
+
+It can be told to misbehave on a path (``fault``): hang (never answer), drip the answer a byte a
+second, send a body that never ends, reset the connection mid-body, answer an error status
+(with Retry-After) a number of times, answer garbage, or page with a continue token that
+repeats.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import copy
 import datetime
 import json
 import os
+import socket
 import ssl
+import struct
 import subprocess
 import tempfile
 import threading
@@ -193,6 +200,37 @@ def make_certificate() -> tuple[str, str, bytes]:
         return _CERT
 
 
+FAULTS = ("hang", "drip", "endless", "reset", "status", "garbage", "continue-loop")
+
+
+class Fault:
+    """How the server misbehaves on one path; ``times``: on that many requests (None: all)."""
+
+    def __init__(self, kind: str, *, code: int = 500, retry_after: str | None = None, times: int | None = None) -> None:
+        assert kind in FAULTS, kind
+        self.kind = kind
+        self.code = code
+        self.retry_after = retry_after
+        self.times = times
+
+
+def make_other_ca() -> bytes:
+    """The certificate of another CA than the server's (a kubeconfig that trusts the wrong one)."""
+    d = tempfile.mkdtemp(prefix="kwhatif-tls-other-")
+    cert_path, key_path = os.path.join(d, "tls.crt"), os.path.join(d, "tls.key")
+    if not _make_cert_with_cryptography(cert_path, key_path):
+        _make_cert_with_openssl(cert_path, key_path)
+    with open(cert_path, "rb") as fh:
+        return fh.read()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that went away mid-answer is what the fault tests do
+
+
 def _continue_token(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"v": "meta.k8s.io/v1", "start": offset}).encode()).decode()
 
@@ -222,6 +260,10 @@ class FakeAPIServer:
         self.bindings: list[dict[str, Any]] = []  # accepted Binding bodies
         self.created: list[dict[str, Any]] = []
         self.git_version: str | None = None  # GET /version answers it when set, else 404
+        self.faults: dict[str, Fault] = {}  # path -> how it misbehaves
+        self.sent: dict[str, int] = {}  # path -> body bytes sent by "endless" and "drip"
+        self.stopping = threading.Event()
+        self.latency = 0.0  # seconds added to every list page (a distant API server)
         self.lock = threading.Lock()
         self._rv = 100
         self._names = 0
@@ -249,6 +291,12 @@ class FakeAPIServer:
                 if self.headers.get("Authorization") != f"Bearer {server.token}":
                     self.send(401, status(401, "Unauthorized", "Unauthorized"))
                     return None
+                fault = server.take_fault(url.path)
+                if fault is not None and fault.kind != "continue-loop":
+                    self.misbehave(fault, url.path)
+                    return None
+                if fault is not None:
+                    self.continue_loop = True
                 if url.path in server.forbidden:
                     parts = url.path.strip("/").split("/")
                     resource = parts[-1]
@@ -267,6 +315,70 @@ class FakeAPIServer:
                     )
                     return None
                 return url.path
+
+            continue_loop = False
+
+            def misbehave(self, fault: Fault, path: str) -> None:
+                body = json.dumps(
+                    {"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "items": []}
+                ).encode()
+                if fault.kind == "hang":
+                    server.stopping.wait()
+                    self.close_connection = True
+                elif fault.kind == "status":
+                    data = json.dumps(
+                        status(fault.code, "InternalError" if fault.code >= 500 else "TooManyRequests", "injected")
+                    ).encode()
+                    self.send_response(fault.code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if fault.retry_after is not None:
+                        self.send_header("Retry-After", fault.retry_after)
+                    self.end_headers()
+                    self.wfile.write(data)
+                elif fault.kind == "garbage":
+                    data = b"<html><body>502 Bad Gateway</body></html>"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                elif fault.kind == "drip":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    for i in range(len(body)):
+                        self.wfile.write(body[i : i + 1])
+                        self.wfile.flush()
+                        server.sent[path] = server.sent.get(path, 0) + 1
+                        if server.stopping.wait(1.0):
+                            break
+                elif fault.kind == "endless":
+                    # close-delimited (HTTP/1.0): no Content-Length, items that never end
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b'{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[')
+                    item = json.dumps({"metadata": {"name": "n" * 200}}).encode() + b","
+                    chunk = item * (65536 // len(item))
+                    while not server.stopping.is_set():
+                        self.wfile.write(chunk)
+                        server.sent[path] = server.sent.get(path, 0) + len(chunk)
+                elif fault.kind == "reset":
+                    big = json.dumps(
+                        {"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [{"x": "y" * 100000}]}
+                    ).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(big)))
+                    self.end_headers()
+                    self.wfile.write(big[: len(big) // 2])
+                    self.wfile.flush()
+                    # SO_LINGER 0: close sends RST, as a proxy or a crashed server does
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                    self.close_connection = True
 
             def do_GET(self) -> None:
                 path = self.start("GET")
@@ -301,8 +413,10 @@ class FakeAPIServer:
                     self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                     return
                 api_version, list_kind, kind = spec
+                if server.latency:
+                    time.sleep(server.latency)
                 with server.lock:
-                    items = [copy.deepcopy(o) for o in server.objects if o.get("kind") == kind]
+                    items = [o for o in server.objects if o.get("kind") == kind]
                 q = parse_qs(url.query)
                 limit = int(q.get("limit", ["0"])[0]) or len(items) or 1
                 limit = min(limit, server.page_size)
@@ -314,8 +428,10 @@ class FakeAPIServer:
                         self.send(400, status(400, "BadRequest", "continue key is not valid: illegal base64 data"))
                         return
                     start = offset
-                page = items[start : start + limit]
+                page = [copy.deepcopy(o) for o in items[start : start + limit]]
                 cont = _continue_token(start + limit) if start + limit < len(items) else ""
+                if self.continue_loop:
+                    page, cont = page[:limit], _continue_token(0)  # the same token, over and over
                 # The API omits kind/apiVersion of list items.
                 stripped = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in page]
                 meta: dict[str, Any] = {"resourceVersion": str(server._rv)}
@@ -351,8 +467,7 @@ class FakeAPIServer:
                     return
                 self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         cert, key, self.ca_pem = make_certificate()
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(cert, key)
@@ -458,6 +573,23 @@ class FakeAPIServer:
                 )
             ]
 
+    def fault(self, path: str, kind: str, **kw: Any) -> None:
+        self.faults[path] = Fault(kind, **kw)
+
+    def take_fault(self, path: str) -> Fault | None:
+        with self.lock:
+            fault = self.faults.get(path)
+            if fault is None:
+                return None
+            if fault.times is not None:
+                fault.times -= 1
+                if fault.times <= 0:
+                    del self.faults[path]
+            return fault
+
+    def gets(self, path: str) -> int:
+        return sum(1 for m, p in self.requests if m == "GET" and p == path)
+
     def posts(self, suffix: str = "") -> list[str]:
         return [p for m, p in self.requests if m == "POST" and p.endswith(suffix)]
 
@@ -469,7 +601,14 @@ class FakeAPIServer:
         return f"https://{host}:{port}"
 
     def kubeconfig(
-        self, path: str, context: str = "test", *, token: str | None = None, namespace: str | None = None
+        self,
+        path: str,
+        context: str = "test",
+        *,
+        token: str | None = None,
+        namespace: str | None = None,
+        user: dict[str, Any] | None = None,
+        ca_pem: bytes | None = None,
     ) -> str:
         ctx: dict[str, Any] = {"cluster": "fake", "user": "tester"}
         if namespace:
@@ -482,11 +621,11 @@ class FakeAPIServer:
                     "name": "fake",
                     "cluster": {
                         "server": self.url,
-                        "certificate-authority-data": base64.b64encode(self.ca_pem).decode(),
+                        "certificate-authority-data": base64.b64encode(ca_pem or self.ca_pem).decode(),
                     },
                 }
             ],
-            "users": [{"name": "tester", "user": {"token": token or self.token}}],
+            "users": [{"name": "tester", "user": user if user is not None else {"token": token or self.token}}],
             "contexts": [{"name": context, "context": ctx}],
             "current-context": context,
         }
@@ -499,5 +638,6 @@ class FakeAPIServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
