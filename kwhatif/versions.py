@@ -30,7 +30,10 @@ from kwhatif.featuregates import FeatureGates
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
-DEFAULT_MINOR = 35  # what kwhatif answers as when nothing says which release a cluster runs
+# What kwhatif answers as when nothing says which release a cluster runs: the newest release whose
+# answers are checked exactly against the real scheduler's (the fidelity sample's releases/1.36.2).
+DEFAULT_MINOR = 36
+DEFAULT_PATCH = 2
 
 # The newest patch release of each minor that this table knows (k8s.io/api tags v0.MINOR.PATCH).
 # "1.34" means 1.34.10. 1.37 has no patch release yet.
@@ -627,7 +630,7 @@ def resolve(text: str, *, lenient: bool = False) -> Resolved:
 
 
 def default_version() -> SchedulerVersion:
-    return for_release(Release(DEFAULT_MINOR, NEWEST_PATCH[DEFAULT_MINOR]))
+    return for_release(Release(DEFAULT_MINOR, DEFAULT_PATCH))
 
 
 def get(text: str, feature_gates: str = "") -> SchedulerVersion:

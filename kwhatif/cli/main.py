@@ -57,7 +57,7 @@ def cli(debug: bool) -> None:
     cluster, without touching it, and explains every filter rejection and every score.
 
     The release is --scheduler-version if given, else the live cluster's version, else the image
-    tag of the dump's kube-scheduler (or kube-apiserver) static pod, else 1.35.
+    tag of the dump's kube-scheduler (or kube-apiserver) static pod, else 1.36.2.
     """
 
 
