@@ -325,7 +325,7 @@ def test_custom_resources_are_listed_as_not_checked(run):
     r = run("check", *files, "--cluster", EKS)
     assert (
         r.out.splitlines()[-1]
-        == "1/1 workloads fit, 2 not checked (profile default-scheduler, 2 nodes, kube-scheduler 1.35.7 assumed)"
+        == "1/1 workloads fit, 2 not checked (profile default-scheduler, 2 nodes, kube-scheduler 1.36.2 assumed)"
     )
     r = run("check", *files, "--cluster", EKS, "--strict", "-o", "github")
     assert r.code == 1

@@ -93,7 +93,7 @@ def _pod(tmp_path: Path) -> str:
             "node(s) had untolerated taint(s)",
             id="flag-beats-dump",
         ),
-        pytest.param([], None, "1.35.7", "default", "node(s) had untolerated taint(s)", id="default"),
+        pytest.param([], None, "1.36.2", "default", "node(s) had untolerated taint(s)", id="default"),
     ],
 )
 def test_release_choice(run, tmp_path, args, image, version, source, reason):
@@ -186,7 +186,7 @@ def test_live_cluster_version(run, tmp_path):
         srv.git_version = None
         r = run("schedule", _pod(tmp_path), "--kubeconfig", kubeconfig, "-o", "json")
         doc = json.loads(r.out)
-        assert (doc["schedulerVersion"], doc["schedulerVersionSource"]) == ("1.35.7", "default")
+        assert (doc["schedulerVersion"], doc["schedulerVersionSource"]) == ("1.36.2", "default")
         assert any("could not be read" in n for n in doc["notes"])
 
 
