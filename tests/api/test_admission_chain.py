@@ -20,7 +20,6 @@ from kwhatif.api.admission_chain import (
 from kwhatif.api.core import Pod
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.api.storage import persistent_volume_claim
-from kwhatif.errors import FieldError
 
 from builders import make_cluster
 
