@@ -69,3 +69,17 @@ def test_an_api_version_the_release_does_not_serve_is_refused_and_the_rest_is_ch
     assert (
         '| ❌ CronJob `default/hello` | ? | 0 | 0 | no matches for kind "CronJob" in version "batch/v1beta1" |' in r.out
     )
+
+
+def test_a_dump_without_control_plane_pods_answers_as_its_newest_kubelet(run):
+    # an EKS `cluster-info dump`: no kube-scheduler or kube-apiserver pod, kubelets v1.31.13-eks-ecaa3a6
+    r = run("check", f"{GATE}/unserved-versions.yaml", "--cluster", f"{RW}/eks/cluster-info-dump.txt")
+    assert r.code == 1, r.err
+    assert r.out.splitlines()[-1].endswith(
+        "(profile default-scheduler, 2 nodes, kube-scheduler 1.31.14 from the nodes' kubelets)"
+    )
+    assert (
+        "kube-scheduler 1.31.14 taken from the nodes' kubelets: the state names no kube-scheduler or kube-apiserver "
+        "image, and the control plane is at least as new as its newest kubelet (v1.31.13-eks-ecaa3a6; kubelets may "
+        "be up to 3 minors older, never newer); give --scheduler-version to answer as the cluster's release"
+    ) in r.out + r.err
