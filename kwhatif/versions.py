@@ -647,6 +647,7 @@ class VersionSource(enum.StrEnum):
     FLAG = "flag"
     LIVE = "live"
     DUMP = "dump"
+    KUBELETS = "kubelets"  # the newest kubelet of the nodes (the control plane is at least as new)
     DEFAULT = "default"
 
 
@@ -654,6 +655,7 @@ _SOURCE_TEXT = {
     VersionSource.FLAG: "from --scheduler-version",
     VersionSource.LIVE: "from the cluster",
     VersionSource.DUMP: "from the dump",
+    VersionSource.KUBELETS: "from the nodes' kubelets",
     VersionSource.DEFAULT: "assumed",
 }
 
@@ -675,7 +677,9 @@ class ChosenVersion:
         """For summary lines: ``kube-scheduler 1.30.6 from the dump``, ``kube-scheduler 1.35.7 assumed``,
         ``kube-scheduler 1.30.14 (the dump's v1.8.15 is older than the releases kwhatif answers as)``."""
         if self.outside:
-            whose = "the cluster's" if self.source is VersionSource.LIVE else "the dump's"
+            whose = {VersionSource.LIVE: "the cluster's", VersionSource.KUBELETS: "the nodes' kubelet"}.get(
+                self.source, "the dump's"
+            )
             _, minor, _ = parse_version(self.outside, lenient=True)
             than = "older" if minor < SUPPORTED_MINORS[0] else "newer"
             return (

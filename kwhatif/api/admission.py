@@ -36,6 +36,12 @@ from kwhatif.api.resources import (
 from kwhatif.errors import FieldError
 from kwhatif.versions import SchedulerVersion, default_version
 
+
+class PriorityClassNotFound(FieldError):
+    """The Priority admission plugin's refusal of a new pod naming a PriorityClass that does not
+    exist (plugin/pkg/admission/priority): a Forbidden answer, not a field error."""
+
+
 # Built-in classes every cluster has (pkg/apis/scheduling).
 SYSTEM_PRIORITY_CLASSES = {
     "system-node-critical": PriorityClass("system-node-critical", 2000001000, False, None),
@@ -73,7 +79,7 @@ class Admission:
                     pod.priority_class_name
                 )
                 if pc is None and strict:
-                    raise FieldError(
+                    raise PriorityClassNotFound(
                         f"no PriorityClass with name {pod.priority_class_name} was found",
                         field="spec.priorityClassName",
                     )

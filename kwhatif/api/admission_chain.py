@@ -5,8 +5,8 @@ ResourceQuota, and DefaultStorageClass for claims.
 Every command admits the objects it creates through one chain: `schedule` and `capacity` their
 manifests' pods, `check` its workloads, pods and claims (and their quota). A refusal is a value
 (``Refused``), not an exception: the caller decides whether it is an error (schedule) or a
-verdict (check). An object that is invalid whatever admission says (a missing PriorityClass, a
-field the release rejects) is an error: FieldError, as before.
+verdict (check); so is Priority's refusal of a PriorityClass that does not exist. An object that
+is invalid whatever admission says (a field the release rejects) is an error: FieldError, as before.
 
 The fields a new pod loses are dropped, and pod (anti-)affinity keys merged, before ResourceQuota
 (which charges the requests the pod keeps).
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from kwhatif.api import limitranger
-from kwhatif.api.admission import Admission
+from kwhatif.api.admission import Admission, PriorityClassNotFound
 from kwhatif.api.core import Pod
 from kwhatif.api.limitranger import LimitRange
 from kwhatif.api.resourcequota import QuotaLedger
@@ -144,7 +144,7 @@ class AdmissionChain:
         after LimitRanger's defaults). ``lifecycle`` False: its namespace was admitted with its
         controller. ``shown_name``: the name a refusal names (a controller's generateName).
         ``field``: the path of the pod inside its document, for errors. A refused pod is still
-        admitted as far as Priority, whose errors (a missing PriorityClass) are errors.
+        admitted as far as Priority; Priority refuses a pod whose PriorityClass does not exist.
         ResourceQuota comes last, when the pod is created (resource_quota). ``validate_refused``
         False: a refused pod is answered at once (the caller stops at the refusal)."""
         refusal: tuple[str, str] | None = None
@@ -162,6 +162,10 @@ class AdmissionChain:
             return Refused(pod, refusal[0], refusal[1], notes)
         try:
             pod = self.cluster.admission.admit(pod, strict=True)
+        except PriorityClassNotFound as e:
+            if refusal is None:
+                refusal = (PRIORITY, limitranger.forbidden("pods", shown_name or pod.name, e.message))
+            return Refused(pod, refusal[0], refusal[1], notes)
         except FieldError as e:
             if field is None:
                 raise

@@ -1,8 +1,10 @@
 """Which kube-scheduler release a run answers as, and where that came from.
 
 In this order: ``--scheduler-version``; a live cluster's /version (gitVersion); in a dump, the image
-tag of the kube-scheduler static pod in kube-system, else of the kube-apiserver one; else kwhatif's
-default release (1.35). Nodes whose kubelet is newer than that release, or more than three minors
+tag of the kube-scheduler static pod in kube-system, else of the kube-apiserver one; else the
+minor of the nodes' newest kubelet (the version skew policy lets kubelets be up to three minors
+older than the API server, never newer, so the control plane is at least that minor; managed
+clusters' dumps have no control-plane pods); else kwhatif's default release (1.35). Nodes whose kubelet is newer than that release, or more than three minors
 older, break the version skew policy and get a note.
 """
 
@@ -118,6 +120,9 @@ def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersio
         if found is not None:
             r, tag = found
             return ChosenVersion(r.version, VersionSource.DUMP, r.notes, _outside(tag))
+    found_kubelet = _from_kubelets(state)
+    if found_kubelet is not None:
+        return found_kubelet
     default = versions.default_version()
     note = (
         f"kube-scheduler {default} assumed: "
@@ -129,6 +134,35 @@ def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersio
         + "; give --scheduler-version to answer as the cluster's release"
     )
     return ChosenVersion(default, VersionSource.DEFAULT, (note,))
+
+
+def _from_kubelets(state: ClusterState) -> ChosenVersion | None:
+    """The minor of the nodes' newest kubelet, as the release of the control plane."""
+    newest: tuple[int, str] | None = None
+    for node in state.nodes.values():
+        kv = node.kubelet_version
+        if not kv:
+            continue
+        try:
+            major, minor, _ = versions.parse_version(kv, lenient=True)
+        except ValueError:
+            continue
+        if major == versions.MAJOR and (newest is None or minor > newest[0]):
+            newest = (minor, kv.strip())
+    if newest is None:
+        return None
+    minor, kv = newest
+    try:
+        r = versions.resolve(f"{versions.MAJOR}.{minor}", lenient=True)
+    except ValueError:
+        return None
+    note = (
+        f"kube-scheduler {r.version} taken from the nodes' kubelets: the state names no kube-scheduler or "
+        f"kube-apiserver image, and the control plane is at least as new as its newest kubelet ({kv}; "
+        f"kubelets may be up to {versions.KUBELET_MAX_MINORS_OLDER} minors older, never newer); give "
+        "--scheduler-version to answer as the cluster's release"
+    )
+    return ChosenVersion(r.version, VersionSource.KUBELETS, (note, *r.notes), _outside(kv))
 
 
 def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[str]:

@@ -120,6 +120,7 @@ class ExpandedWorkload:
     # the API server refuses the pods (LimitRanger, or validation after its defaults): the
     # message the controller gets back; ``pods`` is then empty
     refusal: str | None = None
+    refused_by: str | None = None  # the admission plugin that refuses them
 
 
 def expand_workload(
@@ -204,7 +205,7 @@ class _Ctx:
     uid: str  # the workload's uid, generated when the manifest has none
     index: int
     stale: frozenset[str]  # running pods of an older template
-    refusals: list[str]  # what the API server answers the controller's pod creations
+    refusals: list[tuple[str, str]]  # the plugin and what the API server answers the controller's pod creations
     admitted: list[str]  # what admission plugins changed in its pods
 
     @property
@@ -320,7 +321,7 @@ def _template_pod(
     if outcome.notes and not ctx.admitted:
         ctx.admitted.append(outcome.notes[0])
     if isinstance(outcome, admission_chain.Refused):
-        ctx.refusals.append(outcome.message)
+        ctx.refusals.append((outcome.plugin, outcome.message))
     return outcome.obj
 
 
@@ -924,7 +925,17 @@ def _result(
     notes = list(ctx.admitted) + list(notes)
     if ctx.refusals:
         return ExpandedWorkload(
-            w.kind, ctx.namespace, w.name, ctx.uid, w.source, desired, (), (), tuple(notes), ctx.refusals[0]
+            w.kind,
+            ctx.namespace,
+            w.name,
+            ctx.uid,
+            w.source,
+            desired,
+            (),
+            (),
+            tuple(notes),
+            ctx.refusals[0][1],
+            ctx.refusals[0][0],
         )
     return ExpandedWorkload(w.kind, ctx.namespace, w.name, ctx.uid, w.source, desired, pods, pvcs, tuple(notes))
 

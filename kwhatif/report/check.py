@@ -18,7 +18,13 @@ from kwhatif.report.schedule import API_VERSION, PodResult, ScheduleReport, repo
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 
 _REFUSALS = frozenset(
-    {Verdict.REFUSED_BY_QUOTA, Verdict.REFUSED_BY_LIMIT_RANGE, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE}
+    {
+        Verdict.REFUSED_BY_QUOTA,
+        Verdict.REFUSED_BY_LIMIT_RANGE,
+        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
+        Verdict.REFUSED_BY_PRIORITY,
+        Verdict.REFUSED_BY_API,
+    }
 )
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
@@ -75,6 +81,8 @@ class WorkloadEntry:
             return f"{self.kind} {self.namespace}/{self.name}: not checked (a custom resource)"
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
             return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
+        if self.verdict is Verdict.REFUSED_BY_API:
+            return f"{self.kind} {self.namespace}/{self.name}: {self.verdict}"
         if self.refused and self.refused == self.not_placed:
             return (
                 f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"

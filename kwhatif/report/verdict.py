@@ -11,6 +11,8 @@ class Verdict(enum.StrEnum):
     REFUSED_BY_QUOTA = "refused by quota"
     REFUSED_BY_LIMIT_RANGE = "refused by LimitRange"
     REFUSED_BY_NAMESPACE_LIFECYCLE = "refused by NamespaceLifecycle"  # the namespace does not exist
+    REFUSED_BY_PRIORITY = "refused by Priority"  # the PriorityClass does not exist
+    REFUSED_BY_API = "refused by the API server"  # a group/version the release does not serve
     # warnings: exit 0, unless --strict
     NO_ELIGIBLE_NODES = "no eligible nodes"
     NOT_CHECKED = "not checked"
@@ -22,6 +24,8 @@ FAILURES = frozenset(
         Verdict.REFUSED_BY_QUOTA,
         Verdict.REFUSED_BY_LIMIT_RANGE,
         Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
+        Verdict.REFUSED_BY_PRIORITY,
+        Verdict.REFUSED_BY_API,
     }
 )
 WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})

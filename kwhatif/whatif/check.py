@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from itertools import chain as chain_pods
 from typing import Any
 
-from kwhatif.api.admission_chain import NAMESPACE_LIFECYCLE, AdmissionChain, Refused
+from kwhatif.api.admission_chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
@@ -160,8 +160,16 @@ def check(
     other_docs: list[Document] = []
     custom_docs: list[Document] = []
     skipped: dict[str, int] = {}
+    refused_docs: list[CheckedWorkload] = []
     for d in docs:
-        kind = classify(d)
+        try:
+            kind = classify(d)
+        except InputError as e:
+            if e.field != "apiVersion" or not d.api_version or "/" not in d.api_version:
+                raise
+            # kubectl apply: the release's API server does not serve this group/version
+            refused_docs.append(_unserved(d))
+            continue
         if kind is None:
             if is_custom_resource(d) and _looks_like_workload(d):
                 custom_docs.append(d)
@@ -244,7 +252,7 @@ def check(
             # the API server refuses the workload itself: no controller, no pods
             cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
         elif exp.refusal is not None:
-            cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, Verdict.REFUSED_BY_LIMIT_RANGE
+            cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, _refused_by(exp.refused_by)
         elif w.kind == "DaemonSet" and exp.desired == 0:
             cw.verdict = Verdict.NO_ELIGIBLE_NODES
             cw.notes.append(
@@ -273,10 +281,7 @@ def check(
             cw.notes.append(admitted[pod.key])
         if pod.key in refusals:
             refusal = refusals[pod.key]
-            by = Verdict.REFUSED_BY_LIMIT_RANGE
-            if refusal.plugin == NAMESPACE_LIFECYCLE:
-                by = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
-            cw.refused, cw.refusal, cw.refused_by = 1, refusal.message, by
+            cw.refused, cw.refusal, cw.refused_by = 1, refusal.message, _refused_by(refusal.plugin)
         else:
             cw.pods = _admit_by_quota(chain, cw, [pod], generated=False)
             if pod.node_name and pod.node_name not in state.nodes:
@@ -287,6 +292,7 @@ def check(
         checked.append(cw)
     for d in custom_docs:
         checked.append(_not_checked(d))
+    checked.extend(refused_docs)
     if not checked:
         held: dict[str, int] = {}
         for d in docs:
@@ -320,6 +326,15 @@ def check(
 
 
 # --- admission and controllers -------------------------------------------------------------------
+
+
+def _refused_by(plugin: str | None) -> Verdict:
+    """The verdict of pods the admission plugin ``plugin`` refuses (LimitRanger's by default)."""
+    if plugin == NAMESPACE_LIFECYCLE:
+        return Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+    if plugin == PRIORITY:
+        return Verdict.REFUSED_BY_PRIORITY
+    return Verdict.REFUSED_BY_LIMIT_RANGE
 
 
 def _refused_claims(chain: AdmissionChain, docs: list[Document], notes: list[str]) -> set[str]:
@@ -529,6 +544,17 @@ def _uses_claim(pod: Pod, key: str) -> bool:
 def _looks_like_workload(doc: Document) -> bool:
     spec = doc.body.get("spec")
     return isinstance(spec, dict) and bool(_POD_LIKE_FIELDS & set(spec))
+
+
+def _unserved(doc: Document) -> CheckedWorkload:
+    """An object of a group/version the release's API server does not serve: kubectl's answer."""
+    meta = doc.body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    cw = CheckedWorkload(doc.kind, str(ns), str(name), doc.source, None, [], verdict=Verdict.REFUSED_BY_API)
+    cw.refusal = f'no matches for kind "{doc.kind}" in version "{doc.api_version}"'
+    return cw
 
 
 def _not_checked(doc: Document) -> CheckedWorkload:

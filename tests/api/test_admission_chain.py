@@ -11,6 +11,7 @@ from kwhatif.api import parse
 from kwhatif.api.admission_chain import (
     LIMIT_RANGER,
     NAMESPACE_LIFECYCLE,
+    PRIORITY,
     RESOURCE_QUOTA,
     AdmissionChain,
     Admitted,
@@ -19,7 +20,6 @@ from kwhatif.api.admission_chain import (
 from kwhatif.api.core import Pod
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.api.storage import persistent_volume_claim
-from kwhatif.errors import FieldError
 
 from builders import make_cluster
 
@@ -100,13 +100,16 @@ def test_a_state_without_namespace_objects_cannot_refuse_one() -> None:
     assert AdmissionChain(make_cluster([NS]), namespaces_listed=False).namespace_lifecycle("gone") is None
 
 
-def test_a_refused_pod_is_still_validated_unless_the_caller_stops_at_the_refusal() -> None:
+def test_priority_refuses_a_pod_whose_priority_class_does_not_exist() -> None:
+    # plugin/pkg/admission/priority: admission.NewForbidden(..., "no PriorityClass with name %v was found")
     chain = AdmissionChain(make_cluster([NS]))
-    body = pod_body(ns="gone", priority_class="missing")
-    with pytest.raises(FieldError, match="no PriorityClass with name missing was found"):
-        admit(chain, body)
-    out = admit(chain, body, validate_refused=False)
-    assert isinstance(out, Refused) and out.plugin == NAMESPACE_LIFECYCLE
+    out = admit(chain, pod_body(priority_class="missing"))
+    assert isinstance(out, Refused) and out.plugin == PRIORITY
+    assert out.message == 'pods "web" is forbidden: no PriorityClass with name missing was found'
+    # an earlier plugin's refusal is the answer (NamespaceLifecycle runs first)
+    for validate in (True, False):
+        out = admit(chain, pod_body(ns="gone", priority_class="missing"), validate_refused=validate)
+        assert isinstance(out, Refused) and out.plugin == NAMESPACE_LIFECYCLE
 
 
 def test_resource_quota_charges_pods_one_after_another() -> None:

@@ -1037,11 +1037,6 @@ ERROR_CASES = [
         id="annotation-not-a-string",
     ),
     pytest.param(
-        apps("ReplicaSet", template=template(priorityClassName="gold")),
-        "spec.template.spec.priorityClassName: no PriorityClass with name gold was found",
-        id="unknown-priority-class",
-    ),
-    pytest.param(
         apps("ReplicaSet", template=template(runtimeClassName="gvisor")),
         'spec.template.spec.runtimeClassName: RuntimeClass "gvisor" not found',
         id="unknown-runtime-class",
@@ -1133,3 +1128,10 @@ def test_pods_are_admitted_ready_for_the_scheduler() -> None:
         assert p.priority_resolved and p.scheduler_name == "default-scheduler" and not p.node_name
         assert isinstance(p.owner_references[0], OwnerReference)
     assert isinstance(e, ExpandedWorkload)
+
+
+def test_priority_admission_refuses_the_pods_of_a_template_naming_a_missing_class() -> None:
+    e = expand_workload(apps("ReplicaSet", replicas=2, template=template(priorityClassName="gold")), cluster())
+    assert (e.desired, e.pods, e.refused_by) == (2, (), "Priority")
+    assert e.refusal is not None
+    assert e.refusal.endswith('" is forbidden: no PriorityClass with name gold was found')
