@@ -55,6 +55,7 @@ class TableFormatter(Formatter):
     def schedule(self, report: ScheduleReport) -> str:
         parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts += ["\n".join(group_lines(g)) for g in report.groups]
+        parts.append(self.score_legend(report))
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -355,7 +356,7 @@ class TableFormatter(Formatter):
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
         feasible = sorted((n for n in nodes if n.feasible), key=lambda n: (-(n.total or 0), n.name))
         infeasible = [n for n in nodes if not n.feasible]
-        plugins = [p for p in r.weights if any(s.plugin == p for n in feasible for s in n.scores)]
+        plugins = score_plugins(r, nodes)
         headers = ["NODE", "VERDICT"] + [SHORT.get(p, p) for p in plugins] + ["TOTAL"]
         rows: list[list[str]] = []
         for n in feasible:
@@ -387,6 +388,10 @@ class TableFormatter(Formatter):
             )
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
+
+    def score_legend(self, report: ScheduleReport) -> str:
+        """What the score cells mean: nothing for the table's weighted scores (-o wide explains its own)."""
+        return ""
 
     def score_cell(self, s: ScoreEntry) -> str:
         """A feasible node's score for one plugin: its weighted score."""
@@ -426,6 +431,13 @@ class TableFormatter(Formatter):
             disable_numparse=True,
         )
         return _indent(body)
+
+
+def score_plugins(r: PodResult, nodes: list[NodeEntry] | None = None) -> list[str]:
+    """The score plugins of a result's node table: those that scored a feasible node of ``nodes``
+    (the result's, unless given), in profile order."""
+    scored = {s.plugin for n in (r.nodes if nodes is None else nodes) if n.feasible for s in n.scores}
+    return [p for p in r.weights if p in scored]
 
 
 def _n(count: int, noun: str) -> str:
