@@ -180,7 +180,9 @@ def _bar_lines(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", list(REPORTS))
-@pytest.mark.parametrize("terminal", ["pipe", "tty160", "tty80", "tty160-no-color", "pipe-color-always", "tty80-latin1"])
+@pytest.mark.parametrize(
+    "terminal", ["pipe", "tty160", "tty80", "tty160-no-color", "pipe-color-always", "tty80-latin1"]
+)
 def test_bars_follow_the_terminal(kind, terminal):
     fields, _ = TERMINALS[terminal]
     text = draw(REPORTS[kind](), terminal)

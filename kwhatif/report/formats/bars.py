@@ -8,8 +8,8 @@ On a UTF-8 terminal the bars are block characters; anywhere else plain ASCII. Th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tabulate import tabulate

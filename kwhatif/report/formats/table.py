@@ -219,9 +219,7 @@ class TableFormatter(Formatter):
         if rows:
             glyphs = self._glyphs()
             out.append(
-                bars.usage_table(
-                    rows, ["NODE", "COPIES"], self.options.width, glyphs, self._c, align=("left", "right")
-                )
+                bars.usage_table(rows, ["NODE", "COPIES"], self.options.width, glyphs, self._c, align=("left", "right"))
             )
             out.append(self._wrap(bars.legend(glyphs, "the copies"), "  ", "        "))
         rest = len(report.usage) - len(rows)
