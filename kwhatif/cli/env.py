@@ -3,6 +3,7 @@ set it: the streams, which of them are terminals, the colour decision and the te
 
 from __future__ import annotations
 
+import codecs
 import os
 import shutil
 import sys
@@ -21,6 +22,7 @@ class Environment:
     stderr_isatty: bool = False
     no_color: bool = False  # NO_COLOR is set (https://no-color.org)
     terminal_width: int = 100  # columns of the terminal on standard output
+    stdout_encoding: str = "utf-8"  # the encoding standard output writes in
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -34,6 +36,7 @@ class Environment:
             stderr_isatty=sys.stderr.isatty(),
             no_color=bool(os.environ.get("NO_COLOR")),
             terminal_width=shutil.get_terminal_size((100, 24)).columns if stdout_tty else 100,
+            stdout_encoding=getattr(sys.stdout, "encoding", None) or "ascii",
         )
 
     def use_color(self, choice: str) -> bool:
@@ -48,6 +51,11 @@ class Environment:
     def width(self) -> int:
         """The width tables wrap at: the terminal's, 0 (no wrapping) when standard output is not one."""
         return self.terminal_width if self.stdout_isatty else 0
+
+    @property
+    def unicode(self) -> bool:
+        """Block characters for bars: on a terminal that writes UTF-8; plain ASCII anywhere else."""
+        return self.stdout_isatty and codecs.lookup(self.stdout_encoding).name == "utf-8"
 
     def say(self, line: str) -> None:
         """One line of chatter on standard error, after "kwhatif: "."""

@@ -97,7 +97,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerC
 def render_options(env: Environment, color: str, **kw: Any) -> RenderOptions:
     from kwhatif.report.formats.formatter import RenderOptions
 
-    return RenderOptions(width=env.width, color=env.use_color(color), **kw)
+    return RenderOptions(width=env.width, color=env.use_color(color), unicode=env.unicode, **kw)
 
 
 def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment) -> int:

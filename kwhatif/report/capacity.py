@@ -25,6 +25,16 @@ class NodeUsage:
     after: Mapping[str, int]
 
 
+def usage_dict(u: NodeUsage) -> dict[str, Any]:
+    return {
+        "name": u.name,
+        "labels": dict(u.labels),
+        "allocatable": dict(u.allocatable),
+        "requestedBefore": dict(u.before),
+        "requestedAfter": dict(u.after),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class CapacityReport:
     namespace: str
@@ -70,16 +80,7 @@ class CapacityReport:
             "notes": list(self.notes),
             # per node: allocatable and requested before and after the copies (cpu in millicores,
             # memory and ephemeral-storage in bytes, pods as a count)
-            "nodes": [
-                {
-                    "name": u.name,
-                    "labels": dict(u.labels),
-                    "allocatable": dict(u.allocatable),
-                    "requestedBefore": dict(u.before),
-                    "requestedAfter": dict(u.after),
-                }
-                for u in self.usage
-            ],
+            "nodes": [usage_dict(u) for u in self.usage],
         }
 
 

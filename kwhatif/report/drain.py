@@ -7,6 +7,7 @@ from typing import Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.report.base import ReportKind, from_record
+from kwhatif.report.capacity import NodeUsage, usage_dict
 from kwhatif.report.schedule import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
 from kwhatif.versions import ChosenVersion
 
@@ -33,6 +34,7 @@ class DrainReport:
     entries: tuple[DrainEntry, ...]
     scheduler_version: ChosenVersion | None = None
     notes: tuple[str, ...] = ()
+    usage: tuple[NodeUsage, ...] = ()  # every node: allocatable, requested before and after the drain
 
     @property
     def evicted(self) -> list[DrainEntry]:
@@ -91,6 +93,8 @@ class DrainReport:
             ],
             "summary": self.summary(),
             "notes": list(self.notes),
+            # per node: allocatable and requested before and after the drain (units as a CapacityReport's)
+            "usage": [usage_dict(u) for u in self.usage],
         }
 
 
@@ -114,4 +118,11 @@ def drain_report(
                 result=res,
             )
         )
-    return DrainReport(tuple(result.nodes), profile, tuple(entries), scheduler_version=scheduler_version, notes=notes)
+    return DrainReport(
+        tuple(result.nodes),
+        profile,
+        tuple(entries),
+        scheduler_version=scheduler_version,
+        notes=notes,
+        usage=tuple(result.usage),
+    )

@@ -36,7 +36,7 @@ class CapacityResult:
     usage: tuple[NodeUsage, ...] = ()  # every node, by name: what is requested before and after the copies
 
 
-def _requested(ni: NodeInfo) -> dict[str, int]:
+def requested(ni: NodeInfo) -> dict[str, int]:
     req = ni.requested
     out = {"cpu": req.milli_cpu, "memory": req.memory, "pods": len(ni.pods)}
     alloc = ni.allocatable
@@ -55,9 +55,11 @@ def _allocatable(ni: NodeInfo) -> dict[str, int]:
     return out
 
 
-def _usage(
+def node_usage(
     sched: Scheduler, before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]
 ) -> tuple[NodeUsage, ...]:
+    """Every node of ``before``, by name: its allocatable and its requests before and after (a node
+    missing from ``after`` did not change)."""
     return tuple(
         NodeUsage(
             ni.name,
@@ -80,7 +82,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
     per_node: Counter[str] = Counter()
     ties = 0
     # "after" is read once a copy is placed: a later copy that preempts changes the snapshot
-    before = {ni.name: _requested(ni) for ni in sched.snapshot.node_infos}
+    before = {ni.name: requested(ni) for ni in sched.snapshot.node_infos}
     after: dict[str, dict[str, int]] = {}
     task = progress.task("placing copies", max_copies, "copies")
     for i in range(max_copies):
@@ -90,7 +92,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
             per_node[att.node] += 1
             placed_on = sched.snapshot.get(att.node)
             if placed_on is not None:
-                after[att.node] = _requested(placed_on)
+                after[att.node] = requested(placed_on)
             if att.prioritized is not None and len(att.prioritized.best) > 1:
                 ties += 1
             continue
@@ -117,7 +119,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
             stopped,
             att,
             ties,
-            usage=_usage(sched, before, after),
+            usage=node_usage(sched, before, after),
         )
         if att.nominated_node:
             victims = ", ".join(v.key for v in att.victims)
@@ -134,7 +136,7 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         None,
         ties,
         [f"stopped after {max_copies} copies (--max); more may fit"],
-        _usage(sched, before, after),
+        node_usage(sched, before, after),
     )
 
 

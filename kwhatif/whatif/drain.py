@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from kwhatif.api.core import Pod
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.framework.types import PodOutcome
+from kwhatif.report.capacity import NodeUsage
 from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.whatif.capacity import node_usage, requested
 
 EVICT = "evict"
 BLOCKED = "blocked"  # the eviction is refused (a PodDisruptionBudget): drain cannot finish
@@ -44,6 +46,7 @@ class DrainResult:
     nodes: list[str]
     pods: list[DrainedPod] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
+    usage: tuple[NodeUsage, ...] = ()  # every node, by name: what is requested before and after the drain
 
 
 def plan(state: ClusterState, nodes: list[str]) -> list[DrainedPod]:
@@ -83,6 +86,7 @@ def plan(state: ClusterState, nodes: list[str]) -> list[DrainedPod]:
 def drain(sched: Scheduler, state: ClusterState, nodes: list[str]) -> DrainResult:
     result = DrainResult(nodes=list(nodes))
     result.pods = plan(state, nodes)
+    before = {ni.name: requested(ni) for ni in sched.snapshot.node_infos}
     # Cordon first, as drain does: the drained nodes take no replacement.
     for name in nodes:
         ni = sched.snapshot.get(name)
@@ -108,4 +112,5 @@ def drain(sched: Scheduler, state: ClusterState, nodes: list[str]) -> DrainResul
         d = replacements[att.pod.key]
         d.attempt = att
         d.attempts.append(att)
+    result.usage = node_usage(sched, before, {ni.name: requested(ni) for ni in sched.snapshot.node_infos})
     return result

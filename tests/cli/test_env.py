@@ -68,3 +68,20 @@ def test_colour_always_colours_the_table() -> None:
         "always",
     )
     assert code == 1 and "\x1b[31mDOES NOT FIT\x1b[0m" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "tty, encoding, want",
+    [
+        (True, "utf-8", True),
+        (True, "UTF8", True),
+        (True, "latin-1", False),
+        (True, "ascii", False),
+        (False, "utf-8", False),
+    ],
+    ids=["tty-utf-8", "tty-utf8-alias", "tty-latin-1", "tty-ascii", "pipe-utf-8"],
+)
+def test_block_characters_on_a_utf8_terminal_only(tty: bool, encoding: str, want: bool) -> None:
+    env = Environment(io.StringIO(), io.StringIO(), stdout_isatty=tty, stdout_encoding=encoding)
+    assert env.unicode is want
+    assert render_options(env, "auto").unicode is want

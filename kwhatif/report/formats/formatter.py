@@ -20,6 +20,7 @@ AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainRepo
 class RenderOptions:
     width: int = 0  # terminal columns to wrap to; 0: do not wrap (not a terminal)
     color: bool = False
+    unicode: bool = False  # block characters for bars (a UTF-8 terminal); else ASCII
     explain_all: bool = False  # list every infeasible node instead of grouping them
     nodes: tuple[str, ...] = ()  # only these nodes
     group_threshold: int = 20  # more infeasible nodes than this are grouped by reason

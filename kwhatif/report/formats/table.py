@@ -17,9 +17,10 @@ import textwrap
 from tabulate import tabulate
 
 from kwhatif.report.base import OutputFormat
-from kwhatif.report.capacity import CapacityReport
+from kwhatif.report.capacity import CapacityReport, NodeUsage
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
+from kwhatif.report.formats import bars
 from kwhatif.report.formats.formatter import Formatter
 from kwhatif.report.groups import group_lines
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
@@ -54,6 +55,7 @@ class TableFormatter(Formatter):
     def schedule(self, report: ScheduleReport) -> str:
         parts = [self.format_pod(r, report.num_nodes) for r in report.results]
         parts += ["\n".join(group_lines(g)) for g in report.groups]
+        parts.append(self.score_legend(report))
         parts.append(self.summary_line(report))
         for note in report.notes:
             parts.append(f"note: {note}")
@@ -132,7 +134,9 @@ class TableFormatter(Formatter):
             f"{report.fits} more cop{'y' if report.fits == 1 else 'ies'} of {report.namespace}/{report.name} fit "
             f"(profile {report.profile}, {report.num_nodes} nodes{version_suffix(report.scheduler_version)})"
         ]
-        if report.per_node:
+        if report.usage:
+            lines.append(self.capacity_usage(report))
+        elif report.per_node:
             rows = [[n, str(c)] for n, c in sorted(report.per_node.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines.append(
                 "\n".join("  " + ln for ln in tabulate(rows, headers=["NODE", "COPIES"], tablefmt="plain").splitlines())
@@ -190,9 +194,70 @@ class TableFormatter(Formatter):
             rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True
         )
         out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
+        if report.usage:
+            out += "\n" + self.drain_usage(report) + "\n"
         if report.notes:
             out += "\n" + "\n".join(f"note: {n}" for n in report.notes) + "\n"
         return out
+
+    # --- utilisation bars (capacity, drain) -----------------------------------------------------------
+
+    def _glyphs(self) -> bars.Glyphs:
+        return bars.UNICODE if self.options.unicode else bars.ASCII
+
+    def _all_nodes(self, count: int) -> bool:
+        """Every node gets a row in a small cluster; a large one lists those the what-if changed."""
+        return self.options.explain_all or count <= self.options.group_threshold
+
+    def capacity_usage(self, report: CapacityReport) -> str:
+        """The nodes with their copies and their requests before and after them."""
+        usage = sorted(report.usage, key=lambda u: (-report.per_node.get(u.name, 0), u.name))
+        if not self._all_nodes(len(usage)):
+            usage = [u for u in usage if report.per_node.get(u.name, 0)]
+        rows = [([u.name, str(report.per_node.get(u.name, 0))], u) for u in usage]
+        out = []
+        if rows:
+            glyphs = self._glyphs()
+            out.append(
+                bars.usage_table(rows, ["NODE", "COPIES"], self.options.width, glyphs, self._c, align=("left", "right"))
+            )
+            out.append(self._wrap(bars.legend(glyphs, "the copies"), "  ", "        "))
+        rest = len(report.usage) - len(rows)
+        if rest:
+            out.append(f"  {rest} more node(s) take no copy (-o json lists every node)")
+        return "\n".join(out)
+
+    def drain_usage(self, report: DrainReport) -> str:
+        """The drained nodes, the nodes that take replacements, and (a small cluster) the others,
+        with their requests before and after the drain."""
+        drained = set(report.nodes)
+        moved_in: dict[str, int] = {}
+        for e in report.entries:
+            if e.action == "evict" and e.node and not e.lost:
+                moved_in[e.node] = moved_in.get(e.node, 0) + 1
+        everyone = self._all_nodes(len(report.usage))
+
+        def order(u: NodeUsage) -> tuple[int, str]:
+            return (0 if u.name in drained else 1 if u.name in moved_in else 2, u.name)
+
+        usage = [
+            u
+            for u in sorted(report.usage, key=order)
+            if everyone or u.name in drained or u.name in moved_in or u.before != u.after
+        ]
+        rows = []
+        for u in usage:
+            change = "drained" if u.name in drained else f"+{_n(moved_in[u.name], 'pod')}" if u.name in moved_in else ""
+            rows.append(([u.name, change], u))
+        glyphs = self._glyphs()
+        out = [
+            bars.usage_table(rows, ["NODE", "CHANGE"], self.options.width, glyphs, self._c),
+            self._wrap(bars.legend(glyphs, "the drain"), "  ", "        "),
+        ]
+        rest = len(report.usage) - len(rows)
+        if rest:
+            out.append(f"  {rest} more node(s) unchanged (-o json lists every node)")
+        return "\n".join(out)
 
     # --- one pod ----------------------------------------------------------------------------------
 
@@ -289,7 +354,7 @@ class TableFormatter(Formatter):
     def node_table(self, r: PodResult, nodes: list[NodeEntry]) -> str:
         feasible = sorted((n for n in nodes if n.feasible), key=lambda n: (-(n.total or 0), n.name))
         infeasible = [n for n in nodes if not n.feasible]
-        plugins = [p for p in r.weights if any(s.plugin == p for n in feasible for s in n.scores)]
+        plugins = score_plugins(r, nodes)
         headers = ["NODE", "VERDICT"] + [SHORT.get(p, p) for p in plugins] + ["TOTAL"]
         rows: list[list[str]] = []
         for n in feasible:
@@ -321,6 +386,10 @@ class TableFormatter(Formatter):
             )
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
+
+    def score_legend(self, report: ScheduleReport) -> str:
+        """What the score cells mean: nothing for the table's weighted scores (-o wide explains its own)."""
+        return ""
 
     def score_cell(self, s: ScoreEntry) -> str:
         """A feasible node's score for one plugin: its weighted score."""
@@ -360,6 +429,13 @@ class TableFormatter(Formatter):
             disable_numparse=True,
         )
         return _indent(body)
+
+
+def score_plugins(r: PodResult, nodes: list[NodeEntry] | None = None) -> list[str]:
+    """The score plugins of a result's node table: those that scored a feasible node of ``nodes``
+    (the result's, unless given), in profile order."""
+    scored = {s.plugin for n in (r.nodes if nodes is None else nodes) if n.feasible for s in n.scores}
+    return [p for p in r.weights if p in scored]
 
 
 def _n(count: int, noun: str) -> str:
