@@ -3,14 +3,11 @@ its target within."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from kwhatif.api import fields as f
+from kwhatif.api.fields import Dict
 from kwhatif.api.parse import name_of, namespace_of
-
-Dict = Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

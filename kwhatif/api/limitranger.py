@@ -20,11 +20,10 @@ from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
+from kwhatif.api.fields import Dict
 from kwhatif.api.names import is_qualified_name
 from kwhatif.api.parse import name_of, namespace_of, validate_container_resource_name
 from kwhatif.errors import FieldError
-
-Dict = Mapping[str, Any]
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
 LIMIT_TYPE_POD = "Pod"

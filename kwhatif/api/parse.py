@@ -45,6 +45,7 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
 )
+from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import (
@@ -65,7 +66,6 @@ from kwhatif.versions import default_version
 # What pods are derived under when no release is named: kwhatif's default release.
 DEFAULT_POD_RULES = PodRules.of(default_version())
 
-Dict = Mapping[str, Any]
 
 # Annotations the scheduler or kwhatif reads; the rest (often large) are dropped at parse.
 _KEPT_POD_ANNOTATIONS = frozenset(

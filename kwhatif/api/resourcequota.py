@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
+from kwhatif.api.fields import Dict
 from kwhatif.api.labels import Op, Requirement
 from kwhatif.api.limitranger import Amount
 from kwhatif.api.parse import name_of, namespace_of
@@ -32,8 +32,6 @@ from kwhatif.api.resources import (
     max_lists,
     pod_requests,
 )
-
-Dict = Mapping[str, Any]
 
 POD_OBJECT_COUNT = "count/pods"
 # podResources of the pod evaluator: the names a quota can track for pods.

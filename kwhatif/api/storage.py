@@ -13,10 +13,9 @@ from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.api.core import NodeSelector, NodeSelectorTerm, OwnerReference, Volume
+from kwhatif.api.fields import Dict
 from kwhatif.api.labels import Op, Requirement, Selector
 from kwhatif.api.parse import label_selector, name_of, namespace_of, node_selector, owner_references
-
-Dict = Mapping[str, Any]
 
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 BIND_COMPLETED_ANNOTATION = "pv.kubernetes.io/bind-completed"

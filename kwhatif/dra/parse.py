@@ -10,11 +10,11 @@ Errors are FieldErrors with the path inside the object, in the version's own fie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from kwhatif.api import fields as f
+from kwhatif.api.fields import Dict
 from kwhatif.api.names import DNS1123_LABEL_ERR, is_dns1123_label
 from kwhatif.api.parse import name_of, namespace_of, node_selector, owner_references
 from kwhatif.dra.types import (
@@ -46,8 +46,6 @@ from kwhatif.dra.types import (
     ResourceSlice,
 )
 from kwhatif.errors import FieldError
-
-Dict = Mapping[str, Any]
 
 API_VERSIONS = frozenset({"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"})
 KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")

@@ -34,13 +34,12 @@ from kwhatif.api.core import (
     TaintEffect,
     Volume,
 )
+from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.api.storage import PersistentVolumeClaim
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import FieldError, InputError
 from kwhatif.gocompat import fnv32a
-
-Dict = Mapping[str, Any]
 
 # Labels and annotations the controllers and the API server set (k8s.io/api apps/v1, batch/v1,
 # storage/v1 well-known names).
