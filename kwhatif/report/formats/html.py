@@ -13,29 +13,18 @@ import json
 from typing import Any
 
 from kwhatif.report.base import OutputFormat, Report, ReportKind
-from kwhatif.report.capacity import CapacityReport
-from kwhatif.report.check import CheckReport
-from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats.formatter import Formatter
-from kwhatif.report.schedule import ScheduleReport
 
 # Nodes drawn per table until "show all" is pressed: the page stays quick on 5,000-node clusters.
 TOP_NODES = 50
 
 
 class HtmlFormatter(Formatter):
+    """Any report: the page draws its JSON document (every kind of report has a page)."""
+
     output_format = OutputFormat.HTML
 
-    def schedule(self, report: ScheduleReport) -> str:
-        return page(report)
-
-    def check(self, report: CheckReport) -> str:
-        return page(report)
-
-    def capacity(self, report: CapacityReport) -> str:
-        return page(report)
-
-    def drain(self, report: DrainReport) -> str:
+    def format(self, report: Report) -> str:
         return page(report)
 
 
@@ -399,7 +388,7 @@ function capacity(){
         tr.appendChild(el('td',{cls:'nw',title:why},el('span',{cls:'track'+(af>a?' over':''),'aria-hidden':'true'},
           el('span',{cls:'before',style:'width:'+pb.toFixed(1)+'%'}),el('span',{cls:'after',style:'left:'+
           pb.toFixed(1)+'%;width:'+Math.max(0,pa-pb).toFixed(1)+'%'})),el('span',{cls:'mono',text:' '+
-          (a?Math.round(af/a*100):0)+'%'}),el('span',{cls:'sr',text:why})));});
+          (a?Math.floor(af*100/a):0)+'%'}),el('span',{cls:'sr',text:why})));});
       tb.appendChild(tr);});
     body.appendChild(el('div',{cls:'scroll'},table(['node','zone','copies'].concat(res.map(function(k){
       return k+' requested';})),tb)));}
