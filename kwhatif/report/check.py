@@ -14,18 +14,16 @@ from kwhatif.framework.types import PodOutcome
 from kwhatif.gang.state import group_key
 from kwhatif.report.base import ReportKind
 from kwhatif.report.groups import SCHEDULED, GroupEntry
-from kwhatif.report.schedule import API_VERSION, PodResult, ScheduleReport, report_dict, result_dict, version_fields
-from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
-
-_REFUSALS = frozenset(
-    {
-        Verdict.REFUSED_BY_QUOTA,
-        Verdict.REFUSED_BY_LIMIT_RANGE,
-        Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
-        Verdict.REFUSED_BY_PRIORITY,
-        Verdict.REFUSED_BY_API,
-    }
+from kwhatif.report.schedule import (
+    API_VERSION,
+    PodResult,
+    ScheduleReport,
+    node_labels_field,
+    result_dict,
+    version_fields,
 )
+from kwhatif.report.verdict import FAILURES, REFUSALS, WARNINGS, Verdict
+
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
 
@@ -72,7 +70,7 @@ class WorkloadEntry:
     @property
     def refused_by_admission(self) -> bool:
         """The API server refuses its pods (quota, LimitRange, a missing namespace)."""
-        return self.verdict in _REFUSALS
+        return self.verdict in REFUSALS
 
     @property
     def headline(self) -> str:
@@ -135,7 +133,7 @@ class CheckReport:
         return line
 
     def to_dict(self) -> dict[str, Any]:
-        sched = report_dict(self.schedule)
+        s = self.schedule.summary
         return {
             "apiVersion": API_VERSION,
             "kind": self.kind.value,
@@ -165,17 +163,17 @@ class CheckReport:
             "results": [result_dict(r) for r in self.schedule.results],
             "notes": list(dict.fromkeys((*self.notes, *self.schedule.notes))),
             "strict": self.strict,
-            **({"nodeLabels": sched["nodeLabels"]} if "nodeLabels" in sched else {}),
+            **node_labels_field(self.schedule),
             "summary": {
                 "workloads": len(self.workloads),
                 "fit": sum(1 for w in self.workloads if w.fits),
                 "doNotFit": sum(1 for w in self.workloads if w.failed),
                 "warnings": sum(1 for w in self.workloads if w.warning),
-                "pods": sched["summary"]["pods"],
-                "placed": sched["summary"]["scheduled"],
-                "notPlaced": sched["summary"]["pods"] - sched["summary"]["scheduled"],
+                "pods": s.pods,
+                "placed": s.scheduled,
+                "notPlaced": s.pods - s.scheduled,
                 "refused": sum(w.refused for w in self.workloads),
-                "preempted": sched["summary"]["preempted"],
+                "preempted": s.preempted,
             },
         }
 

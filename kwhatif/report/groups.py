@@ -135,7 +135,7 @@ def _entry(
     fit = len(last_cycle.fit) if last_cycle is not None else len(placed)
     lacks = ""
     if verdict != SCHEDULED:
-        lacks = _lacks(verdict, fit, min_count, len(atts), unfit, message)
+        lacks = _lacks(verdict, fit, min_count, len(atts), len(unfit), why, message)
     return GroupEntry(
         pod_group=key,
         workload=f"{group.namespace}/{group.workload_name}" if group is not None and group.workload_name else None,
@@ -159,7 +159,10 @@ def _fit_alone(a: _Attempt) -> bool:
     return any(fr.first is None for fr in _filters(a).values()) and not a.message.startswith("0/")
 
 
-def _lacks(verdict: str, fit: int, min_count: int, pods: int, unfit: Iterable[_Attempt], message: str) -> str:
+def _lacks(
+    verdict: str, fit: int, min_count: int, pods: int, unfit: int, why: dict[str, Counter[str]], message: str
+) -> str:
+    """What the closest placement lacks; ``why``: per node, the reasons of the ``unfit`` members."""
     if verdict == WAITING:
         if min_count and pods < min_count:
             return f"{min_count - pods} more pod(s) of the group to exist: minCount is {min_count}, {pods} known"
@@ -167,41 +170,17 @@ def _lacks(verdict: str, fit: int, min_count: int, pods: int, unfit: Iterable[_A
     need = min_count if min_count else 1
     if fit >= need:
         return ""
-    unfit = list(unfit)
     nodes: dict[str, set[str]] = {}
-    for a in unfit:
-        for name, fr in _filters(a).items():
-            if fr.first is not None:
-                for r in fr.first.reasons:
-                    nodes.setdefault(r, set()).add(name)
+    for name, reasons in why.items():
+        for r in reasons:
+            nodes.setdefault(r, set()).add(name)
     top = sorted(nodes.items(), key=lambda rn: (-len(rn[1]), rn[0]))[:3]
     text = f"{need - fit} more pod(s) running at once: {fit} of minCount {need} fit together"
     if unfit:
-        why = ", ".join(f"{r} on {len(ns)} node(s)" for r, ns in top)
-        text += f", {len(unfit)} fit on no node" + (f" ({why})" if why else "")
+        because = ", ".join(f"{r} on {len(ns)} node(s)" for r, ns in top)
+        text += f", {unfit} fit on no node" + (f" ({because})" if because else "")
     return text
 
 
 def group_dicts(groups: Iterable[GroupEntry]) -> list[dict[str, Any]]:
     return [g.to_dict() for g in groups]
-
-
-def group_lines(g: GroupEntry) -> list[str]:
-    """The table's lines for one group."""
-    head = f"pod group {g.pod_group}"
-    if g.workload:
-        head += f" (Workload {g.workload}"
-        head += f", template {g.template})" if g.template else ")"
-    kind = f"gang, minCount {g.min_count}" if g.policy == "gang" else (g.policy or "no PodGroup object")
-    lines = [f"{head}: {g.verdict} [{kind}], {g.placed}/{g.pods} pods placed"]
-    if g.nodes:
-        lines.append("  placed: " + ", ".join(f"{n} ({c})" for n, c in g.nodes))
-    if g.message:
-        lines.append(f"  {g.message}")
-    if g.lacks:
-        lines.append(f"  closest placement lacks: {g.lacks}")
-    if g.why:
-        lines.append("  why, per node (members that did not fit):")
-        for node, reasons in g.why:
-            lines.append(f"    {node}: " + ", ".join(f"{r} ({c} pod{'s' if c != 1 else ''})" for r, c in reasons))
-    return lines

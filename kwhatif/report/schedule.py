@@ -515,12 +515,20 @@ def attempt_dict(a: PodResult) -> dict[str, Any]:
         "message": a.message,
         "evaluatedNodes": a.evaluated_nodes,
         "feasibleNodes": a.feasible_nodes,
-        "preFilter": [filter_dict(f) for f in a.pre_filter],
-        "nodes": [node_dict(n) for n in a.nodes],
-        "preemption": preemption_dict(a.preemption),
-        "binding": binding_dict(a.binding),
-        "hints": list(a.hints),
-        "notes": list(a.notes),
+        **_cycle_fields(a),
+    }
+
+
+def _cycle_fields(r: PodResult) -> dict[str, Any]:
+    """What a cycle's filters, scores, preemption and binding recorded, as a result and each of
+    its attempts write it."""
+    return {
+        "preFilter": [filter_dict(f) for f in r.pre_filter],
+        "nodes": [node_dict(n) for n in r.nodes],
+        "preemption": preemption_dict(r.preemption),
+        "binding": binding_dict(r.binding),
+        "hints": list(r.hints),
+        "notes": list(r.notes),
     }
 
 
@@ -535,12 +543,7 @@ def result_dict(r: PodResult) -> dict[str, Any]:
         "node": r.node,
         "tie": list(r.tie),
         "message": r.message,
-        "preFilter": [filter_dict(f) for f in r.pre_filter],
-        "nodes": [node_dict(n) for n in r.nodes],
-        "preemption": preemption_dict(r.preemption),
-        "binding": binding_dict(r.binding),
-        "hints": list(r.hints),
-        "notes": list(r.notes),
+        **_cycle_fields(r),
         "attempts": [attempt_dict(a) for a in r.all_attempts],
     }
 
@@ -563,5 +566,10 @@ def report_dict(rep: ScheduleReport) -> dict[str, Any]:
             "preempted": s.preempted,
         },
         "notes": list(rep.notes),
-        **({"nodeLabels": {k: dict(v) for k, v in rep.node_labels.items()}} if rep.node_labels else {}),
+        **node_labels_field(rep),
     }
+
+
+def node_labels_field(rep: ScheduleReport) -> dict[str, Any]:
+    """``nodeLabels`` of the nodes the results name, when there are any (the document omits it otherwise)."""
+    return {"nodeLabels": {k: dict(v) for k, v in rep.node_labels.items()}} if rep.node_labels else {}

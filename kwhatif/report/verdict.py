@@ -18,9 +18,9 @@ class Verdict(enum.StrEnum):
     NOT_CHECKED = "not checked"
 
 
-FAILURES = frozenset(
+# what the API server or an admission plugin refused: the object is never created
+REFUSALS = frozenset(
     {
-        Verdict.DOES_NOT_FIT,
         Verdict.REFUSED_BY_QUOTA,
         Verdict.REFUSED_BY_LIMIT_RANGE,
         Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE,
@@ -28,4 +28,5 @@ FAILURES = frozenset(
         Verdict.REFUSED_BY_API,
     }
 )
+FAILURES = REFUSALS | {Verdict.DOES_NOT_FIT}
 WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})

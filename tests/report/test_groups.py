@@ -13,7 +13,8 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import read_path
 from kwhatif.report.check import check_report
-from kwhatif.report.groups import group_entries, group_lines
+from kwhatif.report.formats.table import group_lines
+from kwhatif.report.groups import group_entries
 from kwhatif.report.schedule import schedule_report
 from kwhatif.scheduler import Scheduler
 from kwhatif.whatif.check import check

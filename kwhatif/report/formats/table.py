@@ -22,7 +22,7 @@ from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats import bars
 from kwhatif.report.formats.formatter import Formatter
-from kwhatif.report.groups import group_lines
+from kwhatif.report.groups import GroupEntry
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
 
 # Short column headings for upstream score plugins.
@@ -483,3 +483,24 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
 
 def _indent(text: str, by: str = "  ") -> str:
     return "\n".join(by + line if line else line for line in text.splitlines())
+
+
+def group_lines(g: GroupEntry) -> list[str]:
+    """The table's lines for one group."""
+    head = f"pod group {g.pod_group}"
+    if g.workload:
+        head += f" (Workload {g.workload}"
+        head += f", template {g.template})" if g.template else ")"
+    kind = f"gang, minCount {g.min_count}" if g.policy == "gang" else (g.policy or "no PodGroup object")
+    lines = [f"{head}: {g.verdict} [{kind}], {g.placed}/{g.pods} pods placed"]
+    if g.nodes:
+        lines.append("  placed: " + ", ".join(f"{n} ({c})" for n, c in g.nodes))
+    if g.message:
+        lines.append(f"  {g.message}")
+    if g.lacks:
+        lines.append(f"  closest placement lacks: {g.lacks}")
+    if g.why:
+        lines.append("  why, per node (members that did not fit):")
+        for node, reasons in g.why:
+            lines.append(f"    {node}: " + ", ".join(f"{r} ({c} pod{'s' if c != 1 else ''})" for r, c in reasons))
+    return lines
