@@ -47,7 +47,7 @@ def child_live(kubeconfig: str) -> None:
     import resource
 
     from kwhatif.cache.snapshot import Snapshot
-    from kwhatif.cli import long_lived
+    from kwhatif.cli.run import long_lived
     from kwhatif.load.live import LiveOptions, load_live_cluster
 
     t0 = time.perf_counter()

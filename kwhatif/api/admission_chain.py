@@ -108,8 +108,7 @@ class AdmissionChain:
         """The API server's answer when an object is created in a namespace that does not
         exist, or None."""
         cluster = self.cluster
-        listed = bool(cluster.namespaces) if self.namespaces_listed is None else self.namespaces_listed
-        if not listed or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
+        if not self._listed() or namespace in cluster.namespaces or namespace in SYSTEM_NAMESPACES:
             return None
         if any(p.namespace == namespace for p in cluster.pods) or any(
             p.namespace == namespace for p in cluster.pending_pods
@@ -117,12 +116,15 @@ class AdmissionChain:
             return None  # its pods show it exists (a state read without all of its Namespaces)
         return f'namespaces "{namespace}" not found'
 
+    def _listed(self) -> bool:
+        """Whether the state lists the cluster's Namespaces (else a namespace cannot be refused)."""
+        return bool(self.cluster.namespaces) if self.namespaces_listed is None else self.namespaces_listed
+
     def unverified_namespaces(self, namespaces: set[str]) -> list[str]:
         """The namespaces of new objects that a cluster state without Namespace objects cannot
         confirm (no pod of the state runs there either)."""
         cluster = self.cluster
-        listed = bool(cluster.namespaces) if self.namespaces_listed is None else self.namespaces_listed
-        if listed:
+        if self._listed():
             return []
         seen = {p.namespace for p in cluster.pods} | {p.namespace for p in cluster.pending_pods}
         return sorted(namespaces - seen - SYSTEM_NAMESPACES - set(cluster.namespaces))

@@ -59,8 +59,6 @@ def check(
     ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.report.check import check_report
-    from kwhatif.report.groups import group_entries
-    from kwhatif.report.schedule import schedule_report
     from kwhatif.whatif.check import check as run_check
 
     co = cluster_opts(kw)
@@ -79,13 +77,4 @@ def check(
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         run.note(f"skipped objects in the manifests kwhatif does not read: {kinds}")
-    sched_report = schedule_report(
-        result.attempts,
-        sched.snapshot.num_nodes,
-        run.profile,
-        [*run.chosen.notes, *sched.gang.notes],
-        scheduler_version=run.chosen,
-        groups=group_entries(result.attempts, sched.gang),
-        nodes=[ni.node for ni in sched.snapshot.node_infos],
-    )
-    return run.emit(check_report(result, sched_report, strict=strict))
+    return run.emit(check_report(result, run.schedule_report(sched, result.attempts, run.profile), strict=strict))

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
     from kwhatif.report.formats.formatter import AnyReport, RenderOptions
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.report.schedule import ScheduleReport
+    from kwhatif.scheduler import Attempt, Scheduler
     from kwhatif.versions import ChosenVersion
 
 
@@ -204,6 +205,31 @@ class Run:
 
     def scheduler(self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any) -> Scheduler:
         return self.scheduler_factory(binder=binder, preemption=preemption, **options)(self.state)
+
+    def schedule_report(
+        self,
+        sched: Scheduler,
+        attempts: list[Attempt],
+        profile: str,
+        notes: Iterable[str] = (),
+        *,
+        apply: bool = False,
+    ) -> ScheduleReport:
+        """The schedule report of ``attempts``: the command's notes, then the release's, then the
+        pod groups'; the groups and the labels of the nodes the results name."""
+        from kwhatif.report.groups import group_entries
+        from kwhatif.report.schedule import schedule_report
+
+        return schedule_report(
+            attempts,
+            sched.snapshot.num_nodes,
+            profile,
+            [*notes, *self.chosen.notes, *sched.gang.notes],
+            scheduler_version=self.chosen,
+            apply=apply,
+            groups=group_entries(attempts, sched.gang),
+            nodes=[ni.node for ni in sched.snapshot.node_infos],
+        )
 
     def emit(self, report: AnyReport, **render: Any) -> int:
         """Write the report to standard output; its exit code is the command's."""

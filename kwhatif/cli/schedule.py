@@ -88,8 +88,6 @@ def schedule(
     Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
     3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
-    from kwhatif.report.groups import group_entries
-    from kwhatif.report.schedule import schedule_report
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments
 
@@ -184,17 +182,7 @@ def schedule(
         notes.append("preemption is off with --apply: kwhatif never evicts pods")
     if binder is not None:
         notes.append(binder.summary())
-    notes += run.chosen.notes
-    report = schedule_report(
-        attempts,
-        sched.snapshot.num_nodes,
-        plan.profile,
-        [*notes, *sched.gang.notes],
-        scheduler_version=run.chosen,
-        apply=binder is not None,
-        groups=group_entries(attempts, sched.gang),
-        nodes=[ni.node for ni in sched.snapshot.node_infos],
-    )
+    report = run.schedule_report(sched, attempts, plan.profile, notes, apply=binder is not None)
     code = run.emit(report, nodes=nodes, explain_all=explain == "all")
     for line in report.apply_messages():
         run.env.say(line)

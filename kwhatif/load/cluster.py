@@ -172,6 +172,10 @@ _BUILTIN_GROUP_VERSIONS = {
 }
 
 
+class UnservedVersion(InputError):
+    """A built-in group/version the API server does not serve (kubectl: "no matches for kind")."""
+
+
 def classify(doc: Document) -> str | None:
     """The kind to read, None to skip (with a note); raises for what cannot exist."""
     kind, version = doc.kind, doc.api_version
@@ -181,7 +185,7 @@ def classify(doc: Document) -> str | None:
     group = version.split("/", 1)[0] if "/" in version else ""
     if spec is not None and (group == "" or group in _BUILTIN_GROUP_VERSIONS):
         if version not in spec[0]:
-            raise InputError(
+            raise (UnservedVersion if "/" in version else InputError)(
                 f"unknown apiVersion {version!r} for {kind} (expected {', '.join(sorted(spec[0]))})",
                 source=doc.source,
                 obj=doc.describe(),
@@ -198,7 +202,9 @@ def classify(doc: Document) -> str | None:
         raise InputError(f"unknown kind {kind!r} in apiVersion v1", source=doc.source, obj=doc.describe(), field="kind")
     versions = _BUILTIN_GROUP_VERSIONS.get(group)
     if versions is not None and version.split("/", 1)[1] not in versions:
-        raise InputError(f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion")
+        raise UnservedVersion(
+            f"unknown apiVersion {version!r}", source=doc.source, obj=doc.describe(), field="apiVersion"
+        )
     return None  # another built-in kind, or a custom resource
 
 

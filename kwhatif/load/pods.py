@@ -17,15 +17,10 @@ from kwhatif.load.cluster import classify
 from kwhatif.load.files import Document, Limits, read_path
 
 
-def admission_chain(cluster: ClusterState, namespaces_listed: bool | None = None) -> AdmissionChain:
-    """The API server's admission over the cluster state (see api.admission_chain.AdmissionChain)."""
-    return AdmissionChain(cluster, namespaces_listed)
-
-
-def unverified_namespaces_note(cluster: ClusterState, namespaces: set[str], listed: bool | None = None) -> str | None:
+def unverified_namespaces_note(chain: AdmissionChain, namespaces: set[str]) -> str | None:
     """A note naming the namespaces of new objects that a cluster state without Namespace
     objects cannot confirm (no pod of the state runs there either), or None."""
-    unknown = admission_chain(cluster, listed).unverified_namespaces(namespaces)
+    unknown = chain.unverified_namespaces(namespaces)
     if not unknown:
         return None
     return (
@@ -54,7 +49,7 @@ def pods_from_documents(
     it refuses is an error, or, with ``refusals``, recorded there by "namespace/name".
     ``admitted``, when given, receives what the plugins set, by pod."""
     admission = cluster.admission
-    chain = chain or admission_chain(cluster)
+    chain = chain or AdmissionChain(cluster)
     pods: list[Pod] = []
     rest: list[Document] = []
     seen: dict[str, str] = {}

@@ -531,7 +531,7 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
     _require_restart_always(tspec, "spec")
     claim_names = {name for name, _, _ in claim_templates}
     other_volumes = tuple(v for v in base.volumes if v.name not in claim_names)
-    default_class = default_storage_class(ctx.state) if claim_templates else None
+    chain = admission_chain.AdmissionChain(ctx.state)
     match_labels = f.str_map(f.mapping(spec, "selector", "spec"), "matchLabels", "spec.selector")
     pods: list[Pod] = []
     pvcs: list[PersistentVolumeClaim] = []
@@ -553,7 +553,7 @@ def _expand_statefulset(ctx: _Ctx) -> ExpandedWorkload:
             if f"{ctx.namespace}/{claim}" in ctx.state.pvcs:
                 notes.append(f"StatefulSet: PersistentVolumeClaim {claim} exists and is reused")
             else:
-                pvc = _new_claim(ctx, claim, j, tpl, match_labels, default_class)
+                pvc = _new_claim(ctx, claim, j, tpl, match_labels, chain)
                 if pvc.storage_class_name is None:
                     classless.setdefault(tname)
                 pvcs.append(pvc)
@@ -593,7 +593,7 @@ def _claim_templates(spec: Dict) -> list[tuple[str, int, Dict]]:
 
 
 def _new_claim(
-    ctx: _Ctx, claim: str, j: int, tpl: Dict, match_labels: Mapping[str, str], default_class: str | None
+    ctx: _Ctx, claim: str, j: int, tpl: Dict, match_labels: Mapping[str, str], chain: admission_chain.AdmissionChain
 ) -> PersistentVolumeClaim:
     """getPersistentVolumeClaims: the template named for the ordinal, labelled with the selector's
     matchLabels; then the DefaultStorageClass admission plugin fills in an unset class."""
@@ -616,14 +616,7 @@ def _new_claim(
         pvc = storage.persistent_volume_claim(body)
     except FieldError as e:
         raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
-    if pvc.storage_class_name is None and default_class is not None:
-        pvc = dataclasses.replace(pvc, storage_class_name=default_class, spec_storage_class_name=default_class)
-    return pvc
-
-
-def default_storage_class(state: ClusterState) -> str | None:
-    """storageutil.GetDefaultClass: the newest class marked default, then the first by name."""
-    return admission_chain.default_class(state.storage_classes.values())
+    return chain.default_storage_class(pvc)  # the API server's DefaultStorageClass admission
 
 
 # --- DaemonSet ---------------------------------------------------------------------------------

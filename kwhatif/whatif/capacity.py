@@ -99,11 +99,12 @@ def measure(sched: Scheduler, template: Pod, max_copies: int = DEFAULT_MAX_COPIE
         task.close()
         reasons: Counter[str] = Counter()
         fit = att.fit
-        for name, fr in fit.filters.items() if fit is not None else ():
-            if fit is None or name in fit.excluded or fr.first is None:
-                continue
-            for r in fr.first.reasons:
-                reasons[r] += 1
+        if fit is not None:
+            for name, fr in fit.filters.items():
+                if name in fit.excluded or fr.first is None:
+                    continue
+                for r in fr.first.reasons:
+                    reasons[r] += 1
         if fit is not None and fit.at_pre_filter:
             for r in fit.pre_filter.status.reasons:
                 reasons[r] = sched.snapshot.num_nodes

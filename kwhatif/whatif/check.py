@@ -26,9 +26,9 @@ from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import InputError
-from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify, is_custom_resource
+from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
-from kwhatif.load.pods import admission_chain, pods_from_documents, prepare_incoming, unverified_namespaces_note
+from kwhatif.load.pods import pods_from_documents, prepare_incoming, unverified_namespaces_note
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduler import Attempt, Scheduler
@@ -99,7 +99,7 @@ def merge_objects(
     claim meets admission (``chain``, default: over ``state``): one LimitRanger refuses is not
     created (said in ``notes``), DefaultStorageClass gives the others the default class. Returns
     the keys of the claims the manifests create."""
-    chain = chain or admission_chain(state)
+    chain = chain or AdmissionChain(state)
     extra = build_cluster(docs, check_node_refs=False, names=state.names)
     if extra.nodes:
         raise InputError(
@@ -164,9 +164,7 @@ def check(
     for d in docs:
         try:
             kind = classify(d)
-        except InputError as e:
-            if e.field != "apiVersion" or not d.api_version or "/" not in d.api_version:
-                raise
+        except UnservedVersion:
             # kubectl apply: the release's API server does not serve this group/version
             refused_docs.append(_unserved(d))
             continue
@@ -184,7 +182,7 @@ def check(
             other_docs.append(d)
     result_notes: list[str] = []
     # whether the cluster state lists its Namespaces, before the manifests' own join it
-    chain = admission_chain(state, namespaces_listed=bool(state.namespaces))
+    chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -303,7 +301,7 @@ def check(
         )
     all_pods = [p for cw in checked for p in cw.pods]
     unverified = unverified_namespaces_note(
-        state, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}, chain.namespaces_listed
+        chain, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}
     )
     if unverified:
         result_notes.append(unverified)
@@ -548,30 +546,31 @@ def _looks_like_workload(doc: Document) -> bool:
 
 def _unserved(doc: Document) -> CheckedWorkload:
     """An object of a group/version the release's API server does not serve: kubectl's answer."""
-    meta = doc.body.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    cw = CheckedWorkload(doc.kind, str(ns), str(name), doc.source, None, [], verdict=Verdict.REFUSED_BY_API)
+    cw = _unevaluated(doc, None, Verdict.REFUSED_BY_API)
     cw.refusal = f'no matches for kind "{doc.kind}" in version "{doc.api_version}"'
     return cw
 
 
 def _not_checked(doc: Document) -> CheckedWorkload:
-    meta = doc.body.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
     spec = doc.body.get("spec")
     replicas = spec.get("replicas") if isinstance(spec, dict) else None
     desired = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None
-    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
     group = doc.api_version.split("/", 1)[0]
-    cw = CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=Verdict.NOT_CHECKED)
+    cw = _unevaluated(doc, desired, Verdict.NOT_CHECKED)
     cw.notes.append(
         f"{doc.kind} ({group}) is a custom resource: the operator that watches it creates its pods, and kwhatif "
         "cannot tell which, so they are not checked"
     )
     return cw
+
+
+def _unevaluated(doc: Document, desired: int | None, verdict: Verdict) -> CheckedWorkload:
+    """The entry of an object kwhatif does not expand into pods, named as its metadata names it."""
+    meta = doc.body.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    return CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=verdict)
 
 
 # --- helpers ----------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwhatif.api.admission_chain import AdmissionChain
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
@@ -295,7 +296,7 @@ def manifest_pods(
                 meta["namespace"] = namespace
         merge_objects(state, claim_docs, [])
         rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
-    unverified = unverified_namespaces_note(state, {p.namespace for p in pods})
+    unverified = unverified_namespaces_note(AdmissionChain(state), {p.namespace for p in pods})
     if unverified:
         note(unverified)
     if rest:
