@@ -51,7 +51,7 @@ def child_live(kubeconfig: str) -> None:
     from kwhatif.load.live import LiveOptions, load_live_cluster
 
     t0 = time.perf_counter()
-    state = load_live_cluster(kubeconfig, None, LiveOptions(kubeconfig))
+    state = load_live_cluster(kubeconfig, None, LiveOptions())
     long_lived()
     t1 = time.perf_counter()
     snap = Snapshot(state.nodes.values(), state.pods)

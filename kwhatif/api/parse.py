@@ -364,10 +364,6 @@ def taint(d: Dict, path: str) -> Taint:
 
 def toleration(d: Dict, path: str) -> Toleration:
     # a pod's list of tolerations is converted once per distinct value (_memoized in pod())
-    return _toleration(d, path)
-
-
-def _toleration(d: Dict, path: str) -> Toleration:
     key = f.string(d, "key", path)
     op = f.string(d, "operator", path)
     value = f.string(d, "value", path)
@@ -845,10 +841,12 @@ def _memo_key(value: object) -> str | None:
 
 
 def _remember(key: str | None, value: object) -> None:
-    if key is not None and _memo_chars[0] < _MEMO_BUDGET_CHARS:
+    if key is not None and key not in _MEMO and _memo_chars[0] < _MEMO_BUDGET_CHARS:
         _MEMO[key] = value
         _memo_chars[0] += len(key)
 
+
+_MISS = object()
 
 # Strings most pods repeat (namespace, node, scheduler, phase...) are kept once.
 _intern = sys.intern
@@ -857,22 +855,16 @@ _intern = sys.intern
 def _shared_map(m: Mapping[str, Any]) -> Any:
     """A copy of ``m`` that every pod with an equal map shares (labels of replicas, the empty
     maps most pods have). A pod's maps are never changed once it is built."""
-    key = _memo_key(("map", m))
-    if key is not None:
-        hit = _MEMO.get(key)
-        if hit is not None:
-            return hit
-    value = dict(m)
-    _remember(key, value)
-    return value
+    return _memoized("map", m, lambda: dict(m))
 
 
 def _memoized(tag: str, raw: object, convert: Any) -> Any:
-    """``convert()`` of ``raw``, reusing the result for an equal ``raw`` (same repr)."""
+    """``convert()`` of ``raw``, reusing the result for an equal ``raw`` (same repr); a result of
+    None is reused too (most pods have no affinity)."""
     key = _memo_key((tag, raw))
     if key is not None:
-        hit = _MEMO.get(key)
-        if hit is not None:
+        hit = _MEMO.get(key, _MISS)
+        if hit is not _MISS:
             return hit
     value = convert()
     _remember(key, value)

@@ -68,10 +68,10 @@ REQUEST_TIMEOUT_HELP = (
 
 
 def live_options(co: ClusterOptions) -> Any:
-    """The live reader's options (kubeconfig, context, timeout, size bound) of these options."""
+    """The live reader's options (timeout, size bound) of these options."""
     from kwhatif.load.live import live_options as make
 
-    return make(co.kubeconfig, co.context, co.request_timeout, co.max_input_size)
+    return make(co.request_timeout, co.max_input_size)
 
 
 def cluster_options(fn: F) -> F:

@@ -45,9 +45,7 @@ def snapshot(
 
     env = current()
     snapshot_format(path)  # a bad file name fails before the cluster is read
-    options = live_options(
-        kubeconfig, context, parse_timeout(request_timeout), parse_size(max_input_size) if max_input_size else None
-    )
+    options = live_options(parse_timeout(request_timeout), parse_size(max_input_size) if max_input_size else None)
     progress = _Progress(env) if env.stderr_isatty else None
     try:
         stats = save_snapshot(kubeconfig, context, path, progress, options)

@@ -114,7 +114,8 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 
-def _size(n: int) -> str:
+def format_size(n: int) -> str:
+    """A byte count for messages: 2 GiB, 1.5 GiB, 640 KiB."""
     for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= div:
             v = n / div
@@ -164,7 +165,9 @@ def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterat
         if isinstance(data, str):
             data = data.encode()
         if len(data) > limit:
-            raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source="<stdin>")
+            raise InputError(
+                f"input is larger than the {format_size(limit)} limit (--max-input-size)", source="<stdin>"
+            )
         text = _decode(data, "<stdin>")
         # standard input cannot be read twice: keep small texts for precise_sources
         _stdin_text[:] = [text] if len(text) <= PRECISE_MAX_BYTES else []
@@ -185,7 +188,7 @@ def _read_text(path: str, limits: Limits) -> str:
                 fmt = "JSON" if is_json else "YAML"
                 advice = "raise it with --max-input-size" + ("" if is_json else ", or save the dump with -o json")
                 raise InputError(
-                    f"file is {_size(size)}, above the {_size(limit)} limit for {fmt} input ({advice})",
+                    f"file is {format_size(size)}, above the {format_size(limit)} limit for {fmt} input ({advice})",
                     source=path,
                 )
             # Devices and pipes report no size: never read more than the limit allows. A file
@@ -196,7 +199,7 @@ def _read_text(path: str, limits: Limits) -> str:
             else:
                 data = head + fh.read(limit + 1 - len(head))
             if len(data) > limit:
-                raise InputError(f"input is larger than the {_size(limit)} limit (--max-input-size)", source=path)
+                raise InputError(f"input is larger than the {format_size(limit)} limit (--max-input-size)", source=path)
     return _decode(data, path)
 
 

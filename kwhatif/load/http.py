@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from kwhatif.errors import ClusterError, InputError
+from kwhatif.load.files import format_size
 
 # Unattended runs (CI) must end: kubectl waits forever by default, kwhatif a minute per request.
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -71,13 +72,6 @@ def parse_duration(text: str) -> float:
     if pos != len(t) or not math.isfinite(total):
         raise ValueError(text)
     return total
-
-
-def format_size(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:g} {unit}" if n % size else f"{n // size} {unit}"
-    return f"{n} bytes"
 
 
 class _Connection(http.client.HTTPConnection):

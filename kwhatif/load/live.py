@@ -86,23 +86,17 @@ _DRA_FALLBACKS = ("/apis/resource.k8s.io/v1beta2/", "/apis/resource.k8s.io/v1bet
 
 @dataclass(frozen=True, slots=True)
 class LiveOptions:
-    """How a live cluster is read: --kubeconfig, --context, --request-timeout (seconds per
-    request, 0: none; it bounds an exec credential plugin too) and --max-input-size (the bytes a
-    list may take, all its pages together)."""
+    """How a live cluster is read: --request-timeout (seconds per request, 0: none; it bounds an
+    exec credential plugin too) and --max-input-size (the bytes a list may take, all its pages
+    together)."""
 
-    kubeconfig: str | None = None
-    context: str | None = None
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_bytes: int = DEFAULT_MAX_JSON_BYTES
 
 
-def live_options(
-    kubeconfig: str | None, context: str | None, request_timeout: float | None, max_bytes: int | None
-) -> LiveOptions:
+def live_options(request_timeout: float | None, max_bytes: int | None) -> LiveOptions:
     """The options of a live read; None: the default."""
     return LiveOptions(
-        kubeconfig,
-        context,
         DEFAULT_REQUEST_TIMEOUT if request_timeout is None else request_timeout,
         max_bytes or DEFAULT_MAX_JSON_BYTES,
     )
@@ -112,7 +106,6 @@ def live_options(
 class Client:
     """A connection to the kubeconfig's API server."""
 
-    configuration: Any
     transport: Transport
     options: LiveOptions
 
@@ -122,11 +115,11 @@ class Client:
 
 
 def api_client(kubeconfig: str | None, context: str | None, options: LiveOptions | None = None) -> Client:
-    opts = options or LiveOptions(kubeconfig, context)
+    opts = options or LiveOptions()
     for path in _kubeconfig_files(kubeconfig):
         _check_kubeconfig(path)
     cfg = load_configuration(kubeconfig, context, opts.request_timeout)
-    return Client(cfg, Transport(cfg, opts.request_timeout), opts)
+    return Client(Transport(cfg, opts.request_timeout), opts)
 
 
 def _kubeconfig_files(kubeconfig: str | None) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kwhatif import versions
@@ -120,7 +121,7 @@ def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersio
         if found is not None:
             r, tag = found
             return ChosenVersion(r.version, VersionSource.DUMP, r.notes, _outside(tag))
-    found_kubelet = _from_kubelets(state)
+    found_kubelet = _from_kubelets(state, live)
     if found_kubelet is not None:
         return found_kubelet
     default = versions.default_version()
@@ -136,9 +137,8 @@ def choose(flag: str | None, state: ClusterState, *, live: bool) -> ChosenVersio
     return ChosenVersion(default, VersionSource.DEFAULT, (note,))
 
 
-def _from_kubelets(state: ClusterState) -> ChosenVersion | None:
-    """The minor of the nodes' newest kubelet, as the release of the control plane."""
-    newest: tuple[int, str] | None = None
+def _kubelet_minors(state: ClusterState) -> Iterator[tuple[str, str, int]]:
+    """(node, kubelet version, minor) of the nodes whose kubelet reports a 1.x version."""
     for node in state.nodes.values():
         kv = node.kubelet_version
         if not kv:
@@ -147,7 +147,15 @@ def _from_kubelets(state: ClusterState) -> ChosenVersion | None:
             major, minor, _ = versions.parse_version(kv, lenient=True)
         except ValueError:
             continue
-        if major == versions.MAJOR and (newest is None or minor > newest[0]):
+        if major == versions.MAJOR:
+            yield node.name, kv, minor
+
+
+def _from_kubelets(state: ClusterState, live: bool) -> ChosenVersion | None:
+    """The minor of the nodes' newest kubelet, as the release of the control plane."""
+    newest: tuple[int, str] | None = None
+    for _, kv, minor in _kubelet_minors(state):
+        if newest is None or minor > newest[0]:
             newest = (minor, kv.strip())
     if newest is None:
         return None
@@ -156,11 +164,15 @@ def _from_kubelets(state: ClusterState) -> ChosenVersion | None:
         r = versions.resolve(f"{versions.MAJOR}.{minor}", lenient=True)
     except ValueError:
         return None
+    why = (
+        "the cluster's /version could not be read"
+        if live
+        else "the state names no kube-scheduler or kube-apiserver image"
+    )
     note = (
-        f"kube-scheduler {r.version} taken from the nodes' kubelets: the state names no kube-scheduler or "
-        f"kube-apiserver image, and the control plane is at least as new as its newest kubelet ({kv}; "
-        f"kubelets may be up to {versions.KUBELET_MAX_MINORS_OLDER} minors older, never newer); give "
-        "--scheduler-version to answer as the cluster's release"
+        f"kube-scheduler {r.version} taken from the nodes' kubelets: {why}, and the control plane is at least as "
+        f"new as its newest kubelet ({kv}; kubelets may be up to {versions.KUBELET_MAX_MINORS_OLDER} minors older, "
+        "never newer); give --scheduler-version to answer as the cluster's release"
     )
     return ChosenVersion(r.version, VersionSource.KUBELETS, (note, *r.notes), _outside(kv))
 
@@ -170,20 +182,11 @@ def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[s
     than three minors older."""
     newer: list[str] = []
     older: list[str] = []
-    for node in state.nodes.values():
-        kv = node.kubelet_version
-        if not kv:
-            continue
-        try:
-            major, minor, _ = versions.parse_version(kv, lenient=True)
-        except ValueError:
-            continue
-        if major != versions.MAJOR:
-            continue
+    for name, kv, minor in _kubelet_minors(state):
         if minor > version.minor:
-            newer.append(f"{node.name} ({kv})")
+            newer.append(f"{name} ({kv})")
         elif version.minor - minor > versions.KUBELET_MAX_MINORS_OLDER:
-            older.append(f"{node.name} ({kv})")
+            older.append(f"{name} ({kv})")
     notes = []
     if newer:
         notes.append(
