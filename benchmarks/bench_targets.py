@@ -115,7 +115,13 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.framework.types import PodOutcome
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.workloads import expand_workload
-    from kwhatif.report.schedule import report_dict, schedule_report
+
+    try:
+        from kwhatif.cli.run import collector_paused
+    except ImportError:  # an older tree, measured for comparison
+        from contextlib import nullcontext as collector_paused
+    from kwhatif.report.formats.output import get_formatter
+    from kwhatif.report.schedule import schedule_report
     from kwhatif.scheduler import Scheduler
 
     state, load_s = load(path)
@@ -131,15 +137,24 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
         sum(len(fr.statuses) for fr in att.fit.filters.values()),
         sum(len(s.scores) for s in att.prioritized.scores.values()),
     )
-    t1 = time.perf_counter()
-    text = json.dumps(report_dict(schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")))
-    report_s = time.perf_counter() - t1
+    # the report as the command builds and writes it (the collector paused, formats/json.py)
+    timings: dict[str, float] = {}
+    sizes: dict[str, int] = {}
+    with collector_paused():
+        t1 = time.perf_counter()
+        report = schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")
+        timings["report_build_s"] = time.perf_counter() - t1
+        for fmt in ("json", "yaml", "table"):
+            t2 = time.perf_counter()
+            text = get_formatter(fmt).format(report)
+            timings[f"{fmt}_s"] = time.perf_counter() - t2
+            sizes[fmt] = len(text)
     return {
         "load_s": load_s,
         "cycle_s": cycle_s,
         "cycle_cpu": cycle_cpu,
-        "report_s": report_s,
-        "report_mb": len(text) / 1e6,
+        **timings,
+        "report_mb": sizes["json"] / 1e6,
         "scheduled": att.result == PodOutcome.SCHEDULED,
         "nodes": recorded[0],
         "filters": recorded[1],
@@ -239,11 +254,14 @@ def main() -> None:
     rows.append(
         (
             f"explain one pod: {r['nodes']} nodes, {r['filters']} filter and {r['scores']} score entries",
-            f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)",
-            "<= 0.2 s",
+            f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.3f} s cpu)",
+            "<= 0.06 s cpu",
         )
     )
-    rows.append((f"  its JSON report ({r['report_mb']:.0f} MB) built", f"{r['report_s']:.2f} s", ""))
+    rows.append(("  its report built", f"{r['report_build_s']:.2f} s", ""))
+    rows.append((f"  written as -o json ({r['report_mb']:.0f} MB)", f"{r['json_s']:.2f} s", "<= 0.3 s"))
+    rows.append(("  written as -o yaml", f"{r['yaml_s']:.2f} s", "<= 0.3 s"))
+    rows.append(("  written as -o table", f"{r['table_s']:.2f} s", "<= 0.1 s"))
     if a.from_scratch:
         r = run("explain", path, incremental=False)
         rows.append(("  the same, from scratch (engine off)", f"{r['cycle_s']:.2f} s ({r['cycle_cpu']:.2f} s cpu)", ""))

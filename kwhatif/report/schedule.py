@@ -519,21 +519,34 @@ def attempt_dict(a: PodResult) -> dict[str, Any]:
     }
 
 
-def _cycle_fields(r: PodResult) -> dict[str, Any]:
+_CYCLE_FIELDS = (
+    ("preFilter", "pre_filter", lambda v: [filter_dict(f) for f in v]),
+    ("nodes", "nodes", lambda v: [node_dict(n) for n in v]),
+    ("preemption", "preemption", preemption_dict),
+    ("binding", "binding", binding_dict),
+    ("hints", "hints", list),
+    ("notes", "notes", list),
+)
+
+
+def _cycle_fields(r: PodResult, like: PodResult | None = None, written: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a cycle's filters, scores, preemption and binding recorded, as a result and each of
-    its attempts write it."""
-    return {
-        "preFilter": [filter_dict(f) for f in r.pre_filter],
-        "nodes": [node_dict(n) for n in r.nodes],
-        "preemption": preemption_dict(r.preemption),
-        "binding": binding_dict(r.binding),
-        "hints": list(r.hints),
-        "notes": list(r.notes),
-    }
+    its attempts write it. A field ``r`` holds as the same object as attempt ``like`` (a pod's
+    result is its last attempt's fields) takes the value ``written`` for that attempt: the same
+    list, not a copy of every node's filters built again."""
+    out: dict[str, Any] = {}
+    for key, attr, build in _CYCLE_FIELDS:
+        value = getattr(r, attr)
+        if like is not None and written is not None and getattr(like, attr) is value:
+            out[key] = written[key]
+        else:
+            out[key] = build(value)
+    return out
 
 
 def result_dict(r: PodResult) -> dict[str, Any]:
     """One pod: its final attempt's fields at the top, then every attempt in order."""
+    attempts = [attempt_dict(a) for a in r.all_attempts]
     return {
         "pod": {"namespace": r.pod.namespace, "name": r.pod.name},
         "status": r.status.value,
@@ -543,8 +556,8 @@ def result_dict(r: PodResult) -> dict[str, Any]:
         "node": r.node,
         "tie": list(r.tie),
         "message": r.message,
-        **_cycle_fields(r),
-        "attempts": [attempt_dict(a) for a in r.all_attempts],
+        **_cycle_fields(r, r.all_attempts[-1], attempts[-1]),
+        "attempts": attempts,
     }
 
 

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import orjson
 
 from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.formats.formatter import Formatter
+
+
+def dumps_indented(doc: Any) -> str:
+    """``doc`` as json.dumps(doc, indent=2, ensure_ascii=False) writes it, with a newline.
+
+    orjson writes the same bytes for what reports hold (str keys, str/int/bool/None/float leaves,
+    lists, dicts in insertion order) about 25 times faster than the json module's indenting
+    encoder, which is pure Python. Reports hold no floats; were one to appear with an exponent,
+    orjson would write it without the '+' (1e16 for 1e+16), the same number. What orjson refuses (integers beyond 64 bits, strings with lone
+    surrogates, keys that are not strings) goes through the json module instead."""
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 class JsonFormatter(Formatter):
@@ -15,4 +32,4 @@ class JsonFormatter(Formatter):
     output_format = OutputFormat.JSON
 
     def format(self, report: Report) -> str:
-        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        return dumps_indented(report.to_dict())

@@ -11,7 +11,8 @@ from kwhatif.report.formats.formatter import Formatter
 
 
 class _Dumper(yaml.SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a list two fields share (a result and its last attempt) is written twice
 
 
 def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
@@ -30,6 +31,9 @@ class _CDumper(yaml.CSafeDumper):
     """libyaml's emitter, several times faster on large reports. It writes exactly what _Dumper
     writes for strings of printable characters of the Basic Multilingual Plane (no line breaks,
     tabs or control characters); any other string sends the whole report to _Dumper."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 def _plain_str_representer(dumper: _CDumper, data: str) -> yaml.Node:
