@@ -20,6 +20,7 @@ from kwhatif.api.core import Pod
 from kwhatif.errors import ClusterError
 from kwhatif.framework import interface
 from kwhatif.framework.interface import SUCCESS, Status
+from kwhatif.load.http import http_reason
 
 
 class Outcome(enum.StrEnum):
@@ -201,7 +202,7 @@ class ApiBinder(Binder):
                     return confirmed
             return _no_answer(base, e, "posting the Binding", maybe_applied=getattr(e, "timed_out", False))
         if 200 <= code < 300:
-            return replace(base, outcome=Outcome.BOUND, code=code, reason=_http_reason(code))
+            return replace(base, outcome=Outcome.BOUND, code=code, reason=http_reason(code))
         return _refused(base, code, body)
 
     def _confirm(self, pod: Pod, base: Binding) -> Binding | None:
@@ -251,7 +252,7 @@ class ApiBinder(Binder):
                 base,
                 outcome=Outcome.CREATED,
                 code=code,
-                reason=_http_reason(code),
+                reason=http_reason(code),
                 uid=str(created.get("uid") or ""),
                 created_as=str(created.get("name") or pod.name),
             )
@@ -288,7 +289,7 @@ def _no_answer(base: Binding, e: ClusterError, doing: str, *, maybe_applied: boo
 
 def _refused(base: Binding, code: int, body: bytes) -> Binding:
     doc = _json(body)
-    reason = str(doc.get("reason") or "") or _http_reason(code)
+    reason = str(doc.get("reason") or "") or http_reason(code)
     message = str(doc.get("message") or "") or body.decode("utf-8", errors="replace").strip()[:300]
     return replace(base, outcome=Outcome.FAILED, code=code, reason=reason, message=message)
 
@@ -299,12 +300,3 @@ def _json(body: bytes) -> dict[str, Any]:
     except ValueError:
         return {}
     return doc if isinstance(doc, dict) else {}
-
-
-def _http_reason(code: int) -> str:
-    from http import HTTPStatus
-
-    try:
-        return HTTPStatus(code).phrase
-    except ValueError:
-        return ""

@@ -18,6 +18,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -320,3 +321,11 @@ def _reason(e: BaseException) -> str:
         return str(e.strerror)
     text = str(e).splitlines()[0][:200] if str(e) else ""
     return text or type(e).__name__
+
+
+def http_reason(code: int) -> str:
+    """The reason phrase of an HTTP status code ("Service Unavailable"), "" for codes it lacks."""
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:
+        return ""

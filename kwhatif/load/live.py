@@ -19,7 +19,7 @@ from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.credentials import load_configuration
 from kwhatif.load.files import DEFAULT_MAX_JSON_BYTES, SERVER_VERSION_ANNOTATION, Document, _expand
-from kwhatif.load.http import DEFAULT_REQUEST_TIMEOUT, Transport, Unreachable
+from kwhatif.load.http import DEFAULT_REQUEST_TIMEOUT, Transport, Unreachable, http_reason
 
 __all__ = ["RESOURCES", "LiveOptions", "Resource", "Unreachable", "api_client", "load_live_cluster", "save_snapshot"]
 
@@ -230,24 +230,12 @@ def _status_message(body: bytes) -> str:
 
 def _list_error(host: str, path: str, status: int, body: bytes, retries: int) -> ClusterError:
     reason, msg = status_of(body)
-    text = f"GET {host}{path}: {status} {msg or reason or _HTTP_REASONS.get(status, 'HTTP error')}"
+    text = f"GET {host}{path}: {status} {msg or reason or http_reason(status) or 'HTTP error'}"
     if status == 401:
         text += " (the kubeconfig's credentials were refused)"
     if retries:
         text += f" (after {retries} retr{'y' if retries == 1 else 'ies'} as Retry-After asked)"
     return ClusterError(text)
-
-
-_HTTP_REASONS = {
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    429: "Too Many Requests",
-    500: "Internal Server Error",
-    502: "Bad Gateway",
-    503: "Service Unavailable",
-    504: "Gateway Timeout",
-}
 
 
 @dataclass(slots=True)
