@@ -561,9 +561,16 @@ class SchedulerVersion:
             # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
             i = next(i for i, (n, _) in enumerate(refs) if n == "DefaultPreemption")
             refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
-        if self.gate("GangScheduling"):
+        if self.gang_plugin_on():
             refs.append(("GangScheduling", None))  # applyGangScheduling
         return tuple(refs)
+
+    def gang_plugin_on(self) -> bool:
+        """Whether the default profile has GangScheduling: its gate, or from 1.37 (which has no
+        such gate) GenericWorkload (kwhatif.gang.gates)."""
+        if self.has_gate("GangScheduling"):
+            return self.gate("GangScheduling")
+        return self.minor >= 37 and self.gate("GenericWorkload")
 
     def plugin_registered(self, name: str) -> bool:
         """Whether the release's in-tree registry has the plugin."""
