@@ -123,6 +123,9 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
     "SchedulerAsyncPreemption",
 )
 # Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
+# 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
+# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.gang.gates); its new
+# CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
 GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
 
 
