@@ -747,6 +747,12 @@ def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
         if gates:
             lines.append("feature gate defaults:")
             lines.extend(gates)
+        gone = [n for n in MODELLED_GATES if va.has_gate(n) and not vb.has_gate(n)]
+        new = [n for n in MODELLED_GATES if vb.has_gate(n) and not va.has_gate(n)]
+        if gone or new:
+            lines.append("modelled feature gates:")
+            lines.extend(f"  - {n} (no longer a gate)" for n in gone)
+            lines.extend(f"  + {n}" for n in new)
     return lines
 
 

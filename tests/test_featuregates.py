@@ -404,3 +404,19 @@ def test_1_37_accepts() -> None:
     assert parse("DRAExtendedResource=true", 37).warnings == (
         "Setting GA feature gate DRAExtendedResource=true. It will be removed in a future release.",
     )
+
+
+def test_1_37_dependencies_of_removed_gates_are_gone() -> None:
+    deps36, deps37 = fg.dependencies(36), fg.dependencies(37)
+    assert deps36["GangScheduling"] == ("GenericWorkload",) and "GangScheduling" not in deps37
+    assert deps36["WorkloadAwarePreemption"] == ("GangScheduling",) and "WorkloadAwarePreemption" not in deps37
+    assert deps37["CompositePodGroup"] == ("GenericWorkload", "TopologyAwareWorkloadScheduling")
+    assert deps37["EventedPLEG"] == ("PLEGOnDemandRelist",) and "EventedPLEG" not in deps36
+    assert deps37["WindowsCPUAndMemoryAffinity"] == () and deps36["WindowsCPUAndMemoryAffinity"] == ("MemoryManager",)
+
+
+def test_1_37_diff_names_the_gates_that_went() -> None:
+    lines = versions.diff_lines("1.36", "1.37")
+    i = lines.index("modelled feature gates:")
+    assert lines[i + 1 :] == ["  - GangScheduling (no longer a gate)", "  - WorkloadAwarePreemption (no longer a gate)"]
+    assert "  StorageCapacityScoring: false -> true" in lines
