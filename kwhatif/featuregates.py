@@ -7,7 +7,9 @@ and zpages gates, client-go's, and AllAlpha/AllBeta. SPECS holds them as data: p
 at the first minor of each change, ``"30:B+ 33:GA+!"`` = beta and on from 1.30, GA and locked to on
 from 1.33; ``x`` = no longer known. States: A alpha, B beta, GA, D deprecated; ``+``/``-`` the
 default; ``!`` locked to it. 1.30 to 1.36 are transcribed from each release's vendored sources
-(1.36.2 included); 1.37 is 1.36 with the changes of V1_37_CHANGES, taken from CHANGELOG-1.37.
+(1.36.2 included); 1.37 is 1.36 with the changes of V1_37_CHANGES, transcribed from the stored
+upstream pkg/features/kube_features.go at a 1.37 development commit (see there for which gates
+could not be pinned).
 
 Behaviour across releases, as upstream's:
 * 1.30: the first error ends the parse (no aggregate).
@@ -365,19 +367,118 @@ SPECS: Mapping[str, str] = {
 }
 # fmt: on
 
-# What CHANGELOG-1.37 (v1.37.0-alpha.1) records about gates (plus the two scheduler gates kwhatif
-# models that PR descriptions put on in 1.37); 1.37 is 1.36 otherwise. Stages the changelog does
-# not state are assumed unchanged.
+# 1.37 is 1.36 with these changes, transcribed gate by gate from the stored upstream file
+# pkg/features/kube_features.go of kubernetes/kubernetes at commit
+# ead35706ec68f83822a56d53b1577fa8a185ca14 (1.37 development, after v1.37.0-beta.0): its
+# defaultVersionedKubernetesFeatureGates, at emulation version 1.37 and minimum compatibility
+# version 1.36 (DRAFractionalCapacityRange's on-by-default spec needs minimum compatibility 1.37,
+# so it is beta and off). The scheduler's own gates were checked against the copy in
+# staging/src/k8s.io/kube-scheduler/pkg/features/kube_features.go at the same commit; they agree.
+# "x": a gate of 1.36 that map no longer has (Kubernetes' own gates, removed in 1.37).
+# Not pinned: the gates kube-scheduler registers from outside that map (client-go's AtomicFIFO,
+# Clients*, InOrderInformers*, InformerResourceVersion, UnlockWhileProcessingFIFO,
+# WatchListClient; component-base's ContextualLogging and Logging*Options; and the generic API
+# server's gates the map no longer lists: APIServerTracing, AnonymousAuthConfigurableEndpoints,
+# AuthorizeWithSelectors, BtreeWatchCache, ConsistentListFromCache, OrderedNamespaceDeletion,
+# ResilientWatchCacheInitialization, RetryGenerateName, StreamingCollectionEncodingTo*,
+# StructuredAuthenticationConfiguration). No stored 1.37 version of their own files was found,
+# so they keep their 1.36 specs.
+# fmt: off
 V1_37_CHANGES: Mapping[str, str] = {
-    "AnyVolumeDataSource": "x",  # removed (#135336)
-    "ConsistentListFromCacheSkipTimeoutFallback": "A-",  # new alpha (#138701)
-    "DRAExtendedResource": "GA+",  # GA (#138488)
-    "DeclarativeValidationTakeover": "D-!",  # locked to its default (#139212)
-    "MaxUnavailableStatefulSet": "B+",  # on by default (#139466)
+    "APIServerWebhookAuthenticationToken": "A-",
+    "AllowUnsafeMalformedObjectDeletion": "B+",
+    "AnyVolumeDataSource": "x",
+    "AtomicWriteVolumeUserFields": "A-",
+    "AuthorizeNodeWithSelectors": "x",
+    "ClusterTrustBundle": "GA+",
+    "ClusterTrustBundleProjection": "GA+",
+    "CompositePodGroup": "A-",
+    "ConcurrentWatchObjectDecode": "B+",
+    "ConsistentListFromCacheSkipTimeoutFallback": "A-",
+    "DRADerivedAttributes": "A-",
+    "DRADeviceCompatibilityGroups": "A-",
+    "DRADeviceTaintRules": "GA+",
+    "DRADeviceTaints": "GA+",
+    "DRAExtendedResource": "GA+!",
+    "DRAFractionalCapacityRange": "B-",
+    "DRAOptionalNodeOperations": "A-",
+    "DRAPartitionableDevicesType": "A-",
+    "DRAPrioritizedList": "GA+!",
+    "DRAResourceClaimDeviceStatus": "GA+!",
+    "DRAWorkloadResourceClaims": "B-",
+    "DeclarativeValidationTakeover": "D-!",
+    "DefaultPodSysctls": "A-",
+    "DisableCPUQuotaWithExclusiveCPUs": "D+!",
+    "EmptyDirVolumeMode": "A-",
+    "EtcdRangeStream": "B+",
+    "EvictionRequestAPI": "A-",
+    "ExcludeAdmissionWebhookVirtualResources": "B+",
+    "GRPCContainerProbeTLS": "A-",
+    "GangScheduling": "x",
+    "GenericWorkload": "B-",
+    "H2CContainerProbe": "A-",
+    "HPAConfigurableTolerance": "GA+!",
+    "HPAGeneration": "B+",
+    "HPAOptimizedSelectorStore": "B+",
+    "HPAScaleToZero": "B+",
+    "HostnameOverride": "GA+!",
+    "HugepageAwareEviction": "B+",
+    "InPlacePodVerticalScalingInitContainers": "GA+!",
+    "InPlacePodVerticalScalingMemoryBackedVolumes": "A-",
+    "InPlacePodVerticalScalingSchedulerPreemption": "A-",
+    "InterPodAffinityHostnameFastPath": "A-",
+    "JobBackoffLimitPerIndex": "x",
+    "JobManagedBy": "x",
+    "JobPodReplacementPolicy": "x",
+    "JobSuccessPolicy": "x",
+    "KubeProxyIPVS": "D+",
+    "KubeProxyNFTablesLocalhostNodePorts": "A-",
+    "KubeletAllocatedPodsEndpoint": "A-",
+    "KubeletInUserNamespace": "B+",
+    "KubeletTracing": "x",
+    "LogarithmicScaleDown": "x",
+    "ManifestBasedAdmissionControlConfig": "B+",
+    "MaxUnavailableStatefulSet": "B+",
+    "MemoryQoS": "B+",
+    "NFTablesNetlink": "B+",
+    "NFTablesProxyMode": "x",
+    "NodeControllerLeaseCircuitBreaker": "B+",
+    "NodeDeclaredFeatures": "GA+!",
+    "NodeLifecycleConditions": "A-",
+    "PLEGOnDemandRelist": "GA+!",
+    "PersistentVolumeClaimUnusedSinceTime": "B+",
+    "PodAndContainerStatsFromCRI": "B-",
+    "PodCertificateRequest": "GA+",
+    "PodGroupPreemptionPolicy": "A-",
+    "PodLevelResourceManagers": "B-",
+    "PodLevelResourcesFixDefaulting": "B+",
+    "PodLevelResourcesFixKubeletQOSClass": "B+",
+    "PodLifecycleSleepAction": "x",
+    "PodLifecycleSleepActionAllowZero": "x",
+    "PodReadyToStartContainersCondition": "GA+!",
+    "PodSchedulingReadiness": "x",
+    "PodsAPI": "B+",
+    "PreferSameTrafficDistribution": "x",
+    "PreventStaticPodAPIReferences": "x",
+    "RelaxedDNSSearchValidation": "x",
+    "RelaxedServiceNameValidation": "GA+!",
+    "SELinuxMount": "GA+",
+    "SchedulerPreQueueingHints": "A-",
+    "SchedulerQueueingHints": "x",
+    "ServiceAccountTokenPodNodeInfo": "x",
+    "SidecarContainers": "x",
+    "StaleControllerConsistencyHPA": "B+",
+    "StatefulSetRecreateStrategy": "A-",
     "StorageCapacityScoring": "B+",
+    "StorageVersionMigrator": "GA+",
+    "VolumeBindMountOptions": "A-",
     "VolumeLimitScaling": "B+",
-    "WatchCacheInitializationPostStartHook": "GA+",  # GA (#139452)
+    "WatchCacheInitializationPostStartHook": "GA+!",
+    "WatchListCompression": "B+",
+    "WebhookRoundTripLoadBalancing": "B+",
+    "WorkloadAwarePreemption": "x",
 }
+# fmt: on
 
 # defaultKubernetesFeatureGateDependencies (1.35 on): a gate that is on needs these on.
 DEPENDENCIES: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
@@ -417,7 +518,7 @@ DEPENDENCIES: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     ),
     "InPlacePodVerticalScalingInitContainers": ((36, ("InPlacePodVerticalScaling", "NodeDeclaredFeatures")),),
     "MatchLabelKeysInPodTopologySpreadSelectorMerge": ((35, ("MatchLabelKeysInPodTopologySpread",)),),
-    "PodCertificateRequest": ((35, ("AuthorizeNodeWithSelectors",)),),
+    "PodCertificateRequest": ((35, ("AuthorizeNodeWithSelectors",)), (37, ())),
     "PodLevelResourceManagers": ((36, ("PodLevelResources",)),),
     "PodLifecycleSleepActionAllowZero": ((35, ("PodLifecycleSleepAction",)),),
     "ProcMountType": ((35, ("UserNamespacesSupport",)),),
@@ -430,18 +531,41 @@ DEPENDENCIES: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
     "StaleControllerConsistencyReplicaSet": ((36, ("AtomicFIFO",)),),
     "StaleControllerConsistencyStatefulSet": ((36, ("AtomicFIFO",)),),
     "StorageVersionAPI": ((35, ("APIServerIdentity",)),),
-    "StructuredAuthenticationConfigurationEgressSelector": ((35, ("StructuredAuthenticationConfiguration",)),),
-    "StructuredAuthenticationConfigurationJWKSMetrics": ((35, ("StructuredAuthenticationConfiguration",)),),
+    "StructuredAuthenticationConfigurationEgressSelector": (
+        (35, ("StructuredAuthenticationConfiguration",)),
+        (37, ()),
+    ),
+    "StructuredAuthenticationConfigurationJWKSMetrics": ((35, ("StructuredAuthenticationConfiguration",)), (37, ())),
     "TopologyAwareWorkloadScheduling": ((36, ("GenericWorkload",)),),
     "UnknownVersionInteroperabilityProxy": ((35, ("APIServerIdentity",)),),
     "UserNamespacesHostNetworkSupport": (
         (35, ("UserNamespacesSupport",)),
         (36, ("UserNamespacesSupport", "NodeDeclaredFeatures")),
     ),
-    "WindowsCPUAndMemoryAffinity": ((35, ("MemoryManager",)),),
+    "WindowsCPUAndMemoryAffinity": ((35, ("MemoryManager",)), (37, ())),
     "WindowsGracefulNodeShutdown": ((35, ("GracefulNodeShutdown",)),),
     "WorkloadAwarePreemption": ((36, ("GangScheduling",)),),
     "WorkloadWithJob": ((36, ("GenericWorkload",)),),
+    # 1.37: defaultKubernetesFeatureGateDependencies of the same kube_features.go (ead35706) as
+    # V1_37_CHANGES; () = the entry is there with no dependency.
+    "CompositePodGroup": ((37, ("GenericWorkload", "TopologyAwareWorkloadScheduling")),),
+    "DRADerivedAttributes": ((37, ("DynamicResourceAllocation",)),),
+    "DRADeviceCompatibilityGroups": ((37, ("DynamicResourceAllocation", "DRAPartitionableDevices")),),
+    "DRAFractionalCapacityRange": ((37, ("DRAConsumableCapacity",)),),
+    "DRAOptionalNodeOperations": ((37, ("DynamicResourceAllocation", "NodeDeclaredFeatures")),),
+    "DRAPartitionableDevicesType": (
+        (37, ("DynamicResourceAllocation", "DRAPartitionableDevices", "DRAResourcePoolStatus")),
+    ),
+    "EventedPLEG": ((37, ("PLEGOnDemandRelist",)),),
+    "H2CContainerProbe": ((37, ("NodeDeclaredFeatures",)),),
+    "InPlacePodVerticalScalingMemoryBackedVolumes": ((37, ("InPlacePodVerticalScaling", "NodeDeclaredFeatures")),),
+    "InPlacePodVerticalScalingSchedulerPreemption": ((37, ("InPlacePodVerticalScaling",)),),
+    "KubeletAllocatedPodsEndpoint": ((37, ("InPlacePodVerticalScaling",)),),
+    "NodeControllerLeaseCircuitBreaker": ((37, ("AtomicFIFO",)),),
+    "PodGroupPreemptionPolicy": ((37, ("GenericWorkload",)),),
+    "PodLevelResourcesFixDefaulting": ((37, ("PodLevelResources",)),),
+    "PodLevelResourcesFixKubeletQOSClass": ((37, ("PodLevelResources",)),),
+    "StaleControllerConsistencyHPA": ((37, ("AtomicFIFO",)),),
 }
 DEPENDENCIES_SINCE = 35
 
@@ -503,7 +627,10 @@ def dependencies(minor: int) -> Mapping[str, tuple[str, ...]]:
     if minor < DEPENDENCIES_SINCE:
         return {}
     out: dict[str, tuple[str, ...]] = {}
+    specs = known(minor)
     for name, steps in DEPENDENCIES.items():
+        if name not in specs:  # a gate the release no longer has (GangScheduling in 1.37) depends on nothing
+            continue
         for since, deps in steps:
             if since <= minor:
                 out[name] = deps

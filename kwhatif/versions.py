@@ -123,6 +123,9 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
     "SchedulerAsyncPreemption",
 )
 # Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
+# 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
+# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.gang.gates); its new
+# CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
 GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
 
 
@@ -561,9 +564,16 @@ class SchedulerVersion:
             # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
             i = next(i for i, (n, _) in enumerate(refs) if n == "DefaultPreemption")
             refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
-        if self.gate("GangScheduling"):
+        if self.gang_plugin_on():
             refs.append(("GangScheduling", None))  # applyGangScheduling
         return tuple(refs)
+
+    def gang_plugin_on(self) -> bool:
+        """Whether the default profile has GangScheduling: its gate, or from 1.37 (which has no
+        such gate) GenericWorkload (kwhatif.gang.gates)."""
+        if self.has_gate("GangScheduling"):
+            return self.gate("GangScheduling")
+        return self.minor >= 37 and self.gate("GenericWorkload")
 
     def plugin_registered(self, name: str) -> bool:
         """Whether the release's in-tree registry has the plugin."""
@@ -737,6 +747,12 @@ def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
         if gates:
             lines.append("feature gate defaults:")
             lines.extend(gates)
+        gone = [n for n in MODELLED_GATES if va.has_gate(n) and not vb.has_gate(n)]
+        new = [n for n in MODELLED_GATES if vb.has_gate(n) and not va.has_gate(n)]
+        if gone or new:
+            lines.append("modelled feature gates:")
+            lines.extend(f"  - {n} (no longer a gate)" for n in gone)
+            lines.extend(f"  + {n}" for n in new)
     return lines
 
 

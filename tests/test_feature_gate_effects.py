@@ -17,6 +17,7 @@ from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.errors import FieldError
+from kwhatif.featuregates import FeatureGateError
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import SUPPORTED_MINORS, SchedulerVersion, get
 
@@ -148,9 +149,15 @@ def test_node_declared_features(minor: int) -> None:
     pod.d["spec"]["containers"][0]["restartPolicyRules"] = [
         {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}
     ]
-    v_on, v_off = version(minor, "NodeDeclaredFeatures=true"), version(minor, gate_off(minor, "NodeDeclaredFeatures"))
+    v_on = version(minor, "NodeDeclaredFeatures=true")
     assert "NodeDeclaredFeatures" in [n for n, _ in v_on.default_plugins()]
-    assert "NodeDeclaredFeatures" not in [n for n, _ in v_off.default_plugins()]
+    v_off = None
+    if minor >= 37:  # GA and locked to true in 1.37 (kube_features.go at ead35706)
+        with pytest.raises(FeatureGateError, match="NodeDeclaredFeatures to false, feature is locked to true"):
+            version(minor, gate_off(minor, "NodeDeclaredFeatures"))
+    else:
+        v_off = version(minor, gate_off(minor, "NodeDeclaredFeatures"))
+        assert "NodeDeclaredFeatures" not in [n for n, _ in v_off.default_plugins()]
     on = run(v_on, [a, b], pod)
     assert on.feasible == ["b"]
     reason = (
@@ -159,7 +166,8 @@ def test_node_declared_features(minor: int) -> None:
         else "node(s) didn't match Pod's required features"
     )
     assert first(on, "a") == ("NodeDeclaredFeatures", "UnschedulableAndUnresolvable", (reason,))
-    assert run(v_off, [a, b], pod).feasible == ["a", "b"]
+    if v_off is not None:
+        assert run(v_off, [a, b], pod).feasible == ["a", "b"]
 
 
 # --- MatchLabelKeysInPodTopologySpread (beta and on in every release) ----------------------------

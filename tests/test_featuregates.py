@@ -162,7 +162,7 @@ def test_set_from_map() -> None:
 
 
 def test_release_tables() -> None:
-    """The gates each release knows, from its vendored sources (1.37: 1.36 and its changelog)."""
+    """The gates each release knows, from its vendored sources (1.37: a 1.37 development commit)."""
     assert ALPHA not in known(34) and ALPHA in known(35)
     assert "PodLevelResources" not in known(31) and known(32)["PodLevelResources"].stage is Stage.ALPHA
     assert known(36)["NodeDeclaredFeatures"] == fg.FeatureSpec(True, Stage.BETA)
@@ -259,3 +259,164 @@ def test_report_fields_record_the_gates_in_force() -> None:
     }
     assert fields["featureGatesNotModelled"] == ["ComponentFlagz"]
     assert with_gates.notes == ("--feature-gates: ComponentFlagz=true is set, but kwhatif does not model its effect",)
+
+
+# --- 1.37, transcribed from upstream ---------------------------------------------------------------
+# defaultVersionedKubernetesFeatureGates of pkg/features/kube_features.go at kubernetes/kubernetes
+# ead35706ec68f83822a56d53b1577fa8a185ca14 (1.37 development), read at emulation version 1.37:
+# (gate, default, stage, locked).
+V137 = [
+    ("CompositePodGroup", False, Stage.ALPHA, False),
+    ("GenericWorkload", False, Stage.BETA, False),
+    ("TopologyAwareWorkloadScheduling", False, Stage.ALPHA, False),
+    ("PodGroupPreemptionPolicy", False, Stage.ALPHA, False),
+    ("DRAWorkloadResourceClaims", False, Stage.BETA, False),
+    ("WorkloadWithJob", False, Stage.ALPHA, False),
+    ("DRAExtendedResource", True, Stage.GA, True),
+    ("DRAPrioritizedList", True, Stage.GA, True),
+    ("DRAResourceClaimDeviceStatus", True, Stage.GA, True),
+    ("DRADeviceTaints", True, Stage.GA, False),
+    ("DRADeviceTaintRules", True, Stage.GA, False),
+    ("DRAFractionalCapacityRange", False, Stage.BETA, False),  # its "on" spec needs min compatibility 1.37
+    ("DRADerivedAttributes", False, Stage.ALPHA, False),
+    ("DRADeviceCompatibilityGroups", False, Stage.ALPHA, False),
+    ("DRAConsumableCapacity", True, Stage.BETA, False),
+    ("DynamicResourceAllocation", True, Stage.GA, True),
+    ("NodeDeclaredFeatures", True, Stage.GA, True),
+    ("StorageCapacityScoring", True, Stage.BETA, False),
+    ("VolumeLimitScaling", True, Stage.BETA, False),
+    ("VolumeAttributesClass", True, Stage.GA, True),
+    ("InPlacePodVerticalScalingInitContainers", True, Stage.GA, True),
+    ("InPlacePodVerticalScalingSchedulerPreemption", False, Stage.ALPHA, False),
+    ("InterPodAffinityHostnameFastPath", False, Stage.ALPHA, False),
+    ("SchedulerPreQueueingHints", False, Stage.ALPHA, False),
+    ("SchedulerAsyncAPICalls", False, Stage.BETA, False),
+    ("OpportunisticBatching", True, Stage.BETA, False),
+    ("TaintTolerationComparisonOperators", False, Stage.ALPHA, False),
+    ("MatchLabelKeysInPodTopologySpread", True, Stage.BETA, False),
+    ("PodLevelResources", True, Stage.BETA, False),
+    ("PodLevelResourcesFixDefaulting", True, Stage.BETA, False),
+    ("MaxUnavailableStatefulSet", True, Stage.BETA, False),
+    ("ClusterTrustBundle", True, Stage.GA, False),
+    ("PodCertificateRequest", True, Stage.GA, False),
+    ("SELinuxMount", True, Stage.GA, False),
+    ("HPAConfigurableTolerance", True, Stage.GA, True),
+    ("HPAScaleToZero", True, Stage.BETA, False),
+    ("KubeProxyIPVS", True, Stage.DEPRECATED, False),
+    ("DisableCPUQuotaWithExclusiveCPUs", True, Stage.DEPRECATED, True),
+    ("PodAndContainerStatsFromCRI", False, Stage.BETA, False),
+    ("PodsAPI", True, Stage.BETA, False),
+    ("DeclarativeValidationTakeover", False, Stage.DEPRECATED, True),
+    ("WatchCacheInitializationPostStartHook", True, Stage.GA, True),
+    ("ConcurrentWatchObjectDecode", True, Stage.BETA, False),
+    ("ConsistentListFromCacheSkipTimeoutFallback", False, Stage.ALPHA, False),
+    ("ManifestBasedAdmissionControlConfig", True, Stage.BETA, False),
+    ("AllowUnsafeMalformedObjectDeletion", True, Stage.BETA, False),
+]
+# Gates of 1.36 the 1.37 map no longer has.
+REMOVED_137 = [
+    "GangScheduling",
+    "WorkloadAwarePreemption",
+    "AnyVolumeDataSource",
+    "SidecarContainers",
+    "PodSchedulingReadiness",
+    "SchedulerQueueingHints",
+    "JobManagedBy",
+    "PodLifecycleSleepAction",
+    "AuthorizeNodeWithSelectors",
+]
+# Registered from outside that map (client-go, component-base, the generic API server's own file):
+# no 1.37 version stored, so they keep their 1.36 specs.
+UNPINNED_137 = ["AtomicFIFO", "WatchListClient", "ContextualLogging", "APIServerTracing", "ConsistentListFromCache"]
+
+
+@pytest.mark.parametrize("name,default,stage,locked", V137, ids=[r[0] for r in V137])
+def test_1_37_gate_specs_are_upstream_s(name: str, default: bool, stage: Stage, locked: bool) -> None:
+    assert known(37)[name] == fg.FeatureSpec(default, stage, locked)
+
+
+@pytest.mark.parametrize("name", REMOVED_137)
+def test_1_37_refuses_a_gate_it_no_longer_has(name: str) -> None:
+    assert name in known(36) and name not in known(37)
+    with pytest.raises(FeatureGateError) as ei:
+        parse(f"{name}=true", 37)
+    assert str(ei.value) == f"feature-gates: unrecognized feature gate: {name}"
+
+
+@pytest.mark.parametrize("name", UNPINNED_137)
+def test_1_37_keeps_the_unpinned_gates_of_1_36(name: str) -> None:
+    assert known(37)[name] == known(36)[name]
+
+
+@pytest.mark.parametrize(
+    "arg,message",
+    [
+        pytest.param(
+            "DRAExtendedResource=false",
+            "cannot set feature gate DRAExtendedResource to false, feature is locked to true",
+            id="locked-ga",
+        ),
+        pytest.param(
+            "NodeDeclaredFeatures=false",
+            "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true",
+            id="locked-ga-scheduler",
+        ),
+        pytest.param(
+            "DisableCPUQuotaWithExclusiveCPUs=false",
+            "cannot set feature gate DisableCPUQuotaWithExclusiveCPUs to false, feature is locked to true",
+            id="locked-deprecated",
+        ),
+        pytest.param(
+            "CompositePodGroup=true",
+            "CompositePodGroup is enabled, but depends on features that are disabled: "
+            "[GenericWorkload TopologyAwareWorkloadScheduling]",
+            id="composite-needs-workload-and-topology",
+        ),
+        pytest.param(
+            "GenericWorkload=true,CompositePodGroup=true",
+            "CompositePodGroup is enabled, but depends on features that are disabled: "
+            "[TopologyAwareWorkloadScheduling]",
+            id="composite-needs-topology",
+        ),
+        pytest.param(
+            "PodGroupPreemptionPolicy=true",
+            "PodGroupPreemptionPolicy is enabled, but depends on features that are disabled: [GenericWorkload]",
+            id="pod-group-preemption-policy",
+        ),
+        pytest.param(
+            "DRAFractionalCapacityRange=true,DRAConsumableCapacity=false",
+            "DRAFractionalCapacityRange is enabled, but depends on features that are disabled: [DRAConsumableCapacity]",
+            id="fractional-capacity",
+        ),
+    ],
+)
+def test_1_37_refusals(arg: str, message: str) -> None:
+    with pytest.raises(FeatureGateError) as ei:
+        parse(arg, 37)
+    assert str(ei.value) == f"feature-gates: {message}"
+
+
+def test_1_37_accepts() -> None:
+    g = parse("GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", 37)
+    assert g.enabled("CompositePodGroup")
+    # no longer dependent in 1.37: PodCertificateRequest on AuthorizeNodeWithSelectors (gone)
+    assert parse("PodCertificateRequest=true", 37).enabled("PodCertificateRequest")
+    assert parse("DRAExtendedResource=true", 37).warnings == (
+        "Setting GA feature gate DRAExtendedResource=true. It will be removed in a future release.",
+    )
+
+
+def test_1_37_dependencies_of_removed_gates_are_gone() -> None:
+    deps36, deps37 = fg.dependencies(36), fg.dependencies(37)
+    assert deps36["GangScheduling"] == ("GenericWorkload",) and "GangScheduling" not in deps37
+    assert deps36["WorkloadAwarePreemption"] == ("GangScheduling",) and "WorkloadAwarePreemption" not in deps37
+    assert deps37["CompositePodGroup"] == ("GenericWorkload", "TopologyAwareWorkloadScheduling")
+    assert deps37["EventedPLEG"] == ("PLEGOnDemandRelist",) and "EventedPLEG" not in deps36
+    assert deps37["WindowsCPUAndMemoryAffinity"] == () and deps36["WindowsCPUAndMemoryAffinity"] == ("MemoryManager",)
+
+
+def test_1_37_diff_names_the_gates_that_went() -> None:
+    lines = versions.diff_lines("1.36", "1.37")
+    i = lines.index("modelled feature gates:")
+    assert lines[i + 1 :] == ["  - GangScheduling (no longer a gate)", "  - WorkloadAwarePreemption (no longer a gate)"]
+    assert "  StorageCapacityScoring: false -> true" in lines

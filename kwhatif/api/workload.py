@@ -1,7 +1,8 @@
 """scheduling.k8s.io Workload and PodGroup (the Workload API of gang scheduling), as the
 scheduler reads them.
 
-Types of k8s.io/api/scheduling/v1alpha2 (served from 1.36): a Workload lists podGroupTemplates,
+Types of k8s.io/api/scheduling/v1alpha2 (served in 1.36; v1alpha3 and v1beta1 in 1.37, the same
+for the fields kwhatif reads): a Workload lists podGroupTemplates,
 each with a schedulingPolicy (``basic: {}`` or ``gang: {minCount: N}``); a PodGroup names the
 template it was made from and carries its own copy of the policy, which is what kube-scheduler
 reads (1.36 never reads Workload objects). A pod joins a group with
@@ -24,11 +25,16 @@ from kwhatif.errors import FieldError, InputError
 GROUP = "scheduling.k8s.io"
 # Per minor, the versions of Workload and PodGroup its API server serves. 1.35 served only the
 # v1alpha1 Workload (podGroups inside it, pods joining by spec.workloadRef); 1.36 replaced it with
-# v1alpha2 and the PodGroup object; 1.37 adds v1beta1 beside v1alpha2.
+# v1alpha2 and the PodGroup object. 1.37 drops v1alpha2 for v1alpha3 (k8s.io/api v0.37.0-alpha.1,
+# Kubernetes-commit of its scheduling/v1alpha3/register.go; CHANGELOG-1.37 #138572) and serves
+# Workload and PodGroup in v1beta1 too (k8s.io/api "Graduate WAS APIs to beta", c5d632090, after
+# v0.37.0-beta.0; scheduling/v1beta1/register.go at the k8s.io/api commit of Kubernetes-commit
+# ae5d4d35 lists Workload and PodGroup). v1alpha3 also has CompositePodGroup, which kwhatif does not
+# read.
 SERVED: Mapping[int, Mapping[str, frozenset[str]]] = {
     35: {"Workload": frozenset({"v1alpha1"})},
     36: {"Workload": frozenset({"v1alpha2"}), "PodGroup": frozenset({"v1alpha2"})},
-    37: {"Workload": frozenset({"v1alpha2", "v1beta1"}), "PodGroup": frozenset({"v1alpha2", "v1beta1"})},
+    37: {"Workload": frozenset({"v1alpha3", "v1beta1"}), "PodGroup": frozenset({"v1alpha3", "v1beta1"})},
 }
 KINDS = ("Workload", "PodGroup")
 API_VERSIONS = frozenset(f"{GROUP}/{v}" for by_kind in SERVED.values() for vs in by_kind.values() for v in vs)

@@ -5,6 +5,14 @@ API server drops the field); GangScheduling (needs GenericWorkload) adds the Gan
 TopologyAwareWorkloadScheduling (needs GenericWorkload) and WorkloadAwarePreemption (needs
 GangScheduling) change placement and preemption of a group. All four are alpha and off in 1.36
 (pkg/features/kube_features.go of v1.36.2).
+
+1.37 no longer has the GangScheduling and WorkloadAwarePreemption gates (kube_features.go at
+kubernetes/kubernetes ead35706, 1.37 development; GenericWorkload is beta there, still off by
+default). The GangScheduling plugin stays in the registry (plugins/registry.go at 008b3652) and the
+scheduler registers the workload-preemption metrics when GenericWorkload is on (metrics.go of 1.37
+development), so kwhatif answers 1.37 with the plugin and workload-aware preemption following
+GenericWorkload. 1.37's default_plugins.go is not stored: that the default profile adds the plugin
+under GenericWorkload is inferred, not read.
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ GANG_SCHEDULING = "GangScheduling"
 TOPOLOGY_AWARE = "TopologyAwareWorkloadScheduling"
 WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
 GATES = (GENERIC_WORKLOAD, GANG_SCHEDULING, TOPOLOGY_AWARE, WORKLOAD_AWARE_PREEMPTION)
+# From this minor the GangScheduling and WorkloadAwarePreemption gates are gone and what they
+# switched follows GenericWorkload.
+FOLLOW_GENERIC_SINCE = 37
 # kube_features.go's dependencies: a gate on needs these on too.
 DEPENDS_ON: Mapping[str, str] = {
     GANG_SCHEDULING: GENERIC_WORKLOAD,
@@ -48,7 +59,17 @@ def gang_gates(version: SchedulerVersion, overrides: Mapping[str, bool]) -> Gang
             return False
         return bool(overrides.get(name, version.gate(name)))
 
-    return GangGates(on(GENERIC_WORKLOAD), on(GANG_SCHEDULING), on(TOPOLOGY_AWARE), on(WORKLOAD_AWARE_PREEMPTION))
+    generic = on(GENERIC_WORKLOAD)
+
+    def follows_generic(name: str) -> bool:
+        """A gang gate the release no longer has (1.37 on) follows GenericWorkload."""
+        if version.has_gate(name) or version.minor < FOLLOW_GENERIC_SINCE:
+            return on(name)
+        return generic
+
+    return GangGates(
+        generic, follows_generic(GANG_SCHEDULING), on(TOPOLOGY_AWARE), follows_generic(WORKLOAD_AWARE_PREEMPTION)
+    )
 
 
 def dependency_errors(version: SchedulerVersion, overrides: Mapping[str, bool]) -> list[str]:
@@ -64,5 +85,5 @@ def dependency_errors(version: SchedulerVersion, overrides: Mapping[str, bool]) 
     return [
         f"{name} is enabled, but depends on features that are disabled: [{dep}]"
         for name, dep in DEPENDS_ON.items()
-        if state[name] and not state[dep]
+        if version.has_gate(name) and state[name] and not state[dep]
     ]

@@ -21,6 +21,10 @@ from kwhatif.gang.gates import GangGates
 from kwhatif.gang.state import PodGroupStates, group_key
 
 NOTE_DROPPED = "spec.schedulingGroup dropped by the API server: the GenericWorkload feature gate is off"
+NOTE_FOLLOWS_GENERIC_WORKLOAD = (
+    "kube-scheduler 1.37 has no GangScheduling or WorkloadAwarePreemption feature gate: kwhatif runs the "
+    "GangScheduling plugin and workload-aware preemption whenever GenericWorkload is on"
+)
 
 
 class GangQueue:
@@ -57,6 +61,7 @@ class GangQueue:
             self.states.add_pod(p)
         if any(p.pod_group for p in pending):
             if self.minor >= 37:
+                self.notes.append(NOTE_FOLLOWS_GENERIC_WORKLOAD)
                 self.notes.append(
                     "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
                     "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"

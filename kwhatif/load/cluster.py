@@ -150,7 +150,7 @@ _BUILTIN_GROUP_VERSIONS = {
     "batch": {"v1"},
     "policy": {"v1"},
     "autoscaling": {"v1", "v2"},
-    "scheduling.k8s.io": {"v1", "v1alpha1", "v1alpha2", "v1beta1"},
+    "scheduling.k8s.io": {"v1", "v1alpha1", "v1alpha2", "v1alpha3", "v1beta1"},
     "storage.k8s.io": {"v1", "v1beta1", "v1alpha1"},
     "node.k8s.io": {"v1"},
     "networking.k8s.io": {"v1", "v1alpha1", "v1beta1"},

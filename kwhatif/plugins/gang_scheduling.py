@@ -1,7 +1,12 @@
 """GangScheduling (pkg/scheduler/framework/plugins/gangscheduling, v1.36.2): PreEnqueue keeps a
 gang's pods out of the active queue until its PodGroup exists and the scheduler knows at least
 minCount of its pods; Permit makes a member wait until minCount members are scheduled (bound, or
-assumed in the pod-group cycle). A group with the basic policy passes both."""
+assumed in the pod-group cycle). A group with the basic policy passes both.
+
+1.37's plugin (gangscheduling.go at kubernetes/kubernetes 037891575693) has PreEnqueue and
+PlacementFeasible and no Permit: the pod-group cycle asks PlacementFeasible after each member
+whether minCount can still be met. kwhatif answers 1.37 with the Permit above (the cycle notes it),
+with 1.37's PreEnqueue message for a missing PodGroup."""
 
 from __future__ import annotations
 

@@ -128,6 +128,8 @@ def test_invalid_objects_are_refused_in_one_line(body: dict[str, Any], message: 
         pytest.param("1.36.2", "scheduling.k8s.io/v1alpha1", False, id="1.36-no-v1alpha1"),
         pytest.param("1.36.2", "scheduling.k8s.io/v1beta1", False, id="1.36-no-v1beta1"),
         pytest.param("1.37", "scheduling.k8s.io/v1beta1", True, id="1.37-v1beta1"),
+        pytest.param("1.37", "scheduling.k8s.io/v1alpha3", True, id="1.37-v1alpha3"),
+        pytest.param("1.37", "scheduling.k8s.io/v1alpha2", False, id="1.37-no-v1alpha2"),
         pytest.param("1.35", "scheduling.k8s.io/v1alpha2", False, id="1.35-no-pod-group"),
         pytest.param("1.34", "scheduling.k8s.io/v1alpha2", False, id="1.34-no-workload-api"),
     ],

@@ -75,3 +75,30 @@ def test_a_refused_gate_set_is_one_line(run, tmp_path: Path) -> None:
         r.err
         == "kwhatif: error: feature-gates: cannot set feature gate SidecarContainers to false, feature is locked to true\n"
     )
+
+
+def test_1_37_gates_from_upstream_s_1_37_table(run, tmp_path: Path) -> None:
+    """1.37's gates as its kube_features.go has them: a removed gate and a locked one are refused,
+    a new alpha gate is accepted and reported as set but not modelled."""
+    cluster, pod = _inputs(tmp_path)
+    base = ("schedule", pod, "--cluster", cluster, "--scheduler-version", "1.37", "--quiet")
+    for gates, line in (
+        ("SidecarContainers=true", "unrecognized feature gate: SidecarContainers"),
+        (
+            "DRAExtendedResource=false",
+            "cannot set feature gate DRAExtendedResource to false, feature is locked to true",
+        ),
+    ):
+        r = run(*base, "--feature-gates", gates)
+        assert r.code == 2
+        assert r.out == ""
+        assert r.err.strip() == f"kwhatif: error: feature-gates: {line}"
+        assert "Traceback" not in r.err
+    ok = run(*base, "-o", "json", "--feature-gates", "InterPodAffinityHostnameFastPath=true")
+    assert ok.code == 1, ok.err  # the pod's Lt toleration needs TaintTolerationComparisonOperators (alpha, off)
+    report = json.loads(ok.out)
+    assert report["featureGates"] == {"InterPodAffinityHostnameFastPath": True}
+    assert (
+        "--feature-gates: InterPodAffinityHostnameFastPath=true is set, but kwhatif does not model its effect"
+        in report["notes"]
+    )

@@ -101,3 +101,84 @@ def test_live_cluster_pod_groups_are_read_and_validated(run, tmp_path, monkeypat
         "PodGroup default/pg: spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or equal to 1"
     )
     assert "Traceback" not in r.err
+
+
+# --- 1.37: v1alpha3/v1beta1, no GangScheduling gate ---------------------------------------------
+
+
+def _train_v1beta1(tmp_path) -> str:  # type: ignore[no-untyped-def]
+    """samples/gang with the Workload API objects in scheduling.k8s.io/v1beta1 (served by 1.37)."""
+    text = (SAMPLES / "gang" / "train.yaml").read_text()
+    assert "scheduling.k8s.io/v1alpha2" in text
+    path = tmp_path / "train.yaml"
+    path.write_text(text.replace("scheduling.k8s.io/v1alpha2", "scheduling.k8s.io/v1beta1"))
+    return str(path)
+
+
+def test_1_37_does_not_serve_v1alpha2(run) -> None:  # type: ignore[no-untyped-def]
+    r = run("check", TRAIN, "--cluster", CLUSTER, "--scheduler-version", "1.37")
+    assert r.code == 2
+    assert r.out == ""
+    assert r.err.strip() == (
+        f"kwhatif: error: {TRAIN}:2: Workload ml/train: apiVersion: unknown apiVersion 'scheduling.k8s.io/v1alpha2' "
+        "for Workload (the API server of 1.37.0 serves scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1beta1)"
+    )
+
+
+def test_1_37_refuses_the_gang_scheduling_gate(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    train = _train_v1beta1(tmp_path)
+    for gate in ("GangScheduling", "WorkloadAwarePreemption"):
+        r = run("check", train, "--cluster", CLUSTER, "--scheduler-version", "1.37", "--feature-gates", f"{gate}=true")
+        assert r.code == 2
+        assert r.out == ""
+        assert r.err.strip() == f"kwhatif: error: feature-gates: unrecognized feature gate: {gate}"
+
+
+def test_1_37_generic_workload_alone_gives_the_group_verdict(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    train = _train_v1beta1(tmp_path)
+    base = ("check", train, "--cluster", CLUSTER, "--scheduler-version", "1.37", "-o", "json")
+    off = json.loads(run(*base).out)
+    assert "podGroup" not in off["workloads"][0]  # GenericWorkload is beta in 1.37, still off by default
+    r = run(*base, "--feature-gates", "GenericWorkload=true")
+    assert r.code == 1, r.err
+    rep = json.loads(r.out)
+    assert rep["featureGates"] == {"GenericWorkload": True}
+    job = rep["workloads"][0]
+    assert (job["placed"], job["notPlaced"], job["verdict"]) == (0, 8, "DOES NOT FIT")
+    g = job["podGroup"]
+    assert (g["podGroup"], g["verdict"], g["placed"], g["minCount"], g["fitTogether"]) == (
+        "ml/train-workers",
+        "Unschedulable",
+        0,
+        8,
+        6,
+    )
+    # workload-aware preemption ran (it follows GenericWorkload in 1.37) and found no victims
+    assert g["condition"]["message"] == "pod group is unschedulable, No preemption victims found for incoming preemptor"
+    assert rep["notes"] == [
+        "kube-scheduler 1.37 has no GangScheduling or WorkloadAwarePreemption feature gate: kwhatif runs the "
+        "GangScheduling plugin and workload-aware preemption whenever GenericWorkload is on",
+        "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the pod-group "
+        "cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle",
+    ]
+
+
+def test_1_37_unmodelled_gang_gates_are_reported(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    train = _train_v1beta1(tmp_path)
+    gates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"
+    r = run("check", train, "--cluster", CLUSTER, "--scheduler-version", "1.37", "--feature-gates", gates, "-o", "json")
+    assert r.code == 1, r.err
+    notes = json.loads(r.out)["notes"]
+    assert "--feature-gates: CompositePodGroup=true is set, but kwhatif does not model its effect" in notes
+    assert (
+        "--feature-gates: TopologyAwareWorkloadScheduling=true: topology-aware workload scheduling is not modelled; "
+        "pod groups are placed without it"
+    ) in notes
+    bad = run(
+        "check", train, "--cluster", CLUSTER, "--scheduler-version", "1.37", "--feature-gates", "CompositePodGroup=true"
+    )
+    assert bad.code == 2
+    assert bad.err.strip() == (
+        "kwhatif: error: feature-gates: CompositePodGroup is enabled, but depends on features that are disabled: "
+        "[GenericWorkload TopologyAwareWorkloadScheduling]"
+    )
