@@ -34,7 +34,18 @@ class Resource:
     path: str
     required: bool
     affects: str  # the answers that depend on it
+    # other group/versions serving the same list, tried in order when the path's is not served
+    # (404); when none is, the cluster has no such objects and nothing is noted
+    older: tuple[str, ...] = ()
 
+    def served_elsewhere(self) -> list[str]:
+        """The paths to try after a 404 on ``path``, in order."""
+        name = self.path.rsplit("/", 1)[1]
+        return [f"/apis/{gv}/{name}" for gv in self.older]
+
+
+_DRA = ("resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
+_WORKLOAD = ("scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2")
 
 # One table; the README's "Reliability" section lists it. Nodes come before pods: a snapshot
 # leaves out the pods of nodes that are gone, as the live loader does.
@@ -69,19 +80,20 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("/apis/autoscaling/v2/horizontalpodautoscalers", False, "check --hpa-max"),
     # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34, a beta before; a
     # cluster that serves no version of it has no such objects, so its absence loses nothing)
-    Resource("/apis/resource.k8s.io/v1/deviceclasses", False, "pods with resource claims (DynamicResources)"),
-    Resource("/apis/resource.k8s.io/v1/resourceslices", False, "pods with resource claims (DynamicResources)"),
-    Resource("/apis/resource.k8s.io/v1/resourceclaims", False, "pods with resource claims (DynamicResources)"),
-    Resource("/apis/resource.k8s.io/v1/resourceclaimtemplates", False, "pods with resource claims (DynamicResources)"),
-    # the Workload API of gang scheduling (scheduling.k8s.io/v1alpha2 is served from 1.36, when on)
-    Resource("/apis/scheduling.k8s.io/v1alpha2/workloads", False, "gang scheduling of Workload pod groups"),
-    Resource("/apis/scheduling.k8s.io/v1alpha2/podgroups", False, "gang scheduling of Workload pod groups"),
+    *(
+        Resource(f"/apis/resource.k8s.io/v1/{name}", False, "pods with resource claims (DynamicResources)", _DRA)
+        for name in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
+    ),
+    # the Workload API of gang scheduling: scheduling.k8s.io/v1alpha2 in 1.36, v1beta1 and
+    # v1alpha3 in 1.37, each served only while its gates are on
+    *(
+        Resource(f"/apis/scheduling.k8s.io/v1beta1/{name}", False, "gang scheduling of Workload pod groups", _WORKLOAD)
+        for name in ("workloads", "podgroups")
+    ),
 )
 PAGE_SIZE = 500
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-_DRA_PREFIX = "/apis/resource.k8s.io/v1/"
-_DRA_FALLBACKS = ("/apis/resource.k8s.io/v1beta2/", "/apis/resource.k8s.io/v1beta1/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +274,7 @@ def iter_list_pages(
         tokens: set[str] = set()
         seen = 0
         used = 0
-        fallbacks = list(_DRA_FALLBACKS) if path.startswith(_DRA_PREFIX) else []
+        fallbacks = res.served_elsewhere()
         while True:
             params = [("limit", str(PAGE_SIZE))]
             if token:
@@ -272,15 +284,12 @@ def iter_list_pages(
             )
             status, body = resp.status, resp.body
             used += len(body)
-            if status == 404 and fallbacks and not token:
-                # resource.k8s.io/v1 is served from 1.34; older clusters serve a beta, or no DRA
-                path = fallbacks.pop(0) + path.rsplit("/", 1)[1]
+            if status == 404 and res.older and not token:
+                if not fallbacks:
+                    break  # no version of the group is served: the cluster has no such objects
+                path = fallbacks.pop(0)
                 used = 0
                 continue
-            if status == 404 and path.startswith("/apis/resource.k8s.io/") and not token:
-                break  # the cluster does not serve DRA: there is nothing to read
-            if status == 404 and path.startswith("/apis/scheduling.k8s.io/v1alpha2/") and not token:
-                break  # the cluster does not serve the Workload API (its gates are off)
             if status in (403, 404) and not res.required and not token:
                 what = "not served" if status == 404 else "forbidden"
                 notes.append(
