@@ -48,6 +48,19 @@ def visible(s: str) -> str:
     return _CONTROL.sub(_visible_char, s)
 
 
+_JSON_UNSAFE = re.compile(f"[{_NOT_C0}]")
+
+
+def json_text(text: str) -> str:
+    """A JSON text (json.dumps with ensure_ascii=False, which escapes C0 itself) with the other
+    control characters, separators, bidirectional controls and lone surrogates written as \\uNNNN
+    escapes: the same values when parsed, nothing a terminal acts on when printed, and always
+    encodable as UTF-8. They can only occur inside strings, as JSON's own syntax is ASCII."""
+    if not _JSON_UNSAFE.search(text):
+        return text
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 # --- GitHub Actions workflow commands ---------------------------------------------------------
 
 

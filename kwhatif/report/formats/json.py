@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kwhatif.report.base import OutputFormat, Report
+from kwhatif.report.formats.escape import json_text
 from kwhatif.report.formats.formatter import Formatter
 
 
@@ -15,4 +16,5 @@ class JsonFormatter(Formatter):
     output_format = OutputFormat.JSON
 
     def format(self, report: Report) -> str:
-        return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        # the exact values: json_text only writes some characters as JSON escapes
+        return json_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False)) + "\n"
