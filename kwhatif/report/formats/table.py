@@ -479,8 +479,8 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     for f in n.failures:
         mark = "*" if f is first else ""
         detail = f" ({'; '.join(f.details)})" if f.details else ""
-        # CEL errors carry a source excerpt on extra lines; a table cell keeps one line
-        reasons = "; ".join(r.replace("\n", " ") for r in f.reasons)
+        # one line: prepare() made every line break of a reason (a CEL error's source excerpt) visible
+        reasons = "; ".join(f.reasons)
         parts.append(f"{mark}{f.plugin}: {reasons}{detail}")
     text = " | ".join(parts)
     if n.excluded:
