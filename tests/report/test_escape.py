@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 import pytest
+import yaml
 
 from kwhatif.report.formats.escape import (
     escape_strings,
@@ -209,3 +211,92 @@ def test_escape_strings_walks_dataclasses_tuples_and_mappings():
 def test_escape_strings_returns_a_clean_report_itself():
     report = _Outer("t", (_Inner("a", Verdict.FITS),), {"k": "v"})
     assert escape_strings(report, visible) is report
+
+
+# --- the formatters ------------------------------------------------------------------------------
+
+FORGED = "x\n::error file=a::forged"
+
+
+def _hostile_report():
+    from kwhatif.framework.types import PodOutcome
+    from kwhatif.report.groups import GroupEntry
+    from kwhatif.report.schedule import FilterEntry, NodeEntry, PodRef, PodResult, ScheduleReport
+
+    taint = FilterEntry("TaintToleration", "UnschedulableAndUnresolvable", (f"taint {{k: {FORGED}}}",))
+    result = PodResult(
+        pod=PodRef("default", "web"),
+        status=PodOutcome.UNSCHEDULABLE,
+        profile="default-scheduler",
+        priority=0,
+        node=None,
+        tie=(),
+        best_score=None,
+        message=f"0/1 nodes are available: 1 taint {{k: {FORGED}}}.",
+        pre_filter=(),
+        nodes=(NodeEntry("evil\x1b]0;t\x07", False, (taint,)),),
+        preemption=None,
+        binding=None,
+        weights={},
+        # words that a wrap to the terminal's width puts at the start of a line
+        hints=("tolerate the taint of the node named " + "a" * 30 + " ::error::wrapped",),
+        notes=("annotation \x9b2J",),
+    )
+    group = GroupEntry("default/g\n::error::g", None, "", "gang", 2, 2, 0, "waiting", "cond\n::warning::msg")
+    return ScheduleReport("default-scheduler", (result,), 1, notes=("::notice::note",), groups=(group,))
+
+
+@pytest.mark.parametrize("fmt", ["table", "wide", "markdown", "junit"])
+@pytest.mark.parametrize("width", [0, 40])
+def test_formatters_write_no_control_character_and_no_command_line(fmt, width):
+    from kwhatif.report.formats.formatter import RenderOptions
+    from kwhatif.report.formats.output import get_formatter
+
+    out = get_formatter(fmt, RenderOptions(width=width)).format(_hostile_report())
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", out), repr(out)
+    assert not [ln for ln in out.splitlines() if ln.lstrip().startswith("::")], out
+    if fmt == "junit":
+        ET.fromstring(out)
+
+
+def test_table_shows_the_visible_forms():
+    from kwhatif.report.formats.output import get_formatter
+
+    out = get_formatter("table").format(_hostile_report())
+    assert "evil^[]0;t\\x07" in out
+    assert "taint {k: x\\n::error file=a::forged}" in out
+    assert "pod group default/g\\n::error::g" in out
+    assert "  cond\\n::warning::msg" in out.splitlines()
+    assert "note: annotation \\x9b2J" in out
+    assert "\\::notice::note" not in out and "note: ::notice::note" in out  # not at a line's start
+
+
+def test_table_guard_breaks_a_wrapped_command():
+    from kwhatif.report.formats.formatter import RenderOptions
+    from kwhatif.report.formats.output import get_formatter
+
+    out = get_formatter("table", RenderOptions(width=40)).format(_hostile_report())
+    assert "        \\::error::wrapped" in out.splitlines()
+
+
+def test_table_node_filter_matches_the_printed_name():
+    from kwhatif.report.formats.formatter import RenderOptions
+    from kwhatif.report.formats.output import get_formatter
+
+    out = get_formatter("table", RenderOptions(nodes=("evil\x1b]0;t\x07", "gone\n"))).format(_hostile_report())
+    assert "no such node: gone\\n" in out
+    assert "  evil^[]0;t\\x07" in out
+
+
+def test_json_and_yaml_keep_the_values():
+    from kwhatif.report.formats.output import get_formatter
+
+    report = _hostile_report()
+    doc = json.loads(get_formatter("json").format(report))
+    assert doc["results"][0]["nodes"][0]["name"] == "evil\x1b]0;t\x07"
+    assert doc["results"][0]["message"] == f"0/1 nodes are available: 1 taint {{k: {FORGED}}}."
+    text = get_formatter("yaml").format(report)
+    assert not [ln for ln in text.splitlines() if ln.lstrip().startswith("::")], text
+    ydoc = yaml.safe_load(text)
+    assert ydoc["results"][0]["message"] == doc["results"][0]["message"]
+    assert ydoc["results"][0]["nodes"][0]["name"] == "evil\x1b]0;t\x07"

@@ -147,6 +147,9 @@ def guard_commands(text: str, escaped: str = "\\:") -> str:
 # --- a report, every string escaped ------------------------------------------------------------
 
 
+_ATOMS = frozenset((int, bool, float, type(None)))  # nothing to escape, nothing to look into
+
+
 def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
     """A copy of ``obj`` (a report: dataclasses, tuples, lists, mappings) with ``escape`` applied to
     every string in it, keys of mappings included; enum members (kwhatif's own words) are kept.
@@ -170,6 +173,8 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
             changed = {}
             for name in names:
                 old = getattr(v, name)
+                if type(old) in _ATOMS:
+                    continue
                 new = walk(old)
                 if new is not old:
                     changed[name] = new
@@ -178,7 +183,7 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
                 for name, new in changed.items():
                     object.__setattr__(out, name, new)
         elif isinstance(v, (tuple, list)):
-            items = [walk(x) for x in v]
+            items = [x if type(x) in _ATOMS else walk(x) for x in v]
             if any(a is not b for a, b in zip(items, v, strict=True)):
                 if isinstance(v, list):
                     out = items
