@@ -300,3 +300,22 @@ def test_json_and_yaml_keep_the_values():
     ydoc = yaml.safe_load(text)
     assert ydoc["results"][0]["message"] == doc["results"][0]["message"]
     assert ydoc["results"][0]["nodes"][0]["name"] == "evil\x1b]0;t\x07"
+
+
+@pytest.mark.parametrize(
+    "text, escaped",
+    [
+        pytest.param("a ##[error]x", "a #\\#[error]x", id="anywhere-in-a-line"),
+        pytest.param("###[x", "##\\#[x", id="three-hashes"),
+        pytest.param("## [x] #[", "## [x] #[", id="not-a-command"),
+    ],
+)
+def test_guard_commands_legacy_form(text, escaped):
+    assert guard_commands(text) == escaped
+    assert "##[" not in guard_commands(text, "&#58;", "&#35;")
+
+
+def test_json_text_legacy_command_is_an_escape():
+    text = json_text(json.dumps(["x ##[error]y", "###["], ensure_ascii=False))
+    assert "##[" not in text
+    assert json.loads(text) == ["x ##[error]y", "###["]

@@ -1,7 +1,8 @@
 """Strings from the inputs (names, labels, taints, messages, reasons, file names) escaped for the
 medium they are printed in, so that no input can move the cursor, retitle a terminal, start a new
 line in a table, make Markdown links or HTML, break an XML document or issue a GitHub Actions
-workflow command. -o json and -o yaml keep the exact values and use none of this.
+workflow command. -o json and -o yaml keep the exact values (json_text only writes some
+characters as JSON escapes).
 
 The visible forms (``visible``): kubectl's printers turn ESC into ``^[`` and CR into ``\\r``
 (k8s.io/cli-runtime printers.EscapeTerminal); kwhatif does the same and makes every other control
@@ -48,14 +49,15 @@ def visible(s: str) -> str:
     return _CONTROL.sub(_visible_char, s)
 
 
-_JSON_UNSAFE = re.compile(f"[{_NOT_C0}]")
+_JSON_UNSAFE = re.compile(f"[{_NOT_C0}]|(?<=#)#(?=\\[)")
 
 
 def json_text(text: str) -> str:
     """A JSON text (json.dumps with ensure_ascii=False, which escapes C0 itself) with the other
     control characters, separators, bidirectional controls and lone surrogates written as \\uNNNN
     escapes: the same values when parsed, nothing a terminal acts on when printed, and always
-    encodable as UTF-8. They can only occur inside strings, as JSON's own syntax is ASCII."""
+    encodable as UTF-8. They can only occur inside strings, as JSON's own syntax is ASCII. The
+    second ``#`` of ``##[`` too, which a GitHub Actions log would read as a legacy command."""
     if not _JSON_UNSAFE.search(text):
         return text
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -134,14 +136,18 @@ def html_text(s: str) -> str:
 _COMMAND_LINE = re.compile(r"^(\s*)::", re.MULTILINE)
 
 
-def guard_commands(text: str, escaped: str = "\\:") -> str:
+def guard_commands(text: str, escaped: str = "\\:", hash_escaped: str = "\\#") -> str:
     """The backstop: no line of a document that is not -o github may begin (after its
-    indentation, which the Actions runner trims) with ``::``, the start of a workflow command.
-    The first colon of such a line becomes ``escaped`` (a backslash before it in a table or
-    Markdown, a character reference in XML)."""
-    if "::" not in text:
-        return text
-    return _COMMAND_LINE.sub(lambda m: m.group(1) + escaped + ":", text)
+    indentation, which the Actions runner trims) with ``::``, the start of a workflow command,
+    nor hold ``##[`` anywhere, which the runner's legacy parser reads as a command wherever it
+    is in a line. The first colon of such a line becomes ``escaped``, the second ``#`` of ``##[``
+    ``hash_escaped`` (a backslash before them in a table or Markdown, a character reference in
+    XML)."""
+    if "::" in text:
+        text = _COMMAND_LINE.sub(lambda m: m.group(1) + escaped + ":", text)
+    if "##[" in text:
+        text = text.replace("##[", "#" + hash_escaped + "[")
+    return text
 
 
 # --- a report, every string escaped ------------------------------------------------------------

@@ -72,8 +72,9 @@ def page(report: Report) -> str:
     doc = report.to_dict()
 
     def esc(text: str) -> str:
-        # the head of the page is text: its control characters visible, as in a table
-        return html.escape(visible(text))
+        # the head of the page is text: its control characters visible, as in a table, and no
+        # "##[" that a CI log would read as a legacy workflow command
+        return html.escape(visible(text)).replace("##[", "#&#35;[")
 
     version = doc.get("schedulerVersion")
     meta = f"profile {doc['profile']}" + (f" · kube-scheduler {version}" if version else "")

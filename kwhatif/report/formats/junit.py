@@ -68,7 +68,7 @@ class JUnitFormatter(Formatter):
 
     def finish(self, text: str) -> str:
         # a line of text content that would start with "::": its first colon as a character reference
-        return guard_commands(text, "&#58;")
+        return guard_commands(text, "&#58;", "&#35;")
 
     def schedule(self, report: ScheduleReport) -> str:
         results = report.final_results()
