@@ -12,6 +12,8 @@ import sys
 import time
 from typing import TextIO
 
+from kwhatif.report.formats.escape import visible
+
 _stream: TextIO | None = None
 _shown: Task | None = None  # the task whose line is on the screen
 DELAY = 1.0  # seconds before the first line: short work stays silent
@@ -80,7 +82,7 @@ class Task:
         elapsed = max(now - self._start, 1e-9)
         rate = self.done / elapsed
         unit = f" {self.unit}" if self.unit else ""
-        text = f"kwhatif: {self.label} {_amount(self.done, self.unit)}"
+        text = f"kwhatif: {visible(self.label)} {_amount(self.done, self.unit)}"  # a file's name, visible
         if self.total:
             text += f"/{_amount(self.total, self.unit)}{unit}"
             left = (self.total - self.done) / rate if rate > 0 else None

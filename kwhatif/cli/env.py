@@ -12,6 +12,8 @@ from typing import TextIO
 
 import click
 
+from kwhatif.report.formats.escape import visible
+
 
 @dataclass(frozen=True, slots=True)
 class Environment:
@@ -58,8 +60,9 @@ class Environment:
         return self.stdout_isatty and codecs.lookup(self.stdout_encoding).name == "utf-8"
 
     def say(self, line: str) -> None:
-        """One line of chatter on standard error, after "kwhatif: "."""
-        click.echo(f"kwhatif: {line}", file=self.stderr)
+        """One line of chatter on standard error, after "kwhatif: ": one line, whatever the names it
+        quotes hold (their control characters made visible, as in a table)."""
+        click.echo(f"kwhatif: {visible(line)}", file=self.stderr)
 
     def note(self, line: str) -> None:
         self.say(f"note: {line}")

@@ -27,6 +27,7 @@ from kwhatif.cli.env import Environment
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
+from kwhatif.report.formats.escape import visible
 
 
 class _Group(click.Group):
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
         _clear_progress()
         if debug:
             traceback.print_exc(file=env.stderr)
-        click.echo(f"kwhatif: error: {e}", file=env.stderr)
+        click.echo(f"kwhatif: error: {visible(str(e))}", file=env.stderr)
         code = e.exit_code
     except (BrokenPipeError, _ReaderGone):
         # stdout closed early (| head): not an error of kwhatif's, nothing to say
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             _drop_stdout()
             click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
         else:
-            click.echo(f"kwhatif: error: {e.filename}: {e.strerror or e}", file=env.stderr)
+            click.echo(f"kwhatif: error: {visible(str(e.filename))}: {e.strerror or e}", file=env.stderr)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
         _clear_progress()
@@ -196,7 +197,8 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             traceback.print_exc(file=env.stderr)
         msg = str(e).splitlines()[0] if str(e) else ""
         click.echo(
-            f"kwhatif: internal error: {type(e).__name__}: {msg} (run with --debug for the traceback)", file=env.stderr
+            f"kwhatif: internal error: {type(e).__name__}: {visible(msg)} (run with --debug for the traceback)",
+            file=env.stderr,
         )
         code = ExitCode.INTERNAL
     code = _finish_stdout(code, env)

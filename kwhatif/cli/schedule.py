@@ -15,6 +15,7 @@ from kwhatif.cli.options import (
 )
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
+from kwhatif.report.formats.escape import visible
 
 if TYPE_CHECKING:
     from kwhatif.binder import ApiBinder
@@ -203,4 +204,5 @@ def _confirm(run: Run, plan: Plan, binder: ApiBinder | None) -> None:
         )
         if t
     )
-    click.confirm(f"{what[0].upper()}{what[1:]} in {binder.where if binder else 'the cluster'}?", abort=True, err=True)
+    where = visible(binder.where) if binder else "the cluster"
+    click.confirm(f"{what[0].upper()}{what[1:]} in {where}?", abort=True, err=True)

@@ -39,15 +39,26 @@ class Formatter(abc.ABC):
     def format(self, report: AnyReport) -> str:
         if self.output_format not in report.kind.formats:
             raise self._unsupported(report)
+        report = self.prepare(report)
         if isinstance(report, ScheduleReport):
-            return self.schedule(report)
+            return self.finish(self.schedule(report))
         if isinstance(report, CheckReport):
-            return self.check(report)
+            return self.finish(self.check(report))
         if isinstance(report, CapacityReport):
-            return self.capacity(report)
+            return self.finish(self.capacity(report))
         if isinstance(report, DrainReport):
-            return self.drain(report)
+            return self.finish(self.drain(report))
         assert_never(report)
+
+    def prepare(self, report: AnyReport) -> AnyReport:
+        """The report as this format prints it: a format for people escapes the strings from the
+        inputs here, once (formats/escape.py), so no field can be missed; JSON and YAML keep them."""
+        return report
+
+    def finish(self, text: str) -> str:
+        """The document as written; a format that a CI log may show makes sure here that no line of
+        it can be read as a GitHub Actions workflow command."""
+        return text
 
     def schedule(self, report: ScheduleReport) -> str:
         raise self._unsupported(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport
+from kwhatif.report.formats.escape import github_data, github_property
 from kwhatif.report.formats.formatter import Formatter
 
 
@@ -22,15 +23,9 @@ class GithubFormatter(Formatter):
             level = "error" if w.failed or report.strict else "warning"
             msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
             lines.append(
-                f"::{level} file={_esc_prop(file)},line={line},title={_esc_prop(w.headline)}::{_esc_data(msg)}"
+                f"::{level} file={github_property(file)},line={line},title={github_property(w.headline)}"
+                f"::{github_data(msg)}"
             )
-        lines.append(f"::notice title=kwhatif check::{report.summary_line()} on {report.schedule.num_nodes} nodes")
+        summary = f"{report.summary_line()} on {report.schedule.num_nodes} nodes"
+        lines.append(f"::notice title=kwhatif check::{github_data(summary)}")
         return "\n".join(lines) + "\n"
-
-
-def _esc_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _esc_prop(s: str) -> str:
-    return _esc_data(s).replace(":", "%3A").replace(",", "%2C")

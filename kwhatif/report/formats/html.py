@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from kwhatif.report.base import OutputFormat, Report, ReportKind
+from kwhatif.report.formats.escape import json_text, visible
 from kwhatif.report.formats.formatter import Formatter
 
 # Nodes drawn per table until "show all" is pressed: the page stays quick on 5,000-node clusters.
@@ -32,8 +33,8 @@ def embed_json(doc: dict[str, Any]) -> str:
     """The document as the text of a <script type="application/json">: ``<`` (so ``</script>``
     and ``<!--``), ``>`` and ``&`` written as JSON escapes, and U+2028/U+2029 too (line
     terminators to older JavaScript parsers)."""
-    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    text = json_text(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))  # U+2028/9, C1: \\uNNNN
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
         text = text.replace(ch, esc)
     return text
 
@@ -69,7 +70,12 @@ def _summary(doc: dict[str, Any]) -> str:
 
 def page(report: Report) -> str:
     doc = report.to_dict()
-    esc = html.escape
+
+    def esc(text: str) -> str:
+        # the head of the page is text: its control characters visible, as in a table, and no
+        # "##[" that a CI log would read as a legacy workflow command
+        return html.escape(visible(text)).replace("##[", "#&#35;[")
+
     version = doc.get("schedulerVersion")
     meta = f"profile {doc['profile']}" + (f" · kube-scheduler {version}" if version else "")
     title = f"kwhatif {doc['kind']}: {_subject(doc)}"

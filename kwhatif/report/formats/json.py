@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from kwhatif.report.base import OutputFormat, Report
+from kwhatif.report.formats.escape import json_text
 from kwhatif.report.formats.formatter import Formatter
 
 
@@ -17,8 +18,9 @@ def dumps_indented(doc: Any) -> str:
     orjson writes the same bytes for what reports hold (str keys, str/int/bool/None/float leaves,
     lists, dicts in insertion order) about 25 times faster than the json module's indenting
     encoder, which is pure Python. Reports hold no floats; were one to appear with an exponent,
-    orjson would write it without the '+' (1e16 for 1e+16), the same number. What orjson refuses (integers beyond 64 bits, strings with lone
-    surrogates, keys that are not strings) goes through the json module instead."""
+    orjson would write it without the '+' (1e16 for 1e+16), the same number. What orjson refuses
+    (integers beyond 64 bits, strings with lone surrogates, keys that are not strings) goes
+    through the json module instead."""
     try:
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
     except TypeError:  # orjson.JSONEncodeError is a TypeError
@@ -32,4 +34,5 @@ class JsonFormatter(Formatter):
     output_format = OutputFormat.JSON
 
     def format(self, report: Report) -> str:
-        return dumps_indented(report.to_dict())
+        # the exact values: json_text only writes some characters as JSON escapes
+        return json_text(dumps_indented(report.to_dict()))

@@ -9,7 +9,8 @@ from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.formats.escape import escape_strings, guard_commands, visible
+from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport
 
 
@@ -58,6 +59,16 @@ def junit_document(suite: ET.Element) -> str:
 
 class JUnitFormatter(Formatter):
     output_format = OutputFormat.JUNIT
+
+    def prepare(self, report: AnyReport) -> AnyReport:
+        """Every string from the inputs with its control characters visible: XML 1.0 cannot hold
+        most of them (ElementTree would write them raw, and no parser reads the document back), and
+        one reason stays one line of the CI log. ElementTree escapes & < > and quotes."""
+        return escape_strings(report, visible)
+
+    def finish(self, text: str) -> str:
+        # a line of text content that would start with "::": its first colon as a character reference
+        return guard_commands(text, "&#58;", "&#35;")
 
     def schedule(self, report: ScheduleReport) -> str:
         results = report.final_results()

@@ -21,7 +21,8 @@ from kwhatif.report.capacity import CapacityReport, NodeUsage
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats import bars
-from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.formats.escape import escape_strings, guard_commands, visible
+from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.groups import GroupEntry
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
 
@@ -46,6 +47,14 @@ _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
 class TableFormatter(Formatter):
     output_format = OutputFormat.TABLE
+
+    def prepare(self, report: AnyReport) -> AnyReport:
+        """Every string from the inputs on one line with its control characters visible (kubectl's
+        ^[ for ESC, \\n, \\r, \\t, \\xNN): a cell never starts a line or moves the cursor."""
+        return escape_strings(report, visible)
+
+    def finish(self, text: str) -> str:
+        return guard_commands(text)
 
     def _c(self, text: str, color: str) -> str:
         if not self.options.color:
@@ -333,7 +342,7 @@ class TableFormatter(Formatter):
                     lines.append(self._wrap(d, "    ", "      "))
         nodes = list(r.nodes)
         if self.options.nodes:
-            wanted = set(self.options.nodes)
+            wanted = {visible(n) for n in self.options.nodes}  # as the report's names are printed
             nodes = [n for n in nodes if n.name in wanted]
             missing = sorted(wanted - {n.name for n in nodes})
             if missing:
@@ -470,8 +479,8 @@ def _failure_text(n: NodeEntry, width: int | None = None) -> str:
     for f in n.failures:
         mark = "*" if f is first else ""
         detail = f" ({'; '.join(f.details)})" if f.details else ""
-        # CEL errors carry a source excerpt on extra lines; a table cell keeps one line
-        reasons = "; ".join(r.replace("\n", " ") for r in f.reasons)
+        # one line: prepare() made every line break of a reason (a CEL error's source excerpt) visible
+        reasons = "; ".join(f.reasons)
         parts.append(f"{mark}{f.plugin}: {reasons}{detail}")
     text = " | ".join(parts)
     if n.excluded:

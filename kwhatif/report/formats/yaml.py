@@ -10,6 +10,8 @@ import yaml
 from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.formats.formatter import Formatter
 
+_COMMAND_LINE = re.compile(r"^\s*::", re.MULTILINE)
+
 
 class _Dumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
@@ -17,7 +19,9 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    style = "|" if "\n" in data else None
+    # a literal block, unless one of its lines would start with "::" (a GitHub Actions workflow
+    # command when the document is shown in a job's log): then double-quoted, the same value
+    style = ("|" if _COMMAND_LINE.search(data) is None else '"') if "\n" in data else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 

@@ -1,0 +1,212 @@
+"""Strings from the inputs (names, labels, taints, messages, reasons, file names) escaped for the
+medium they are printed in, so that no input can move the cursor, retitle a terminal, start a new
+line in a table, make Markdown links or HTML, break an XML document or issue a GitHub Actions
+workflow command. -o json and -o yaml keep the exact values (json_text only writes some
+characters as JSON escapes).
+
+The visible forms (``visible``): kubectl's printers turn ESC into ``^[`` and CR into ``\\r``
+(k8s.io/cli-runtime printers.EscapeTerminal); kwhatif does the same and makes every other control
+character visible too: LF ``\\n``, TAB ``\\t``, the other C0 characters, DEL and the C1 characters
+``\\xNN``; the Unicode line and paragraph separators, the bidirectional controls, lone surrogates
+and the non-characters U+FFFE/U+FFFF ``\\uNNNN``. A backslash is left as it is (as kubectl leaves
+it), so the forms read well but are not reversible.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import html
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# DEL, C1, the line and paragraph separators, the bidirectional controls, lone surrogates, U+FFFE/F
+_NOT_C0 = "\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+_CONTROL = re.compile(f"[\x00-\x1f{_NOT_C0}]")
+# the same but LF and CR, left for the GitHub toolkit's percent-encoding
+_CONTROL_NOT_EOL = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f{_NOT_C0}]")
+_NAMED = {"\x1b": "^[", "\r": "\\r", "\n": "\\n", "\t": "\\t"}
+
+
+def _visible_char(m: re.Match[str]) -> str:
+    c = m.group()
+    named = _NAMED.get(c)
+    if named is not None:
+        return named
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def visible(s: str) -> str:
+    """Every control character of ``s`` in its visible form: one line, nothing a terminal acts on.
+    For -o table and -o wide cells, standard error, and the text of -o junit (whose XML 1.0 has no
+    way to write most C0 characters at all)."""
+    if not _CONTROL.search(s):
+        return s
+    return _CONTROL.sub(_visible_char, s)
+
+
+_JSON_UNSAFE = re.compile(f"[{_NOT_C0}]|(?<=#)#(?=\\[)")
+
+
+def json_text(text: str) -> str:
+    """A JSON text (json.dumps with ensure_ascii=False, which escapes C0 itself) with the other
+    control characters, separators, bidirectional controls and lone surrogates written as \\uNNNN
+    escapes: the same values when parsed, nothing a terminal acts on when printed, and always
+    encodable as UTF-8. They can only occur inside strings, as JSON's own syntax is ASCII. The
+    second ``#`` of ``##[`` too, which a GitHub Actions log would read as a legacy command."""
+    if not _JSON_UNSAFE.search(text):
+        return text
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# --- GitHub Actions workflow commands ---------------------------------------------------------
+
+
+def github_data(s: str) -> str:
+    """The message of a workflow command, as @actions/core's toolkit encodes it (``%``, CR and LF
+    percent-encoded; the runner decodes them, a message may span lines), the other control
+    characters visible."""
+    if _CONTROL_NOT_EOL.search(s):
+        s = _CONTROL_NOT_EOL.sub(_visible_char, s)
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(s: str) -> str:
+    """A property value of a workflow command (``file=``, ``title=``): the message's encoding and
+    ``:`` and ``,``, which end a property."""
+    return github_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+# Inline metacharacters: code spans, emphasis, strikethrough, autolinks and HTML, table cells,
+# entities, and what makes a link or an image of brackets ("](", "]["); a bracket alone, and "_"
+# inside a word, make nothing and are left as they are. A backslash escapes any ASCII punctuation.
+_MD_INLINE = re.compile(r"[\\`*~<>|&]|\](?=[(\[])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+# GitHub's extended autolinks (www., scheme://, e-mail addresses) need no brackets
+_MD_AUTOLINK = re.compile(r"(?i)(?<=www)\.|:(?=//)|@")
+# What makes a line a heading, a list item or a thematic break when it starts it, and the start of
+# a workflow command
+_MD_LINE_START = re.compile(r"^(\s*)([#+=\-\[]|:(?=:))")
+_MD_LIST_NUMBER = re.compile(r"^(\s*\d+)([.)])")
+
+
+def markdown(s: str) -> str:
+    """Text in a Markdown paragraph or table cell: visible controls, metacharacters backslash-
+    escaped, so it renders as the same text and can make no link, HTML, emphasis or new cell."""
+    s = visible(s)
+    s = _MD_INLINE.sub(r"\\\g<0>", s)
+    return _MD_AUTOLINK.sub(r"\\\g<0>", s)
+
+
+def markdown_line(s: str) -> str:
+    """Text that starts a line of Markdown: as ``markdown``, and what would make the line a
+    heading, list item, thematic break or link reference definition (or a workflow command)
+    escaped too."""
+    s = markdown(s)
+    if _MD_LIST_NUMBER.match(s):
+        return _MD_LIST_NUMBER.sub(r"\1\\\2", s, count=1)
+    return _MD_LINE_START.sub(r"\1\\\2", s, count=1)
+
+
+def markdown_code(s: str, table: bool = False) -> str:
+    """A code span: its content is literal in Markdown, so only the fence can be broken out of: the
+    fence is one backtick longer than the longest run inside. In a table cell ``|`` is escaped
+    (GitHub splits cells before it parses code spans)."""
+    s = visible(s)
+    if table:
+        s = s.replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", s)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if s.startswith(("`", " ")) or s.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def html_text(s: str) -> str:
+    """Text inside raw HTML of a Markdown document (a <summary>): entities, visible controls."""
+    return html.escape(visible(s), quote=True)
+
+
+# --- a whole line that a CI log would run ----------------------------------------------------
+
+_COMMAND_LINE = re.compile(r"^(\s*)::", re.MULTILINE)
+
+
+def guard_commands(text: str, escaped: str = "\\:", hash_escaped: str = "\\#") -> str:
+    """The backstop: no line of a document that is not -o github may begin (after its
+    indentation, which the Actions runner trims) with ``::``, the start of a workflow command,
+    nor hold ``##[`` anywhere, which the runner's legacy parser reads as a command wherever it
+    is in a line. The first colon of such a line becomes ``escaped``, the second ``#`` of ``##[``
+    ``hash_escaped`` (a backslash before them in a table or Markdown, a character reference in
+    XML)."""
+    if "::" in text:
+        text = _COMMAND_LINE.sub(lambda m: m.group(1) + escaped + ":", text)
+    if "##[" in text:
+        text = text.replace("##[", "#" + hash_escaped + "[")
+    return text
+
+
+# --- a report, every string escaped ------------------------------------------------------------
+
+
+_ATOMS = frozenset((int, bool, float, type(None)))  # nothing to escape, nothing to look into
+
+
+def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
+    """A copy of ``obj`` (a report: dataclasses, tuples, lists, mappings) with ``escape`` applied to
+    every string in it, keys of mappings included; enum members (kwhatif's own words) are kept.
+    Objects with nothing to escape are returned as they are, so the cost is one walk."""
+    memo: dict[int, Any] = {}
+    fields: dict[type, tuple[str, ...]] = {}
+
+    def walk(v: Any) -> Any:
+        if type(v) is str:
+            return escape(v)
+        if v is None or isinstance(v, (bool, int, float, enum.Enum, str, bytes)):
+            return v
+        key = id(v)
+        if key in memo:
+            return memo[key]
+        out: Any = v
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            names = fields.get(type(v))
+            if names is None:
+                names = fields[type(v)] = tuple(f.name for f in dataclasses.fields(v))
+            changed = {}
+            for name in names:
+                old = getattr(v, name)
+                if type(old) in _ATOMS:
+                    continue
+                new = walk(old)
+                if new is not old:
+                    changed[name] = new
+            if changed:
+                out = copy.copy(v)
+                for name, new in changed.items():
+                    object.__setattr__(out, name, new)
+        elif isinstance(v, (tuple, list)):
+            items = [x if type(x) in _ATOMS else walk(x) for x in v]
+            if any(a is not b for a, b in zip(items, v, strict=True)):
+                if isinstance(v, list):
+                    out = items
+                elif hasattr(v, "_fields"):
+                    out = type(v)(*items)
+                else:
+                    out = tuple(items)
+        elif isinstance(v, Mapping):
+            pairs = [(walk(k), walk(x)) for k, x in v.items()]
+            if any(k2 is not k or x2 is not x for (k2, x2), (k, x) in zip(pairs, v.items(), strict=True)):
+                out = dict(pairs)
+        elif isinstance(v, (set, frozenset)):
+            members = {walk(x) for x in v}
+            if members != v:
+                out = type(v)(members)
+        memo[key] = out
+        return out
+
+    result: T = walk(obj)
+    return result
