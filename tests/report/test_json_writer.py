@@ -13,7 +13,7 @@ from kwhatif.report.formats.json import dumps_indented
 
 
 def _random_string(rng: random.Random) -> str:
-    alphabet = "ab:-_/.\"\\ \t\n\r\x00\x1b\x7f\x85\u2028é漢🙂"
+    alphabet = 'ab:-_/."\\ \t\n\r\x00\x1b\x7f\x85\u2028é漢🙂'
     return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
 
 
