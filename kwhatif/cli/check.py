@@ -76,5 +76,5 @@ def check(
     )
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
-        run.note(f"skipped objects in the manifests kwhatif does not read: {kinds}")
+        run.note(f"objects in the manifests that run no pods, not checked: {kinds}")
     return run.emit(check_report(result, run.schedule_report(sched, result.attempts, run.profile), strict=strict))

@@ -8,6 +8,7 @@ from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats.formatter import Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport, version_suffix
+from kwhatif.report.verdict import Verdict
 
 
 def _icon(r: PodResult) -> str:
@@ -137,11 +138,12 @@ class MarkdownFormatter(Formatter):
             if w.evicts:
                 why = (why + "; " if why else "") + "evicts " + ", ".join(f"`{p}`" for p in w.evicts)
             lines.append(
-                f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired_text} | {w.placed} | {w.not_placed} | {why} |"
+                f"| {icon} {w.kind} `{w.namespace}/{w.name}` | {w.desired_text} | {w.placed if w.checked else '-'} "
+                f"| {w.not_placed if w.checked else '-'} | {why} |"
             )
         lines.append("")
         for w in report.workloads:
-            if w.failed and w.message:
+            if (w.failed or w.verdict is Verdict.UNKNOWN) and w.message:
                 lines += [
                     f"<details><summary>{w.kind} <code>{w.namespace}/{w.name}</code></summary>",
                     "",
@@ -150,6 +152,11 @@ class MarkdownFormatter(Formatter):
                     "</details>",
                     "",
                 ]
+        verdict_notes = [
+            f"- {w.kind} `{w.namespace}/{w.name}`: {_cell(n)}" for w in report.workloads for n in w.verdict_notes
+        ]
+        if verdict_notes:
+            lines += verdict_notes + [""]
         for n in report.notes:
             lines += [f"_{n}_", ""]
         return "\n".join(lines).rstrip() + "\n"
