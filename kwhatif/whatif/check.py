@@ -309,22 +309,6 @@ def check(
         _unknown_priority_classes(checked)
     _unknown_namespaces(chain, checked)
     new_claims += _ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
-    if not state.storage_classes:
-        _unknown_storage_classes(state, checked)
-    for cw in checked:
-        if cw.missing:
-            # placing its pods would answer another question than the one asked: they are left out
-            unused = {f"{p.namespace}/{v.claim_name}" for p in cw.pods for v in p.volumes if v.claim_name}
-            new_claims = [k for k in new_claims if k not in unused]
-            cw.verdict, cw.pods = Verdict.UNKNOWN, []
-    for cw in checked:
-        # what the API server drops from the new pods changes what is scheduled (claims before 1.34)
-        for note in dict.fromkeys(n for p in cw.pods for n in p.admission_notes):
-            cw.notes.append(f"{cw.kind}'s pods: {note}")
-            cw.verdict_notes.append(f"{cw.kind}'s pods: {note}")
-        if cw.verdict is Verdict.NOT_CHECKED:
-            cw.verdict_notes.extend(cw.notes)
-    all_pods = [p for cw in checked for p in cw.pods]
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
@@ -333,6 +317,20 @@ def check(
                 cw.notes.append(text)
         else:
             result_notes.append(text)
+    if not state.storage_classes:
+        # after the PV controller: a claim it bound to a volume needs no class
+        _unknown_storage_classes(state, checked)
+    for cw in checked:
+        if cw.missing:
+            # placing its pods would answer another question than the one asked: they are left out
+            cw.verdict, cw.pods = Verdict.UNKNOWN, []
+        # what the API server drops from the new pods changes what is scheduled (claims before 1.34)
+        for note in dict.fromkeys(n for p in cw.pods for n in p.admission_notes):
+            cw.notes.append(f"{cw.kind}'s pods: {note}")
+            cw.verdict_notes.append(f"{cw.kind}'s pods: {note}")
+        if cw.verdict is Verdict.NOT_CHECKED:
+            cw.verdict_notes.extend(cw.notes)
+    all_pods = [p for cw in checked for p in cw.pods]
     if profile:
         all_pods = [dataclasses.replace(p, scheduler_name=profile) for p in all_pods]
         for cw in checked:
