@@ -34,7 +34,10 @@ from kwhatif.report.base import ReportKind
 @click.option(
     "--strict",
     is_flag=True,
-    help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.",
+    help=(
+        "Fail (exit 1) on warnings too: objects kwhatif does not expand into pods (not checked), DaemonSets with "
+        "no eligible node, answers the cluster state cannot give (unknown)."
+    ),
 )
 @namespace_option
 @ignore_node_name_option
