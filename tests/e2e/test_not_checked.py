@@ -101,3 +101,29 @@ def test_a_custom_resource_without_a_pod_count_is_listed_too(run, tmp_path):
     (w,) = json.loads(r.out)["workloads"]
     assert (w["kind"], w["name"], w["desired"], w["verdict"]) == ("Widget", "w", None, "not checked")
     assert "kwhatif: note: objects in the manifests that run no pods, not checked: 1 ConfigMap" in r.err
+
+
+DROPPED = (
+    "Job's pods: spec.resourceClaims: the DynamicResourceAllocation feature gate is off by default in 1.33.13; its "
+    "API server drops the field (the pod is scheduled without its ResourceClaims)"
+)
+
+
+def test_claims_dropped_before_1_34_show_in_the_ci_outputs(run):
+    args = (
+        "check",
+        "samples/dra/training.yaml",
+        "--cluster",
+        "samples/dra/cluster.yaml",
+        "--scheduler-version",
+        "1.33",
+    )
+    r = run(*args)
+    assert r.code == 0, r.err
+    assert f"note: Job ml/train-llm: {DROPPED}" in r.out.splitlines()
+    r = run(*args, "-o", "markdown")
+    assert f"- Job `ml/train-llm`: {DROPPED}" in r.out.splitlines()
+    r = run(*args, "-o", "github")
+    assert f"::warning file=samples/dra/training.yaml,line=22,title=Job ml/train-llm::{DROPPED}" in r.out.splitlines()
+    r = run(*args, "-o", "junit")
+    assert f"<system-out>2/2 pods placed\n{DROPPED}</system-out>" in r.out
