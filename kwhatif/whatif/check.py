@@ -188,7 +188,9 @@ def check(
     result_notes: list[str] = []
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
-    priority_classes_listed = bool(state.priority_classes)
+    # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
+    whole = bool(state.server_version or state.recorded_server_version)
+    priority_classes_listed = whole or bool(state.priority_classes)
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -307,7 +309,8 @@ def check(
         )
     if not priority_classes_listed:
         _unknown_priority_classes(checked)
-    _unknown_namespaces(chain, checked)
+    if not whole:
+        _unknown_namespaces(chain, checked)
     new_claims += _ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
@@ -317,7 +320,7 @@ def check(
                 cw.notes.append(text)
         else:
             result_notes.append(text)
-    if not state.storage_classes:
+    if not whole and not state.storage_classes:
         # after the PV controller: a claim it bound to a volume needs no class
         _unknown_storage_classes(state, checked)
     for cw in checked:
