@@ -34,7 +34,10 @@ from kwhatif.report.base import ReportKind
 @click.option(
     "--strict",
     is_flag=True,
-    help="Fail (exit 1) on warnings too: custom resources kwhatif cannot expand, DaemonSets with no eligible node.",
+    help=(
+        "Fail (exit 1) on warnings too: objects kwhatif does not expand into pods (not checked), DaemonSets with "
+        "no eligible node, answers the cluster state cannot give (unknown)."
+    ),
 )
 @namespace_option
 @ignore_node_name_option
@@ -76,5 +79,5 @@ def check(
     )
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
-        run.note(f"skipped objects in the manifests kwhatif does not read: {kinds}")
+        run.note(f"objects in the manifests that run no pods, not checked: {kinds}")
     return run.emit(check_report(result, run.schedule_report(sched, result.attempts, run.profile), strict=strict))

@@ -22,7 +22,7 @@ from kwhatif.report.schedule import (
     result_dict,
     version_fields,
 )
-from kwhatif.report.verdict import FAILURES, REFUSALS, WARNINGS, Verdict
+from kwhatif.report.verdict import FAILURES, REFUSALS, UNEVALUATED, WARNINGS, Verdict
 
 _SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[(?P<item>\d+)\]\))?$")
 
@@ -44,6 +44,8 @@ class WorkloadEntry:
     verdict: Verdict = Verdict.FITS
     refused: int = 0  # pods the API server refuses to create (LimitRange, quota)
     group: GroupEntry | None = None  # the Workload pod group its pods belong to (gang scheduling)
+    custom: bool = False  # a custom resource (not checked: its operator makes the pods)
+    verdict_notes: tuple[str, ...] = ()  # the notes that change or qualify the verdict (shown in every format)
 
     @property
     def evicts(self) -> list[str]:
@@ -64,8 +66,9 @@ class WorkloadEntry:
 
     @property
     def checked(self) -> bool:
-        """False for a custom resource kwhatif cannot expand into pods."""
-        return self.verdict is not Verdict.NOT_CHECKED
+        """False when no pod was placed to reach the verdict: an object kwhatif does not expand
+        into pods, or one whose answer the cluster state cannot give (unknown)."""
+        return self.verdict not in UNEVALUATED
 
     @property
     def refused_by_admission(self) -> bool:
@@ -76,7 +79,10 @@ class WorkloadEntry:
     def headline(self) -> str:
         """One line on what went wrong, for annotations and test cases."""
         if self.verdict is Verdict.NOT_CHECKED:
-            return f"{self.kind} {self.namespace}/{self.name}: not checked (a custom resource)"
+            what = "a custom resource" if self.custom else "a kind kwhatif does not evaluate"
+            return f"{self.kind} {self.namespace}/{self.name}: not checked ({what})"
+        if self.verdict is Verdict.UNKNOWN:
+            return f"{self.kind} {self.namespace}/{self.name}: unknown ({self.dominant_reason})"
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
             return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
         if self.verdict is Verdict.REFUSED_BY_API:
@@ -124,11 +130,14 @@ class CheckReport:
         line = f"{sum(1 for w in checked if w.fits)}/{len(checked)} workloads fit"
         no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
         not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)
+        unknown = sum(1 for w in self.workloads if w.verdict is Verdict.UNKNOWN)
         if no_nodes:
             line += f", {no_nodes} with no eligible nodes"
         if not_checked:
             line += f", {not_checked} not checked"
-        if self.strict and (no_nodes or not_checked):
+        if unknown:
+            line += f", {unknown} unknown"
+        if self.strict and (no_nodes or not_checked or unknown):
             line += " (--strict: they fail)"
         return line
 
@@ -169,6 +178,8 @@ class CheckReport:
                 "fit": sum(1 for w in self.workloads if w.fits),
                 "doNotFit": sum(1 for w in self.workloads if w.failed),
                 "warnings": sum(1 for w in self.workloads if w.warning),
+                "notChecked": sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED),
+                "unknown": sum(1 for w in self.workloads if w.verdict is Verdict.UNKNOWN),
                 "pods": s.pods,
                 "placed": s.scheduled,
                 "notPlaced": s.pods - s.scheduled,
@@ -224,6 +235,9 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
         if w.refusal is not None and (reason is None or verdict is w.refused_by):
             reason = w.refusal.split(" is forbidden: ", 1)[-1].split(" is invalid: ", 1)[-1]
             message = w.refusal
+        if verdict is Verdict.UNKNOWN:
+            reason = "; ".join(dict.fromkeys(short for short, _ in w.missing))
+            message = "cannot tell: " + "; ".join(text for _, text in w.missing)
         group = _group_of(w.pods, schedule.groups)
         if group is not None and group.verdict != SCHEDULED and verdict is Verdict.DOES_NOT_FIT:
             # the group's verdict: all-or-nothing, so the pods that fit alone are not placed either
@@ -245,6 +259,8 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
                 verdict=verdict,
                 refused=w.refused,
                 group=group,
+                custom=w.custom,
+                verdict_notes=tuple(w.verdict_notes),
             )
         )
     return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)

@@ -16,6 +16,8 @@ class Verdict(enum.StrEnum):
     # warnings: exit 0, unless --strict
     NO_ELIGIBLE_NODES = "no eligible nodes"
     NOT_CHECKED = "not checked"
+    # the cluster state lacks what the answer needs (a live cluster would have it)
+    UNKNOWN = "unknown"
 
 
 # what the API server or an admission plugin refused: the object is never created
@@ -29,4 +31,6 @@ REFUSALS = frozenset(
     }
 )
 FAILURES = REFUSALS | {Verdict.DOES_NOT_FIT}
-WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED})
+WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED, Verdict.UNKNOWN})
+# no pods were placed to reach these: the counts of placed pods do not apply
+UNEVALUATED = frozenset({Verdict.NOT_CHECKED, Verdict.UNKNOWN})

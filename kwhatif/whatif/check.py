@@ -28,10 +28,11 @@ from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
-from kwhatif.load.pods import pods_from_documents, prepare_incoming, unverified_namespaces_note
+from kwhatif.load.pods import pods_from_documents, prepare_incoming
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.whatif.unevaluated import group_of, operator_pods, runs_no_pods
 
 __all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
 
@@ -49,7 +50,13 @@ class CheckedWorkload:
     refused: int = 0  # pods the API server refuses to create
     refusal: str | None = None  # what it answers for the first of them
     refused_by: Verdict | None = None
-    verdict: Verdict | None = None  # decided without scheduling (not checked, no eligible nodes)
+    verdict: Verdict | None = None  # decided without scheduling (not checked, no eligible nodes, unknown)
+    # unknown: (short reason, what is missing and how to supply it) for each thing missing
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    custom: bool = False  # a custom resource
+    # notes that change or qualify the verdict (fields the API server drops, why not checked):
+    # every output format shows them, not only the JSON
+    verdict_notes: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -60,7 +67,7 @@ class CheckedWorkload:
 class CheckResult:
     workloads: list[CheckedWorkload]
     attempts: list[Attempt]
-    skipped: dict[str, int] = field(default_factory=dict)  # kinds in the manifests kwhatif does not read
+    skipped: dict[str, int] = field(default_factory=dict)  # kinds in the manifests that run no pods
     notes: list[str] = field(default_factory=list)  # about the change as a whole
 
 
@@ -84,11 +91,8 @@ _SCHEDULING_FIELDS = (
     "schedulingGates",
 )
 
-# Custom resources whose spec has one of these look like they run pods (Prometheus, Alertmanager,
-# database operators' clusters, ...): listed as workloads kwhatif cannot expand.
-_POD_LIKE_FIELDS = frozenset(
-    {"replicas", "image", "containers", "template", "podTemplate", "resources", "nodeSelector"}
-)
+# How to give kwhatif the objects a cluster-info dump (or a partial export) lacks.
+_SUPPLY = "or save the whole cluster state with `kwhatif snapshot`"
 
 
 def merge_objects(
@@ -169,10 +173,11 @@ def check(
             refused_docs.append(_unserved(d))
             continue
         if kind is None:
-            if is_custom_resource(d) and _looks_like_workload(d):
-                custom_docs.append(d)
-            else:
+            # every object that may run pods gets an entry; only kinds known to run none are counted
+            if runs_no_pods(d.api_version, d.kind):
                 skipped[d.kind] = skipped.get(d.kind, 0) + 1
+            else:
+                custom_docs.append(d)
             continue
         if kind in WORKLOAD_KINDS:
             workload_docs.append(d)
@@ -183,6 +188,9 @@ def check(
     result_notes: list[str] = []
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
+    # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
+    whole = bool(state.server_version or state.recorded_server_version)
+    priority_classes_listed = whole or bool(state.priority_classes)
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -299,13 +307,11 @@ def check(
         result_notes.append(
             "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
         )
-    all_pods = [p for cw in checked for p in cw.pods]
-    unverified = unverified_namespaces_note(
-        chain, {cw.namespace for cw in checked if cw.verdict is not Verdict.NOT_CHECKED}
-    )
-    if unverified:
-        result_notes.append(unverified)
-    new_claims += _ephemeral_claims(chain, state, all_pods)
+    if not priority_classes_listed:
+        _unknown_priority_classes(checked)
+    if not whole:
+        _unknown_namespaces(chain, checked)
+    new_claims += _ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
@@ -314,6 +320,20 @@ def check(
                 cw.notes.append(text)
         else:
             result_notes.append(text)
+    if not whole and not state.storage_classes:
+        # after the PV controller: a claim it bound to a volume needs no class
+        _unknown_storage_classes(state, checked)
+    for cw in checked:
+        if cw.missing:
+            # placing its pods would answer another question than the one asked: they are left out
+            cw.verdict, cw.pods = Verdict.UNKNOWN, []
+        # what the API server drops from the new pods changes what is scheduled (claims before 1.34)
+        for note in dict.fromkeys(n for p in cw.pods for n in p.admission_notes):
+            cw.notes.append(f"{cw.kind}'s pods: {note}")
+            cw.verdict_notes.append(f"{cw.kind}'s pods: {note}")
+        if cw.verdict is Verdict.NOT_CHECKED:
+            cw.verdict_notes.extend(cw.notes)
+    all_pods = [p for cw in checked for p in cw.pods]
     if profile:
         all_pods = [dataclasses.replace(p, scheduler_name=profile) for p in all_pods]
         for cw in checked:
@@ -321,6 +341,81 @@ def check(
     sched: Scheduler = sched_factory(state)
     attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
     return CheckResult(checked, attempts, skipped, result_notes), sched
+
+
+# --- what the cluster state lacks ------------------------------------------------------------------
+
+
+def _unknown_namespaces(chain: AdmissionChain, checked: list[CheckedWorkload]) -> None:
+    """A state without Namespace objects cannot tell whether a namespace that no pod of it
+    runs in, and that the manifests do not create, exists (NamespaceLifecycle would refuse it)."""
+    candidates = [cw for cw in checked if cw.verdict is None and not cw.refused]
+    unverified = set(chain.unverified_namespaces({cw.namespace for cw in candidates}))
+    for cw in candidates:
+        if cw.namespace in unverified:
+            cw.missing.append(
+                (
+                    "the cluster state has no Namespaces",
+                    f"namespace {cw.namespace}: the cluster state holds no Namespace objects and no pod of it runs "
+                    "there, so whether the namespace exists is unknown (the API server refuses objects of one that "
+                    "does not): add them with --cluster namespaces.yaml (`kubectl get namespaces -o yaml > "
+                    f"namespaces.yaml`), {_SUPPLY}",
+                )
+            )
+
+
+def _unknown_priority_classes(checked: list[CheckedWorkload]) -> None:
+    """A state without PriorityClass objects cannot tell whether a class the manifests do not
+    create exists: the Priority refusal becomes unknown."""
+    for cw in checked:
+        if cw.refused_by is not Verdict.REFUSED_BY_PRIORITY:
+            continue
+        name = cw.refusal.rsplit("no PriorityClass with name ", 1)[-1].split(" ", 1)[0] if cw.refusal else ""
+        cw.refused, cw.refusal, cw.refused_by = 0, None, None
+        cw.missing.append(
+            (
+                "the cluster state has no PriorityClasses",
+                f"PriorityClass {name}: the cluster state holds no PriorityClass objects and the manifests do not "
+                "create it, so whether it exists (and the priority it gives) is unknown: add them with --cluster "
+                f"priorityclasses.yaml (`kubectl get priorityclasses -o yaml > priorityclasses.yaml`), {_SUPPLY}",
+            )
+        )
+
+
+def _unknown_storage_classes(state: ClusterState, checked: list[CheckedWorkload]) -> None:
+    """A state without any StorageClass (a `kubectl cluster-info dump` saves none) cannot tell
+    how an unbound claim that names a class, or wants the default one, is bound."""
+    for cw in checked:
+        if cw.verdict is not None or not cw.pods:
+            continue
+        needs: dict[str, list[str]] = {}
+        for pod in cw.pods:
+            for v in pod.volumes:
+                if v.claim_name:
+                    key = f"{pod.namespace}/{v.claim_name}"
+                elif v.kind == "ephemeral" and v.ephemeral_claim:
+                    key = f"{pod.namespace}/{pod.name}-{v.name}"
+                else:
+                    continue
+                pvc = state.pvcs.get(key)
+                if pvc is None or pvc.volume_name or pvc.phase == "Bound" or pvc.storage_class_name == "":
+                    continue
+                wanted = (
+                    "the default StorageClass"
+                    if pvc.storage_class_name is None
+                    else f"StorageClass {pvc.storage_class_name}"
+                )
+                needs.setdefault(wanted, []).append(key)
+        for wanted, keys in needs.items():
+            more = f" (and {len(keys) - 1} more)" if len(keys) > 1 else ""
+            cw.missing.append(
+                (
+                    "the cluster state has no StorageClasses",
+                    f"PersistentVolumeClaim {keys[0]}{more} needs {wanted}, and the cluster state holds no StorageClass objects "
+                    "(a `kubectl cluster-info dump` saves none): add them with --cluster storageclasses.yaml "
+                    f"(`kubectl get storageclasses -o yaml > storageclasses.yaml`), {_SUPPLY}",
+                )
+            )
 
 
 # --- admission and controllers -------------------------------------------------------------------
@@ -539,11 +634,6 @@ def _uses_claim(pod: Pod, key: str) -> bool:
 # --- custom resources -----------------------------------------------------------------------------
 
 
-def _looks_like_workload(doc: Document) -> bool:
-    spec = doc.body.get("spec")
-    return isinstance(spec, dict) and bool(_POD_LIKE_FIELDS & set(spec))
-
-
 def _unserved(doc: Document) -> CheckedWorkload:
     """An object of a group/version the release's API server does not serve: kubectl's answer."""
     cw = _unevaluated(doc, None, Verdict.REFUSED_BY_API)
@@ -552,15 +642,20 @@ def _unserved(doc: Document) -> CheckedWorkload:
 
 
 def _not_checked(doc: Document) -> CheckedWorkload:
-    spec = doc.body.get("spec")
-    replicas = spec.get("replicas") if isinstance(spec, dict) else None
-    desired = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None
-    group = doc.api_version.split("/", 1)[0]
-    cw = _unevaluated(doc, desired, Verdict.NOT_CHECKED)
-    cw.notes.append(
-        f"{doc.kind} ({group}) is a custom resource: the operator that watches it creates its pods, and kwhatif "
-        "cannot tell which, so they are not checked"
-    )
+    """An object that may run pods but that kwhatif does not expand into them."""
+    count = operator_pods(doc.api_version, doc.kind, doc.body) if is_custom_resource(doc) else None
+    cw = _unevaluated(doc, None if count is None else count.pods, Verdict.NOT_CHECKED)
+    cw.custom = is_custom_resource(doc)
+    if cw.custom:
+        cw.notes.append(
+            f"{doc.kind} ({group_of(doc.api_version)}) is a custom resource: the operator that watches it creates "
+            "its pods, and kwhatif cannot tell which, so they are not checked"
+            + (f"; {count.describe()}" if count is not None else "")
+        )
+    else:
+        cw.notes.append(
+            f"{doc.kind} ({doc.api_version}) is a kind kwhatif does not evaluate: its pods, if any, are not checked"
+        )
     return cw
 
 

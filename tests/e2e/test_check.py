@@ -33,6 +33,8 @@ def test_multi_workload_check(run):
         "fit": 4,
         "doNotFit": 1,
         "warnings": 0,
+        "notChecked": 0,
+        "unknown": 0,
         "pods": 23,
         "placed": 21,
         "notPlaced": 2,

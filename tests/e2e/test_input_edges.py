@@ -218,7 +218,8 @@ def test_check_refuses_workloads_of_a_namespace_the_cluster_does_not_have(run, t
     assert {w["verdict"] for w in json.loads(r.out)["workloads"]} == {"fits"}
 
 
-def test_a_cluster_state_without_namespaces_only_notes_the_namespaces_it_cannot_confirm(run, tmp_path):
+def test_a_cluster_state_without_namespaces_cannot_confirm_a_namespace(run, tmp_path):
+    # schedule notes it; check's verdict is unknown (exit 0, 1 with --strict)
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
@@ -235,7 +236,15 @@ def test_a_cluster_state_without_namespaces_only_notes_the_namespaces_it_cannot_
     assert note in r.err.splitlines()
     r = run("check", str(pod), "--cluster", str(cluster), "-o", "json")
     assert r.code == 0, r.err
-    assert note.removeprefix("kwhatif: note: ") in json.loads(r.out)["notes"]
+    (w,) = json.loads(r.out)["workloads"]
+    assert (w["verdict"], w["dominantReason"]) == ("unknown", "the cluster state has no Namespaces")
+    assert w["message"] == (
+        "cannot tell: namespace ghost: the cluster state holds no Namespace objects and no pod of it runs there, so "
+        "whether the namespace exists is unknown (the API server refuses objects of one that does not): add them with "
+        "--cluster namespaces.yaml (`kubectl get namespaces -o yaml > namespaces.yaml`), or save the whole cluster "
+        "state with `kwhatif snapshot`"
+    )
+    assert run("check", str(pod), "--cluster", str(cluster), "--strict").code == 1
 
 
 @pytest.mark.parametrize(

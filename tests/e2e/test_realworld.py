@@ -7,6 +7,7 @@ import json
 
 RW = "tests/e2e/realworld"
 EKS = f"{RW}/eks/cluster-info-dump.txt"
+EKS_STORAGE_CLASS = f"{RW}/derived/eks-storageclass-gp2.yaml"
 
 
 def check_json(run, *args: str) -> tuple[int, dict, str]:
@@ -215,9 +216,21 @@ def test_pv_controller_provisions_an_immediate_claim(run):
 
 
 def test_pv_controller_leaves_a_claim_without_volume_or_provisioner_pending(run):
-    # the docs' claim without its volume: class "manual" exists nowhere, so nothing provisions it
+    # the docs' claim without its volume: on the dump, which holds no StorageClass, class "manual"
+    # might exist on the cluster: unknown
     pv = f"{RW}/k8s-docs-pv"
     code, d, err = check_json(run, f"{pv}/pv-claim.yaml", f"{pv}/pv-pod.yaml", "--cluster", EKS)
+    assert code == 0, err
+    (w,) = d["workloads"]
+    assert (w["verdict"], w["dominantReason"]) == ("unknown", "the cluster state has no StorageClasses")
+    assert w["message"].startswith(
+        "cannot tell: PersistentVolumeClaim default/task-pv-claim needs StorageClass manual, and the cluster state "
+        "holds no StorageClass objects"
+    )
+    # with the cluster's StorageClasses, "manual" exists nowhere, so nothing provisions it
+    code, d, err = check_json(
+        run, f"{pv}/pv-claim.yaml", f"{pv}/pv-pod.yaml", "--cluster", EKS, "--cluster", EKS_STORAGE_CLASS
+    )
     assert code == 1, err
     (w,) = d["workloads"]
     assert w["dominantReason"] == "pod has unbound immediate PersistentVolumeClaims"
@@ -271,7 +284,7 @@ NODE_NAME_HINT = (
 )
 
 
-def test_exported_pod_with_node_name(run):
+def test_exported_pod_with_node_name(run, tmp_path):
     r = run("schedule", OPENSHIFT_POD, "--cluster", f"{RW}/openshift", "-o", "json")
     assert r.code == 1
     (res,) = json.loads(r.out)["results"]
@@ -282,8 +295,15 @@ def test_exported_pod_with_node_name(run):
     assert "--ignore-node-name: 1 pod(s) lose spec.nodeName and are scheduled anew" in r.err
     (res,) = json.loads(r.out)["results"]
     assert res["node"] == "ci-ln-d53y532-f76d1-2btqq-worker-b-7x8mw"
-    # check: the bare pod names a node the cluster lacks
+    # check: the bare pod names a node the cluster lacks (the Nodes alone cannot tell whether its
+    # namespace exists: it is given)
+    ns = tmp_path / "ns.yaml"
+    ns.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: openshift-monitoring}\n")
     code, d, err = check_json(run, OPENSHIFT_POD, "--cluster", f"{RW}/openshift")
+    assert code == 0, err
+    assert d["workloads"][0]["verdict"] == "unknown"
+    assert d["workloads"][0]["dominantReason"] == "the cluster state has no Namespaces"
+    code, d, err = check_json(run, OPENSHIFT_POD, "--cluster", f"{RW}/openshift", "--cluster", str(ns))
     assert code == 1
     assert d["workloads"][0]["notes"] == [
         "Pod: spec.nodeName names node worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com, which is not in the "
@@ -291,28 +311,67 @@ def test_exported_pod_with_node_name(run):
         "schedule it anew"
     ]
     assert NODE_NAME_HINT in d["results"][0]["hints"]
-    code, d, err = check_json(run, OPENSHIFT_POD, "--cluster", f"{RW}/openshift", "--ignore-node-name")
+    code, d, err = check_json(
+        run, OPENSHIFT_POD, "--cluster", f"{RW}/openshift", "--cluster", str(ns), "--ignore-node-name"
+    )
     assert code == 0, err
+    assert d["workloads"][0]["verdict"] == "fits"
 
 
 def test_dump_without_storage_classes_says_so(run):
     code, d, err = check_json(run, f"{RW}/derived/cockroachdb-statefulset.yaml", "--cluster", EKS)
-    assert code == 1
+    assert code == 0, err
     (w,) = d["workloads"]
-    assert w["dominantReason"] == "pod has unbound immediate PersistentVolumeClaims"
+    assert (w["verdict"], w["placed"], w["notPlaced"], w["pods"]) == ("unknown", 0, 0, [])
+    assert w["dominantReason"] == "the cluster state has no StorageClasses"
+    assert w["message"] == (
+        "cannot tell: PersistentVolumeClaim default/datadir-cockroachdb-0 (and 2 more) needs the default StorageClass, "
+        "and the cluster state holds no StorageClass objects (a `kubectl cluster-info dump` saves none): add them with "
+        "--cluster storageclasses.yaml (`kubectl get storageclasses -o yaml > storageclasses.yaml`), or save the whole "
+        "cluster state with `kwhatif snapshot`"
+    )
+    assert (d["summary"]["unknown"], d["summary"]["warnings"], d["summary"]["doNotFit"]) == (1, 1, 0)
     assert (
         "StatefulSet: volumeClaimTemplate datadir names no StorageClass; the cluster state holds no StorageClass objects "
         "at all (a `kubectl cluster-info dump` saves none), so the default class is unknown: save them with "
         "`kubectl get storageclasses -o yaml > storageclasses.yaml` and add --cluster storageclasses.yaml"
     ) in w["notes"]
+    assert run("check", f"{RW}/derived/cockroachdb-statefulset.yaml", "--cluster", EKS, "--strict").code == 1
+    r = run("check", f"{RW}/derived/cockroachdb-statefulset.yaml", "--cluster", EKS)
+    assert r.code == 0
+    assert r.out.splitlines()[:2] == [
+        "KIND         WORKLOAD             DESIRED    PLACED    NOT PLACED    VERDICT    DOMINANT REASON",
+        "StatefulSet  default/cockroachdb  3          -         -             unknown    the cluster state has no StorageClasses",
+    ]
+    assert r.out.splitlines()[-1] == (
+        "0/0 workloads fit, 1 unknown (profile default-scheduler, 2 nodes, kube-scheduler 1.31.14 from the nodes' kubelets)"
+    )
+    r = run("check", f"{RW}/derived/cockroachdb-statefulset.yaml", "--cluster", EKS, "-o", "junit")
+    assert (
+        '<skipped message="StatefulSet default/cockroachdb: unknown (the cluster state has no StorageClasses)">'
+        in r.out
+    )
+    # the cluster's default StorageClass (EKS's gp2) as a second --cluster: a known answer
+    code, d, err = check_json(
+        run, f"{RW}/derived/cockroachdb-statefulset.yaml", "--cluster", EKS, "--cluster", EKS_STORAGE_CLASS
+    )
+    assert code == 0, err
+    (w,) = d["workloads"]
+    assert (w["verdict"], w["placed"], w["notPlaced"]) == ("fits", 3, 0)
+    assert d["summary"]["unknown"] == 0
 
 
-def test_custom_resources_are_listed_as_not_checked(run):
+def test_custom_resources_are_listed_as_not_checked(run, tmp_path):
     kp = f"{RW}/kube-prometheus"
+    # the dump holds no Namespace objects: the monitoring namespace is given
+    ns = tmp_path / "ns.yaml"
+    ns.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}\n")
     files = (
         f"{kp}/alertmanager-alertmanager.yaml",
         f"{kp}/prometheus-prometheus.yaml",
         f"{kp}/blackboxExporter-deployment.yaml",
+        "--cluster",
+        str(ns),
     )
     code, d, err = check_json(run, *files, "--cluster", EKS)
     assert code == 0, err
@@ -335,7 +394,11 @@ def test_custom_resources_are_listed_as_not_checked(run):
     )
     r = run("check", *files, "--cluster", EKS, "-o", "junit")
     assert r.code == 0
-    assert '<skipped message="Alertmanager monitoring/main: not checked (a custom resource)" />' in r.out
+    assert (
+        '<skipped message="Alertmanager monitoring/main: not checked (a custom resource)">Alertmanager '
+        "(monitoring.coreos.com) is a custom resource: the operator that watches it creates its pods, and kwhatif "
+        "cannot tell which, so they are not checked; the manifest asks for 3 pod(s) (spec.replicas 3)</skipped>"
+    ) in r.out
 
 
 def test_capacity_of_a_workload_and_schedule_names_the_workload(run):

@@ -105,7 +105,28 @@ CHECK_MANIFESTS: list[tuple[int, dict[str, Any]]] = [
         },
     ),
     (84, make_pod().name("debug").req(cpu="100m").dict()),
+    (
+        90,
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "default"},
+            "spec": {
+                "replicas": 2,
+                "serviceName": "db",
+                "selector": {"matchLabels": {"app": "db"}},
+                "template": {
+                    "metadata": {"labels": {"app": "db"}},
+                    "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+                },
+                "volumeClaimTemplates": [
+                    {"metadata": {"name": "data"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+                ],
+            },
+        },
+    ),
 ]
+NAMESPACES = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in ("default", "team")]
 QUOTA = {
     "apiVersion": "v1",
     "kind": "ResourceQuota",
@@ -115,7 +136,8 @@ QUOTA = {
 
 
 def check_of(manifests: list[tuple[int, dict[str, Any]]], *, strict: bool = False) -> CheckReport:
-    state = make_cluster(nodes() + [QUOTA])
+    # the state lists its Namespaces but holds no StorageClass: the StatefulSet's claims make it unknown
+    state = make_cluster(nodes() + [QUOTA, *NAMESPACES])
     docs = [Document(copy.deepcopy(b), f"release.yaml:{line}", b["kind"], b["apiVersion"]) for line, b in manifests]
     result, sched = check(state, docs, lambda st: scheduler(st, compact=True))
     sched_report = schedule_report(
@@ -141,6 +163,7 @@ def test_check_verdicts():
         ("Deployment", "batch", "DOES NOT FIT", 0, 2),
         ("Deployment", "api", "refused by quota", 1, 1),
         ("DaemonSet", "agent", "no eligible nodes", 0, 0),
+        ("StatefulSet", "db", "unknown", 0, 0),
         ("Pod", "debug", "fits", 1, 0),
         ("Prometheus", "main", "not checked", 0, 0),
     ]
@@ -157,6 +180,8 @@ def _manifests(*names: str) -> list[tuple[int, dict[str, Any]]]:
         pytest.param(("web", "agent", "main"), False, ExitCode.OK, id="warnings"),
         pytest.param(("web", "agent"), True, ExitCode.UNSCHEDULABLE, id="warnings-strict"),
         pytest.param(("web", "main"), True, ExitCode.UNSCHEDULABLE, id="not-checked-strict"),
+        pytest.param(("web", "db"), False, ExitCode.OK, id="unknown"),
+        pytest.param(("web", "db"), True, ExitCode.UNSCHEDULABLE, id="unknown-strict"),
         pytest.param(("web", "batch"), False, ExitCode.UNSCHEDULABLE, id="does-not-fit"),
         pytest.param(("web", "api"), False, ExitCode.UNSCHEDULABLE, id="refused-by-quota"),
     ],

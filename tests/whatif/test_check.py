@@ -218,3 +218,92 @@ def test_limit_range_default_limit_below_the_request_makes_the_pod_invalid():
         "cpu limit of 1"
     )
     assert result.attempts == []
+
+
+CLAIM_TEMPLATES = [{"metadata": {"name": "data"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}}]
+STANDARD = {
+    "apiVersion": "storage.k8s.io/v1",
+    "kind": "StorageClass",
+    "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+    "provisioner": "ebs.csi.aws.com",
+    "volumeBindingMode": "WaitForFirstConsumer",
+}
+HIGH = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+
+
+def _verdicts(result: Any) -> list[tuple[str, str | None, list[str]]]:
+    return [
+        (cw.name, None if cw.verdict is None else str(cw.verdict), [s for s, _ in cw.missing])
+        for cw in result.workloads
+    ]
+
+
+def test_claims_without_any_storage_class_are_unknown():
+    result = run_check(NODES, [sts(volumeClaimTemplates=CLAIM_TEMPLATES)])
+    assert _verdicts(result) == [("db", "unknown", ["the cluster state has no StorageClasses"])]
+    assert result.workloads[0].pods == [] and result.attempts == []
+    # with the class, the pods are placed
+    result = run_check([*NODES, STANDARD], [sts(volumeClaimTemplates=CLAIM_TEMPLATES)])
+    assert _verdicts(result) == [("db", None, [])]
+    assert len(result.attempts) == 2
+
+
+def test_a_claim_the_pv_controller_binds_needs_no_class():
+    pv = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": "pv-1"},
+        "spec": {
+            "capacity": {"storage": "1Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": "manual",
+            "hostPath": {"path": "/mnt"},
+        },
+    }
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c", "namespace": "default"},
+        "spec": {
+            "storageClassName": "manual",
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+        },
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {
+            "containers": [{"name": "c", "image": "x"}],
+            "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c"}}],
+        },
+    }
+    result = run_check(NODES, [pv, claim, pod])
+    assert _verdicts(result) == [("p", None, [])]
+
+
+def test_a_missing_priority_class_is_unknown_only_when_the_state_lists_none():
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"priorityClassName": "high", "containers": [{"name": "c", "image": "x"}]},
+    }
+    result = run_check(NODES, [pod])
+    assert _verdicts(result) == [("p", "unknown", ["the cluster state has no PriorityClasses"])]
+    assert result.workloads[0].refused == 0
+    other = {**HIGH, "metadata": {"name": "other"}}
+    result = run_check([*NODES, other], [pod])
+    assert result.workloads[0].refused_by is not None and str(result.workloads[0].refused_by) == "refused by Priority"
+
+
+def test_a_live_state_is_whole():
+    # read live (or saved by `kwhatif snapshot`), an empty list means the cluster has none
+    state = make_cluster(NODES)
+    state.server_version = "v1.30.6"
+    cfg = default_configuration()
+    doc = sts(volumeClaimTemplates=CLAIM_TEMPLATES)
+    docs = [Document(copy.deepcopy(doc), "x.yaml", doc["kind"], doc["apiVersion"])]
+    result, _ = check(state, docs, lambda st: Scheduler(st, cfg, options=Options(preemption=False, compact=True)))
+    assert _verdicts(result) == [("db", None, [])]

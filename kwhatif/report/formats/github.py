@@ -17,9 +17,15 @@ class GithubFormatter(Formatter):
         that have no eligible node (an error with --strict), and a notice summing up."""
         lines = []
         for w in report.workloads:
-            if w.fits:
-                continue
             file, line = w.file_and_line()
+            if w.fits:
+                # it fits as the API server leaves it (a field dropped, say): worth a look
+                lines += [
+                    f"::warning file={_esc_prop(file)},line={line},title={_esc_prop(f'{w.kind} {w.namespace}/{w.name}')}"
+                    f"::{_esc_data(n)}"
+                    for n in w.verdict_notes
+                ]
+                continue
             level = "error" if w.failed or report.strict else "warning"
             msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
             lines.append(

@@ -325,7 +325,7 @@ var app=document.getElementById('app');function add(x){if(x)app.appendChild(x);}
 function schedule(){
   doc.results.forEach(function(r,i){add(podSection(r,ALL||i<5));});add(notes(doc.notes));}
 
-var VERDICT={'fits':'s-ok','DOES NOT FIT':'s-bad','no eligible nodes':'s-warn','not checked':'s-warn'};
+var VERDICT={'fits':'s-ok','DOES NOT FIT':'s-bad','no eligible nodes':'s-warn','not checked':'s-warn','unknown':'s-warn'};
 function check(){
   var byPod={};doc.results.forEach(function(r){byPod[ref(r.pod)]=r;});
   var verdicts={};doc.workloads.forEach(function(w){verdicts[w.verdict]=1;});

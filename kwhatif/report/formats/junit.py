@@ -131,9 +131,10 @@ class JUnitFormatter(Formatter):
             )
             if w.fits:
                 out = ET.SubElement(case, "system-out")
-                out.text = f"{w.placed}/{w.desired} pods placed"
+                out.text = "\n".join((f"{w.placed}/{w.desired} pods placed", *w.verdict_notes))
             elif w in skipped:
-                ET.SubElement(case, "skipped", {"message": w.headline})
+                skip = ET.SubElement(case, "skipped", {"message": w.headline})
+                skip.text = "\n".join(dict.fromkeys(t for t in (w.message, *w.verdict_notes) if t)) or None
             else:
                 kind = "Refused" if w.refused_by_admission else ("Unschedulable" if w.failed else "Warning")
                 f = ET.SubElement(
@@ -141,7 +142,7 @@ class JUnitFormatter(Formatter):
                     "failure",
                     {"message": f"{w.headline.split(': ', 1)[1]}: {w.dominant_reason or w.verdict}", "type": kind},
                 )
-                f.text = w.message or "\n".join(w.notes)
+                f.text = "\n".join(dict.fromkeys(t for t in (w.message, *w.verdict_notes) if t)) or "\n".join(w.notes)
         return junit_document(suite)
 
     def capacity(self, report: CapacityReport) -> str:

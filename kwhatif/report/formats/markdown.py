@@ -17,6 +17,7 @@ from kwhatif.report.formats.escape import (
 )
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport, version_suffix
+from kwhatif.report.verdict import Verdict
 
 
 def _icon(r: PodResult) -> str:
@@ -163,12 +164,12 @@ class MarkdownFormatter(Formatter):
             if w.evicts:
                 why = (why + "; " if why else "") + "evicts " + ", ".join(_code(p) for p in w.evicts)
             lines.append(
-                f"| {icon} {_cell(w.kind)} {_code(f'{w.namespace}/{w.name}')} | {_cell(w.desired_text)} | {w.placed}"
-                f" | {w.not_placed} | {why} |"
+                f"| {icon} {_cell(w.kind)} {_code(f'{w.namespace}/{w.name}')} | {_cell(w.desired_text)}"
+                f" | {w.placed if w.checked else '-'} | {w.not_placed if w.checked else '-'} | {why} |"
             )
         lines.append("")
         for w in report.workloads:
-            if w.failed and w.message:
+            if (w.failed or w.verdict is Verdict.UNKNOWN) and w.message:
                 lines += [
                     f"<details><summary>{html_text(w.kind)} <code>{html_text(f'{w.namespace}/{w.name}')}</code></summary>",
                     "",
@@ -177,6 +178,13 @@ class MarkdownFormatter(Formatter):
                     "</details>",
                     "",
                 ]
+        verdict_notes = [
+            f"- {_cell(w.kind)} {_code(f'{w.namespace}/{w.name}')}: {_cell(n)}"
+            for w in report.workloads
+            for n in w.verdict_notes
+        ]
+        if verdict_notes:
+            lines += verdict_notes + [""]
         for n in report.notes:
             lines += [f"_{_cell(n)}_", ""]
         return "\n".join(lines).rstrip() + "\n"

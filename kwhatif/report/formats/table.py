@@ -25,6 +25,7 @@ from kwhatif.report.formats.escape import escape_strings, guard_commands, visibl
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.groups import GroupEntry
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
+from kwhatif.report.verdict import Verdict
 
 # Short column headings for upstream score plugins.
 SHORT = {
@@ -113,7 +114,7 @@ class TableFormatter(Formatter):
                 )
             )
         for w in report.workloads:
-            if w.failed and w.message:
+            if (w.failed or w.verdict is Verdict.UNKNOWN) and w.message:
                 block = [
                     f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}",
                     f"  {w.message}",
