@@ -21,8 +21,8 @@ class GithubFormatter(Formatter):
             if w.fits:
                 # it fits as the API server leaves it (a field dropped, say): worth a look
                 lines += [
-                    f"::warning file={_esc_prop(file)},line={line},title={_esc_prop(f'{w.kind} {w.namespace}/{w.name}')}"
-                    f"::{_esc_data(n)}"
+                    f"::warning file={github_property(file)},line={line},"
+                    f"title={github_property(f'{w.kind} {w.namespace}/{w.name}')}::{github_data(n)}"
                     for n in w.verdict_notes
                 ]
                 continue
