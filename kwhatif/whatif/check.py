@@ -25,7 +25,7 @@ from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
-from kwhatif.errors import InputError
+from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.load.pods import pods_from_documents, prepare_incoming, unverified_namespaces_note
@@ -229,13 +229,24 @@ def check(
                     f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed"
                 )
         if running and leave_first:
+            invalid = _invalid(w, state, index, stale)
+            if invalid is not None:
+                # the API server refuses the new version: the running pods stay as they are
+                checked.append(_invalid_entry(w, invalid, notes))
+                index += 1
+                continue
             state.pods = [p for p in state.pods if p.key not in keys]
             state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
             for p in running:
                 chain.release(p)
         replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
-        exp = wl.expand_workload(w, state, index=index, stale=stale)
+        try:
+            exp = wl.expand_workload(w, state, index=index, stale=stale)
+        except FieldError as e:
+            checked.append(_invalid_entry(w, e, notes))
+            index += 1
+            continue
         index += 1
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
         if running:
@@ -271,9 +282,16 @@ def check(
         checked.append(cw)
     refusals: dict[str, Refused[Pod]] = {}
     admitted: dict[str, str] = {}
-    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted, chain=chain)
+    invalid_pods: dict[int, FieldError] = {}
+    bare, _ = pods_from_documents(
+        pod_docs, state, refusals=refusals, admitted=admitted, chain=chain, invalid=invalid_pods
+    )
     bare = prepare_incoming(bare, state, replace_existing=not surge)
-    for pod, doc in zip(bare, pod_docs):
+    for i, error in invalid_pods.items():
+        cw = _unevaluated(pod_docs[i], 1, Verdict.REFUSED_BY_API)
+        cw.refused, cw.refusal = 1, _field_error_text(error)
+        checked.append(cw)
+    for pod, doc in zip(bare, [d for i, d in enumerate(pod_docs) if i not in invalid_pods]):
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
         if pod.key in admitted:
             cw.notes.append(admitted[pod.key])
@@ -534,6 +552,50 @@ def _uses_claim(pod: Pod, key: str) -> bool:
     if pod.namespace != ns:
         return False
     return any(v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes)
+
+
+# --- validation ---------------------------------------------------------------------------------------
+
+
+def _invalid(w: Workload, state: ClusterState, index: int, stale: frozenset[str]) -> FieldError | None:
+    """The field error the API server answers ``w`` with, if any (its pods are not built for keeps)."""
+    from kwhatif.load import workloads as wl
+
+    try:
+        wl.expand_workload(w, state, index=index, stale=stale)
+    except FieldError as e:
+        return e
+    return None
+
+
+def _field_error_text(error: FieldError) -> str:
+    """The field error as the API server words it: "<path>: <what is wrong>"."""
+    return f"{error.field}: {error.message}" if error.field else error.message
+
+
+def _invalid_entry(w: Workload, error: FieldError, notes: list[str]) -> CheckedWorkload:
+    """A workload the API server refuses (a field it does not accept): it is never created, nor
+    are its pods."""
+    desired = _declared_replicas(w)
+    cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, desired, [], notes=notes)
+    cw.verdict = cw.refused_by = Verdict.REFUSED_BY_API
+    cw.refused, cw.refusal = desired or 0, _field_error_text(error)
+    return cw
+
+
+def _declared_replicas(w: Workload) -> int | None:
+    """The pods a workload asks for as its manifest says (None when it does not say, or says
+    something invalid)."""
+    spec = w.body.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    if w.kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        n = spec.get("replicas", 1)
+    elif w.kind == "Job":
+        n = spec.get("parallelism", 1)
+    else:
+        return None
+    return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_PODS else None
 
 
 # --- custom resources -----------------------------------------------------------------------------
