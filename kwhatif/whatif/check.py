@@ -26,6 +26,7 @@ from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import FieldError, InputError
+from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.load.pods import pods_from_documents, prepare_incoming, unverified_namespaces_note
@@ -50,6 +51,8 @@ class CheckedWorkload:
     refusal: str | None = None  # what it answers for the first of them
     refused_by: Verdict | None = None
     verdict: Verdict | None = None  # decided without scheduling (not checked, no eligible nodes)
+    ordered_ready: bool = False  # a StatefulSet that creates its pods one at a time (OrderedReady)
+    never_created: int = 0  # OrderedReady: pods after the first one that does not fit
 
     @property
     def key(self) -> str:
@@ -249,6 +252,7 @@ def check(
             continue
         index += 1
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
+        cw.ordered_ready = w.kind == "StatefulSet" and _pod_management_policy(w) == "OrderedReady"
         if running:
             cw.notes.append(
                 f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)"
@@ -338,7 +342,46 @@ def check(
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
     attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
+    ordered = [cw for cw in checked if cw.ordered_ready and len(cw.pods) > 1]
+    for _ in ordered:
+        # OrderedReady: the pods after the first one that stays pending are never created, so
+        # they take no room from the others: place again without them
+        never = _never_created(ordered, attempts)
+        if not never:
+            break
+        all_pods = [p for p in all_pods if p.key not in never]
+        sched = sched_factory(state)
+        attempts = sched.run(all_pods, skip_unchanged=True)
+    for cw in ordered:
+        if cw.never_created:
+            pending = cw.pods[-1].name
+            cw.notes.append(
+                f"StatefulSet: {pending} does not fit, and OrderedReady creates the next pod only once it is Running "
+                f"and Ready: the {cw.never_created} pod(s) after it are never created while it is pending"
+            )
     return CheckResult(checked, attempts, skipped, result_notes), sched
+
+
+def _never_created(ordered: list[CheckedWorkload], attempts: list[Attempt]) -> set[str]:
+    """The pods of OrderedReady StatefulSets after each one's first pod that is not placed (by
+    its last attempt); they leave the workloads' pods and are counted as never created."""
+    last = {a.pod.key: a.result for a in attempts}
+    never: set[str] = set()
+    for cw in ordered:
+        first = next((i for i, p in enumerate(cw.pods) if last.get(p.key) is not PodOutcome.SCHEDULED), None)
+        if first is None or first == len(cw.pods) - 1:
+            continue
+        later = cw.pods[first + 1 :]
+        never.update(p.key for p in later)
+        cw.pods = cw.pods[: first + 1]
+        cw.never_created += len(later)
+    return never
+
+
+def _pod_management_policy(w: Workload) -> str:
+    spec = w.body.get("spec")
+    policy = spec.get("podManagementPolicy") if isinstance(spec, dict) else None
+    return policy if isinstance(policy, str) and policy else "OrderedReady"
 
 
 # --- admission and controllers -------------------------------------------------------------------
