@@ -9,7 +9,7 @@ import yaml
 
 CLUSTER = "samples/cluster.yaml"
 
-_QUANTITY = "spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity 'abc'"
+_QUANTITY = "spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: \"abc\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 _MANIFEST = """\
 apiVersion: apps/v1
 kind: Deployment
