@@ -196,6 +196,11 @@ def check(
     for w in sorted(manifest_state.workloads.values(), key=lambda w: _doc_order(workload_docs, w)):
         notes: list[str] = []
         w = _autoscaled(w, state, hpa_max, notes)
+        name_error = _name_error(w)
+        if name_error is not None:
+            checked.append(_invalid_entry(w, name_error, notes))
+            index += 1
+            continue
         current = state.workloads.get(w.key)
         running = wl.owned_pods(current or w, state)
         keys = {p.key for p in running}
@@ -291,11 +296,14 @@ def check(
         pod_docs, state, refusals=refusals, admitted=admitted, chain=chain, invalid=invalid_pods
     )
     bare = prepare_incoming(bare, state, replace_existing=not surge)
-    for i, error in invalid_pods.items():
-        cw = _unevaluated(pod_docs[i], 1, Verdict.REFUSED_BY_API)
-        cw.refused, cw.refusal = 1, _field_error_text(error)
-        checked.append(cw)
-    for pod, doc in zip(bare, [d for i, d in enumerate(pod_docs) if i not in invalid_pods]):
+    valid = iter(bare)
+    for i, doc in enumerate(pod_docs):
+        if i in invalid_pods:
+            cw = _unevaluated(doc, 1, Verdict.REFUSED_BY_API)
+            cw.refused, cw.refusal = 1, _field_error_text(invalid_pods[i])
+            checked.append(cw)
+            continue
+        pod = next(valid)
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
         if pod.key in admitted:
             cw.notes.append(admitted[pod.key])
@@ -608,6 +616,17 @@ def _invalid(w: Workload, state: ClusterState, index: int, stale: frozenset[str]
         wl.expand_workload(w, state, index=index, stale=stale)
     except FieldError as e:
         return e
+    return None
+
+
+def _name_error(w: Workload) -> FieldError | None:
+    """ValidateObjectMeta of a workload: its name must be a DNS subdomain (the name of every
+    workload kind kwhatif expands)."""
+    from kwhatif.api import fields as f
+    from kwhatif.api.names import is_dns1123_subdomain
+
+    for msg in is_dns1123_subdomain(w.name):
+        return f.invalid("metadata.name", w.name, msg)
     return None
 
 

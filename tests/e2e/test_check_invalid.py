@@ -196,3 +196,37 @@ def test_toleration_validation(run, tmp_path, version):
         for w in json.loads(r.out)["workloads"]
     }
     assert got == {name: error for name, (_, error) in _TOLERATIONS.items()}
+
+
+def test_a_workload_name_the_api_server_refuses_and_verdicts_in_document_order(run, tmp_path):
+    manifest = tmp_path / "names.yaml"
+    manifest.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: first}\nspec: {containers: [{name: c, image: i}]}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: second}\n"
+        "spec: {containers: [{name: c, image: i, resources: {requests: {memory: 1kk}}}]}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: third}\nspec: {containers: [{name: c, image: i}]}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: Bad_Name}\nspec:\n"
+        "  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n"
+        "    spec: {containers: [{name: c, image: i}]}\n"
+    )
+    r = run("check", str(manifest), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 1, r.err
+    got = [(w["kind"], w["name"], w["verdict"], w["message"]) for w in json.loads(r.out)["workloads"]]
+    assert got == [
+        (
+            "Deployment",
+            "Bad_Name",
+            "refused by the API server",
+            'metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case '
+            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+            "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+        ("Pod", "first", "fits", None),
+        (
+            "Pod",
+            "second",
+            "refused by the API server",
+            'spec.containers[0].resources.requests[memory]: Invalid value: "1kk": unable to parse quantity\'s suffix',
+        ),
+        ("Pod", "third", "fits", None),
+    ]
