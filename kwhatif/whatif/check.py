@@ -240,6 +240,7 @@ def check(
             invalid = _invalid(w, state, index, stale)
             if invalid is not None:
                 # the API server refuses the new version: the running pods stay as they are
+                notes.append(f"the API server refuses the update: the {len(keys)} running pod(s) keep running")
                 checked.append(_invalid_entry(w, invalid, notes))
                 index += 1
                 continue

@@ -230,3 +230,17 @@ def test_a_workload_name_the_api_server_refuses_and_verdicts_in_document_order(r
         ),
         ("Pod", "third", "fits", None),
     ]
+
+
+def test_an_invalid_update_of_a_running_workload_leaves_its_pods_running(run, tmp_path):
+    web = tmp_path / "web.yaml"
+    web.write_text(open("samples/workloads/release.yaml").read().split("---")[0].replace('cpu: "1"', 'cpu: "abc"'))
+    r = run("check", str(web), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 1, r.err
+    (w,) = json.loads(r.out)["workloads"]
+    assert (w["verdict"], w["desired"], w["replaced"], w["refused"]) == ("refused by the API server", 8, 0, 8)
+    assert w["notes"] == ["the API server refuses the update: the 6 running pod(s) keep running"]
+    assert w["message"] == (
+        'spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: "abc": quantities must match the '
+        "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    )
