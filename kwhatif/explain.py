@@ -11,9 +11,18 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from kwhatif.api.quantity import format_bytes, format_milli_cpu
+from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import node_affinity as na
+from kwhatif.plugins import node_ports as np
+from kwhatif.plugins import node_unschedulable as nu
+from kwhatif.plugins import node_volume_limits as nvl
+from kwhatif.plugins import pod_topology_spread as pts
+from kwhatif.plugins import volume_binding as vb
+from kwhatif.plugins import volume_restrictions as vr
+from kwhatif.plugins import volume_zone as vz
 
 if TYPE_CHECKING:
-    from kwhatif.api.core import Pod
+    from kwhatif.api.core import Node, Pod
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.framework.runtime import Framework
     from kwhatif.framework.types import NodesFit
@@ -36,63 +45,41 @@ def _amount(resource: str, n: int) -> str:
 
 def hints(pod: Pod, fit: NodesFit, snapshot: Snapshot, fw: Framework) -> list[str]:
     """Hints for a pod no node fits, from every node's filter results (none when PreFilter
-    rejected it), leaving out the nodes a PreFilterResult excluded."""
+    rejected it), leaving out the nodes a PreFilterResult excluded. Each hint is derived from the
+    reasons the one plugin that rejects a node gave there, so it says what those reasons say."""
     filters = {} if fit.at_pre_filter else fit.filters
     if not filters:
         return []
     only: dict[str, list[str]] = {}
+    reasons_of: dict[str, tuple[str, ...]] = {}  # node -> the reasons of its only failing plugin
     for name, fr in filters.items():
         if name in fit.excluded:
             continue
-        failing = {st.plugin for st in fr.statuses if not st.is_success() and not st.is_skip()}
-        if len(failing) == 1:
-            only.setdefault(failing.pop(), []).append(name)
+        failing = [st for st in fr.statuses if not st.is_success() and not st.is_skip()]
+        plugins = {st.plugin for st in failing}
+        if len(plugins) == 1:
+            only.setdefault(failing[0].plugin, []).append(name)
+            reasons_of[name] = tuple(r for st in failing for r in st.reasons)
     out: list[str] = []
     if "NodeResourcesFit" in only:
         out.extend(_resource_hint(pod, snapshot, fw, only["NodeResourcesFit"]))
-    if "TaintToleration" in only:
-        taints: Counter[str] = Counter()
-        where: dict[str, list[str]] = {}
-        for name in only["TaintToleration"]:
+    comparison = bool(getattr(fw.plugins.get("TaintToleration"), "comparison_operators", False))
+    for plugin in sorted(only, key=lambda p: _HINT_ORDER.get(p, (len(_HINT_ORDER), p))):
+        if plugin in _SELF_EXPLAINED:
+            continue
+        if plugin == "NodeAffinity":
+            out.extend(_node_affinity_hints(pod, snapshot, only[plugin], reasons_of))
+            continue
+        groups: dict[str, list[str]] = {}
+        for name in only[plugin]:
             ni = snapshot.get(name)
             if ni is None:
                 continue
-            for t in ni.node.taints:
-                if t.effect in ("NoSchedule", "NoExecute") and not any(tol.tolerates(t) for tol in pod.tolerations):
-                    text = t.render()
-                    taints[text] += 1
-                    where.setdefault(text, []).append(name)
-                    break
-        for text, n in taints.most_common(2):
-            out.append(f"{n} node(s) ({_names(where[text])}) would take the pod if it tolerated taint {text}")
-    if "NodeAffinity" in only:
-        nodes = only["NodeAffinity"]
-        wanted = ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items()))
-        seen: Counter[str] = Counter()
-        for k in sorted(pod.node_selector):
-            for name in nodes:
-                ni = snapshot.get(name)
-                if ni is not None:
-                    seen[f"{k}={ni.node.labels.get(k, '<none>')}"] += 1
-        detail = f" (they have {', '.join(f'{s} ×{c}' for s, c in seen.most_common(4))})" if seen else ""
-        what = f"nodeSelector {wanted}" if wanted else "required node affinity"
-        out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only the pod's {what}{detail}")
-    if "NodeUnschedulable" in only:
-        nodes = only["NodeUnschedulable"]
-        out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only because they are cordoned (spec.unschedulable)")
-    if "NodePorts" in only:
-        nodes = only["NodePorts"]
-        ports = ", ".join(f"{p.host_port}/{p.protocol}" for p in pod.host_ports())
-        out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only because host port {ports} is taken there")
-    if "PodTopologySpread" in only:
-        nodes = only["PodTopologySpread"]
-        out.append(
-            f"{len(nodes)} node(s) ({_names(nodes)}) fail only the topology spread constraints "
-            "(maxSkew would be exceeded there)"
-        )
-    if "InterPodAffinity" in only:
-        nodes = only["InterPodAffinity"]
-        out.append(f"{len(nodes)} node(s) ({_names(nodes)}) fail only pod (anti-)affinity")
+            text = node_hint(plugin, reasons_of[name], pod, ni.node, comparison_operators=comparison)
+            groups.setdefault(text, []).append(name)
+        ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        for text, names in ranked[: _MAX_GROUPS.get(plugin, len(ranked))]:
+            out.append(f"{len(names)} node(s) ({_names(names)}) {text}")
     # Plugins that explain themselves (DynamicResources: requests no node can satisfy).
     for pl in fw.plugins.values():
         extra = getattr(pl, "explain_hints", None)
@@ -112,6 +99,151 @@ def hints(pod: Pod, fit: NodesFit, snapshot: Snapshot, fw: Framework) -> list[st
             f"spec.nodeName {pinned} (a pod exported from a cluster keeps the node it ran on): drop spec.nodeName, "
             "or run with --ignore-node-name, to schedule it anew"
         )
+    return out
+
+
+# Plugins whose hints come from elsewhere: resources (the amounts short), DynamicResources (its
+# own explain_hints), NodeName (the spec.nodeName hint).
+_SELF_EXPLAINED = frozenset({"NodeResourcesFit", "DynamicResources", "NodeName"})
+# The order hints are listed in (the plugins of upstream's default profile, then the others by name)
+_HINT_ORDER: dict[str, tuple[int, str]] = {
+    p: (i, p)
+    for i, p in enumerate(
+        (
+            "TaintToleration",
+            "NodeAffinity",
+            "NodeUnschedulable",
+            "NodePorts",
+            "PodTopologySpread",
+            "InterPodAffinity",
+            "VolumeRestrictions",
+            "NodeVolumeLimits",
+            "VolumeBinding",
+            "VolumeZone",
+        )
+    )
+}
+# at most this many hints (the groups of most nodes) for a plugin
+_MAX_GROUPS = {"TaintToleration": 2}
+
+
+def node_hint(
+    plugin: str, reasons: tuple[str, ...], pod: Pod, node: Node, *, comparison_operators: bool = False
+) -> str:
+    """What would open ``node`` to ``pod`` when ``plugin`` is the only filter that rejects it,
+    with ``reasons`` (that plugin's reasons there): a phrase that follows "N node(s) (names)"."""
+    reason = reasons[0] if reasons else ""
+    if plugin == "TaintToleration":
+        untolerated = [
+            t.render()
+            for t in node.taints
+            if t.effect in ("NoSchedule", "NoExecute")
+            and not any(tol.tolerates(t, comparison_operators) for tol in pod.tolerations)
+        ]
+        if len(untolerated) == 1:
+            return f"would take the pod if it tolerated taint {untolerated[0]}"
+        if untolerated:
+            return f"would take the pod if it tolerated taints {_and(untolerated)}"
+    elif plugin == "PodTopologySpread":
+        if reason == pts.ERR_REASON_NODE_LABEL_NOT_MATCH:
+            keys = sorted(
+                {
+                    c.topology_key
+                    for c in pod.topology_spread_constraints
+                    if c.when_unsatisfiable == "DoNotSchedule" and c.topology_key not in node.labels
+                }
+            )
+            what = f"label {keys[0]}" if len(keys) == 1 else f"labels {_and(keys)}" if keys else "topologyKey label"
+            return (
+                f"fail only the topology spread constraints: they lack the {what} the constraints spread over "
+                "(a node without its topologyKey belongs to no domain); label them, or spread over a key they have"
+            )
+        if reason == pts.ERR_REASON_CONSTRAINTS_NOT_MATCH:
+            return "fail only the topology spread constraints (maxSkew would be exceeded there)"
+    elif plugin == "InterPodAffinity":
+        texts = {
+            ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
+            ),
+            ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
+            ),
+            ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
+            ),
+        }
+        if reason in texts:
+            return texts[reason]
+    elif plugin == "NodeUnschedulable" and reason == nu.ERR_REASON_UNSCHEDULABLE:
+        return "fail only because they are cordoned (spec.unschedulable)"
+    elif plugin == "NodePorts" and reason == np.ERR_REASON:
+        ports = ", ".join(f"{p.host_port}/{p.protocol}" for p in pod.host_ports())
+        return f"fail only because host port {ports} is taken there"
+    elif plugin == "VolumeBinding":
+        texts = {
+            vb.ERR_REASON_BIND_CONFLICT: (
+                "fail only because no Available PersistentVolume there matches the pod's unbound claims"
+            ),
+            vb.ERR_REASON_NODE_CONFLICT: (
+                "fail only the node affinity of the PersistentVolumes the pod's claims are bound to"
+            ),
+            vb.ERR_REASON_NOT_ENOUGH_SPACE: (
+                "fail only because their storage capacity (CSIStorageCapacity) is too small for the pod's claims"
+            ),
+            vb.ERR_REASON_PV_NOT_EXIST: (
+                "fail only because a claim of the pod is bound to a PersistentVolume that does not exist"
+            ),
+        }
+        if reason in texts:
+            return texts[reason]
+    elif plugin == "VolumeZone" and reason == vz.ERR_REASON_CONFLICT:
+        return "fail only the zone and region labels of the pod's PersistentVolumes (a volume zone conflict)"
+    elif plugin == "VolumeRestrictions":
+        if reason == vr.ERR_REASON_DISK_CONFLICT:
+            return "fail only because a pod there already mounts the same disk"
+        if "ReadWriteOncePod" in reason:
+            return "fail only because a pod there already uses the pod's ReadWriteOncePod claim"
+    elif plugin == "NodeVolumeLimits" and reason == nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED:
+        return "fail only because the pod's volumes would exceed their attachable volume limit"
+    # any other reason: said as the plugin said it
+    return f"fail only {plugin}: {'; '.join(reasons)}" if reasons else f"fail only {plugin}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _node_affinity_hints(
+    pod: Pod, snapshot: Snapshot, nodes: list[str], reasons_of: dict[str, tuple[str, ...]]
+) -> list[str]:
+    """NodeAffinity: the pod's own selector and required affinity (with the values the nodes
+    have), or the profile's addedAffinity."""
+    out = []
+    own = [n for n in nodes if na.ERR_REASON_POD in reasons_of[n]]
+    if own:
+        wanted = ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items()))
+        seen: Counter[str] = Counter()
+        for k in sorted(pod.node_selector):
+            for name in own:
+                ni = snapshot.get(name)
+                if ni is not None:
+                    seen[f"{k}={ni.node.labels.get(k, '<none>')}"] += 1
+        detail = f" (they have {', '.join(f'{s} ×{c}' for s, c in seen.most_common(4))})" if seen else ""
+        what = f"nodeSelector {wanted}" if wanted else "required node affinity"
+        out.append(f"{len(own)} node(s) ({_names(own)}) fail only the pod's {what}{detail}")
+    enforced = [n for n in nodes if na.ERR_REASON_ENFORCED in reasons_of[n]]
+    if enforced:
+        out.append(
+            f"{len(enforced)} node(s) ({_names(enforced)}) fail only the scheduler profile's addedAffinity "
+            "(NodeAffinityArgs), not the pod's own"
+        )
+    other = [n for n in nodes if n not in own and n not in enforced]
+    if other:
+        ni = snapshot.get(other[0])
+        if ni is not None:
+            out.append(
+                f"{len(other)} node(s) ({_names(other)}) {node_hint('NodeAffinity', reasons_of[other[0]], pod, ni.node)}"
+            )
     return out
 
 

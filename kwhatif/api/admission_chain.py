@@ -93,10 +93,9 @@ class AdmissionChain:
     ``namespaces_listed``: whether the cluster state lists its Namespace objects (None: it holds
     some), the only way NamespaceLifecycle can tell a namespace does not exist. `check` decides it
     before its manifests' own Namespaces join the cluster (they then exist, and a state that listed
-    none still cannot tell about the others); `schedule` takes no Namespace objects, so a manifest's
-    own Namespace never makes its pods' namespace exist there.
-    ``quota``: the ResourceQuota ledger the pods are charged to; None (schedule, capacity): no
-    quota is enforced."""
+    none still cannot tell about the others); `schedule` does the same with its manifests'.
+    ``quota``: the ResourceQuota ledger the pods are charged to; None (capacity, or no
+    ResourceQuota at all): no quota is enforced."""
 
     cluster: Cluster
     namespaces_listed: bool | None = None

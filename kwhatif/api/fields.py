@@ -169,6 +169,8 @@ def int_or_string(d: Dict, key: str, path: str) -> int | str | None:
 def quantity(value: object, path: str) -> Fraction:
     try:
         return q.parse_quantity(value)
+    except q.QuantityFormatError as e:
+        raise invalid(path, value, e.detail) from None
     except q.QuantityError as e:
         raise FieldError(str(e), field=path) from None
 

@@ -7,6 +7,7 @@ adds the file and the object's kind/namespace/name.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from fractions import Fraction
@@ -72,6 +73,8 @@ _KEPT_POD_ANNOTATIONS = frozenset(
     {MIRROR_POD_ANNOTATION, "kubernetes.io/config.source", "cluster-autoscaler.kubernetes.io/safe-to-evict"}
 )
 _EFFECTS = tuple(e.value for e in TaintEffect)
+# validateTaintEffect lists the supported effects in this order
+_EFFECT_ORDER = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _NOT_POSITIVE = "must be greater than zero"
 
@@ -358,7 +361,7 @@ def taint(d: Dict, path: str) -> Taint:
         raise f.required(f"{path}.key")
     effect = f.string(d, "effect", path)
     if effect not in _EFFECTS:
-        raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
+        raise f.unsupported(f"{path}.effect", effect, _EFFECT_ORDER)
     return Taint(key, f.string(d, "value", path), effect)
 
 
@@ -369,6 +372,9 @@ def toleration(d: Dict, path: str) -> Toleration:
     value = f.string(d, "value", path)
     effect = f.string(d, "effect", path)
     seconds = f.integer(d, "tolerationSeconds", path)
+    # ValidateTolerations (pkg/apis/core/validation), in its order; the first problem is the answer
+    for msg in is_qualified_name(key) if key else ():
+        raise f.invalid(f"{path}.key", key, msg)
     if not key and op != "Exists":
         raise f.invalid(
             f"{path}.operator",
@@ -379,16 +385,33 @@ def toleration(d: Dict, path: str) -> Toleration:
         raise f.invalid(f"{path}.effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
     if op in ("Equal", ""):
         op = "Equal"
+        # upstream names the operator field for a bad value
+        value_errors = is_valid_label_value(value)
+        if value_errors:
+            raise f.invalid(f"{path}.operator", value, ";".join(value_errors))
     elif op == "Exists":
         if value:
-            raise f.invalid(f"{path}.operator", d, "value must be empty when `operator` is 'Exists'")
+            raise FieldError(
+                f"Invalid value: {_go_toleration(key, op, value, effect, seconds)}: "
+                "value must be empty when `operator` is 'Exists'",
+                field=f"{path}.operator",
+            )
     elif op not in ("Gt", "Lt"):
         # Gt and Lt exist from 1.35 (TaintTolerationComparisonOperators); what a release does with
         # them is its gate's: the scheduler compares integers with it on, matches nothing with it off.
         raise f.unsupported(f"{path}.operator", op, ("Equal", "Exists"))
     if effect and effect not in _EFFECTS:
-        raise f.unsupported(f"{path}.effect", effect, sorted(_EFFECTS))
+        raise f.unsupported(f"{path}.effect", effect, _EFFECT_ORDER)
     return Toleration(key, op, value, effect, seconds)
+
+
+def _go_toleration(key: str, op: str, value: str, effect: str, seconds: int | None) -> str:
+    """The toleration as the API server prints it in a field error (Go's %#v of the struct)."""
+    shown = "(*int64)(nil)" if seconds is None else f"(*int64)({seconds})"
+    return (
+        f"core.Toleration{{Key:{json.dumps(key)}, Operator:{json.dumps(op)}, Value:{json.dumps(value)}, "
+        f"Effect:{json.dumps(effect)}, TolerationSeconds:{shown}}}"
+    )
 
 
 # --- topology spread ---------------------------------------------------------------------------

@@ -29,11 +29,31 @@ class QuantityError(ValueError):
     pass
 
 
+# resource.ErrFormatWrong: what the API server answers a string that is no quantity at all
+ERR_FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+# resource.ErrSuffix: a number followed by suffix characters that make no suffix ("1kk")
+ERR_SUFFIX = "unable to parse quantity's suffix"
+# what parseQuantityString reads as a number and a suffix, before the suffix is interpreted
+_QUANTITY_FORM = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eEinumkKMGTP]*[-+]?[0-9]*")
+
+
+class QuantityFormatError(QuantityError):
+    """A string the API server cannot decode as a quantity; ``detail`` is its answer
+    (ErrFormatWrong, or ErrSuffix for a suffix it does not know)."""
+
+    def __init__(self, message: str, detail: str) -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
 @functools.lru_cache(maxsize=8192)
 def _parse_str(text: str) -> Fraction:
     m = _QUANTITY_RE.fullmatch(text)
     if m is None:
-        raise QuantityError(f"invalid quantity {text!r}")
+        detail = ERR_SUFFIX if _QUANTITY_FORM.fullmatch(text) else ERR_FORMAT_WRONG
+        raise QuantityFormatError(f"invalid quantity {text!r}", detail)
     sign, number, suffix, exponent = m.groups()
     value = Fraction(number)
     if exponent is not None:

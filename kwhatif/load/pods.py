@@ -39,6 +39,7 @@ def pods_from_documents(
     namespace: str = "default",
     enforce_namespace: bool = False,
     chain: AdmissionChain | None = None,
+    invalid: dict[int, FieldError] | None = None,
 ) -> tuple[list[Pod], list[Document]]:
     """Parse and admit every Pod document; return the pods and the non-Pod documents left.
     ``manifests``, when given, receives each pod's document by "namespace/name" (for --apply;
@@ -47,13 +48,15 @@ def pods_from_documents(
 
     Each pod goes through the API server's admission ``chain`` (default: over ``cluster``): a pod
     it refuses is an error, or, with ``refusals``, recorded there by "namespace/name".
-    ``admitted``, when given, receives what the plugins set, by pod."""
+    ``admitted``, when given, receives what the plugins set, by pod. ``invalid``, when given,
+    receives the field error of each Pod document the API server refuses (by its position in
+    ``docs``) instead of it being raised; that pod is left out."""
     admission = cluster.admission
     chain = chain or AdmissionChain(cluster)
     pods: list[Pod] = []
     rest: list[Document] = []
     seen: dict[str, str] = {}
-    for doc in docs:
+    for position, doc in enumerate(docs):
         kind = classify(doc)
         if kind != "Pod":
             rest.append(doc)
@@ -85,6 +88,9 @@ def pods_from_documents(
                     raise InputError(outcome.message, source=doc.source, obj=doc.describe())
                 refusals[pod.key] = outcome
         except FieldError as e:
+            if invalid is not None:
+                invalid[position] = e
+                continue
             raise e.with_context(source=doc.source, obj=doc.describe()) from None
         if pod.key in seen:
             raise InputError(f"duplicate pod: also defined in {seen[pod.key]}", source=doc.source, obj=doc.describe())

@@ -46,6 +46,7 @@ class WorkloadEntry:
     group: GroupEntry | None = None  # the Workload pod group its pods belong to (gang scheduling)
     custom: bool = False  # a custom resource (not checked: its operator makes the pods)
     verdict_notes: tuple[str, ...] = ()  # the notes that change or qualify the verdict (shown in every format)
+    never_created: int = 0  # OrderedReady StatefulSet: pods after the first one that does not fit
 
     @property
     def evicts(self) -> list[str]:
@@ -87,6 +88,12 @@ class WorkloadEntry:
             return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
         if self.verdict is Verdict.REFUSED_BY_API:
             return f"{self.kind} {self.namespace}/{self.name}: {self.verdict}"
+        if self.never_created and self.results:
+            pending = self.results[-1].pod.name
+            return (
+                f"{self.kind} {self.namespace}/{self.name}: {pending} does not fit; the {self.never_created} pod(s) "
+                "after it are never created while it is pending (OrderedReady)"
+            )
         if self.refused and self.refused == self.not_placed:
             return (
                 f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"
@@ -165,6 +172,8 @@ class CheckReport:
                     "evicts": w.evicts,
                     "notes": list(w.notes),
                     **({"podGroup": w.group.to_dict()} if w.group is not None else {}),
+                    # OrderedReady StatefulSets: pods after the first that does not fit
+                    **({"neverCreated": w.never_created} if w.never_created else {}),
                     "pods": [str(r.pod) for r in w.results],
                 }
                 for w in self.workloads
@@ -220,8 +229,9 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
         placed = sum(1 for r in results if r.status is PodOutcome.SCHEDULED)
         first_bad = next((r for r in results if r.status is not PodOutcome.SCHEDULED), None)
         # pods a DaemonSet already runs (kept with --surge) count as placed
-        already = max(0, (w.desired or 0) - len(w.pods) - w.refused) if w.verdict is None else 0
-        not_placed = len(w.pods) - placed + w.refused
+        never = getattr(w, "never_created", 0)
+        already = max(0, (w.desired or 0) - len(w.pods) - w.refused - never) if w.verdict is None else 0
+        not_placed = len(w.pods) - placed + w.refused + never
         if w.verdict is not None:
             verdict = w.verdict
         elif w.refused and w.refused_by is not None:
@@ -261,6 +271,7 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
                 group=group,
                 custom=w.custom,
                 verdict_notes=tuple(w.verdict_notes),
+                never_created=never,
             )
         )
     return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)

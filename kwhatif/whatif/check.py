@@ -25,7 +25,8 @@ from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
-from kwhatif.errors import InputError
+from kwhatif.errors import FieldError, InputError
+from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.load.pods import pods_from_documents, prepare_incoming
@@ -57,6 +58,8 @@ class CheckedWorkload:
     # notes that change or qualify the verdict (fields the API server drops, why not checked):
     # every output format shows them, not only the JSON
     verdict_notes: list[str] = field(default_factory=list)
+    ordered_ready: bool = False  # a StatefulSet that creates its pods one at a time (OrderedReady)
+    never_created: int = 0  # OrderedReady: pods after the first one that does not fit
 
     @property
     def key(self) -> str:
@@ -201,6 +204,11 @@ def check(
     for w in sorted(manifest_state.workloads.values(), key=lambda w: _doc_order(workload_docs, w)):
         notes: list[str] = []
         w = _autoscaled(w, state, hpa_max, notes)
+        name_error = _name_error(w)
+        if name_error is not None:
+            checked.append(_invalid_entry(w, name_error, notes))
+            index += 1
+            continue
         current = state.workloads.get(w.key)
         running = wl.owned_pods(current or w, state)
         keys = {p.key for p in running}
@@ -237,15 +245,28 @@ def check(
                     f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed"
                 )
         if running and leave_first:
+            invalid = _invalid(w, state, index, stale)
+            if invalid is not None:
+                # the API server refuses the new version: the running pods stay as they are
+                notes.append(f"the API server refuses the update: the {len(keys)} running pod(s) keep running")
+                checked.append(_invalid_entry(w, invalid, notes))
+                index += 1
+                continue
             state.pods = [p for p in state.pods if p.key not in keys]
             state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
             for p in running:
                 chain.release(p)
         replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
-        exp = wl.expand_workload(w, state, index=index, stale=stale)
+        try:
+            exp = wl.expand_workload(w, state, index=index, stale=stale)
+        except FieldError as e:
+            checked.append(_invalid_entry(w, e, notes))
+            index += 1
+            continue
         index += 1
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
+        cw.ordered_ready = w.kind == "StatefulSet" and _pod_management_policy(w) == "OrderedReady"
         if running:
             cw.notes.append(
                 f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)"
@@ -279,9 +300,19 @@ def check(
         checked.append(cw)
     refusals: dict[str, Refused[Pod]] = {}
     admitted: dict[str, str] = {}
-    bare, _ = pods_from_documents(pod_docs, state, refusals=refusals, admitted=admitted, chain=chain)
+    invalid_pods: dict[int, FieldError] = {}
+    bare, _ = pods_from_documents(
+        pod_docs, state, refusals=refusals, admitted=admitted, chain=chain, invalid=invalid_pods
+    )
     bare = prepare_incoming(bare, state, replace_existing=not surge)
-    for pod, doc in zip(bare, pod_docs):
+    valid = iter(bare)
+    for i, doc in enumerate(pod_docs):
+        if i in invalid_pods:
+            cw = _unevaluated(doc, 1, Verdict.REFUSED_BY_API)
+            cw.refused, cw.refusal = 1, _field_error_text(invalid_pods[i])
+            checked.append(cw)
+            continue
+        pod = next(valid)
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
         if pod.key in admitted:
             cw.notes.append(admitted[pod.key])
@@ -340,6 +371,23 @@ def check(
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
     attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
+    ordered = [cw for cw in checked if cw.ordered_ready and len(cw.pods) > 1]
+    for _ in ordered:
+        # OrderedReady: the pods after the first one that stays pending are never created, so
+        # they take no room from the others: place again without them
+        never = _never_created(ordered, attempts)
+        if not never:
+            break
+        all_pods = [p for p in all_pods if p.key not in never]
+        sched = sched_factory(state)
+        attempts = sched.run(all_pods, skip_unchanged=True)
+    for cw in ordered:
+        if cw.never_created:
+            pending = cw.pods[-1].name
+            cw.notes.append(
+                f"StatefulSet: {pending} does not fit, and OrderedReady creates the next pod only once it is Running "
+                f"and Ready: the {cw.never_created} pod(s) after it are never created while it is pending"
+            )
     return CheckResult(checked, attempts, skipped, result_notes), sched
 
 
@@ -416,6 +464,28 @@ def _unknown_storage_classes(state: ClusterState, checked: list[CheckedWorkload]
                     f"(`kubectl get storageclasses -o yaml > storageclasses.yaml`), {_SUPPLY}",
                 )
             )
+
+
+def _never_created(ordered: list[CheckedWorkload], attempts: list[Attempt]) -> set[str]:
+    """The pods of OrderedReady StatefulSets after each one's first pod that is not placed (by
+    its last attempt); they leave the workloads' pods and are counted as never created."""
+    last = {a.pod.key: a.result for a in attempts}
+    never: set[str] = set()
+    for cw in ordered:
+        first = next((i for i, p in enumerate(cw.pods) if last.get(p.key) is not PodOutcome.SCHEDULED), None)
+        if first is None or first == len(cw.pods) - 1:
+            continue
+        later = cw.pods[first + 1 :]
+        never.update(p.key for p in later)
+        cw.pods = cw.pods[: first + 1]
+        cw.never_created += len(later)
+    return never
+
+
+def _pod_management_policy(w: Workload) -> str:
+    spec = w.body.get("spec")
+    policy = spec.get("podManagementPolicy") if isinstance(spec, dict) else None
+    return policy if isinstance(policy, str) and policy else "OrderedReady"
 
 
 # --- admission and controllers -------------------------------------------------------------------
@@ -629,6 +699,61 @@ def _uses_claim(pod: Pod, key: str) -> bool:
     if pod.namespace != ns:
         return False
     return any(v.claim_name == name or (v.kind == "ephemeral" and f"{pod.name}-{v.name}" == name) for v in pod.volumes)
+
+
+# --- validation ---------------------------------------------------------------------------------------
+
+
+def _invalid(w: Workload, state: ClusterState, index: int, stale: frozenset[str]) -> FieldError | None:
+    """The field error the API server answers ``w`` with, if any (its pods are not built for keeps)."""
+    from kwhatif.load import workloads as wl
+
+    try:
+        wl.expand_workload(w, state, index=index, stale=stale)
+    except FieldError as e:
+        return e
+    return None
+
+
+def _name_error(w: Workload) -> FieldError | None:
+    """ValidateObjectMeta of a workload: its name must be a DNS subdomain (the name of every
+    workload kind kwhatif expands)."""
+    from kwhatif.api import fields as f
+    from kwhatif.api.names import is_dns1123_subdomain
+
+    for msg in is_dns1123_subdomain(w.name):
+        return f.invalid("metadata.name", w.name, msg)
+    return None
+
+
+def _field_error_text(error: FieldError) -> str:
+    """The field error as the API server words it: "<path>: <what is wrong>"."""
+    return f"{error.field}: {error.message}" if error.field else error.message
+
+
+def _invalid_entry(w: Workload, error: FieldError, notes: list[str]) -> CheckedWorkload:
+    """A workload the API server refuses (a field it does not accept): it is never created, nor
+    are its pods."""
+    desired = _declared_replicas(w)
+    cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, desired, [], notes=notes)
+    cw.verdict = cw.refused_by = Verdict.REFUSED_BY_API
+    cw.refused, cw.refusal = desired or 0, _field_error_text(error)
+    return cw
+
+
+def _declared_replicas(w: Workload) -> int | None:
+    """The pods a workload asks for as its manifest says (None when it does not say, or says
+    something invalid)."""
+    spec = w.body.get("spec")
+    if not isinstance(spec, dict):
+        return None
+    if w.kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        n = spec.get("replicas", 1)
+    elif w.kind == "Job":
+        n = spec.get("parallelism", 1)
+    else:
+        return None
+    return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_PODS else None
 
 
 # --- custom resources -----------------------------------------------------------------------------

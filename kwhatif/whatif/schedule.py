@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif.api.admission_chain import AdmissionChain
+from kwhatif.api.admission_chain import AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
@@ -275,32 +275,57 @@ def manifest_pods(
 ) -> tuple[list[Pod], dict[str, dict[str, Any]]]:
     """The Pods of the manifests, admitted, and each one's document by "namespace/name" (for
     --apply). Pods without a namespace go to ``namespace``; with ``enforce_namespace`` (-n) an
-    object of another one is an error. The ResourceClaims and ResourceClaimTemplates that come with
-    the pods join the cluster; any other object is an error (`kwhatif check` takes those)."""
+    object of another one is an error. The Namespaces, PriorityClasses, LimitRanges,
+    ResourceQuotas, ResourceClaims and ResourceClaimTemplates that come with the pods join the
+    cluster first, as `kubectl apply -f` creates them (check's merge_objects); any other object is
+    an error (`kwhatif check` takes those). A pod the API server refuses (its namespace, its
+    PriorityClass, a LimitRange or a ResourceQuota) is an error."""
+    from itertools import chain as chain_pods
+
+    from kwhatif.api.resourcequota import QuotaLedger
     from kwhatif.load.cluster import WORKLOAD_KINDS, apply_namespace, classify
+    from kwhatif.load.files import CLUSTER_SCOPED_KINDS
     from kwhatif.load.pods import pods_from_documents, unverified_namespaces_note
 
-    manifests: dict[str, dict[str, Any]] = {}
-    pods, rest = pods_from_documents(
-        docs, state, manifests=manifests, namespace=namespace, enforce_namespace=enforce_namespace
-    )
-    claim_docs = [d for d in rest if d.kind in ("ResourceClaim", "ResourceClaimTemplate")]
-    if claim_docs:
+    companions = [d for d in docs if d.kind in COMPANION_KINDS]
+    # whether the cluster state lists its Namespaces, before the manifests' own join it
+    listed = bool(state.namespaces)
+    if companions:
         from kwhatif.whatif.check import merge_objects
 
+        namespaced = [d for d in companions if d.kind not in CLUSTER_SCOPED_KINDS]
         if enforce_namespace:
-            apply_namespace(claim_docs, namespace)  # kubectl -n: another namespace is an error
-        for d in claim_docs:
+            apply_namespace(namespaced, namespace)  # kubectl -n: another namespace is an error
+        for d in namespaced:
             meta = d.body.get("metadata")
             if isinstance(meta, dict) and not meta.get("namespace"):
                 meta["namespace"] = namespace
-        merge_objects(state, claim_docs, [])
-        rest = [d for d in rest if d.kind not in ("ResourceClaim", "ResourceClaimTemplate")]
-    unverified = unverified_namespaces_note(AdmissionChain(state), {p.namespace for p in pods})
+        merged: list[str] = []
+        merge_objects(state, companions, merged)
+        for line in merged:
+            note(line)
+        docs = [d for d in docs if d.kind not in COMPANION_KINDS]
+    chain = AdmissionChain(
+        state,
+        namespaces_listed=listed,
+        quota=QuotaLedger.of(state.resource_quotas.values(), chain_pods(state.pods, state.pending_pods))
+        if state.resource_quotas
+        else None,
+    )
+    manifests: dict[str, dict[str, Any]] = {}
+    pods, rest = pods_from_documents(
+        docs, state, manifests=manifests, namespace=namespace, enforce_namespace=enforce_namespace, chain=chain
+    )
+    for pod in pods:
+        # ResourceQuota, the last admission plugin, charges the pods one after another
+        outcome = chain.resource_quota(pod)
+        if isinstance(outcome, Refused):
+            raise InputError(outcome.message, source=pod.source or None, obj=f"Pod {pod.key}")
+    unverified = unverified_namespaces_note(chain, {p.namespace for p in pods})
     if unverified:
         note(unverified)
     if rest:
-        # name the workload the user meant to check, not the Namespace or ConfigMap before it
+        # name the workload the user meant to check, not the ConfigMap before it
         doc = next((d for d in rest if classify(d) in WORKLOAD_KINDS), rest[0])
         raise InputError(
             f"kwhatif schedule takes Pods; use `kwhatif check` for {doc.kind} objects",
@@ -308,6 +333,12 @@ def manifest_pods(
             obj=doc.describe(),
         )
     return pods, manifests
+
+
+# The objects `kwhatif schedule` creates with the pods of its manifests, before them
+COMPANION_KINDS = frozenset(
+    {"Namespace", "PriorityClass", "LimitRange", "ResourceQuota", "ResourceClaim", "ResourceClaimTemplate"}
+)
 
 
 @dataclass(slots=True)

@@ -99,3 +99,23 @@ def test_nano_precision_rounds_up():
 def test_no_space_or_unicode_digits(raw):
     with pytest.raises(QuantityError):
         parse_quantity(raw)
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        ("abc", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ("1x", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ("1.2.3", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+        ("1kk", "unable to parse quantity's suffix"),
+        ("5Ki3", "unable to parse quantity's suffix"),
+    ],
+    ids=["letters", "unknown-character", "two-points", "unknown-suffix", "suffix-and-exponent"],
+)
+def test_field_error_of_a_string_that_is_no_quantity(text, detail):
+    from kwhatif.api import fields
+    from kwhatif.errors import FieldError
+
+    with pytest.raises(FieldError) as ei:
+        fields.quantity(text, "spec.containers[0].resources.requests[cpu]")
+    assert str(ei.value) == f'spec.containers[0].resources.requests[cpu]: Invalid value: "{text}": {detail}'

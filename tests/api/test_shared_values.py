@@ -71,4 +71,7 @@ def test_an_error_in_a_shared_shape_names_its_own_path():
     parse.pod(make_pod().name("a").set("spec.containers", [good]).dict())
     with pytest.raises(FieldError) as ei:
         parse.pod(make_pod().name("b").set("spec.containers", [good, bad]).dict())
-    assert str(ei.value) == "spec.containers[1].resources.requests[cpu]: invalid quantity '1x'"
+    assert (
+        str(ei.value)
+        == "spec.containers[1].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    )

@@ -58,7 +58,7 @@ from builders import make_node, make_pod
         (
             make_pod().name("p").req(cpu="1x"),
             "spec.containers[0].resources.requests[cpu]",
-            "invalid quantity '1x'",
+            "Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         ),
         (
             make_pod()

@@ -251,7 +251,7 @@ def _with(body: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     [
         pytest.param(
             _with(SLICE_V1, "spec.devices.0.capacity.memory.value", "40x"),
-            "ResourceSlice n1-gpu: spec.devices[0].capacity[memory].value: invalid quantity '40x'",
+            "ResourceSlice n1-gpu: spec.devices[0].capacity[memory].value: Invalid value: \"40x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
             id="bad-quantity",
         ),
         pytest.param(

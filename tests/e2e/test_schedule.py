@@ -88,7 +88,7 @@ def test_bad_pod_exit_2_one_line(run, tmp_path):
     assert r.out == ""
     lines = [line for line in r.err.splitlines() if not line.startswith("kwhatif: note:")]
     assert lines == [
-        f"kwhatif: error: {bad}: Pod default/x: spec.containers[0].resources.requests[cpu]: invalid quantity '1x'"
+        f"kwhatif: error: {bad}: Pod default/x: spec.containers[0].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     ]
     assert "Traceback" not in r.err
 

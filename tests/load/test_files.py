@@ -164,7 +164,7 @@ BAD = [
     pytest.param(
         "c.yaml",
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: 4x}}\n",
-        "Node n1: status.allocatable[cpu]: invalid quantity '4x'",
+        "Node n1: status.allocatable[cpu]: Invalid value: \"4x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         id="bad-quantity",
     ),
     pytest.param("c.yaml", "\n# nothing here\n", "empty input: no Kubernetes objects", id="empty"),

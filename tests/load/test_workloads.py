@@ -1008,17 +1008,17 @@ ERROR_CASES = [
     ),
     pytest.param(
         apps("Deployment", replicas=0, template=BAD_CPU),
-        "spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        "spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         id="bad-quantity",
     ),
     pytest.param(
         job(template=template({"app": "batch"}, cpu="1x", restartPolicy="Never")),
-        "spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        "spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         id="bad-quantity-job",
     ),
     pytest.param(
         workload("CronJob", "c", {"jobTemplate": {"spec": {"template": template(cpu="1x", restartPolicy="Never")}}}),
-        "spec.jobTemplate.spec.template.spec.containers[0].resources.requests[cpu]: invalid quantity '1x'",
+        "spec.jobTemplate.spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         id="bad-quantity-cronjob",
     ),
     pytest.param(
@@ -1101,7 +1101,7 @@ ERROR_CASES = [
     ),
     pytest.param(
         apps("StatefulSet", volumeClaimTemplates=[claim_template("data", "ten")]),
-        "spec.volumeClaimTemplates[0].spec.resources.requests[storage]: invalid quantity 'ten'",
+        "spec.volumeClaimTemplates[0].spec.resources.requests[storage]: Invalid value: \"ten\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         id="statefulset-claim-bad-storage",
     ),
 ]

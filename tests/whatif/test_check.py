@@ -307,3 +307,43 @@ def test_a_live_state_is_whole():
     docs = [Document(copy.deepcopy(doc), "x.yaml", doc["kind"], doc["apiVersion"])]
     result, _ = check(state, docs, lambda st: Scheduler(st, cfg, options=Options(preemption=False, compact=True)))
     assert _verdicts(result) == [("db", None, [])]
+
+
+# --- objects the API server refuses, and OrderedReady --------------------------------------------
+
+
+def test_an_invalid_workload_is_refused_and_the_others_are_placed():
+    bad = sts()
+    bad["spec"]["replicas"] = -1
+    bad["metadata"] = {"name": "broken", "namespace": "default"}
+    result = run_check(NODES, [bad, sts()])
+    broken, db = result.workloads
+    assert (broken.name, broken.verdict, broken.refusal, broken.pods) == (
+        "broken",
+        "refused by the API server",
+        "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+        [],
+    )
+    assert (db.name, db.verdict, len(db.pods)) == ("db", None, 2)
+    assert [a.result for a in result.attempts] == ["Scheduled", "Scheduled"]
+
+
+@pytest.mark.parametrize(
+    "policy,pods,never,attempted",
+    [
+        pytest.param(None, ["db-0", "db-1"], 1, ["db-0", "db-1"], id="ordered-ready-by-default"),
+        pytest.param("OrderedReady", ["db-0", "db-1"], 1, ["db-0", "db-1"], id="ordered-ready"),
+        pytest.param("Parallel", ["db-0", "db-1", "db-2"], 0, ["db-0", "db-1", "db-2"], id="parallel"),
+    ],
+)
+def test_ordered_ready_never_creates_the_pods_after_one_that_does_not_fit(policy, pods, never, attempted):
+    one_node = [make_node().name("n1").capacity(cpu="2", memory="4Gi", pods="110").dict()]
+    body = sts("1500m")
+    body["spec"]["replicas"] = 3
+    if policy:
+        body["spec"]["podManagementPolicy"] = policy
+    result = run_check(one_node, [body])
+    (cw,) = result.workloads
+    assert [p.name for p in cw.pods] == pods
+    assert cw.never_created == never
+    assert sorted({a.pod.name for a in result.attempts}) == attempted
