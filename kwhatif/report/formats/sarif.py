@@ -13,7 +13,6 @@ notes for the notes. The rules listed are those the results use, in the order of
 from __future__ import annotations
 
 import json
-import re
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterable
@@ -24,7 +23,7 @@ from typing import Any
 from kwhatif import __version__
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
-from kwhatif.report.check import CheckReport, WorkloadEntry
+from kwhatif.report.check import CheckReport, WorkloadEntry, file_and_line
 from kwhatif.report.formats.formatter import Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport
 from kwhatif.report.verdict import Verdict
@@ -35,7 +34,6 @@ INFORMATION_URI = "https://kwhatif.dev"
 
 # the sources that name no file kwhatif can point at (manifests read from standard input)
 _NOT_A_FILE = frozenset({"", "-", "<stdin>"})
-_SOURCE_LINE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?: \(items\[\d+\]\))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,8 +203,7 @@ def artifact_uri(file: str) -> str:
 
 def _location(source: str, kind: str, namespace: str, name: str) -> dict[str, Any]:
     loc: dict[str, Any] = {}
-    m = _SOURCE_LINE.match(source)
-    file, line = (m.group("file"), int(m.group("line"))) if m else (source.split(" (")[0], 1)
+    file, line = file_and_line(source)
     if file not in _NOT_A_FILE:
         loc["physicalLocation"] = {"artifactLocation": {"uri": artifact_uri(file)}, "region": {"startLine": line}}
     loc["logicalLocations"] = [
