@@ -24,6 +24,7 @@ from kwhatif.cache.node_info import NodeInfo, pod_id, shape
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
+from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ConfigError, InputError
 from kwhatif.explain import hints
 from kwhatif.framework.handle import Nominator
@@ -81,6 +82,8 @@ class Attempt:
     num_nodes: int = 0
     cycle: int = 0  # which ScheduleOne call (the members of one pod-group cycle share it)
     pod_group: str = ""  # "namespace/name" of the pod's PodGroup when it went through a pod-group cycle
+    # the devices of the pod's claims on the chosen node, kept when the per-node records are dropped
+    kept_claims: tuple[ClaimDevices, ...] = ()
 
     def compact(self) -> None:
         """Drop the per-node records, keeping the verdict, the chosen node's scores and the
@@ -90,6 +93,7 @@ class Attempt:
         fit, prio = self.fit, self.prioritized
         counts: dict[str, int] = {}
         if fit is not None:
+            self.kept_claims = self.claims
             if fit.filter_reasons is not None:
                 counts = fit.filter_reasons
             else:
@@ -107,6 +111,15 @@ class Attempt:
     @property
     def feasible(self) -> list[str]:
         return self.fit.feasible if self.fit is not None else []
+
+    @property
+    def claims(self) -> tuple[ClaimDevices, ...]:
+        """The devices each claim of the pod gets (or holds) on the chosen node, as its filters
+        recorded them; those kept by compact() once the records are gone."""
+        fr = self.fit.filters.get(self.node) if self.fit is not None and self.node is not None else None
+        if fr is None:
+            return self.kept_claims
+        return tuple(c for st in fr.statuses for c in st.allocations)
 
     @property
     def evaluated_nodes(self) -> int:

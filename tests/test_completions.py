@@ -34,6 +34,8 @@ def test_completion_command(run_cli, shell):
         pytest.param("kwhatif schedule --sch", ["--scheduler-name", "--scheduler-version"], id="scheduler-name"),
         pytest.param("kwhatif schedule --na", ["--namespace"], id="namespace"),
         pytest.param("kwhatif sn", ["snapshot"], id="snapshot-command"),
+        pytest.param("kwhatif check -o s", ["sarif"], id="check-sarif"),
+        pytest.param("kwhatif schedule -o s", ["sarif"], id="schedule-sarif"),
     ],
 )
 def test_bash_completion_offers_the_options(run_cli, monkeypatch, words, expected):

@@ -25,6 +25,7 @@ class Environment:
     no_color: bool = False  # NO_COLOR is set (https://no-color.org)
     terminal_width: int = 100  # columns of the terminal on standard output
     stdout_encoding: str = "utf-8"  # the encoding standard output writes in
+    prog: str = "kwhatif"  # the name chatter starts with ("kubectl whatif" as a kubectl plugin)
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -60,9 +61,9 @@ class Environment:
         return self.stdout_isatty and codecs.lookup(self.stdout_encoding).name == "utf-8"
 
     def say(self, line: str) -> None:
-        """One line of chatter on standard error, after "kwhatif: ": one line, whatever the names it
-        quotes hold (their control characters made visible, as in a table)."""
-        click.echo(f"kwhatif: {visible(line)}", file=self.stderr)
+        """One line of chatter on standard error, after the program's name ("kwhatif: "): one line,
+        whatever the names it quotes hold (their control characters made visible, as in a table)."""
+        click.echo(f"{self.prog}: {visible(line)}", file=self.stderr)
 
     def note(self, line: str) -> None:
         self.say(f"note: {line}")

@@ -8,6 +8,7 @@ Heavy modules are imported inside the commands so that --help and completion sta
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gc
 import io
@@ -114,7 +115,7 @@ def _drop_stdout() -> None:
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until exit
 
 
-def _finish_stdout(code: int, env: Environment) -> int:
+def _finish_stdout(code: int, env: Environment, prog: str = "kwhatif") -> int:
     """Flush standard output here, where a failure can be told in one line, not at exit."""
     try:
         env.stdout.flush()
@@ -125,7 +126,7 @@ def _finish_stdout(code: int, env: Environment) -> int:
         return BROKEN_PIPE
     except OSError as e:
         _drop_stdout()
-        click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
+        click.echo(f"{prog}: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
         return ExitCode.BAD_INPUT
     return code
 
@@ -135,31 +136,44 @@ def _finish_stdout(code: int, env: Environment) -> int:
 BROKEN_PIPE = 141
 
 
-def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
-    """Run the command line; ``env``: the terminal it runs in (default: the process's)."""
+# kubectl runs a plugin named kubectl-whatif on PATH as `kubectl whatif`; usage, help and errors
+# say so.
+KUBECTL_PLUGIN = "kubectl whatif"
+
+
+def kubectl_main() -> None:
+    """The kubectl-whatif command: the same command line, named as kubectl runs it."""
+    main(prog=KUBECTL_PLUGIN)
+
+
+def main(argv: list[str] | None = None, env: Environment | None = None, prog: str = "kwhatif") -> None:
+    """Run the command line; ``env``: the terminal it runs in (default: the process's); ``prog``:
+    the name usage, help and errors give it."""
     _guard_stdout()
     env = env or Environment.from_process()
+    if env.prog != prog:
+        env = dataclasses.replace(env, prog=prog)
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
     debug = "--debug" in args
     if debug:
         args = [a for a in args if a != "--debug"]
     try:
-        rv = cli.main(args=args, prog_name="kwhatif", standalone_mode=False, obj=env)
+        rv = cli.main(args=args, prog_name=prog, standalone_mode=False, obj=env)
         code = int(rv) if isinstance(rv, int) else 0
     except click.exceptions.Exit as e:
         code = e.exit_code
     except click.Abort as e:
         _clear_progress()
         if isinstance(e.__cause__, KeyboardInterrupt):
-            click.echo("kwhatif: interrupted", file=env.stderr)
+            click.echo(f"{prog}: interrupted", file=env.stderr)
             code = ExitCode.INTERRUPTED
         else:
-            click.echo("kwhatif: aborted", file=env.stderr)
+            click.echo(f"{prog}: aborted", file=env.stderr)
             code = ExitCode.BAD_INPUT
     except (Interrupted, KeyboardInterrupt):
         _clear_progress()
-        click.echo("kwhatif: interrupted", file=env.stderr)
+        click.echo(f"{prog}: interrupted", file=env.stderr)
         code = ExitCode.INTERRUPTED
     except click.ClickException as e:
         e.show(file=env.stderr)
@@ -168,7 +182,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
         _clear_progress()
         if debug:
             traceback.print_exc(file=env.stderr)
-        click.echo(f"kwhatif: error: {visible(str(e))}", file=env.stderr)
+        click.echo(f"{prog}: error: {visible(str(e))}", file=env.stderr)
         code = e.exit_code
     except (BrokenPipeError, _ReaderGone):
         # stdout closed early (| head): not an error of kwhatif's, nothing to say
@@ -178,7 +192,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
     except MemoryError:
         if debug:
             traceback.print_exc(file=env.stderr)
-        click.echo("kwhatif: error: out of memory", file=env.stderr)
+        click.echo(f"{prog}: error: out of memory", file=env.stderr)
         code = ExitCode.BAD_INPUT
     except OSError as e:
         # writing the report failed (a full disk, a closed pipe handled above)
@@ -187,9 +201,9 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             traceback.print_exc(file=env.stderr)
         if e.filename is None:
             _drop_stdout()
-            click.echo(f"kwhatif: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
+            click.echo(f"{prog}: error: cannot write to standard output: {e.strerror or e}", file=env.stderr)
         else:
-            click.echo(f"kwhatif: error: {visible(str(e.filename))}: {e.strerror or e}", file=env.stderr)
+            click.echo(f"{prog}: error: {visible(str(e.filename))}: {e.strerror or e}", file=env.stderr)
         code = ExitCode.BAD_INPUT
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, exit 5
         _clear_progress()
@@ -197,10 +211,10 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> None:
             traceback.print_exc(file=env.stderr)
         msg = str(e).splitlines()[0] if str(e) else ""
         click.echo(
-            f"kwhatif: internal error: {type(e).__name__}: {visible(msg)} (run with --debug for the traceback)",
+            f"{prog}: internal error: {type(e).__name__}: {visible(msg)} (run with --debug for the traceback)",
             file=env.stderr,
         )
         code = ExitCode.INTERNAL
-    code = _finish_stdout(code, env)
+    code = _finish_stdout(code, env, prog)
     gc.unfreeze()  # what long_lived() kept out of the collector's way lived as long as the command
     sys.exit(code)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
 from kwhatif.api.core import OwnerReference, Pod, PodResourceClaim
-from kwhatif.dra.types import DeviceRequestAllocationResult, ResourceClaim, ResourceClaimTemplate
+from kwhatif.dra.types import ClaimDevices, DeviceRequestAllocationResult, ResourceClaim, ResourceClaimTemplate
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 # names.SimpleNameGenerator's alphabet and length
@@ -153,3 +153,9 @@ def describe_results(results: Iterable[DeviceRequestAllocationResult]) -> str:
         where = "; ".join(f"{d}/{p}" for d, p in pools)
         parts.append(f"{request} -> {devices} [{where}]")
     return ", ".join(parts)
+
+
+def describe_claim(c: ClaimDevices) -> str:
+    """'claim ns/name: gpus -> gpu-0 [driver/pool]' ('(allocated)' after the name when it holds them)."""
+    ref = f"{c.namespace}/{c.name}" if c.namespace else c.name
+    return f"claim {ref}{' (allocated)' if c.allocated else ''}: {describe_results(c.results)}"

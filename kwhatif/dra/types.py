@@ -202,6 +202,17 @@ class DeviceRequestAllocationResult:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimDevices:
+    """The devices one claim would get on a node, or holds already (``allocated``), for reports:
+    the structured form of the sentence DynamicResources writes in a filter's details."""
+
+    namespace: str
+    name: str
+    allocated: bool
+    results: tuple[DeviceRequestAllocationResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AllocationResult:
     results: tuple[DeviceRequestAllocationResult, ...] = ()
     node_selector: NodeSelector | None = None

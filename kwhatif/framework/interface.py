@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod
     from kwhatif.cache.node_info import NodeInfo, PodInfo
+    from kwhatif.dra.types import ClaimDevices
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
@@ -55,6 +56,8 @@ class Status:
     # kwhatif's own explanation (devices a node would get, why none fit): shown in reports,
     # never part of upstream's reasons or the FitError histogram
     details: tuple[str, ...] = ()
+    # the same for data (DynamicResources: the devices of each claim on a feasible node)
+    allocations: tuple[ClaimDevices, ...] = ()
 
     @classmethod
     def of(cls, code: Code, *reasons: str) -> Status:
@@ -81,7 +84,7 @@ class Status:
         return ", ".join(self.reasons)
 
     def with_plugin(self, plugin: str) -> Status:
-        return Status(self.code, self.reasons, plugin, self.details)
+        return Status(self.code, self.reasons, plugin, self.details, self.allocations)
 
 
 SUCCESS = Status()

@@ -425,7 +425,7 @@ class Framework:
                 if not all_plugins:
                     break
             else:
-                statuses.append(st.with_plugin(name) if st.details else success)
+                statuses.append(st.with_plugin(name) if st.details or st.allocations else success)
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
@@ -435,7 +435,7 @@ class Framework:
             return skip_of(name)
         st = pl.filter(state, pod, node_info)
         if st.code is Code.SUCCESS:
-            return st.with_plugin(name) if st.details else _success_of(name)
+            return st.with_plugin(name) if st.details or st.allocations else _success_of(name)
         if not st.is_rejected():
             return Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
         return st.with_plugin(name)

@@ -94,6 +94,18 @@ def _resolve_credentials(name: str, user: dict[str, Any], cluster: dict[str, Any
             f"kubeconfig user {name!r}: the {pname or 'legacy'} auth-provider is not supported (kubectl "
             f"itself dropped gcp and azure); use {instead} in the user's exec section"
         )
+    token_file = user.get("tokenFile")
+    if isinstance(token_file, str) and token_file and not user.get("token"):
+        # client-go reads the file with its surrounding whitespace trimmed (a token written with
+        # echo ends in a newline, which no HTTP header may hold)
+        path = token_file if os.path.isabs(token_file) or not base else os.path.join(base, token_file)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                user["token"] = fh.read().strip()
+        except (OSError, UnicodeDecodeError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else "not a UTF-8 text file"
+            raise ClusterError(f"kubeconfig user {name!r}: tokenFile {token_file}: {why}") from None
+        user.pop("tokenFile")
     spec = user.get("exec")
     if spec is None or user.get("token") or user.get("tokenFile"):
         return  # a token comes first, as the client reads it

@@ -40,6 +40,7 @@ from kwhatif.dra.explain import Diagnosis, diagnose
 from kwhatif.dra.types import (
     FIRST_AVAILABLE_MAX_SIZE,
     AllocationResult,
+    ClaimDevices,
     ConsumerReference,
     Device,
     ResourceClaim,
@@ -348,21 +349,21 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return _unschedulable(ERR_REASON_NOT_AVAILABLE, *details)
         if s.allocator is not None:
             s.node_allocations[node.name] = allocations
-        return Status(Code.SUCCESS, (), "", tuple(self._describe(s, node.name)))
+        devices = self._devices(s, node.name)
+        return Status(Code.SUCCESS, (), "", tuple(dra_claims.describe_claim(d) for d in devices), devices)
 
-    def _describe(self, s: _State, node_name: str) -> list[str]:
+    def _devices(self, s: _State, node_name: str) -> tuple[ClaimDevices, ...]:
         """The devices each claim gets (or has) on the node, for reports."""
         out = []
         allocations = s.node_allocations.get(node_name, [])
         for j, i in enumerate(s.to_allocate):
             if j < len(allocations):
-                out.append(f"claim {claim_ref(s.claims[i])}: {dra_claims.describe_results(allocations[j].results)}")
+                claim = s.claims[i]
+                out.append(ClaimDevices(claim.namespace, claim.name, False, allocations[j].results))
         for claim in s.claims:
             if claim.allocation is not None:
-                out.append(
-                    f"claim {claim_ref(claim)} (allocated): {dra_claims.describe_results(claim.allocation.results)}"
-                )
-        return out
+                out.append(ClaimDevices(claim.namespace, claim.name, True, claim.allocation.results))
+        return tuple(out)
 
     # --- PostFilter ------------------------------------------------------------------------------
 

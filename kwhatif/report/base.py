@@ -30,6 +30,7 @@ class OutputFormat(enum.StrEnum):
     MARKDOWN = "markdown"
     JUNIT = "junit"
     GITHUB = "github"  # GitHub Actions workflow commands: annotations on the manifest lines
+    SARIF = "sarif"  # a SARIF 2.1.0 log for code scanning: a result per failure at its manifest line
     HTML = "html"  # one self-contained page: the JSON document drawn as tables and heatmaps
 
 
@@ -45,11 +46,16 @@ class ReportKind(enum.StrEnum):
     def formats(self) -> tuple[OutputFormat, ...]:
         """The output formats this kind of report is written in: every one, except those that
         belong to one kind only."""
-        return tuple(f for f in OutputFormat if _ONLY_FOR.get(f, self) is self)
+        return tuple(f for f in OutputFormat if self in _ONLY_FOR.get(f, (self,)))
 
 
-# -o wide is the score breakdown of a schedule; -o github annotates the manifests of a check.
-_ONLY_FOR = {OutputFormat.WIDE: ReportKind.SCHEDULE, OutputFormat.GITHUB: ReportKind.CHECK}
+# -o wide is the score breakdown of a schedule; -o github annotates the manifests of a check;
+# -o sarif points at the manifests of the pods (schedule) and workloads (check) that do not fit.
+_ONLY_FOR = {
+    OutputFormat.WIDE: (ReportKind.SCHEDULE,),
+    OutputFormat.GITHUB: (ReportKind.CHECK,),
+    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK),
+}
 
 
 class Report(Protocol):

@@ -105,10 +105,16 @@ class WorkloadEntry:
         return "?" if self.desired is None else str(self.desired)
 
     def file_and_line(self) -> tuple[str, int]:
-        m = _SOURCE_LINE.match(self.source)
-        if m:
-            return m.group("file"), int(m.group("line"))
-        return self.source.split(" (")[0], 1
+        return file_and_line(self.source)
+
+
+def file_and_line(source: str) -> tuple[str, int]:
+    """The file and line an object's ``source`` names ("deploy.yaml:12 (items[3])"); line 1
+    when it names none."""
+    m = _SOURCE_LINE.match(source)
+    if m:
+        return m.group("file"), int(m.group("line"))
+    return source.split(" (")[0], 1
 
 
 @dataclass(frozen=True, slots=True)

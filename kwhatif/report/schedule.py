@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kwhatif.api.core import Node
+from kwhatif.api.quantity import canonical
 from kwhatif.binder import Binding, Outcome
+from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import NodesFit, PodOutcome, PreFilterRecord, Prioritized
@@ -41,6 +43,8 @@ class FilterEntry:
     # kwhatif's explanation beyond upstream's reasons (for example the devices DynamicResources
     # would allocate on the node, or why it cannot)
     details: tuple[str, ...] = ()
+    # the devices each claim would get on the node (DynamicResources on a feasible node), as data
+    allocations: tuple[ClaimDevices, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -150,6 +154,8 @@ class PodResult:
     reason_counts: Mapping[str, int] = field(default_factory=dict)  # when the node records were dropped
     nominated_node: str = ""  # status.nominatedNodeName the attempt started with
     fast_path: bool = False  # placed on that nominated node without evaluating the others
+    # the devices each claim of the pod gets on its node (DynamicResources), as data
+    claims: tuple[ClaimDevices, ...] = ()
     # Every attempt of the pod, in order, the last one included (the pod's result is that last
     # attempt, with the preemption of an earlier one carried over); empty in an attempt itself.
     attempts: tuple[PodResult, ...] = ()
@@ -262,7 +268,7 @@ class ScheduleReport:
 
 
 def _filter_entry(st: Status) -> FilterEntry:
-    return FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details))
+    return FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details), st.allocations)
 
 
 def _pre_filter_entries(pre: PreFilterRecord | None) -> tuple[FilterEntry, ...]:
@@ -359,6 +365,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         reason_counts=dict(att.reason_counts),
         nominated_node=att.pod.nominated_node_name,
         fast_path=fit is not None and fit.fast_path,
+        claims=att.claims if status is PodOutcome.SCHEDULED else (),
     )
 
 
@@ -447,7 +454,33 @@ def filter_dict(f: FilterEntry) -> dict[str, Any]:
     d: dict[str, Any] = {"plugin": f.plugin, "code": f.code, "reasons": list(f.reasons)}
     if f.details:
         d["details"] = list(f.details)
+    if f.allocations:
+        d["allocations"] = [allocation_dict(c) for c in f.allocations]
     return d
+
+
+def allocation_dict(c: ClaimDevices) -> dict[str, Any]:
+    """One claim's devices on a node (revision 5): per request, in the allocation's order, each
+    device with its driver, pool and admin access, and the capacity it consumes of a shared
+    device where the release models consumable capacity."""
+    requests: dict[str, list[dict[str, Any]]] = {}
+    for r in c.results:
+        device: dict[str, Any] = {
+            "driver": r.driver,
+            "pool": r.pool,
+            "device": r.device,
+            "adminAccess": bool(r.admin_access),
+        }
+        if r.share_id is not None:
+            device["shareID"] = r.share_id
+        if r.consumed_capacity:
+            device["consumedCapacity"] = {k: canonical(v) for k, v in sorted(r.consumed_capacity.items())}
+        requests.setdefault(r.request, []).append(device)
+    return {
+        "claim": {"namespace": c.namespace, "name": c.name},
+        "allocated": c.allocated,
+        "requests": [{"request": name, "devices": devices} for name, devices in requests.items()],
+    }
 
 
 def node_dict(n: NodeEntry) -> dict[str, Any]:
@@ -541,6 +574,8 @@ def _cycle_fields(r: PodResult, like: PodResult | None = None, written: dict[str
             out[key] = written[key]
         else:
             out[key] = build(value)
+    if r.claims:
+        out["claims"] = [allocation_dict(c) for c in r.claims]
     return out
 
 

@@ -14,6 +14,7 @@ _EXTENSIONS = {
     OutputFormat.JUNIT: "xml",
     OutputFormat.MARKDOWN: "md",
     OutputFormat.HTML: "html",
+    OutputFormat.SARIF: "json",
 }
 
 

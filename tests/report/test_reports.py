@@ -437,8 +437,8 @@ def test_a_format_renders_exactly_the_kinds_that_list_it(fmt):
 
 def test_formats_of_each_kind():
     assert {k: [str(f) for f in k.formats] for k in ReportKind} == {
-        ReportKind.SCHEDULE: ["table", "wide", "json", "yaml", "markdown", "junit", "html"],
-        ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github", "html"],
+        ReportKind.SCHEDULE: ["table", "wide", "json", "yaml", "markdown", "junit", "sarif", "html"],
+        ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github", "sarif", "html"],
         ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit", "html"],
         ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit", "html"],
     }

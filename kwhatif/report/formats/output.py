@@ -40,6 +40,10 @@ def get_formatter(fmt: OutputFormat | str, options: RenderOptions | None = None)
         from kwhatif.report.formats.github import GithubFormatter
 
         return GithubFormatter(options)
+    if fmt is OutputFormat.SARIF:
+        from kwhatif.report.formats.sarif import SarifFormatter
+
+        return SarifFormatter(options)
     if fmt is OutputFormat.HTML:
         from kwhatif.report.formats.html import HtmlFormatter
 
