@@ -49,7 +49,14 @@ def test_check_rules_and_results():
     driver = run["tool"]["driver"]
     assert (driver["version"], driver["informationUri"]) == (__version__, "https://kwhatif.dev")
     ids = [r["id"] for r in driver["rules"]]
-    assert ids == ["does-not-fit/NodeResourcesFit", "no-eligible-nodes", "not-checked", "note", "refused-by-quota"]
+    assert ids == [
+        "does-not-fit/NodeResourcesFit",
+        "no-eligible-nodes",
+        "not-checked",
+        "note",
+        "refused-by-quota",
+        "unknown",
+    ]
     for rule in driver["rules"]:
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"] and rule["help"]["text"]
     failures = [
@@ -75,6 +82,7 @@ def test_check_rules_and_results():
         ),
         ("refused-by-quota", "refused-by-quota", "error", "release.yaml", 39, "Deployment/team/api"),
         ("no-eligible-nodes", "no-eligible-nodes", "warning", "release.yaml", 58, "DaemonSet/default/agent"),
+        ("unknown", "unknown", "warning", "release.yaml", 90, "StatefulSet/default/db"),
         ("not-checked", "not-checked", "warning", "release.yaml", 77, "Prometheus/default/main"),
     ]
     quota = next(r for r in run["results"] if r["ruleId"] == "refused-by-quota")
@@ -83,7 +91,9 @@ def test_check_rules_and_results():
         " requested: pods=1, used: pods=1, limited: pods=1"
     )
     assert quota["partialFingerprints"] == {"kwhatifObject/v1": "Deployment/team/api/refused-by-quota"}
-    assert run["properties"] == {"summary": "2/4 workloads fit, 1 with no eligible nodes, 1 not checked on 3 nodes"}
+    assert run["properties"] == {
+        "summary": "2/4 workloads fit, 1 with no eligible nodes, 1 not checked, 1 unknown on 3 nodes"
+    }
     # a note that is the warning's own message is not repeated as a note
     agent = [r["message"]["text"] for r in run["results"] if "DaemonSet/default/agent" in json.dumps(r)]
     assert len(agent) == len(set(t.split(": ", 1)[1] for t in agent))
@@ -97,6 +107,7 @@ def test_strict_makes_the_warnings_errors():
         "refused-by-quota": "error",
         "no-eligible-nodes": "error",
         "not-checked": "error",
+        "unknown": "error",
     }
 
 

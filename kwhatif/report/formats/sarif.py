@@ -3,10 +3,11 @@ scanning services that read it (GitHub code scanning, GitLab, Azure DevOps, IDE 
 
 One run, kwhatif the tool. Each kind of outcome is a rule with a stable id: ``does-not-fit/<Plugin>``
 per filter plugin that turns the nodes away (``does-not-fit`` when no plugin is known), one per
-refusal (``refused-by-quota``, ...), ``no-eligible-nodes``, ``not-checked``, and ``note`` for what
+refusal (``refused-by-quota``, ...), ``no-eligible-nodes``, ``not-checked``, ``unknown``, and ``note`` for what
 kwhatif says about a workload it checked. Each workload that does not fit (check), or pod that
 does not fit (schedule), is a result at its manifest's line: errors for failures, warnings for
-the workloads kwhatif could not check or that have no eligible node (errors with --strict),
+the workloads kwhatif could not check, could not tell or that have no eligible node (errors with
+--strict),
 notes for the notes. The rules listed are those the results use, in the order of their ids.
 """
 
@@ -120,10 +121,21 @@ _VERDICT_RULES = {
     Verdict.NOT_CHECKED: Rule(
         "not-checked",
         "NotChecked",
-        "The workload was not checked: a custom resource",
-        "The object is a custom resource: the operator that watches it creates its pods, and kwhatif "
-        "cannot tell which. A warning: it fails the gate with --strict.",
+        "The object was not checked: kwhatif does not evaluate its kind",
+        "The object is of a kind that may run pods but that kwhatif does not evaluate (a custom resource: "
+        "the operator that watches it creates its pods, and kwhatif cannot tell which). A warning: it fails "
+        "the gate with --strict.",
         "Check the pods the operator creates instead, from their own manifests.",
+        "warning",
+    ),
+    Verdict.UNKNOWN: Rule(
+        "unknown",
+        "Unknown",
+        "Whether the workload fits cannot be told from the cluster state",
+        "The cluster state lacks objects a live cluster would have and the answer depends on "
+        "(StorageClasses, PriorityClasses or Namespaces; a kubectl cluster-info dump saves none). A "
+        "warning: it fails the gate with --strict.",
+        "Add the missing objects with another --cluster file, or save the whole state with kwhatif snapshot.",
         "warning",
     ),
 }
