@@ -6,12 +6,12 @@ from typing import Any
 
 import click
 
-from kwhatif.cli.options import cluster_options, cluster_opts, namespace_option, output_options
+from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, namespace_option, output_options
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["capacity"])
 @click.argument("pod", metavar="POD_OR_WORKLOAD")
 @cluster_options
 @output_options(ReportKind.CAPACITY)

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
     cluster_options,
     cluster_opts,
     ignore_node_name_option,
@@ -17,7 +18,7 @@ from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["check"])
 @click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
 @cluster_options
 @output_options(ReportKind.CHECK)
@@ -55,8 +56,6 @@ def check(
     bare Pods become the pods their controllers would create; other objects in the manifests
     (PriorityClasses, Services, PVCs, LimitRanges, HorizontalPodAutoscalers, ...) join the cluster
     first. A workload that already runs is updated: its current pods leave first, unless --surge.
-    Exit status 0 when everything fits, 1 when something does not fit or is refused (LimitRange,
-    ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.report.check import check_report
     from kwhatif.whatif.check import check as run_check

@@ -61,6 +61,39 @@ def parse_timeout(text: str | None) -> float | None:
         ) from None
 
 
+def _exit_statuses(*lines: str) -> str:
+    """A command's --help epilog: every exit status it can end with (README's Exit status)."""
+    common = (
+        "2   bad usage or bad input (file, YAML, object, field, configuration)",
+        "3   cluster or API error",
+        "5   internal error (--debug shows the traceback)",
+        "130 interrupted (Ctrl-C)",
+        "141 standard output was closed or its reader went away",
+    )
+    rows = sorted((*lines, *common), key=lambda r: int(r.split()[0]))
+    return "\b\nExit status:\n" + "\n".join("  " + r for r in rows)
+
+
+EXIT_STATUS_HELP = {
+    "schedule": _exit_statuses(
+        "0   every pod fits (with --apply: every pod was bound)",
+        "1   at least one pod does not fit",
+        "4   --apply bound some pods and failed others",
+    ),
+    "check": _exit_statuses(
+        "0   every workload fits",
+        "1   something does not fit or is refused (LimitRange, ResourceQuota); with --strict, warnings too",
+    ),
+    "capacity": _exit_statuses("0   counted (and at least --min copies fit)", "1   fewer than --min copies fit"),
+    "drain": _exit_statuses(
+        "0   every evicted pod lands somewhere",
+        "1   a replacement does not fit, a PodDisruptionBudget refuses an eviction, or drain refuses a node",
+    ),
+    "snapshot": _exit_statuses("0   the snapshot was written"),
+    "completion": "\b\nExit status:\n  0   the script was printed\n  2   bad usage",
+}
+
+
 REQUEST_TIMEOUT_HELP = (
     "Live reads: give up on a request (and an exec credential plugin) after this long, such as 30s "
     "or 2m (a bare number is seconds; 0 waits forever). Default 60s."

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
     cluster_options,
     cluster_opts,
     ignore_node_name_option,
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from kwhatif.whatif.schedule import Plan
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["schedule"])
 @click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
 @click.option(
     "--pending",
@@ -85,8 +86,6 @@ def schedule(
     POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
     pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
     A manifest of a pod the cluster already has stands for the cluster's pod.
-    Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
-    3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments

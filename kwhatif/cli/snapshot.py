@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from kwhatif.cli.env import Environment, current
-from kwhatif.cli.options import REQUEST_TIMEOUT_HELP, parse_size, parse_timeout
+from kwhatif.cli.options import EXIT_STATUS_HELP, REQUEST_TIMEOUT_HELP, parse_size, parse_timeout
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["snapshot"])
 @click.option(
     "-o",
     "--output",

@@ -603,7 +603,7 @@ def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(ru
         assert r.code == 0, r.err
         for args in (
             ["check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml"],
-            ["drain", "general-a-1"],
+            ["drain", "--ignore-daemonsets", "general-a-1"],
             ["capacity", "samples/pods/web-canary.yaml"],
         ):
             live = run(*args, "--kubeconfig", kc, "-o", "json")

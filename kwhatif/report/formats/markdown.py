@@ -177,6 +177,12 @@ class MarkdownFormatter(Formatter):
             "|---|---|---|---|",
         ]
         for e in report.entries:
-            why = f"PDB `{e.pdb_blocked}`" if e.pdb_blocked else (e.message or "")
+            why = (
+                f"PDB `{e.pdb_blocked}`"
+                if e.pdb_blocked
+                else (f"cannot delete {e.refusal}" if e.refusal else e.message or "")
+            )
             lines.append(f"| `{e.namespace}/{e.name}` | {e.action} | {f'`{e.node}`' if e.node else ''} | {why} |")
+        if report.refusals:
+            lines += ["", *(f"- drain refuses node `{n}`: {m}" for n, m in report.refusals)]
         return "\n".join(lines) + "\n"
