@@ -6,13 +6,14 @@ from typing import Any
 
 import click
 
+from kwhatif.cli.complete import complete_node
 from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, output_options
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
 @click.command(epilog=EXIT_STATUS_HELP["drain"])
-@click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
+@click.argument("nodes", nargs=-1, required=True, metavar="NODE...", shell_complete=complete_node)
 @cluster_options
 @output_options(ReportKind.DRAIN)
 @click.option(

@@ -9,6 +9,13 @@ from typing import Any, TypeVar
 
 import click
 
+from kwhatif.cli.complete import (
+    complete_context,
+    complete_feature_gates,
+    complete_namespace,
+    complete_node,
+    complete_release,
+)
 from kwhatif.report.base import OutputFormat, ReportKind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -44,6 +51,14 @@ class ClusterOptions:
     scheduler_version: str | None = None
     feature_gates: str | None = None
     request_timeout: float | None = None  # None: the default
+
+    @property
+    def live(self) -> bool:
+        """The cluster state comes from a live cluster: no --cluster, and --kubeconfig, --context
+        or $KUBECONFIG (kubectl's loading rules)."""
+        from kwhatif.load.kubeconfig import live_requested
+
+        return not self.cluster and live_requested(self.kubeconfig, self.context)
 
 
 def parse_timeout(text: str | None) -> float | None:
@@ -118,8 +133,18 @@ def cluster_options(fn: F) -> F:
             help="Cluster state: a kubectl List (YAML/JSON), manifests, or a `kubectl cluster-info dump` "
             "(stream or directory). Repeatable; '-' reads standard input.",
         ),
-        click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
-        click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
+        click.option(
+            "--kubeconfig",
+            metavar="FILE",
+            help="Read the cluster state from a live cluster (without --cluster, $KUBECONFIG's files are read as "
+            "kubectl reads them, else ~/.kube/config when --context is given).",
+        ),
+        click.option(
+            "--context",
+            metavar="NAME",
+            shell_complete=complete_context,
+            help="kubeconfig context to use (default: the current-context).",
+        ),
         click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP),
         click.option(
             "--config",
@@ -138,7 +163,11 @@ def cluster_options(fn: F) -> F:
             "default 128M for YAML, 2G for JSON).",
         ),
         click.option(
-            "--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."
+            "--without-node",
+            multiple=True,
+            metavar="NAME",
+            shell_complete=complete_node,
+            help="Take this node (and its pods) out first. Repeatable.",
         ),
         click.option(
             "--add-node",
@@ -155,6 +184,7 @@ def cluster_options(fn: F) -> F:
         click.option(
             "--scheduler-version",
             metavar="VERSION",
+            shell_complete=complete_release,
             help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.36.2 (the newest release checked exactly).",
@@ -162,6 +192,7 @@ def cluster_options(fn: F) -> F:
         click.option(
             "--feature-gates",
             metavar="K=V,...",
+            shell_complete=complete_feature_gates,
             help="kube-scheduler's --feature-gates for that release (and its API server's), e.g. "
             "TaintTolerationComparisonOperators=true,PodLevelResources=false.",
         ),
@@ -199,6 +230,7 @@ def namespace_option(fn: F) -> F:
         "-n",
         "--namespace",
         metavar="NS",
+        shell_complete=complete_namespace,
         help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
         "another one is an error).",
     )(fn)

@@ -49,12 +49,14 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
             from kwhatif.load.live import orphan_note
 
             env.note(orphan_note(state.orphaned_pods, live=False))
-    elif co.kubeconfig or co.context:
+    elif co.live:
         from kwhatif.load.live import load_live_cluster
 
         state = load_live_cluster(co.kubeconfig, co.context, live_options(co))
     else:
-        raise click.UsageError("no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context")
+        raise click.UsageError(
+            "no cluster state: give --cluster PATH (or '-'), --kubeconfig/--context, or set $KUBECONFIG"
+        )
     if state.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(state.skipped.items()))
         env.note(f"skipped objects kwhatif does not read: {kinds}")
@@ -72,7 +74,7 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     cluster's pods are derived again as that release derives them."""
     from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
 
-    chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    chosen = choose(co.scheduler_version, state, live=co.live)
     chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
     notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))

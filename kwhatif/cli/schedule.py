@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kwhatif.cli.complete import complete_namespace, complete_node
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
     cluster_options,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     "-n",
     "--namespace",
     metavar="NS",
+    shell_complete=complete_namespace,
     help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
     "context's, else default); narrows --pending to it.",
 )
@@ -50,7 +52,14 @@ if TYPE_CHECKING:
 )
 @cluster_options
 @output_options(ReportKind.SCHEDULE)
-@click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
+@click.option(
+    "--node",
+    "nodes",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_node,
+    help="Show only these nodes in the table. Repeatable.",
+)
 @click.option(
     "--explain",
     type=click.Choice(["grouped", "all"]),
@@ -91,14 +100,14 @@ def schedule(
     from kwhatif.whatif.schedule import split_arguments
 
     co = cluster_opts(kw)
-    live = bool(co.kubeconfig or co.context)
+    live = co.live
     if apply_ and co.cluster:
         raise click.UsageError(
             "--apply binds pods in a live cluster, not in a saved state (--cluster): a node that is free "
             "there may be full now; use --kubeconfig/--context"
         )
     if apply_ and not live:
-        raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
+        raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context or set $KUBECONFIG")
     if yes and not apply_:
         raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
     paths, names = split_arguments(pods)
@@ -131,7 +140,7 @@ def schedule(
     if default_ns is None:
         default_ns = "default"
         if live:
-            from kwhatif.load.live import context_namespace
+            from kwhatif.load.kubeconfig import context_namespace
 
             default_ns = context_namespace(co.kubeconfig, co.context)
     docs = run.documents(paths, None, ignore_node_name)

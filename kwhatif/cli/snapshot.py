@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kwhatif.cli.complete import complete_context
 from kwhatif.cli.env import Environment, current
 from kwhatif.cli.options import EXIT_STATUS_HELP, REQUEST_TIMEOUT_HELP, parse_size, parse_timeout
 
@@ -17,7 +18,7 @@ from kwhatif.cli.options import EXIT_STATUS_HELP, REQUEST_TIMEOUT_HELP, parse_si
     help="Write to FILE, as JSON (.json) or YAML (.yaml, .yml); default: JSON on standard output.",
 )
 @click.option("--kubeconfig", metavar="FILE", help="kubeconfig to use (default: $KUBECONFIG, else ~/.kube/config).")
-@click.option("--context", metavar="NAME", help="kubeconfig context to use.")
+@click.option("--context", metavar="NAME", shell_complete=complete_context, help="kubeconfig context to use.")
 @click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP)
 @click.option(
     "--max-input-size", metavar="SIZE", help="Largest list to read (all its pages), such as 500M or 4G (default 2G)."

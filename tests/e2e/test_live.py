@@ -611,3 +611,68 @@ def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(ru
             assert saved.code == live.code, args
             assert same_answers(saved.out, live.out), args
             assert json.loads(saved.out)["schedulerVersion"] == "1.30.6"
+
+
+# --- $KUBECONFIG, merged as kubectl merges it ------------------------------------------------------
+
+
+@pytest.fixture
+def kubeconfigs(api, tmp_path):
+    """a: the fake cluster, context "shared" in team-a (current). b: a cluster of the same name that
+    is unreachable, "shared" again (in default) and "b-only" in team-a (current)."""
+    a = api.kubeconfig(str(tmp_path / "a"), "shared", namespace="team-a")
+    doc = json.loads(open(a).read())
+    doc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:9"
+    doc["contexts"] = [
+        {"name": "shared", "context": {"cluster": "fake", "user": "tester"}},
+        {"name": "b-only", "context": {"cluster": "fake", "user": "tester", "namespace": "team-a"}},
+    ]
+    doc["current-context"] = "b-only"
+    doc.pop("users")
+    (tmp_path / "b").write_text(json.dumps(doc))
+    return {"a": a, "b": str(tmp_path / "b"), "missing": str(tmp_path / "missing")}
+
+
+@pytest.mark.parametrize(
+    "spec, extra, code, message",
+    [
+        pytest.param("a:b", [], 0, None, id="first-file-sets-cluster-context-and-current"),
+        pytest.param("b:a", [], 3, "127.0.0.1:9", id="other-order-takes-b-s-cluster"),
+        pytest.param("a:b", ["--context", "b-only"], 0, None, id="context-of-the-second-file"),
+        pytest.param("missing::a", [], 0, None, id="missing-and-empty-entries-skipped"),
+        pytest.param("missing", [], 3, "kwhatif: error: kubeconfig: no configuration found in ", id="nothing-found"),
+    ],
+)
+def test_kubeconfig_env_is_merged_as_kubectl_merges_it(run, kubeconfigs, spec, extra, code, message):
+    env = {"KUBECONFIG": ":".join(kubeconfigs[p] if p else "" for p in spec.split(":"))}
+    # no --kubeconfig, no --context: $KUBECONFIG alone makes the read live
+    r = run("schedule", "pod/api", *extra, "-o", "json", "--request-timeout", "5s", env=env)
+    assert r.code == code, r.err
+    if code == 0:
+        assert sorted(results(r.out)) == ["team-a/api"]  # the context's namespace, from the merge
+    else:
+        assert message in r.err and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("command", [["check"], ["capacity"], ["drain", "n1", "--ignore-daemonsets"]])
+def test_kubeconfig_env_reaches_every_live_command(api, run, tmp_path, command):
+    env = {"KUBECONFIG": api.kubeconfig_path}
+    args = [*command]
+    if command[0] in ("check", "capacity"):
+        args.append(pod_file(tmp_path, "new", "1"))
+    r = run(*args, "-o", "json", env=env)
+    assert r.code in (0, 1), r.err
+    assert [p for m, p in api.requests if p == "/api/v1/nodes"]
+
+
+def test_cluster_files_win_over_kubeconfig_env(run, tmp_path):
+    r = run(
+        "schedule",
+        "samples/pods/web-canary.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "-o",
+        "json",
+        env={"KUBECONFIG": str(tmp_path / "nowhere")},
+    )
+    assert r.code == 0, r.err
