@@ -236,6 +236,55 @@ def namespace_option(fn: F) -> F:
     )(fn)
 
 
+@dataclass(frozen=True, slots=True)
+class Manifests:
+    """The manifests of -f/--filename (-R) and -k/--kustomize, next to the positional ones."""
+
+    filenames: tuple[str, ...] = ()
+    recursive: bool = False
+    kustomize: str | None = None
+
+    def paths(self, positional: tuple[str, ...] | list[str] = ()) -> list[str]:
+        """The positional paths, then the files of -f (directories expanded as kubectl does)."""
+        from kwhatif.load.manifests import expand_filenames
+
+        return [*positional, *expand_filenames(self.filenames, self.recursive)]
+
+    @property
+    def given(self) -> bool:
+        return bool(self.filenames or self.kustomize)
+
+
+def filename_options(fn: F) -> F:
+    """kubectl's -f/--filename, -R/--recursive and -k/--kustomize."""
+    fn = click.option(
+        "-k",
+        "--kustomize",
+        metavar="DIR",
+        type=click.Path(file_okay=False),
+        help="Render the kustomization directory DIR (kubectl kustomize DIR, else kustomize build DIR) and "
+        "read its objects.",
+    )(fn)
+    fn = click.option(
+        "-R", "--recursive", is_flag=True, help="With -f DIR: read the directory's subdirectories too, as kubectl -R."
+    )(fn)
+    fn = click.option(
+        "-f",
+        "--filename",
+        "filenames",
+        multiple=True,
+        metavar="PATH",
+        type=click.Path(),
+        help="A manifest file, a directory (its .json, .yaml and .yml files) or '-' for standard input, as "
+        "kubectl -f. Repeatable; with the positional arguments.",
+    )(fn)
+    return fn
+
+
+def manifests_of(kw: dict[str, Any]) -> Manifests:
+    return Manifests(tuple(kw.pop("filenames", ())), kw.pop("recursive", False), kw.pop("kustomize", None))
+
+
 def ignore_node_name_option(fn: F) -> F:
     return click.option(
         "--ignore-node-name",

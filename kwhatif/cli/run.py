@@ -121,14 +121,20 @@ def read_documents(
     *,
     precise: bool = False,
     env: Environment | None = None,
+    kustomize: str | None = None,
 ) -> list[Any]:
-    """The documents of the manifests given to a command, with -n and --ignore-node-name applied;
-    ``precise``: each names the line it starts on (for annotations)."""
+    """The documents of the manifests given to a command (the files, then what -k ``kustomize``
+    renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
+    on (for annotations)."""
     from kwhatif.load.cluster import apply_namespace
     from kwhatif.load.files import precise_sources, read_path
     from kwhatif.load.pods import drop_node_names
 
     docs = [d for p in paths for d in read_path(p, limits(co))]
+    if kustomize is not None:
+        from kwhatif.load.manifests import render_kustomization
+
+        docs.extend(render_kustomization(kustomize, limits(co)))
     if precise:
         precise_sources(docs)
     if namespace:
@@ -184,9 +190,17 @@ class Run:
         return self.options.profile or self.config.profiles[0].scheduler_name
 
     def documents(
-        self, paths: Iterable[str], namespace: str | None, ignore_node_name: bool, *, precise: bool = False
+        self,
+        paths: Iterable[str],
+        namespace: str | None,
+        ignore_node_name: bool,
+        *,
+        precise: bool = False,
+        kustomize: str | None = None,
     ) -> list[Any]:
-        return read_documents(paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env)
+        return read_documents(
+            paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env, kustomize=kustomize
+        )
 
     def scheduler_factory(
         self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any

@@ -11,8 +11,10 @@ from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
     cluster_options,
     cluster_opts,
+    filename_options,
     ignore_node_name_option,
     live_options,
+    manifests_of,
     output_options,
 )
 from kwhatif.cli.run import Run
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 @click.command(epilog=EXIT_STATUS_HELP["schedule"])
 @click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
+@filename_options
 @click.option(
     "--pending",
     is_flag=True,
@@ -92,13 +95,15 @@ def schedule(
 ) -> int:
     """Schedule pods, one after another, and explain every decision.
 
-    POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
+    POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input; -f PATH
+    and -k DIR give manifests as kubectl takes them, with the positional ones.
     pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
     A manifest of a pod the cluster already has stands for the cluster's pod.
     """
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments
 
+    sources = manifests_of(kw)
     co = cluster_opts(kw)
     live = co.live
     if apply_ and co.cluster:
@@ -110,11 +115,14 @@ def schedule(
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context or set $KUBECONFIG")
     if yes and not apply_:
         raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
-    paths, names = split_arguments(pods)
+    positional, names = split_arguments(pods)
+    paths = sources.paths(positional)
     if scheduler_name and not pending:
         raise click.UsageError("--scheduler-name selects pending pods: add --pending")
-    if not pods and not pending:
-        raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
+    if not pods and not pending and not sources.given:
+        raise click.UsageError(
+            "nothing to schedule: give POD_OR_MANIFEST files, -f PATH, -k DIR, pod/NAME, NAMESPACE/NAME or --pending"
+        )
     if selector is not None and names:
         raise click.UsageError(
             "-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod"
@@ -143,7 +151,7 @@ def schedule(
             from kwhatif.load.kubeconfig import context_namespace
 
             default_ns = context_namespace(co.kubeconfig, co.context)
-    docs = run.documents(paths, None, ignore_node_name)
+    docs = run.documents(paths, None, ignore_node_name, kustomize=sources.kustomize)
     from_files, manifests = engine.manifest_pods(
         run.state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=run.note
     )
