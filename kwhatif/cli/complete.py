@@ -68,8 +68,10 @@ def complete_release(ctx: click.Context, param: click.Parameter, incomplete: str
 
     minors = [f"{MAJOR}.{m}" for m in SUPPORTED_MINORS]
     patches = [f"{MAJOR}.{m}.{p}" for m in SUPPORTED_MINORS for p in range(NEWEST_PATCH[m] + 1)]
-    # the minors first; an exact patch once a minor is typed
-    offered = minors if incomplete.count(".") < 2 and incomplete not in minors else patches
+    # the minors first; a minor typed in full offers its patches too
+    if incomplete in minors:
+        return [CompletionItem(v) for v in [incomplete, *patches] if v == incomplete or v.startswith(incomplete + ".")]
+    offered = minors if incomplete.count(".") < 2 else patches
     return [CompletionItem(v) for v in offered if v.startswith(incomplete)]
 
 

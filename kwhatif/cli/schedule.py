@@ -44,8 +44,14 @@ if TYPE_CHECKING:
     "--namespace",
     metavar="NS",
     shell_complete=complete_namespace,
-    help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
-    "context's, else default); narrows --pending to it.",
+    help="Namespace of pod/NAME and of manifests without one, and of the pods --pending and -l take (as "
+    "kubectl -n; default: the kubeconfig context's, else default).",
+)
+@click.option(
+    "-A",
+    "--all-namespaces",
+    is_flag=True,
+    help="--pending and -l take the pods of every namespace, as kubectl -A.",
 )
 @click.option(
     "-l",
@@ -83,6 +89,7 @@ def schedule(
     pending: bool,
     scheduler_name: str | None,
     namespace: str | None,
+    all_namespaces: bool,
     selector: str | None,
     output: str,
     color: str,
@@ -122,6 +129,10 @@ def schedule(
     if not pods and not pending and not sources.given:
         raise click.UsageError(
             "nothing to schedule: give POD_OR_MANIFEST files, -f PATH, -k DIR, pod/NAME, NAMESPACE/NAME or --pending"
+        )
+    if all_namespaces and any(n.namespace is None for n in names):
+        raise click.UsageError(
+            "-A/--all-namespaces cannot find pod/NAME: a pod is named in one namespace (give NAMESPACE/NAME or -n)"
         )
     if selector is not None and names:
         raise click.UsageError(
@@ -164,7 +175,7 @@ def schedule(
         profile=co.profile,
         scheduler_name=scheduler_name,
         pending=pending,
-        all_namespaces=namespace is None,
+        all_namespaces=all_namespaces,
         selector=label_selector,
         ignore_node_name=ignore_node_name,
     )

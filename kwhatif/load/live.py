@@ -443,15 +443,17 @@ def write_snapshot(
     return stats
 
 
-def snapshot_format(path: str | None) -> str:
-    if path is None or path == "-":
-        return "json"
-    low = path.lower()
-    if low.endswith(".json"):
-        return "json"
-    if low.endswith((".yaml", ".yml")):
-        return "yaml"
-    raise InputError("name the snapshot file .json, .yaml or .yml (its format follows the extension)", source=path)
+SNAPSHOT_FORMATS = ("json", "yaml")
+
+
+def snapshot_format(path: str | None, fmt: str | None = None) -> str:
+    """-o if given; else the file's extension (.json; .yaml or .yml); else JSON."""
+    if fmt is not None:
+        if fmt not in SNAPSHOT_FORMATS:
+            raise InputError(f"-o {fmt!r}: the snapshot is written as json or yaml")
+        return fmt
+    low = (path or "").lower()
+    return "yaml" if low.endswith((".yaml", ".yml")) else "json"
 
 
 def save_snapshot(
@@ -461,12 +463,13 @@ def save_snapshot(
     progress: Callable[[str, int], None] | None = None,
     options: LiveOptions | None = None,
     stdout: IO[str] | None = None,
+    fmt: str | None = None,
 ) -> SnapshotStats:
     """kwhatif snapshot: to ``path`` or to standard output, whole or not at all. The List is
     written to a temporary file first (next to ``path``, so that os.replace swaps it in at
     once); the target is replaced, or standard output gets the List, only once every list was
     read. A failed snapshot leaves the target as it was and writes nothing to standard output."""
-    fmt = snapshot_format(path)
+    fmt = snapshot_format(path, fmt)
     client = api_client(kubeconfig, context, options)
     try:
         if path is None or path == "-":

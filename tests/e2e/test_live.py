@@ -138,7 +138,7 @@ def test_required_list_failure_is_exit_3(api, run, tmp_path):
 
 def test_bad_token_is_exit_3_without_traceback(api, run, tmp_path):
     kc = api.kubeconfig(str(tmp_path / "bad"), token="wrong-token")
-    for args in (("schedule", "--pending"), ("snapshot", "-o", str(tmp_path / "snap.json"))):
+    for args in (("schedule", "--pending"), ("snapshot", str(tmp_path / "snap.json"))):
         r = run(*args, "--kubeconfig", kc)
         assert r.code == 3, r.err
         assert (
@@ -517,7 +517,7 @@ def test_snapshot_round_trips(api, run, tmp_path, name):
     api.forbidden.add("/apis/batch/v1/cronjobs")
     api.git_version = "v1.33.4"
     path = tmp_path / name
-    r = run("snapshot", "-o", str(path), "--kubeconfig", api.kubeconfig_path)
+    r = run("snapshot", str(path), "--kubeconfig", api.kubeconfig_path)
     assert r.code == 0, r.err
     assert "could not list /apis/batch/v1/cronjobs (403:" in r.err
     assert "kwhatif: saved 10 objects to" in r.err and "(2 Namespace, 3 Node, 5 Pod)" in r.err
@@ -541,17 +541,60 @@ def test_snapshot_to_stdout_and_bad_names(api, run, tmp_path):
     r = run("snapshot", "--kubeconfig", api.kubeconfig_path)
     assert r.code == 0, r.err
     assert json.loads(r.out)["kind"] == "List"
-    r = run("snapshot", "-o", str(tmp_path / "snap.txt"), "--kubeconfig", api.kubeconfig_path)
-    assert r.code == 2 and "name the snapshot file .json, .yaml or .yml" in r.err
-    r = run("snapshot", "-o", str(tmp_path / "no" / "dir.json"), "--kubeconfig", api.kubeconfig_path)
+    r = run("snapshot", str(tmp_path / "no" / "dir.json"), "--kubeconfig", api.kubeconfig_path)
     assert r.code == 2 and "cannot write the snapshot" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, name, fmt",
+    [
+        pytest.param(["{d}/s.json"], "s.json", "json", id="positional-json"),
+        pytest.param(["{d}/s.yml"], "s.yml", "yaml", id="positional-yml"),
+        pytest.param(["--output-file", "{d}/s.yaml"], "s.yaml", "yaml", id="output-file-yaml"),
+        pytest.param(["{d}/s.txt"], "s.txt", "json", id="other-extension-is-json"),
+        pytest.param(["{d}/s.json", "-o", "yaml"], "s.json", "yaml", id="o-chooses-the-format"),
+        pytest.param(["-o", "yaml"], None, "yaml", id="stdout-yaml"),
+        pytest.param(["-"], None, "json", id="dash-is-stdout"),
+    ],
+)
+def test_snapshot_file_and_format(api, run, tmp_path, args, name, fmt):
+    argv = [a.format(d=tmp_path) for a in args]
+    r = run("snapshot", *argv, "--kubeconfig", api.kubeconfig_path)
+    assert r.code == 0, r.err
+    text = (tmp_path / name).read_text() if name else r.out
+    if name:
+        assert r.out == "" and f"saved 10 objects to {tmp_path / name}" in r.err
+    assert text.startswith("{") == (fmt == "json")
+    doc = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+    assert doc["kind"] == "List" and len(doc["items"]) == 10
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        pytest.param(
+            ["-o", "{d}/s.json"],
+            "is not a format (json, yaml); give the file as an argument (kwhatif snapshot {d}/s.json) or with --output-file",
+            id="o-with-a-file-name",
+        ),
+        pytest.param(
+            ["{d}/a.json", "--output-file", "{d}/b.json"],
+            "Error: give the file either as FILE or with --output-file, not both",
+            id="file-twice",
+        ),
+    ],
+)
+def test_snapshot_usage_errors(api, run, tmp_path, args, message):
+    r = run("snapshot", *[a.format(d=tmp_path) for a in args], "--kubeconfig", api.kubeconfig_path)
+    assert r.code == 2 and message.format(d=tmp_path) in r.err
+    assert api.requests == []  # nothing read
 
 
 def test_snapshot_leaves_out_pods_of_vanished_nodes(run, tmp_path):
     objs = cluster_objects() + [make_pod().name("ghost").node("gone").dict()]
     with FakeAPIServer(objs) as srv:
         kc = srv.kubeconfig(str(tmp_path / "kc"))
-        r = run("snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", kc)
+        r = run("snapshot", str(tmp_path / "s.json"), "--kubeconfig", kc)
         assert r.code == 0, r.err
         assert "1 pod(s) are bound to nodes that no longer exist; they are left out" in r.err
         r = run("schedule", "--pending", "--cluster", str(tmp_path / "s.json"))
@@ -567,7 +610,7 @@ def test_snapshot_shows_progress_on_a_terminal(api, tmp_path):
 
     master, slave = pty.openpty()
     p = subprocess.run(
-        [kwhatif_command(), "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
+        [kwhatif_command(), "snapshot", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
         stdout=subprocess.PIPE,
         stderr=slave,
         cwd=str(ROOT),
@@ -599,7 +642,7 @@ def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(ru
         srv.git_version = "v1.30.6"
         kc = srv.kubeconfig(str(tmp_path / "kc"))
         snap = str(tmp_path / "cluster.json")
-        r = run("snapshot", "-o", snap, "--kubeconfig", kc)
+        r = run("snapshot", snap, "--kubeconfig", kc)
         assert r.code == 0, r.err
         for args in (
             ["check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml"],
