@@ -174,7 +174,7 @@ def test_unreachable_server_is_exit_3(run, tmp_path):
 
 
 def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothing(api, run):
-    r = run("schedule", "--pending", "--kubeconfig", api.kubeconfig_path, "-o", "json")
+    r = run("schedule", "--pending", "-A", "--kubeconfig", api.kubeconfig_path, "-o", "json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     # creation time orders pods of equal priority; batch-1 belongs to another scheduler
@@ -197,11 +197,14 @@ def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothin
 @pytest.mark.parametrize(
     "args, expected",
     [
+        pytest.param([], ["default/web", "default/trainer"], id="the-context-namespace-by-default"),
+        pytest.param(["-A"], ["team-a/api", "default/web", "default/trainer"], id="all-namespaces"),
+        pytest.param(["--all-namespaces", "-l", "app=api"], ["team-a/api"], id="all-namespaces-selector"),
         pytest.param(["-n", "team-a"], ["team-a/api"], id="namespace"),
         pytest.param(["-l", "app in (web,trainer)"], ["default/web", "default/trainer"], id="selector-set"),
         pytest.param(["-l", "app!=web", "-n", "default"], ["default/trainer"], id="selector-and-namespace"),
         pytest.param(["--scheduler-name", "batch-scheduler"], ["default/batch-1"], id="scheduler-name"),
-        pytest.param(["--profile", "default-scheduler", "-l", "app=api"], ["team-a/api"], id="profile"),
+        pytest.param(["--profile", "default-scheduler", "-l", "app=api", "-A"], ["team-a/api"], id="profile"),
     ],
 )
 def test_pending_is_narrowed_as_kubectl_narrows(api, run, args, expected):
@@ -225,6 +228,7 @@ def test_scheduler_name_without_a_profile_uses_the_first_profile(api, run):
         pytest.param(["team-a/api"], ["team-a/api"], id="namespace-slash-name"),
         pytest.param(["-n", "team-a", "pod/api"], ["team-a/api"], id="namespace-flag"),
         pytest.param(["pod/web", "--pending", "-n", "default"], ["default/web", "default/trainer"], id="with-pending"),
+        pytest.param(["team-a/api", "-A"], ["team-a/api"], id="namespace-slash-name-with-all-namespaces"),
     ],
 )
 def test_pods_named_on_the_command_line(api, run, args, expected):
@@ -266,6 +270,11 @@ def test_context_namespace_is_the_default_namespace(api, run, tmp_path):
         ),
         pytest.param([], "nothing to schedule", id="nothing"),
         pytest.param(["--pending", "-n", "Bad_NS"], "-n/--namespace 'Bad_NS'", id="bad-namespace"),
+        pytest.param(
+            ["pod/web", "-A"],
+            "Error: -A/--all-namespaces cannot find pod/NAME: a pod is named in one namespace (give NAMESPACE/NAME or -n)",
+            id="all-namespaces-and-pod-name",
+        ),
     ],
 )
 def test_bad_selections_are_exit_2(api, run, args, message):
