@@ -318,7 +318,7 @@ def test_manifest_of_a_pending_pod_is_the_cluster_pod(api, run, tmp_path):
 
 
 def test_apply_binds_the_pending_pods_with_their_live_uids(api, run):
-    r = run("schedule", "--pending", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
+    r = run("schedule", "--pending", "-A", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
     assert r.code == 0, r.err
     res = results(r.out)
     assert api.bindings == [
@@ -537,7 +537,7 @@ def test_snapshot_round_trips(api, run, tmp_path, name):
     assert not any("managedFields" in i["metadata"] for i in doc["items"])
     assert doc["metadata"]["annotations"] == {"kwhatif.io/server-version": "v1.33.4"}
     assert api.posts() == []
-    checks = [["--pending"], ["pod/web"], ["--pending", "--scheduler-name", "batch-scheduler"]]
+    checks = [["--pending", "-A"], ["pod/web"], ["--pending", "--scheduler-name", "batch-scheduler"]]
     for args in checks if name.endswith(".json") else checks[:1]:
         live = run("schedule", *args, "--kubeconfig", api.kubeconfig_path, "-o", "json")
         saved = run("schedule", *args, "--cluster", str(path), "-o", "json")
