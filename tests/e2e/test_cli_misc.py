@@ -124,3 +124,10 @@ def test_help_lists_every_exit_status(run, command, codes):
     assert [ln.split()[0] for ln in lines[start + 1 :] if ln.strip()] == codes
     if command != "completion":
         assert "    2   bad usage or bad input (file, YAML, object, field, configuration)" in lines
+
+
+@pytest.mark.parametrize("command", ["schedule", "check", "capacity", "drain", "snapshot"])
+def test_every_live_command_takes_kubectl_s_connection_flags(run, command):
+    out = run(command, "--help").out
+    for flag in ("--kubeconfig FILE", "--context NAME", "--request-timeout DURATION"):
+        assert flag in out, flag
