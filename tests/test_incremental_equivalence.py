@@ -23,7 +23,7 @@ from kwhatif.config.options import Options
 from kwhatif.report.schedule import report_dict, schedule_report
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import get
-from kwhatif.whatif.drain import drain
+from kwhatif.whatif.drain import DrainOptions, drain
 
 from builders import make_cluster
 
@@ -386,7 +386,9 @@ def run(seed: int, options: Options, custom: str = "", version: str = DEFAULT_VE
     for step, (t, n) in enumerate(plan):
         if step == half:
             # the middle of the sequence: drain two nodes (cordon, evictions, replacements)
-            res = drain(sched, state, drained)
+            res = drain(
+                sched, state, drained, DrainOptions(ignore_daemonsets=True, delete_emptydir_data=True, force=True)
+            )
             out.append(("drain", [attempt_view(a) for a in res.attempts]))
             out.append(report_dict(schedule_report(res.attempts, sched.snapshot.num_nodes, "default-scheduler")))
         pods = replicas(state, templates[t], n, counts[t])

@@ -6,13 +6,22 @@ from typing import Any
 
 import click
 
-from kwhatif.cli.options import cluster_options, cluster_opts, namespace_option, output_options
+from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
+    cluster_options,
+    cluster_opts,
+    filename_options,
+    manifests_of,
+    namespace_option,
+    output_options,
+)
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
-@click.command()
-@click.argument("pod", metavar="POD_OR_WORKLOAD")
+@click.command(epilog=EXIT_STATUS_HELP["capacity"])
+@click.argument("pod", metavar="[POD_OR_WORKLOAD]", required=False)
+@filename_options
 @cluster_options
 @output_options(ReportKind.CAPACITY)
 @click.option(
@@ -32,12 +41,12 @@ from kwhatif.report.base import ReportKind
 )
 @namespace_option
 def capacity(
-    pod: str, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None, **kw: Any
+    pod: str | None, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None, **kw: Any
 ) -> int:
     """How many more copies of a pod fit, where they would go, and what stops the next one.
 
-    POD_OR_WORKLOAD is a file with one Pod, or one workload (Deployment, StatefulSet, DaemonSet,
-    Job, ...) whose pod template is used. Copies are scheduled one after another, each seeing
+    POD_OR_WORKLOAD (or -f PATH, or -k DIR) is a file with one Pod, or one workload (Deployment,
+    StatefulSet, DaemonSet, Job, ...) whose pod template is used. Copies are scheduled one after another, each seeing
     the earlier ones, until one does not fit. A copy that would have to preempt other pods does
     not count.
     """
@@ -51,10 +60,17 @@ def capacity(
                 "so the gate could never pass"
             )
         max_copies = minimum  # count far enough to tell whether the minimum fits
+    sources = manifests_of(kw)
     co = cluster_opts(kw)
+    if pod is None and not sources.given:
+        raise click.UsageError("nothing to count: give POD_OR_WORKLOAD, -f PATH or -k DIR")
+    paths = sources.paths([pod] if pod is not None else [])
+    if "-" in paths and "-" in co.cluster:
+        raise click.UsageError("standard input can feed either the pod or --cluster, not both")
     run = Run.start(co, output, color)
-    docs = run.documents((pod,), namespace, False)
-    template, origin = template_of(run.state, docs, pod, profile=co.profile)
+    docs = run.documents(paths, namespace, False, kustomize=sources.kustomize)
+    label = pod or (sources.filenames[0] if sources.filenames else str(sources.kustomize))
+    template, origin = template_of(run.state, docs, label, profile=co.profile)
     sched = run.scheduler(filter_excluded=False)
     sched.framework_for(template)
     res = measure(sched, template, max_copies)

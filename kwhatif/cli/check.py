@@ -7,9 +7,12 @@ from typing import Any
 import click
 
 from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
     cluster_options,
     cluster_opts,
+    filename_options,
     ignore_node_name_option,
+    manifests_of,
     namespace_option,
     output_options,
 )
@@ -17,8 +20,9 @@ from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
-@click.command()
-@click.argument("manifests", nargs=-1, required=True, metavar="MANIFEST...")
+@click.command(epilog=EXIT_STATUS_HELP["check"])
+@click.argument("manifests", nargs=-1, metavar="[MANIFEST]...")
+@filename_options
 @cluster_options
 @output_options(ReportKind.CHECK)
 @click.option(
@@ -54,21 +58,27 @@ def check(
 ) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
 
+    The manifests are MANIFEST files, -f PATH
+    (files, directories as kubectl reads them, -R, '-') and -k DIR (a kustomization; for a Helm
+    chart: `helm template ... | kwhatif check -f - ...`), all of them together.
+
     Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, ReplicationControllers and
     bare Pods become the pods their controllers would create; other objects in the manifests
     (PriorityClasses, Services, PVCs, LimitRanges, HorizontalPodAutoscalers, ...) join the cluster
     first. A workload that already runs is updated: its current pods leave first, unless --surge.
-    Exit status 0 when everything fits, 1 when something does not fit or is refused (LimitRange,
-    ResourceQuota), or with --strict on warnings.
     """
     from kwhatif.report.check import check_report
     from kwhatif.whatif.check import check as run_check
 
+    sources = manifests_of(kw)
     co = cluster_opts(kw)
-    if "-" in manifests and "-" in co.cluster:
+    if not manifests and not sources.given:
+        raise click.UsageError("nothing to check: give MANIFEST files, -f PATH or -k DIR")
+    paths = sources.paths(manifests)
+    if "-" in paths and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
     run = Run.start(co, output, color)
-    docs = run.documents(manifests, namespace, ignore_node_name, precise=True)
+    docs = run.documents(paths, namespace, ignore_node_name, precise=True, kustomize=sources.kustomize)
     result, sched = run_check(
         run.state,
         docs,

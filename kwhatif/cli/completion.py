@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 from click.shell_completion import get_completion_class
 
+from kwhatif.cli.options import EXIT_STATUS_HELP
+
 PROG = "kwhatif"
 COMPLETE_VAR = "_KWHATIF_COMPLETE"
 
@@ -16,7 +18,7 @@ def completion_script(shell: str, app: click.Command) -> str:
     return cls(app, {}, PROG, COMPLETE_VAR).source()
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["completion"])
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 @click.pass_context
 def completion(ctx: click.Context, shell: str) -> int:

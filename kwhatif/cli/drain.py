@@ -6,26 +6,85 @@ from typing import Any
 
 import click
 
-from kwhatif.cli.options import cluster_options, cluster_opts, output_options
+from kwhatif.cli.complete import complete_node
+from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, output_options
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
 
-@click.command()
-@click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
+@click.command(epilog=EXIT_STATUS_HELP["drain"])
+@click.argument("nodes", nargs=-1, required=True, metavar="NODE...", shell_complete=complete_node)
 @cluster_options
 @output_options(ReportKind.DRAIN)
-def drain(nodes: tuple[str, ...], output: str, color: str, **kw: Any) -> int:
+@click.option(
+    "--ignore-daemonsets",
+    is_flag=True,
+    help="Leave DaemonSet-managed pods (without it, drain refuses a node with one).",
+)
+@click.option(
+    "--delete-emptydir-data",
+    is_flag=True,
+    help="Evict pods with emptyDir volumes, their data lost (without it, drain refuses a node with one).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Delete pods that declare no controller; nothing recreates them (without it, drain refuses a node with one).",
+)
+@click.option(
+    "--disable-eviction",
+    is_flag=True,
+    help="Delete the pods instead of evicting them: PodDisruptionBudgets are not checked.",
+)
+@click.option(
+    "--pod-selector",
+    metavar="SELECTOR",
+    help="Only the pods on the nodes that match this label selector are drained; the others stay.",
+)
+def drain(
+    nodes: tuple[str, ...],
+    output: str,
+    color: str,
+    ignore_daemonsets: bool,
+    delete_emptydir_data: bool,
+    force: bool,
+    disable_eviction: bool,
+    pod_selector: str | None,
+    **kw: Any,
+) -> int:
     """Would the pods on these nodes fit elsewhere? A what-if of `kubectl drain NODE...`.
 
-    The nodes are cordoned, their pods evicted as drain evicts them (DaemonSet and static pods
-    stay; PodDisruptionBudgets can refuse an eviction) and the replacements scheduled.
-    Exit status 0 when every evicted pod lands somewhere, 1 otherwise.
+    The nodes are cordoned and their pods sorted out as kubectl drain does: a node with a
+    DaemonSet-managed pod (without --ignore-daemonsets), a pod with emptyDir volumes (without
+    --delete-emptydir-data) or a pod that declares no controller (without --force) is refused
+    with kubectl's error, and nothing on it is evicted. Static pods stay; PodDisruptionBudgets
+    can refuse an eviction (unless --disable-eviction); the replacements are scheduled.
     """
     from kwhatif.report.drain import drain_report
+    from kwhatif.whatif.drain import DrainOptions
     from kwhatif.whatif.drain import drain as run_drain
 
+    selector = None
+    if pod_selector is not None:
+        from kwhatif.api.labels import parse_selector
+
+        try:
+            selector = parse_selector(pod_selector)
+        except ValueError as e:
+            raise click.UsageError(f"--pod-selector {pod_selector!r}: {e}") from None
+    opts = DrainOptions(
+        ignore_daemonsets=ignore_daemonsets,
+        delete_emptydir_data=delete_emptydir_data,
+        force=force,
+        disable_eviction=disable_eviction,
+        pod_selector=selector,
+    )
     run = Run.start(cluster_opts(kw), output, color, nodes=(nodes, "NODE"))
     sched = run.scheduler(filter_excluded=False, compact=True)
-    result = run_drain(sched, run.state, list(nodes))
-    return run.emit(drain_report(result, run.profile, run.chosen, run.chosen.notes))
+    result = run_drain(sched, run.state, list(nodes), opts)
+    notes = list(run.chosen.notes)
+    if disable_eviction:
+        notes.insert(0, "--disable-eviction: the pods are deleted, no PodDisruptionBudget is checked")
+    if selector is not None and result.unselected:
+        notes.insert(0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay")
+    return run.emit(drain_report(result, run.profile, run.chosen, tuple(notes)))

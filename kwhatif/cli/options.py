@@ -9,6 +9,13 @@ from typing import Any, TypeVar
 
 import click
 
+from kwhatif.cli.complete import (
+    complete_context,
+    complete_feature_gates,
+    complete_namespace,
+    complete_node,
+    complete_release,
+)
 from kwhatif.report.base import OutputFormat, ReportKind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,6 +52,14 @@ class ClusterOptions:
     feature_gates: str | None = None
     request_timeout: float | None = None  # None: the default
 
+    @property
+    def live(self) -> bool:
+        """The cluster state comes from a live cluster: no --cluster, and --kubeconfig, --context
+        or $KUBECONFIG (kubectl's loading rules)."""
+        from kwhatif.load.kubeconfig import live_requested
+
+        return not self.cluster and live_requested(self.kubeconfig, self.context)
+
 
 def parse_timeout(text: str | None) -> float | None:
     """--request-timeout, as kubectl spells it (30s, 1m, a bare number of seconds; 0: none)."""
@@ -59,6 +74,39 @@ def parse_timeout(text: str | None) -> float | None:
             f"{text!r} is not a duration such as 30s, 2m or 1m30s (a bare number is seconds; 0 waits forever)",
             param_hint="'--request-timeout'",
         ) from None
+
+
+def _exit_statuses(*lines: str) -> str:
+    """A command's --help epilog: every exit status it can end with (README's Exit status)."""
+    common = (
+        "2   bad usage or bad input (file, YAML, object, field, configuration)",
+        "3   cluster or API error",
+        "5   internal error (--debug shows the traceback)",
+        "130 interrupted (Ctrl-C)",
+        "141 standard output was closed or its reader went away",
+    )
+    rows = sorted((*lines, *common), key=lambda r: int(r.split()[0]))
+    return "\b\nExit status:\n" + "\n".join("  " + r for r in rows)
+
+
+EXIT_STATUS_HELP = {
+    "schedule": _exit_statuses(
+        "0   every pod fits (with --apply: every pod was bound)",
+        "1   at least one pod does not fit",
+        "4   --apply bound some pods and failed others",
+    ),
+    "check": _exit_statuses(
+        "0   every workload fits",
+        "1   something does not fit or is refused (LimitRange, ResourceQuota); with --strict, warnings too",
+    ),
+    "capacity": _exit_statuses("0   counted (and at least --min copies fit)", "1   fewer than --min copies fit"),
+    "drain": _exit_statuses(
+        "0   every evicted pod lands somewhere",
+        "1   a replacement does not fit, a PodDisruptionBudget refuses an eviction, or drain refuses a node",
+    ),
+    "snapshot": _exit_statuses("0   the snapshot was written"),
+    "completion": "\b\nExit status:\n  0   the script was printed\n  2   bad usage",
+}
 
 
 REQUEST_TIMEOUT_HELP = (
@@ -85,8 +133,18 @@ def cluster_options(fn: F) -> F:
             help="Cluster state: a kubectl List (YAML/JSON), manifests, or a `kubectl cluster-info dump` "
             "(stream or directory). Repeatable; '-' reads standard input.",
         ),
-        click.option("--kubeconfig", metavar="FILE", help="Read the cluster state from a live cluster."),
-        click.option("--context", metavar="NAME", help="kubeconfig context to use (implies --kubeconfig default)."),
+        click.option(
+            "--kubeconfig",
+            metavar="FILE",
+            help="Read the cluster state from a live cluster (without --cluster, $KUBECONFIG's files are read as "
+            "kubectl reads them, else ~/.kube/config when --context is given).",
+        ),
+        click.option(
+            "--context",
+            metavar="NAME",
+            shell_complete=complete_context,
+            help="kubeconfig context to use (default: the current-context).",
+        ),
         click.option("--request-timeout", metavar="DURATION", help=REQUEST_TIMEOUT_HELP),
         click.option(
             "--config",
@@ -105,7 +163,11 @@ def cluster_options(fn: F) -> F:
             "default 128M for YAML, 2G for JSON).",
         ),
         click.option(
-            "--without-node", multiple=True, metavar="NAME", help="Take this node (and its pods) out first. Repeatable."
+            "--without-node",
+            multiple=True,
+            metavar="NAME",
+            shell_complete=complete_node,
+            help="Take this node (and its pods) out first. Repeatable.",
         ),
         click.option(
             "--add-node",
@@ -122,6 +184,7 @@ def cluster_options(fn: F) -> F:
         click.option(
             "--scheduler-version",
             metavar="VERSION",
+            shell_complete=complete_release,
             help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.36.2 (the newest release checked exactly).",
@@ -129,6 +192,7 @@ def cluster_options(fn: F) -> F:
         click.option(
             "--feature-gates",
             metavar="K=V,...",
+            shell_complete=complete_feature_gates,
             help="kube-scheduler's --feature-gates for that release (and its API server's), e.g. "
             "TaintTolerationComparisonOperators=true,PodLevelResources=false.",
         ),
@@ -166,9 +230,59 @@ def namespace_option(fn: F) -> F:
         "-n",
         "--namespace",
         metavar="NS",
+        shell_complete=complete_namespace,
         help="Namespace for objects of the manifests that name none, as `kubectl apply -n` (an object that names "
         "another one is an error).",
     )(fn)
+
+
+@dataclass(frozen=True, slots=True)
+class Manifests:
+    """The manifests of -f/--filename (-R) and -k/--kustomize, next to the positional ones."""
+
+    filenames: tuple[str, ...] = ()
+    recursive: bool = False
+    kustomize: str | None = None
+
+    def paths(self, positional: tuple[str, ...] | list[str] = ()) -> list[str]:
+        """The positional paths, then the files of -f (directories expanded as kubectl does)."""
+        from kwhatif.load.manifests import expand_filenames
+
+        return [*positional, *expand_filenames(self.filenames, self.recursive)]
+
+    @property
+    def given(self) -> bool:
+        return bool(self.filenames or self.kustomize)
+
+
+def filename_options(fn: F) -> F:
+    """kubectl's -f/--filename, -R/--recursive and -k/--kustomize."""
+    fn = click.option(
+        "-k",
+        "--kustomize",
+        metavar="DIR",
+        type=click.Path(file_okay=False),
+        help="Render the kustomization directory DIR (kubectl kustomize DIR, else kustomize build DIR) and "
+        "read its objects.",
+    )(fn)
+    fn = click.option(
+        "-R", "--recursive", is_flag=True, help="With -f DIR: read the directory's subdirectories too, as kubectl -R."
+    )(fn)
+    fn = click.option(
+        "-f",
+        "--filename",
+        "filenames",
+        multiple=True,
+        metavar="PATH",
+        type=click.Path(),
+        help="A manifest file, a directory (its .json, .yaml and .yml files) or '-' for standard input, as "
+        "kubectl -f. Repeatable; with the positional arguments.",
+    )(fn)
+    return fn
+
+
+def manifests_of(kw: dict[str, Any]) -> Manifests:
+    return Manifests(tuple(kw.pop("filenames", ())), kw.pop("recursive", False), kw.pop("kustomize", None))
 
 
 def ignore_node_name_option(fn: F) -> F:

@@ -50,12 +50,14 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
             from kwhatif.load.live import orphan_note
 
             env.note(orphan_note(state.orphaned_pods, live=False))
-    elif co.kubeconfig or co.context:
+    elif co.live:
         from kwhatif.load.live import load_live_cluster
 
         state = load_live_cluster(co.kubeconfig, co.context, live_options(co))
     else:
-        raise click.UsageError("no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context")
+        raise click.UsageError(
+            "no cluster state: give --cluster PATH (or '-'), --kubeconfig/--context, or set $KUBECONFIG"
+        )
     if state.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(state.skipped.items()))
         env.note(f"skipped objects kwhatif does not read: {kinds}")
@@ -73,7 +75,7 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     cluster's pods are derived again as that release derives them."""
     from kwhatif.load.scheduler_version import choose, kubelet_skew_notes
 
-    chosen = choose(co.scheduler_version, state, live=bool(co.kubeconfig or co.context) and not co.cluster)
+    chosen = choose(co.scheduler_version, state, live=co.live)
     chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
     notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
@@ -135,14 +137,20 @@ def read_documents(
     *,
     precise: bool = False,
     env: Environment | None = None,
+    kustomize: str | None = None,
 ) -> list[Any]:
-    """The documents of the manifests given to a command, with -n and --ignore-node-name applied;
-    ``precise``: each names the line it starts on (for annotations)."""
+    """The documents of the manifests given to a command (the files, then what -k ``kustomize``
+    renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
+    on (for annotations)."""
     from kwhatif.load.cluster import apply_namespace
     from kwhatif.load.files import precise_sources, read_path
     from kwhatif.load.pods import drop_node_names
 
     docs = [d for p in paths for d in read_path(p, limits(co))]
+    if kustomize is not None:
+        from kwhatif.load.manifests import render_kustomization
+
+        docs.extend(render_kustomization(kustomize, limits(co)))
     if precise:
         precise_sources(docs)
     if namespace:
@@ -198,9 +206,17 @@ class Run:
         return self.options.profile or self.config.profiles[0].scheduler_name
 
     def documents(
-        self, paths: Iterable[str], namespace: str | None, ignore_node_name: bool, *, precise: bool = False
+        self,
+        paths: Iterable[str],
+        namespace: str | None,
+        ignore_node_name: bool,
+        *,
+        precise: bool = False,
+        kustomize: str | None = None,
     ) -> list[Any]:
-        return read_documents(paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env)
+        return read_documents(
+            paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env, kustomize=kustomize
+        )
 
     def scheduler_factory(
         self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any

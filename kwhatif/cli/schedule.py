@@ -6,11 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from kwhatif.cli.complete import complete_namespace, complete_node
 from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
     cluster_options,
     cluster_opts,
+    filename_options,
     ignore_node_name_option,
     live_options,
+    manifests_of,
     output_options,
 )
 from kwhatif.cli.run import Run
@@ -22,8 +26,9 @@ if TYPE_CHECKING:
     from kwhatif.whatif.schedule import Plan
 
 
-@click.command()
+@click.command(epilog=EXIT_STATUS_HELP["schedule"])
 @click.argument("pods", nargs=-1, metavar="[POD_OR_MANIFEST | pod/NAME | NAMESPACE/NAME]...")
+@filename_options
 @click.option(
     "--pending",
     is_flag=True,
@@ -39,8 +44,15 @@ if TYPE_CHECKING:
     "-n",
     "--namespace",
     metavar="NS",
-    help="Namespace of pod/NAME and of manifests without one (as kubectl -n; default: the kubeconfig "
-    "context's, else default); narrows --pending to it.",
+    shell_complete=complete_namespace,
+    help="Namespace of pod/NAME and of manifests without one, and of the pods --pending and -l take (as "
+    "kubectl -n; default: the kubeconfig context's, else default).",
+)
+@click.option(
+    "-A",
+    "--all-namespaces",
+    is_flag=True,
+    help="--pending and -l take the pods of every namespace, as kubectl -A.",
 )
 @click.option(
     "-l",
@@ -50,7 +62,14 @@ if TYPE_CHECKING:
 )
 @cluster_options
 @output_options(ReportKind.SCHEDULE)
-@click.option("--node", "nodes", multiple=True, metavar="NAME", help="Show only these nodes in the table. Repeatable.")
+@click.option(
+    "--node",
+    "nodes",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_node,
+    help="Show only these nodes in the table. Repeatable.",
+)
 @click.option(
     "--explain",
     type=click.Choice(["grouped", "all"]),
@@ -71,6 +90,7 @@ def schedule(
     pending: bool,
     scheduler_name: str | None,
     namespace: str | None,
+    all_namespaces: bool,
     selector: str | None,
     output: str,
     color: str,
@@ -83,31 +103,38 @@ def schedule(
 ) -> int:
     """Schedule pods, one after another, and explain every decision.
 
-    POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input.
+    POD_OR_MANIFEST files hold Pods (several per file allowed); '-' reads standard input; -f PATH
+    and -k DIR give manifests as kubectl takes them, with the positional ones.
     pod/NAME and NAMESPACE/NAME name pods of the cluster; --pending takes all its pending pods.
     A manifest of a pod the cluster already has stands for the cluster's pod.
-    Exit status: 0 all pods fit (and, with --apply, were bound), 1 some do not fit, 2 bad input,
-    3 cluster error or no binding succeeded, 4 --apply bound some pods and failed others.
     """
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments
 
+    sources = manifests_of(kw)
     co = cluster_opts(kw)
-    live = bool(co.kubeconfig or co.context)
+    live = co.live
     if apply_ and co.cluster:
         raise click.UsageError(
             "--apply binds pods in a live cluster, not in a saved state (--cluster): a node that is free "
             "there may be full now; use --kubeconfig/--context"
         )
     if apply_ and not live:
-        raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context")
+        raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context or set $KUBECONFIG")
     if yes and not apply_:
         raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
-    paths, names = split_arguments(pods)
+    positional, names = split_arguments(pods)
+    paths = sources.paths(positional)
     if scheduler_name and not pending:
         raise click.UsageError("--scheduler-name selects pending pods: add --pending")
-    if not pods and not pending:
-        raise click.UsageError("nothing to schedule: give POD_OR_MANIFEST files, pod/NAME, NAMESPACE/NAME or --pending")
+    if not pods and not pending and not sources.given:
+        raise click.UsageError(
+            "nothing to schedule: give POD_OR_MANIFEST files, -f PATH, -k DIR, pod/NAME, NAMESPACE/NAME or --pending"
+        )
+    if all_namespaces and any(n.namespace is None for n in names):
+        raise click.UsageError(
+            "-A/--all-namespaces cannot find pod/NAME: a pod is named in one namespace (give NAMESPACE/NAME or -n)"
+        )
     if selector is not None and names:
         raise click.UsageError(
             "-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod"
@@ -133,10 +160,10 @@ def schedule(
     if default_ns is None:
         default_ns = "default"
         if live:
-            from kwhatif.load.live import context_namespace
+            from kwhatif.load.kubeconfig import context_namespace
 
             default_ns = context_namespace(co.kubeconfig, co.context)
-    docs = run.documents(paths, None, ignore_node_name)
+    docs = run.documents(paths, None, ignore_node_name, kustomize=sources.kustomize)
     from_files, manifests = engine.manifest_pods(
         run.state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=run.note
     )
@@ -149,7 +176,7 @@ def schedule(
         profile=co.profile,
         scheduler_name=scheduler_name,
         pending=pending,
-        all_namespaces=namespace is None,
+        all_namespaces=all_namespaces,
         selector=label_selector,
         ignore_node_name=ignore_node_name,
     )

@@ -41,13 +41,15 @@ def load_configuration(kubeconfig: str | None, context: str | None, timeout: flo
         from kubernetes.config.config_exception import ConfigException
     except ImportError as e:  # pragma: no cover - a declared dependency
         raise ClusterError(f"the kubernetes client is not installed: {e}") from None
-    files = kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+    from kwhatif.load.kubeconfig import kubeconfig_paths, merged_kubeconfig
+
     try:
-        merged = kube_config.KubeConfigMerger(files)  # type: ignore[no-untyped-call]
-        if merged.config is None:
-            raise ConfigException("Invalid kube-config file. No configuration found.")
-        loader = kube_config.KubeConfigLoader(config_dict=merged.config, active_context=context, config_base_path=None)  # type: ignore[no-untyped-call]
-        user_name, user, cluster, base = _active_user(merged.config, loader)
+        merged = merged_kubeconfig(kubeconfig)
+        if merged is None:
+            where = ", ".join(kubeconfig_paths(kubeconfig))
+            raise ConfigException(f"no configuration found in {where}")
+        loader = kube_config.KubeConfigLoader(config_dict=merged, active_context=context, config_base_path=None)  # type: ignore[no-untyped-call]
+        user_name, user, cluster, base = _active_user(merged, loader)
         if user is not None:
             _resolve_credentials(user_name, user, cluster, base, timeout)
         cfg = Configuration()

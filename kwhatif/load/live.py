@@ -128,84 +128,8 @@ class Client:
 
 def api_client(kubeconfig: str | None, context: str | None, options: LiveOptions | None = None) -> Client:
     opts = options or LiveOptions()
-    for path in _kubeconfig_files(kubeconfig):
-        _check_kubeconfig(path)
     cfg = load_configuration(kubeconfig, context, opts.request_timeout)
     return Client(Transport(cfg, opts.request_timeout), opts)
-
-
-def _kubeconfig_files(kubeconfig: str | None) -> list[str]:
-    """The files the client reads: --kubeconfig, else those of $KUBECONFIG, else ~/.kube/config."""
-    if kubeconfig:
-        return [kubeconfig]
-    env = os.environ.get("KUBECONFIG")
-    if env:
-        return [p for p in env.split(os.pathsep) if p]
-    return [os.path.expanduser("~/.kube/config")]
-
-
-# The parts of a kubeconfig (clientcmd's v1 Config) the client walks, and their shapes.
-_KUBECONFIG_LISTS = ("clusters", "contexts", "users")
-_KUBECONFIG_ITEM = {"clusters": "cluster", "contexts": "context", "users": "user"}
-
-
-def _check_kubeconfig(path: str) -> None:
-    """A malformed kubeconfig is bad input named by its file, not a crash inside the client."""
-    from kwhatif.config.reader import os_errors, yaml_error_message, yaml_nesting_problem
-
-    if not os.path.isfile(path):
-        return  # the client says what is missing
-    with os_errors(path):
-        with open(path, "rb") as fh:
-            data = fh.read(16 * 1024 * 1024 + 1)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise InputError(f"not a kubeconfig: not UTF-8 text (byte {e.start})", source=path) from None
-    import yaml
-
-    problem = yaml_nesting_problem(text)
-    if problem:
-        raise InputError(problem, source=path)
-    try:
-        body = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as e:
-        raise InputError(yaml_error_message(e, text), source=path) from None
-    if body is None:
-        return  # an empty file: the client reports that it holds no configuration
-    if not isinstance(body, dict):
-        raise InputError(
-            f"not a kubeconfig: the file holds a {type(body).__name__}, not a mapping (apiVersion: v1, kind: Config)",
-            source=path,
-        )
-    for key in _KUBECONFIG_LISTS:
-        items = body.get(key)
-        if items is None:
-            continue
-        if not isinstance(items, list):
-            raise InputError(f"not a kubeconfig: {key} must be a list, not a {type(items).__name__}", source=path)
-        for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise InputError(
-                    f"not a kubeconfig: {key}[{i}] must be a mapping with name and {_KUBECONFIG_ITEM[key]}",
-                    source=path,
-                )
-            inner = item.get(_KUBECONFIG_ITEM[key])
-            if inner is not None and not isinstance(inner, dict):
-                raise InputError(f"not a kubeconfig: {key}[{i}].{_KUBECONFIG_ITEM[key]} must be a mapping", source=path)
-
-
-def context_namespace(kubeconfig: str | None, context: str | None) -> str:
-    """The namespace of the kubeconfig context (kubectl's default namespace), else "default"."""
-    try:
-        from kubernetes.config import kube_config
-
-        contexts, active = kube_config.list_kube_config_contexts(config_file=kubeconfig)  # type: ignore[no-untyped-call]
-    except Exception:  # api_client reports a broken kubeconfig; here it only means "default"
-        return "default"
-    chosen = next((c for c in contexts or () if c.get("name") == context), None) if context else active
-    ns = ((chosen or {}).get("context") or {}).get("namespace")
-    return ns if isinstance(ns, str) and ns else "default"
 
 
 def request(
@@ -516,15 +440,17 @@ def write_snapshot(
     return stats
 
 
-def snapshot_format(path: str | None) -> str:
-    if path is None or path == "-":
-        return "json"
-    low = path.lower()
-    if low.endswith(".json"):
-        return "json"
-    if low.endswith((".yaml", ".yml")):
-        return "yaml"
-    raise InputError("name the snapshot file .json, .yaml or .yml (its format follows the extension)", source=path)
+SNAPSHOT_FORMATS = ("json", "yaml")
+
+
+def snapshot_format(path: str | None, fmt: str | None = None) -> str:
+    """-o if given; else the file's extension (.json; .yaml or .yml); else JSON."""
+    if fmt is not None:
+        if fmt not in SNAPSHOT_FORMATS:
+            raise InputError(f"-o {fmt!r}: the snapshot is written as json or yaml")
+        return fmt
+    low = (path or "").lower()
+    return "yaml" if low.endswith((".yaml", ".yml")) else "json"
 
 
 def save_snapshot(
@@ -534,12 +460,13 @@ def save_snapshot(
     progress: Callable[[str, int], None] | None = None,
     options: LiveOptions | None = None,
     stdout: IO[str] | None = None,
+    fmt: str | None = None,
 ) -> SnapshotStats:
     """kwhatif snapshot: to ``path`` or to standard output, whole or not at all. The List is
     written to a temporary file first (next to ``path``, so that os.replace swaps it in at
     once); the target is replaced, or standard output gets the List, only once every list was
     read. A failed snapshot leaves the target as it was and writes nothing to standard output."""
-    fmt = snapshot_format(path)
+    fmt = snapshot_format(path, fmt)
     client = api_client(kubeconfig, context, options)
     try:
         if path is None or path == "-":

@@ -25,6 +25,7 @@ class DrainEntry:
     node: str | None
     message: str | None
     result: PodResult | None
+    refusal: str | None = None  # action "refused": kubectl drain's error for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class DrainReport:
     scheduler_version: ChosenVersion | None = None
     notes: tuple[str, ...] = ()
     usage: tuple[NodeUsage, ...] = ()  # every node: allocatable, requested before and after the drain
+    refusals: tuple[tuple[str, str], ...] = ()  # (node, kubectl drain's error) for the nodes drain refuses
 
     @property
     def evicted(self) -> list[DrainEntry]:
@@ -52,7 +54,7 @@ class DrainReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        ok = all(e.node is not None for e in self.evicted if not e.lost) and not self.blocked
+        ok = all(e.node is not None for e in self.evicted if not e.lost) and not self.blocked and not self.refusals
         return ExitCode.OK if ok else ExitCode.UNSCHEDULABLE
 
     def summary(self) -> dict[str, int]:
@@ -65,6 +67,7 @@ class DrainReport:
             "lost": sum(1 for e in ev if e.lost),
             "pdbBlocked": len(self.blocked),
             "skipped": sum(1 for e in self.entries if e.action.startswith("skip-")),
+            "refused": sum(1 for e in self.entries if e.action == "refused"),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,6 +77,8 @@ class DrainReport:
             "profile": self.profile,
             **version_fields(self.scheduler_version),
             "nodes": list(self.nodes),
+            # kubectl drain's errors: a node listed here is cordoned and nothing on it is evicted
+            "refusals": [{"node": n, "message": m} for n, m in self.refusals],
             "pods": [
                 {
                     "namespace": e.namespace,
@@ -84,6 +89,7 @@ class DrainReport:
                     "lost": e.lost,
                     "emptyDir": e.empty_dir,
                     "pdbBlocked": e.pdb_blocked,
+                    "refusal": e.refusal,
                     "node": e.node,
                     "message": e.message,
                     # the replacement's scheduling attempts, as in a ScheduleReport's results
@@ -125,4 +131,5 @@ def drain_report(
         scheduler_version=scheduler_version,
         notes=notes,
         usage=tuple(result.usage),
+        refusals=tuple((r.node, r.message) for r in result.refusals),
     )

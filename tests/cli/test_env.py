@@ -50,7 +50,7 @@ def test_the_report_and_the_errors_go_to_the_environment_streams(capsys: pytest.
     code = _run(env, "capacity", str(SAMPLES / "pods/web-canary.yaml"), "--cluster", str(SAMPLES / "cluster.yaml"))
     assert code == 0
     assert "\x1b[" not in out.getvalue() and "web-canary" in out.getvalue()
-    code = _run(env, "drain", "no-such-node", "--cluster", str(SAMPLES / "cluster.yaml"))
+    code = _run(env, "drain", "--ignore-daemonsets", "no-such-node", "--cluster", str(SAMPLES / "cluster.yaml"))
     assert code == 2
     assert err.getvalue().splitlines()[-1] == "kwhatif: error: NODE: no node named 'no-such-node' in the cluster"
     assert capsys.readouterr() == ("", "")

@@ -38,6 +38,7 @@ def run(tmp_path):
     ) -> Result:
         e = dict(os.environ)
         e.pop("NO_COLOR", None)
+        e.pop("KUBECONFIG", None)  # a test that reads a live cluster names its kubeconfig
         e.update(env or {})
         p = subprocess.run(
             [kwhatif_command(), *args],

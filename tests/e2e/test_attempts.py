@@ -131,10 +131,10 @@ items:
 def test_drain_replacement_that_preempts(run, tmp_path):
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(DRAIN_CLUSTER)
-    table = run("drain", "node-a", "--cluster", str(cluster))
+    table = run("drain", "--ignore-daemonsets", "node-a", "--cluster", str(cluster))
     assert table.code == 0, table.err
     assert "-> node-b (attempt 2, after preempting default/batch)" in table.out
-    doc = json.loads(run("drain", "node-a", "--cluster", str(cluster), "-o", "json").out)
+    doc = json.loads(run("drain", "--ignore-daemonsets", "node-a", "--cluster", str(cluster), "-o", "json").out)
     (pod,) = doc["pods"]
     assert pod["node"] == "node-b"
     first, retry = pod["attempts"]

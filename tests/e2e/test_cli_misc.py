@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 CLUSTER = "samples/cluster.yaml"
 
 
@@ -101,3 +103,31 @@ def test_python_dash_m(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["results"][0]["status"] == "Scheduled"
+
+
+@pytest.mark.parametrize(
+    "command, codes",
+    [
+        pytest.param("schedule", ["0", "1", "2", "3", "4", "5", "130", "141"], id="schedule"),
+        pytest.param("check", ["0", "1", "2", "3", "5", "130", "141"], id="check"),
+        pytest.param("capacity", ["0", "1", "2", "3", "5", "130", "141"], id="capacity"),
+        pytest.param("drain", ["0", "1", "2", "3", "5", "130", "141"], id="drain"),
+        pytest.param("snapshot", ["0", "2", "3", "5", "130", "141"], id="snapshot"),
+        pytest.param("completion", ["0", "2"], id="completion"),
+    ],
+)
+def test_help_lists_every_exit_status(run, command, codes):
+    r = run(command, "--help")
+    assert r.code == 0
+    lines = r.out.splitlines()
+    start = lines.index("  Exit status:")
+    assert [ln.split()[0] for ln in lines[start + 1 :] if ln.strip()] == codes
+    if command != "completion":
+        assert "    2   bad usage or bad input (file, YAML, object, field, configuration)" in lines
+
+
+@pytest.mark.parametrize("command", ["schedule", "check", "capacity", "drain", "snapshot"])
+def test_every_live_command_takes_kubectl_s_connection_flags(run, command):
+    out = run(command, "--help").out
+    for flag in ("--kubeconfig FILE", "--context NAME", "--request-timeout DURATION"):
+        assert flag in out, flag

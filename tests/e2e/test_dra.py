@@ -341,7 +341,7 @@ def test_snapshot_keeps_the_dra_objects(run, tmp_path, version):
             )
         kc = srv.kubeconfig(str(tmp_path / "kc"))
         snap = str(tmp_path / "cluster.json")
-        r = run("snapshot", "-o", snap, "--kubeconfig", kc)
+        r = run("snapshot", snap, "--kubeconfig", kc)
         assert r.code == 0, r.err
         kinds = [
             i["kind"]

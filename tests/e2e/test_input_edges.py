@@ -174,7 +174,7 @@ def test_pods_bound_to_nodes_missing_from_the_dump_are_left_out_with_a_note(run,
     r = run("schedule", FIT, "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
     assert r.code == 0, r.err
     assert "kwhatif: note: 1 pod(s) are bound to nodes that are not in the cluster state; they are left out\n" in r.err
-    r = run("drain", "general-a-1", "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
+    r = run("drain", "--ignore-daemonsets", "general-a-1", "--cluster", CLUSTER, "--cluster", str(ghost), "-o", "json")
     assert "shop/orphan" not in {f"{p['namespace']}/{p['name']}" for p in json.loads(r.out)["pods"]}
 
 

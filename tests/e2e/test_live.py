@@ -138,7 +138,7 @@ def test_required_list_failure_is_exit_3(api, run, tmp_path):
 
 def test_bad_token_is_exit_3_without_traceback(api, run, tmp_path):
     kc = api.kubeconfig(str(tmp_path / "bad"), token="wrong-token")
-    for args in (("schedule", "--pending"), ("snapshot", "-o", str(tmp_path / "snap.json"))):
+    for args in (("schedule", "--pending"), ("snapshot", str(tmp_path / "snap.json"))):
         r = run(*args, "--kubeconfig", kc)
         assert r.code == 3, r.err
         assert (
@@ -174,7 +174,7 @@ def test_unreachable_server_is_exit_3(run, tmp_path):
 
 
 def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothing(api, run):
-    r = run("schedule", "--pending", "--kubeconfig", api.kubeconfig_path, "-o", "json")
+    r = run("schedule", "--pending", "-A", "--kubeconfig", api.kubeconfig_path, "-o", "json")
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     # creation time orders pods of equal priority; batch-1 belongs to another scheduler
@@ -197,11 +197,14 @@ def test_pending_takes_the_cluster_pending_pods_in_queue_order_and_writes_nothin
 @pytest.mark.parametrize(
     "args, expected",
     [
+        pytest.param([], ["default/web", "default/trainer"], id="the-context-namespace-by-default"),
+        pytest.param(["-A"], ["team-a/api", "default/web", "default/trainer"], id="all-namespaces"),
+        pytest.param(["--all-namespaces", "-l", "app=api"], ["team-a/api"], id="all-namespaces-selector"),
         pytest.param(["-n", "team-a"], ["team-a/api"], id="namespace"),
         pytest.param(["-l", "app in (web,trainer)"], ["default/web", "default/trainer"], id="selector-set"),
         pytest.param(["-l", "app!=web", "-n", "default"], ["default/trainer"], id="selector-and-namespace"),
         pytest.param(["--scheduler-name", "batch-scheduler"], ["default/batch-1"], id="scheduler-name"),
-        pytest.param(["--profile", "default-scheduler", "-l", "app=api"], ["team-a/api"], id="profile"),
+        pytest.param(["--profile", "default-scheduler", "-l", "app=api", "-A"], ["team-a/api"], id="profile"),
     ],
 )
 def test_pending_is_narrowed_as_kubectl_narrows(api, run, args, expected):
@@ -225,6 +228,7 @@ def test_scheduler_name_without_a_profile_uses_the_first_profile(api, run):
         pytest.param(["team-a/api"], ["team-a/api"], id="namespace-slash-name"),
         pytest.param(["-n", "team-a", "pod/api"], ["team-a/api"], id="namespace-flag"),
         pytest.param(["pod/web", "--pending", "-n", "default"], ["default/web", "default/trainer"], id="with-pending"),
+        pytest.param(["team-a/api", "-A"], ["team-a/api"], id="namespace-slash-name-with-all-namespaces"),
     ],
 )
 def test_pods_named_on_the_command_line(api, run, args, expected):
@@ -266,6 +270,11 @@ def test_context_namespace_is_the_default_namespace(api, run, tmp_path):
         ),
         pytest.param([], "nothing to schedule", id="nothing"),
         pytest.param(["--pending", "-n", "Bad_NS"], "-n/--namespace 'Bad_NS'", id="bad-namespace"),
+        pytest.param(
+            ["pod/web", "-A"],
+            "Error: -A/--all-namespaces cannot find pod/NAME: a pod is named in one namespace (give NAMESPACE/NAME or -n)",
+            id="all-namespaces-and-pod-name",
+        ),
     ],
 )
 def test_bad_selections_are_exit_2(api, run, args, message):
@@ -309,7 +318,7 @@ def test_manifest_of_a_pending_pod_is_the_cluster_pod(api, run, tmp_path):
 
 
 def test_apply_binds_the_pending_pods_with_their_live_uids(api, run):
-    r = run("schedule", "--pending", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
+    r = run("schedule", "--pending", "-A", "--kubeconfig", api.kubeconfig_path, "--apply", "--yes", "-o", "json")
     assert r.code == 0, r.err
     res = results(r.out)
     assert api.bindings == [
@@ -517,7 +526,7 @@ def test_snapshot_round_trips(api, run, tmp_path, name):
     api.forbidden.add("/apis/batch/v1/cronjobs")
     api.git_version = "v1.33.4"
     path = tmp_path / name
-    r = run("snapshot", "-o", str(path), "--kubeconfig", api.kubeconfig_path)
+    r = run("snapshot", str(path), "--kubeconfig", api.kubeconfig_path)
     assert r.code == 0, r.err
     assert "could not list /apis/batch/v1/cronjobs (403:" in r.err
     assert "kwhatif: saved 10 objects to" in r.err and "(2 Namespace, 3 Node, 5 Pod)" in r.err
@@ -528,7 +537,7 @@ def test_snapshot_round_trips(api, run, tmp_path, name):
     assert not any("managedFields" in i["metadata"] for i in doc["items"])
     assert doc["metadata"]["annotations"] == {"kwhatif.io/server-version": "v1.33.4"}
     assert api.posts() == []
-    checks = [["--pending"], ["pod/web"], ["--pending", "--scheduler-name", "batch-scheduler"]]
+    checks = [["--pending", "-A"], ["pod/web"], ["--pending", "--scheduler-name", "batch-scheduler"]]
     for args in checks if name.endswith(".json") else checks[:1]:
         live = run("schedule", *args, "--kubeconfig", api.kubeconfig_path, "-o", "json")
         saved = run("schedule", *args, "--cluster", str(path), "-o", "json")
@@ -541,17 +550,60 @@ def test_snapshot_to_stdout_and_bad_names(api, run, tmp_path):
     r = run("snapshot", "--kubeconfig", api.kubeconfig_path)
     assert r.code == 0, r.err
     assert json.loads(r.out)["kind"] == "List"
-    r = run("snapshot", "-o", str(tmp_path / "snap.txt"), "--kubeconfig", api.kubeconfig_path)
-    assert r.code == 2 and "name the snapshot file .json, .yaml or .yml" in r.err
-    r = run("snapshot", "-o", str(tmp_path / "no" / "dir.json"), "--kubeconfig", api.kubeconfig_path)
+    r = run("snapshot", str(tmp_path / "no" / "dir.json"), "--kubeconfig", api.kubeconfig_path)
     assert r.code == 2 and "cannot write the snapshot" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, name, fmt",
+    [
+        pytest.param(["{d}/s.json"], "s.json", "json", id="positional-json"),
+        pytest.param(["{d}/s.yml"], "s.yml", "yaml", id="positional-yml"),
+        pytest.param(["--output-file", "{d}/s.yaml"], "s.yaml", "yaml", id="output-file-yaml"),
+        pytest.param(["{d}/s.txt"], "s.txt", "json", id="other-extension-is-json"),
+        pytest.param(["{d}/s.json", "-o", "yaml"], "s.json", "yaml", id="o-chooses-the-format"),
+        pytest.param(["-o", "yaml"], None, "yaml", id="stdout-yaml"),
+        pytest.param(["-"], None, "json", id="dash-is-stdout"),
+    ],
+)
+def test_snapshot_file_and_format(api, run, tmp_path, args, name, fmt):
+    argv = [a.format(d=tmp_path) for a in args]
+    r = run("snapshot", *argv, "--kubeconfig", api.kubeconfig_path)
+    assert r.code == 0, r.err
+    text = (tmp_path / name).read_text() if name else r.out
+    if name:
+        assert r.out == "" and f"saved 10 objects to {tmp_path / name}" in r.err
+    assert text.startswith("{") == (fmt == "json")
+    doc = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+    assert doc["kind"] == "List" and len(doc["items"]) == 10
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        pytest.param(
+            ["-o", "{d}/s.json"],
+            "is not a format (json, yaml); give the file as an argument (kwhatif snapshot {d}/s.json) or with --output-file",
+            id="o-with-a-file-name",
+        ),
+        pytest.param(
+            ["{d}/a.json", "--output-file", "{d}/b.json"],
+            "Error: give the file either as FILE or with --output-file, not both",
+            id="file-twice",
+        ),
+    ],
+)
+def test_snapshot_usage_errors(api, run, tmp_path, args, message):
+    r = run("snapshot", *[a.format(d=tmp_path) for a in args], "--kubeconfig", api.kubeconfig_path)
+    assert r.code == 2 and message.format(d=tmp_path) in r.err
+    assert api.requests == []  # nothing read
 
 
 def test_snapshot_leaves_out_pods_of_vanished_nodes(run, tmp_path):
     objs = cluster_objects() + [make_pod().name("ghost").node("gone").dict()]
     with FakeAPIServer(objs) as srv:
         kc = srv.kubeconfig(str(tmp_path / "kc"))
-        r = run("snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", kc)
+        r = run("snapshot", str(tmp_path / "s.json"), "--kubeconfig", kc)
         assert r.code == 0, r.err
         assert "1 pod(s) are bound to nodes that no longer exist; they are left out" in r.err
         r = run("schedule", "--pending", "--cluster", str(tmp_path / "s.json"))
@@ -567,7 +619,7 @@ def test_snapshot_shows_progress_on_a_terminal(api, tmp_path):
 
     master, slave = pty.openpty()
     p = subprocess.run(
-        [kwhatif_command(), "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
+        [kwhatif_command(), "snapshot", str(tmp_path / "s.json"), "--kubeconfig", api.kubeconfig_path],
         stdout=subprocess.PIPE,
         stderr=slave,
         cwd=str(ROOT),
@@ -599,11 +651,11 @@ def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(ru
         srv.git_version = "v1.30.6"
         kc = srv.kubeconfig(str(tmp_path / "kc"))
         snap = str(tmp_path / "cluster.json")
-        r = run("snapshot", "-o", snap, "--kubeconfig", kc)
+        r = run("snapshot", snap, "--kubeconfig", kc)
         assert r.code == 0, r.err
         for args in (
             ["check", "samples/workloads/release.yaml", "samples/workloads/ml-batch.yaml"],
-            ["drain", "general-a-1"],
+            ["drain", "--ignore-daemonsets", "general-a-1"],
             ["capacity", "samples/pods/web-canary.yaml"],
         ):
             live = run(*args, "--kubeconfig", kc, "-o", "json")
@@ -611,3 +663,68 @@ def test_the_sample_cluster_gives_the_same_answers_live_and_from_its_snapshot(ru
             assert saved.code == live.code, args
             assert same_answers(saved.out, live.out), args
             assert json.loads(saved.out)["schedulerVersion"] == "1.30.6"
+
+
+# --- $KUBECONFIG, merged as kubectl merges it ------------------------------------------------------
+
+
+@pytest.fixture
+def kubeconfigs(api, tmp_path):
+    """a: the fake cluster, context "shared" in team-a (current). b: a cluster of the same name that
+    is unreachable, "shared" again (in default) and "b-only" in team-a (current)."""
+    a = api.kubeconfig(str(tmp_path / "a"), "shared", namespace="team-a")
+    doc = json.loads(open(a).read())
+    doc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:9"
+    doc["contexts"] = [
+        {"name": "shared", "context": {"cluster": "fake", "user": "tester"}},
+        {"name": "b-only", "context": {"cluster": "fake", "user": "tester", "namespace": "team-a"}},
+    ]
+    doc["current-context"] = "b-only"
+    doc.pop("users")
+    (tmp_path / "b").write_text(json.dumps(doc))
+    return {"a": a, "b": str(tmp_path / "b"), "missing": str(tmp_path / "missing")}
+
+
+@pytest.mark.parametrize(
+    "spec, extra, code, message",
+    [
+        pytest.param("a:b", [], 0, None, id="first-file-sets-cluster-context-and-current"),
+        pytest.param("b:a", [], 3, "127.0.0.1:9", id="other-order-takes-b-s-cluster"),
+        pytest.param("a:b", ["--context", "b-only"], 0, None, id="context-of-the-second-file"),
+        pytest.param("missing::a", [], 0, None, id="missing-and-empty-entries-skipped"),
+        pytest.param("missing", [], 3, "kwhatif: error: kubeconfig: no configuration found in ", id="nothing-found"),
+    ],
+)
+def test_kubeconfig_env_is_merged_as_kubectl_merges_it(run, kubeconfigs, spec, extra, code, message):
+    env = {"KUBECONFIG": ":".join(kubeconfigs[p] if p else "" for p in spec.split(":"))}
+    # no --kubeconfig, no --context: $KUBECONFIG alone makes the read live
+    r = run("schedule", "pod/api", *extra, "-o", "json", "--request-timeout", "5s", env=env)
+    assert r.code == code, r.err
+    if code == 0:
+        assert sorted(results(r.out)) == ["team-a/api"]  # the context's namespace, from the merge
+    else:
+        assert message in r.err and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("command", [["check"], ["capacity"], ["drain", "n1", "--ignore-daemonsets"]])
+def test_kubeconfig_env_reaches_every_live_command(api, run, tmp_path, command):
+    env = {"KUBECONFIG": api.kubeconfig_path}
+    args = [*command]
+    if command[0] in ("check", "capacity"):
+        args.append(pod_file(tmp_path, "new", "1"))
+    r = run(*args, "-o", "json", env=env)
+    assert r.code in (0, 1), r.err
+    assert [p for m, p in api.requests if p == "/api/v1/nodes"]
+
+
+def test_cluster_files_win_over_kubeconfig_env(run, tmp_path):
+    r = run(
+        "schedule",
+        "samples/pods/web-canary.yaml",
+        "--cluster",
+        "samples/cluster.yaml",
+        "-o",
+        "json",
+        env={"KUBECONFIG": str(tmp_path / "nowhere")},
+    )
+    assert r.code == 0, r.err

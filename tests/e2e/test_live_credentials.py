@@ -85,7 +85,7 @@ def test_a_v1beta1_plugin_and_a_relative_command(api, run, tmp_path):
     cmd = plugin(tmp_path / "bin", f"print({credential(api_version='client.authentication.k8s.io/v1beta1')!r})\n")
     user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": "./bin/" + Path(cmd).name}}
     kc = api.kubeconfig(str(tmp_path / "kc"), user=user)
-    r = run("snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", kc, cwd=Path("/"))
+    r = run("snapshot", str(tmp_path / "s.json"), "--kubeconfig", kc, cwd=Path("/"))
     assert r.code == 0, r.err
     no_secret(r)
 
@@ -167,7 +167,7 @@ def test_interactive_mode_always_needs_a_terminal(api, run, tmp_path):
 def test_a_legacy_auth_provider_is_refused_with_what_to_use_instead(api, run, tmp_path, provider, instead):
     user = {"auth-provider": {"name": provider, "config": {"id-token": SECRET, "access-token": SECRET}}}
     kc = api.kubeconfig(str(tmp_path / "kc"), user=user)
-    for args in (("schedule", "--pending"), ("snapshot", "-o", str(tmp_path / "s.json"))):
+    for args in (("schedule", "--pending"), ("snapshot", str(tmp_path / "s.json"))):
         r = run(*args, "--kubeconfig", kc)
         assert r.code == 3, r.err
         assert len(r.err.splitlines()) == 1
@@ -205,7 +205,7 @@ def test_a_client_key_never_appears(api, run, tmp_path):
 def test_a_token_is_never_shown_in_any_failure(api, run, tmp_path):
     kc = api.kubeconfig(str(tmp_path / "kc"))
     api.fault("/api/v1/pods", "status", code=500)
-    for args in (("schedule", "--pending"), ("snapshot",), ("snapshot", "-o", str(tmp_path / "s.json"))):
+    for args in (("schedule", "--pending"), ("snapshot",), ("snapshot", str(tmp_path / "s.json"))):
         r = run(*args, "--kubeconfig", kc, "--debug")
         assert r.code == 3
         no_secret(r)

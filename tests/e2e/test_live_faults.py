@@ -36,7 +36,7 @@ def snapshot_fails(run, api, tmp_path: Path, *extra: str):
     must fail alike and leave nothing behind. Returns the result of the file run."""
     target = tmp_path / "snap.json"
     target.write_text(GOOD)
-    r, took = timed(run, "snapshot", "-o", str(target), "--kubeconfig", api.kubeconfig_path, *extra)
+    r, took = timed(run, "snapshot", str(target), "--kubeconfig", api.kubeconfig_path, *extra)
     assert took < BOUND, took
     assert target.read_text() == GOOD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kubeconfig", "snap.json"]  # no temporary file left
@@ -272,7 +272,7 @@ def test_a_paged_listing_reads_every_page(run, tmp_path):
     with FakeAPIServer(objs, page_size=500) as srv:
         kc = srv.kubeconfig(str(tmp_path / "kc"))
         snap = tmp_path / "s.json"
-        r = run("snapshot", "-o", str(snap), "--kubeconfig", kc)
+        r = run("snapshot", str(snap), "--kubeconfig", kc)
         assert r.code == 0, r.err
         assert "(120 Node, 1300 Pod)" in r.err
         assert srv.gets("/api/v1/pods") == 3
@@ -305,7 +305,7 @@ def test_an_expired_token_is_exit_3_and_never_shown(api, run, tmp_path):
     assert secret not in r.out + r.err
     target = tmp_path / "snap.json"
     target.write_text(GOOD)
-    r = run("snapshot", "-o", str(target), "--kubeconfig", api.kubeconfig_path, "--debug")
+    r = run("snapshot", str(target), "--kubeconfig", api.kubeconfig_path, "--debug")
     assert r.code == 3 and r.out == "" and target.read_text() == GOOD
     assert secret not in r.err
 

@@ -39,9 +39,7 @@ def test_a_closed_stdout_does_not_matter_when_nothing_is_written_to_it(tmp_path)
 
     with FakeAPIServer(cluster_objects()) as srv:
         kc = srv.kubeconfig(str(tmp_path / "kc"))
-        code, err = run_with_stdout(
-            None, "snapshot", "-o", str(tmp_path / "s.json"), "--kubeconfig", kc, close_stdout=True
-        )
+        code, err = run_with_stdout(None, "snapshot", str(tmp_path / "s.json"), "--kubeconfig", kc, close_stdout=True)
     assert code == 0, err
     assert err.startswith("kwhatif: saved 10 objects to")
     assert (tmp_path / "s.json").read_text().startswith('{"apiVersion": "v1", "kind": "List"')

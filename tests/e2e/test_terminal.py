@@ -16,7 +16,7 @@ import pytest
 from .conftest import ROOT, SAMPLES, kwhatif_command
 
 CAPACITY = ("capacity", str(SAMPLES / "pods/web-canary.yaml"), "--cluster", str(SAMPLES / "cluster.yaml"))
-DRAIN = ("drain", "general-a-1", "--cluster", str(SAMPLES / "cluster.yaml"))
+DRAIN = ("drain", "--ignore-daemonsets", "general-a-1", "--cluster", str(SAMPLES / "cluster.yaml"))
 
 
 def on_a_terminal(args: tuple[str, ...], columns: int, **env: str) -> tuple[int, str]:

@@ -27,7 +27,7 @@ from kwhatif.scheduler import Scheduler
 from kwhatif.versions import ChosenVersion, VersionSource
 from kwhatif.whatif.capacity import measure
 from kwhatif.whatif.check import check
-from kwhatif.whatif.drain import drain
+from kwhatif.whatif.drain import DrainOptions, drain
 from tests.report import SNAPSHOTS, snapshot_file
 
 from builders import PINNED, make_cluster, make_node, make_pod
@@ -251,10 +251,14 @@ def drain_cluster(big_cpu: str) -> list[dict[str, Any]]:
     ]
 
 
-def drain_of(objs: list[dict[str, Any]], *nodes_: str) -> DrainReport:
+# kubectl drain --ignore-daemonsets --delete-emptydir-data --force: every pod drain may evict is
+EVICT_ALL = DrainOptions(ignore_daemonsets=True, delete_emptydir_data=True, force=True)
+
+
+def drain_of(objs: list[dict[str, Any]], *nodes_: str, opts: DrainOptions = EVICT_ALL) -> DrainReport:
     state = make_cluster(objs)
     sched = scheduler(state, compact=True)
-    return drain_report(drain(sched, state, list(nodes_)), "default-scheduler", CHOSEN)
+    return drain_report(drain(sched, state, list(nodes_), opts), "default-scheduler", CHOSEN)
 
 
 @pytest.mark.parametrize("fmt", ReportKind.DRAIN.formats)
@@ -293,6 +297,26 @@ def test_drain_exit_code(objs, code):
 
 def test_draining_a_node_without_pods_exits_0():
     assert drain_of(nodes(), "gpu-1").exit_code is ExitCode.OK
+
+
+def test_drain_refused_without_flags():
+    """Without kubectl drain's flags, worker-1 is refused (its DaemonSet pod, and the bare pod with
+    emptyDir data): nothing on it is evicted, and the report names kubectl's errors."""
+    rep = drain_of(drain_cluster("1"), "worker-1", opts=DrainOptions())
+    assert rep.exit_code is ExitCode.UNSCHEDULABLE
+    assert rep.refusals == (
+        ("worker-1", "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): default/agent-1"),
+        ("worker-1", "cannot delete Pods with local storage (use --delete-emptydir-data to override): default/scratch"),
+    )
+    assert [(e.name, e.action) for e in rep.entries] == [
+        ("agent-1", "refused"),
+        ("big-1", "not-evicted"),
+        ("db-0", "not-evicted"),
+        ("kube-proxy", "skip-mirror"),
+        ("scratch", "refused"),
+        ("web-1", "not-evicted"),
+    ]
+    assert rep.summary()["refused"] == 2 and rep.summary()["evicted"] == 0
 
 
 # --- schedule, and --apply -----------------------------------------------------------------------
@@ -442,3 +466,10 @@ def test_formats_of_each_kind():
         ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit", "html"],
         ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit", "html"],
     }
+
+
+@pytest.mark.parametrize("fmt", [OutputFormat.TABLE, OutputFormat.MARKDOWN])
+def test_drain_refused_snapshot(snapshot, fmt):
+    snapshot.snapshot_dir = SNAPSHOTS
+    rep = drain_of(drain_cluster("1"), "worker-1", opts=DrainOptions())
+    snapshot.assert_match(render(rep, fmt), snapshot_file("drain-refused", fmt))

@@ -404,7 +404,7 @@ function capacity(){
     el('span',{text:'(share of allocatable after the copies; exact amounts on hover)'})),nodeView(rows,{verdicts:['has copies','no copies'],sorts:sorts,draw:draw})));
   add(notes(d.notes));}
 
-var ACTION={evict:'s-ok',blocked:'s-bad','skip-daemonset':'s-skip','skip-mirror':'s-skip'};
+var ACTION={evict:'s-ok',blocked:'s-bad',refused:'s-bad','not-evicted':'s-skip','skip-daemonset':'s-skip','skip-mirror':'s-skip'};
 function drain(){
   var d=doc;var rows=d.pods.map(function(p){var where=p.action!=='evict'?'':p.lost?'lost (a bare pod: nothing '+
     'recreates it)':p.node?p.node:'not placed';
@@ -415,9 +415,9 @@ function drain(){
       text:'emptyDir data is lost'}):null));});
   add(el('section',{cls:'box'},el('h2',{text:'Draining '+d.nodes.join(', ')}),el('div',{cls:'scroll'},table(['pod',
     'from','action','controller','lands on','why'],rows))));
-  var blocked=d.pods.filter(function(p){return p.action==='blocked'||(p.action==='evict'&&!p.node&&!p.lost);});
+  var blocked=d.pods.filter(function(p){return p.action==='blocked'||p.action==='refused'||(p.action==='evict'&&!p.node&&!p.lost);});
   if(blocked.length)add(el('section',{cls:'box'},el('h2',{text:'Blocked or stranded'}),list(blocked.map(function(p){
-    return ref(p)+': '+(p.pdbBlocked?'PodDisruptionBudget '+p.pdbBlocked:p.message||'not placed');}))));
+    return ref(p)+': '+(p.refusal?'cannot delete '+p.refusal:p.pdbBlocked?'PodDisruptionBudget '+p.pdbBlocked:p.message||'not placed');}))));
   if(d.pods.some(function(p){return p.attempts&&p.attempts.length;}))add(el('h2',{text:
     'Where the replacements land, and why'}));
   d.pods.forEach(function(p){if(p.attempts&&p.attempts.length){var last=p.attempts[p.attempts.length-1];

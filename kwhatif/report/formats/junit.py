@@ -162,15 +162,17 @@ class JUnitFormatter(Formatter):
         return junit_document(suite)
 
     def drain(self, report: DrainReport) -> str:
-        cases = [e for e in report.entries if e.action in ("evict", "blocked")]
-        failures = [e for e in cases if e.pdb_blocked or (e.node is None and not e.lost)]
+        cases = [e for e in report.entries if e.action in ("evict", "blocked", "refused")]
+        failures = [e for e in cases if e.pdb_blocked or e.refusal or (e.node is None and not e.lost)]
         suite = ET.Element(
             "testsuite",
             {"name": "kwhatif.drain", "tests": str(len(cases)), "failures": str(len(failures)), "errors": "0"},
         )
         for e in cases:
             case = ET.SubElement(suite, "testcase", {"classname": e.namespace, "name": e.name})
-            if e.pdb_blocked:
+            if e.refusal:
+                ET.SubElement(case, "failure", {"message": f"cannot delete {e.refusal}", "type": "DrainRefused"})
+            elif e.pdb_blocked:
                 ET.SubElement(
                     case,
                     "failure",

@@ -214,7 +214,13 @@ class MarkdownFormatter(Formatter):
             "|---|---|---|---|",
         ]
         for e in report.entries:
-            why = f"PDB {_code(e.pdb_blocked)}" if e.pdb_blocked else _cell(e.message or "")
+            why = (
+                f"PDB {_code(e.pdb_blocked)}"
+                if e.pdb_blocked
+                else _cell(f"cannot delete {e.refusal}" if e.refusal else e.message or "")
+            )
             lands = _code(e.node) if e.node else ""
             lines.append(f"| {_code(f'{e.namespace}/{e.name}')} | {_cell(e.action)} | {lands} | {why} |")
+        if report.refusals:
+            lines += ["", *(f"- drain refuses node {_code(n)}: {_cell(m)}" for n, m in report.refusals)]
         return "\n".join(lines) + "\n"

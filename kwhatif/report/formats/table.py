@@ -180,10 +180,16 @@ class TableFormatter(Formatter):
             owner = f"{e.controller[0]}/{e.controller[1]}" if e.controller else "-"
             if e.action == "blocked":
                 outcome = f"eviction refused by PodDisruptionBudget {e.pdb_blocked}: drain cannot finish"
+            elif e.action == "refused":
+                outcome = f"drain refuses: cannot delete {e.refusal}"
             elif e.action != "evict":
-                outcome = {"skip-daemonset": "stays (DaemonSet pod)", "skip-mirror": "stays (static pod)"}[e.action]
+                outcome = {
+                    "skip-daemonset": "stays (DaemonSet pod)",
+                    "skip-mirror": "stays (static pod)",
+                    "not-evicted": "stays (drain refused its node)",
+                }[e.action]
             elif e.lost:
-                outcome = "deleted: a bare pod, nothing recreates it (kubectl drain needs --force)"
+                outcome = "deleted: a bare pod, nothing recreates it"
             elif e.node:
                 outcome = f"-> {e.node}"
                 if e.result is not None and e.result.victims:
@@ -198,12 +204,17 @@ class TableFormatter(Formatter):
             f"drain {', '.join(report.nodes)}: {s['evicted']} pods evicted, {s['placed']} replacements placed, "
             f"{s['notPlaced']} do not fit, {s['pdbBlocked']} blocked by PodDisruptionBudgets, {s['skipped']} stay"
         )
+        if report.refusals:
+            refused = sorted({n for n, _ in report.refusals}, key=list(report.nodes).index)
+            head += f"; drain refuses {', '.join(refused)}"
         if report.scheduler_version is not None:
             head += f" ({report.scheduler_version.describe()})"
         body = tabulate(
             rows, headers=["POD", "FROM", "CONTROLLER", "OUTCOME", ""], tablefmt="plain", disable_numparse=True
         )
         out = head + "\n\n" + "\n".join("  " + ln for ln in body.splitlines()) + "\n"
+        if report.refusals:
+            out += "\n" + "\n".join(f"error: node {n}: {m}" for n, m in report.refusals) + "\n"
         if report.usage:
             out += "\n" + self.drain_usage(report) + "\n"
         if report.notes:

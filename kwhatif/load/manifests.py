@@ -1,0 +1,80 @@
+"""The manifests of -f/--filename, -R/--recursive and -k/--kustomize, as kubectl takes them.
+
+-f names a file, a directory or '-' (standard input). A directory gives its own files with a
+.json, .yaml or .yml extension, in name order; with -R the files of its subdirectories too (a
+named file is read whatever its extension). -k DIR is rendered with `kubectl kustomize DIR`, else
+`kustomize build DIR`, whichever is on PATH first in that order; the rendered stream's errors
+name DIR as their source, and the renderer's standard error is shown as it goes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Iterator
+
+from kwhatif.errors import InputError
+from kwhatif.load.files import Document, Limits, parse_text
+
+EXTENSIONS = (".json", ".yaml", ".yml")
+
+
+def expand_filenames(filenames: Iterable[str], recursive: bool) -> list[str]:
+    """The files of -f: files and '-' as given, directories expanded."""
+    out: list[str] = []
+    for name in filenames:
+        if name == "-" or not os.path.isdir(name):
+            out.append(name)  # a missing file is reported when it is read
+            continue
+        found: list[str] = []
+        if recursive:
+            for root, dirs, files in os.walk(name):
+                dirs.sort()
+                found.extend(os.path.join(root, f) for f in sorted(files) if f.lower().endswith(EXTENSIONS))
+        else:
+            with os.scandir(name) as it:
+                found = sorted(e.path for e in it if e.is_file() and e.name.lower().endswith(EXTENSIONS))
+        if not found:
+            what = "directory or its subdirectories" if recursive else "directory"
+            hint = "" if recursive else " (-R reads its subdirectories)"
+            raise InputError(f"the {what} holds no .json, .yaml or .yml file{hint}", source=name)
+        out.extend(found)
+    return out
+
+
+def renderer() -> list[str]:
+    """The command that renders a kustomization: kubectl's built-in kustomize first."""
+    kubectl = shutil.which("kubectl")
+    if kubectl:
+        return [kubectl, "kustomize"]
+    kustomize = shutil.which("kustomize")
+    if kustomize:
+        return [kustomize, "build"]
+    raise InputError(
+        "neither kubectl nor kustomize is on PATH: -k renders with `kubectl kustomize DIR` or `kustomize build DIR`",
+        field="-k/--kustomize",
+    )
+
+
+def render_kustomization(directory: str, limits: Limits = Limits()) -> Iterator[Document]:
+    """The documents `kubectl kustomize DIR` (or `kustomize build DIR`) renders."""
+    if not os.path.isdir(directory):
+        raise InputError("no such directory (-k takes a kustomization directory)", source=directory)
+    command = renderer()
+    tool = " ".join([os.path.basename(command[0]), *command[1:]])
+    try:
+        proc = subprocess.run(
+            [*command, directory], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=None, check=False
+        )
+    except OSError as e:
+        raise InputError(f"cannot run {tool}: {e.strerror or e}", source=directory) from None
+    if proc.returncode != 0:
+        raise InputError(f"{tool} failed with exit status {proc.returncode} (its errors are above)", source=directory)
+    limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
+    if len(proc.stdout) > limit:
+        raise InputError(f"{tool} rendered more than the limit (--max-input-size)", source=directory)
+    try:
+        text = proc.stdout.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{tool} rendered text that is not UTF-8 (byte {e.start})", source=directory) from None
+    return parse_text(text, directory, limits.max_yaml_bytes)
