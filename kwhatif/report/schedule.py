@@ -165,6 +165,11 @@ class PodResult:
         return self.status is PodOutcome.SCHEDULED
 
     @property
+    def unschedulable(self) -> bool:
+        """Its cycle found no node (a FitError), preemption or not."""
+        return self.status is PodOutcome.UNSCHEDULABLE
+
+    @property
     def gated(self) -> bool:
         """PreEnqueue kept it out of the active queue (scheduling gates)."""
         return self.status is PodOutcome.GATED

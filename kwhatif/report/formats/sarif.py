@@ -22,7 +22,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from kwhatif import __version__
-from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport, WorkloadEntry, file_and_line
 from kwhatif.report.formats.formatter import Formatter
@@ -190,7 +189,7 @@ def failing_plugin(results: Iterable[PodResult]) -> str | None:
     failing filter of each node, as upstream reports it; PreFilter rejections count once)."""
     counts: Counter[str] = Counter()
     for r in results:
-        if r.status is not PodOutcome.UNSCHEDULABLE:
+        if not r.unschedulable:
             continue
         for f in r.pre_filter:
             counts[f.plugin] += 1
@@ -318,11 +317,11 @@ class SarifFormatter(Formatter):
     def schedule(self, report: ScheduleReport) -> str:
         log = _Log()
         for r in report.final_results():
-            if r.status is PodOutcome.SCHEDULED:
+            if r.fits:
                 continue
-            if r.status is PodOutcome.GATED:
+            if r.gated:
                 rule, level = _GATED, "warning"
-            elif r.status is PodOutcome.ERROR:
+            elif r.errored:
                 rule, level = _SCHEDULING_ERROR, "error"
             else:
                 plugin = failing_plugin([r])
