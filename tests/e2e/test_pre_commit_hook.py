@@ -87,5 +87,6 @@ def test_without_the_cluster_the_hook_fails_with_bad_usage(repo):
     p = _as_pre_commit_runs([], ["deploy/release.yaml"], repo, env={"HOME": str(repo), "KUBECONFIG": ""})
     assert p.returncode == 2
     assert (
-        p.stderr.splitlines()[-1] == "Error: no cluster state: give --cluster PATH (or '-') or --kubeconfig/--context"
+        p.stderr.splitlines()[-1]
+        == "Error: no cluster state: give --cluster PATH (or '-'), --kubeconfig/--context, or set $KUBECONFIG"
     )
