@@ -153,58 +153,90 @@ def guard_commands(text: str, escaped: str = "\\:", hash_escaped: str = "\\#") -
 # --- a report, every string escaped ------------------------------------------------------------
 
 
-_ATOMS = frozenset((int, bool, float, type(None)))  # nothing to escape, nothing to look into
+_ATOM, _DATACLASS, _SEQUENCE, _NAMEDTUPLE, _MAPPING, _SET = range(6)
+_PLAIN = frozenset((int, bool, float, type(None)))  # nothing to escape, nothing to look into
+
+
+def _kind_of(t: type) -> tuple[int, tuple[str, ...]]:
+    """How escape_strings treats values of type ``t`` (and, for a dataclass, its field names)."""
+    if issubclass(t, (bool, int, float, enum.Enum, str, bytes)) or t is type(None):
+        return _ATOM, ()  # enum members and str subclasses are kwhatif's own words
+    if dataclasses.is_dataclass(t):
+        return _DATACLASS, tuple(f.name for f in dataclasses.fields(t))
+    if issubclass(t, tuple) and hasattr(t, "_fields"):
+        return _NAMEDTUPLE, ()
+    if issubclass(t, (tuple, list)):
+        return _SEQUENCE, ()
+    if issubclass(t, Mapping):
+        return _MAPPING, ()
+    if issubclass(t, (set, frozenset)):
+        return _SET, ()
+    return _ATOM, ()
 
 
 def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
     """A copy of ``obj`` (a report: dataclasses, tuples, lists, mappings) with ``escape`` applied to
     every string in it, keys of mappings included; enum members (kwhatif's own words) are kept.
-    Objects with nothing to escape are returned as they are, so the cost is one walk."""
+    Objects with nothing to escape are returned as they are, so the cost is one walk; each
+    distinct string is escaped once, and each type is classified once."""
     memo: dict[int, Any] = {}
-    fields: dict[type, tuple[str, ...]] = {}
+    escaped: dict[str, str] = {}
+    kinds: dict[type, tuple[int, tuple[str, ...]]] = {}
 
     def walk(v: Any) -> Any:
-        if type(v) is str:
-            return escape(v)
-        if v is None or isinstance(v, (bool, int, float, enum.Enum, str, bytes)):
+        t = type(v)
+        if t is str:
+            r = escaped.get(v)
+            if r is None:
+                r = escaped[v] = escape(v)
+            return r
+        kind = kinds.get(t)
+        if kind is None:
+            kind = kinds[t] = _kind_of(t)
+        what, names = kind
+        if what == _ATOM:
             return v
         key = id(v)
         if key in memo:
             return memo[key]
         out: Any = v
-        if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            names = fields.get(type(v))
-            if names is None:
-                names = fields[type(v)] = tuple(f.name for f in dataclasses.fields(v))
-            changed = {}
+        if what == _DATACLASS:
+            changed = None
             for name in names:
                 old = getattr(v, name)
-                if type(old) in _ATOMS:
+                if type(old) is str:  # inline: most fields are strings or atoms
+                    new = escaped.get(old)
+                    if new is None:
+                        new = escaped[old] = escape(old)
+                elif old is None or type(old) in _PLAIN:
                     continue
-                new = walk(old)
+                else:
+                    new = walk(old)
                 if new is not old:
+                    if changed is None:
+                        changed = {}
                     changed[name] = new
             if changed:
                 out = copy.copy(v)
                 for name, new in changed.items():
                     object.__setattr__(out, name, new)
-        elif isinstance(v, (tuple, list)):
-            items = [x if type(x) in _ATOMS else walk(x) for x in v]
+        elif what == _SEQUENCE or what == _NAMEDTUPLE:
+            items = [x if type(x) in _PLAIN else walk(x) for x in v]
             if any(a is not b for a, b in zip(items, v, strict=True)):
-                if isinstance(v, list):
+                if what == _NAMEDTUPLE:
+                    out = t(*items)
+                elif isinstance(v, list):
                     out = items
-                elif hasattr(v, "_fields"):
-                    out = type(v)(*items)
                 else:
                     out = tuple(items)
-        elif isinstance(v, Mapping):
+        elif what == _MAPPING:
             pairs = [(walk(k), walk(x)) for k, x in v.items()]
             if any(k2 is not k or x2 is not x for (k2, x2), (k, x) in zip(pairs, v.items(), strict=True)):
                 out = dict(pairs)
-        elif isinstance(v, (set, frozenset)):
+        else:
             members = {walk(x) for x in v}
             if members != v:
-                out = type(v)(members)
+                out = t(members)
         memo[key] = out
         return out
 
