@@ -194,6 +194,8 @@ def check(
     # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
     whole = bool(state.server_version or state.recorded_server_version)
     priority_classes_listed = whole or bool(state.priority_classes)
+    other_docs, invalid_docs = _screen_objects(other_docs)
+    refused_docs += invalid_docs
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -757,6 +759,24 @@ def _declared_replicas(w: Workload) -> int | None:
 
 
 # --- custom resources -----------------------------------------------------------------------------
+
+
+def _screen_objects(docs: list[Document]) -> tuple[list[Document], list[CheckedWorkload]]:
+    """The objects other than workloads and Pods that the API server would create, and an entry
+    for each one it refuses (a field it does not accept: kubectl apply creates the others)."""
+    good: list[Document] = []
+    refused: list[CheckedWorkload] = []
+    for d in docs:
+        try:
+            # on a copy, with names of its own: this only asks whether the object is valid
+            build_cluster([dataclasses.replace(d, body=copy.deepcopy(d.body))], check_node_refs=False)
+        except FieldError as e:
+            cw = _unevaluated(d, None, Verdict.REFUSED_BY_API)
+            cw.refused_by, cw.refusal = Verdict.REFUSED_BY_API, _field_error_text(e)
+            refused.append(cw)
+        else:
+            good.append(d)
+    return good, refused
 
 
 def _unserved(doc: Document) -> CheckedWorkload:

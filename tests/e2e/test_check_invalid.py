@@ -244,3 +244,33 @@ def test_an_invalid_update_of_a_running_workload_leaves_its_pods_running(run, tm
         'spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: "abc": quantities must match the '
         "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     )
+
+
+def test_an_invalid_object_that_runs_no_pods_is_its_own_refusal(run, tmp_path):
+    # a LimitRange and a PriorityClass the API server refuses: each its verdict, the rest created
+    manifest = tmp_path / "objects.yaml"
+    manifest.write_text(
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: bad-pc}\nvalue: high\n---\n"
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: default}\nspec:\n  limits:\n"
+        "  - type: Container\n    default: {cpu: lots}\n---\n"
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: good-pc}\nvalue: 1000\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priorityClassName: good-pc\n"
+        "  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n"
+    )
+    r = run("check", str(manifest), "--cluster", CLUSTER, "-o", "json")
+    assert r.code == 1, r.err
+    assert "Traceback" not in r.err
+    got = {(w["kind"], w["name"]): (w["verdict"], w["message"]) for w in json.loads(r.out)["workloads"]}
+    assert got == {
+        ("Pod", "p"): ("fits", None),
+        ("PriorityClass", "bad-pc"): ("refused by the API server", 'value: expected an integer, got string "high"'),
+        ("LimitRange", "lr"): (
+            "refused by the API server",
+            'spec.limits[0].default[cpu]: Invalid value: "lots": quantities must match the regular expression '
+            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+    }
+    # the refused LimitRange is never created, so it sets no defaults on the pod
+    table = run("check", str(manifest), "--cluster", CLUSTER)
+    assert table.code == 1
+    assert "1/3 workloads fit" in table.out
