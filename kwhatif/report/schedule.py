@@ -17,7 +17,7 @@ from kwhatif.binder import Binding, Outcome
 from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
-from kwhatif.framework.types import NodesFit, PodOutcome, PreFilterRecord, Prioritized
+from kwhatif.framework.types import NodesFit, PluginScore, PodOutcome, PreFilterRecord, Prioritized
 from kwhatif.report.base import ReportKind
 from kwhatif.report.groups import GroupEntry, group_dicts
 from kwhatif.scheduler import Attempt
@@ -272,8 +272,26 @@ class ScheduleReport:
 # --- building ------------------------------------------------------------------------------------
 
 
-def _filter_entry(st: Status) -> FilterEntry:
+def _filter_entry(st: Status, shared: dict[tuple[str, str], FilterEntry] | None = None) -> FilterEntry:
+    """The record of a status. ``shared``: one record per plugin and code for the statuses that
+    say nothing else (most filters pass on most nodes), so a report over thousands of nodes holds
+    a handful of them, and what reads it (an output's escaping, say) meets each once."""
+    if shared is not None and not st.reasons and not st.details and not st.allocations:
+        key = (st.plugin, st.code.label)
+        entry = shared.get(key)
+        if entry is None:
+            entry = shared[key] = FilterEntry(st.plugin, st.code.label)
+        return entry
     return FilterEntry(st.plugin, st.code.label, tuple(st.reasons), tuple(st.details), st.allocations)
+
+
+def _score_entry(s: PluginScore, shared: dict[tuple[str, int, int, int, int], ScoreEntry]) -> ScoreEntry:
+    """The record of a plugin's score on a node, one per distinct score (many nodes score alike)."""
+    key = (s.plugin, s.raw, s.normalized, s.weight, s.weighted)
+    entry = shared.get(key)
+    if entry is None:
+        entry = shared[key] = ScoreEntry(*key)
+    return entry
 
 
 def _pre_filter_entries(pre: PreFilterRecord | None) -> tuple[FilterEntry, ...]:
@@ -291,6 +309,8 @@ def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, .
     """Every node the filter pass recorded, with the scores of the feasible ones."""
     scores = prio.scores if prio is not None else {}
     nodes = []
+    shared: dict[tuple[str, str], FilterEntry] = {}
+    shared_scores: dict[tuple[str, int, int, int, int], ScoreEntry] = {}
     for name, fr in fit.filters.items():
         sc = scores.get(name)
         excluded = name in fit.excluded
@@ -298,10 +318,8 @@ def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, .
             NodeEntry(
                 name=name,
                 feasible=fr.feasible and not excluded and not fit.at_pre_filter,
-                filters=() if fit.at_pre_filter else tuple(_filter_entry(st) for st in fr.statuses),
-                scores=tuple(ScoreEntry(s.plugin, s.raw, s.normalized, s.weight, s.weighted) for s in sc.scores)
-                if sc
-                else (),
+                filters=() if fit.at_pre_filter else tuple(_filter_entry(st, shared) for st in fr.statuses),
+                scores=tuple(_score_entry(s, shared_scores) for s in sc.scores) if sc else (),
                 total=sc.total if sc else None,
                 excluded=excluded,
                 at_pre_filter=fit.at_pre_filter,
