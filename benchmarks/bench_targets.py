@@ -113,13 +113,8 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
-    from kwhatif.load.cluster import build_cluster
+    from kwhatif.load.cluster import build_cluster, no_gc
     from kwhatif.load.workloads import expand_workload
-
-    try:
-        from kwhatif.cli.run import collector_paused
-    except ImportError:  # an older tree, measured for comparison
-        from contextlib import nullcontext as collector_paused
     from kwhatif.report.formats.output import get_formatter
     from kwhatif.report.schedule import schedule_report
     from kwhatif.scheduler import Scheduler
@@ -140,7 +135,7 @@ def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     # the report as the command builds and writes it (the collector paused, formats/json.py)
     timings: dict[str, float] = {}
     sizes: dict[str, int] = {}
-    with collector_paused():
+    with no_gc():
         t1 = time.perf_counter()
         report = schedule_report([att], sched.snapshot.num_nodes, "default-scheduler")
         timings["report_build_s"] = time.perf_counter() - t1

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -104,25 +103,12 @@ def render_options(env: Environment, color: str, **kw: Any) -> RenderOptions:
     return RenderOptions(width=env.width, color=env.use_color(color), unicode=env.unicode, **kw)
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic collector off while a report is built and written: its dicts and lists are
-    millions of young objects that no cycle holds, which the collector would otherwise rescan
-    many times over (two thirds of building the JSON report of a pod explained over 1,000 nodes)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment) -> int:
     """Write the report in the format asked for; the command exits with the report's exit code."""
+    from kwhatif.load.cluster import no_gc
     from kwhatif.report.formats.output import get_formatter
 
-    with collector_paused():
+    with no_gc():  # a report's millions of young containers hold no cycles
         text = get_formatter(OutputFormat(output), ropts).format(report)
     env.stdout.write(text)
     env.stdout.flush()
@@ -249,10 +235,11 @@ class Run:
     ) -> ScheduleReport:
         """The schedule report of ``attempts``: the command's notes, then the release's, then the
         pod groups'; the groups and the labels of the nodes the results name."""
+        from kwhatif.load.cluster import no_gc
         from kwhatif.report.groups import group_entries
         from kwhatif.report.schedule import schedule_report
 
-        with collector_paused():
+        with no_gc():
             return schedule_report(
                 attempts,
                 sched.snapshot.num_nodes,
