@@ -127,6 +127,43 @@ _HINT_ORDER: dict[str, tuple[int, str]] = {
 _MAX_GROUPS = {"TaintToleration": 2}
 
 
+# The hints whose words depend only on the plugin and its reason.
+_FIXED_HINTS: dict[tuple[str, str], str] = {
+    ("PodTopologySpread", pts.ERR_REASON_CONSTRAINTS_NOT_MATCH): (
+        "fail only the topology spread constraints (maxSkew would be exceeded there)"
+    ),
+    ("InterPodAffinity", ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH): (
+        "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
+    ),
+    ("InterPodAffinity", ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH): (
+        "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
+    ),
+    ("InterPodAffinity", ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH): (
+        "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
+    ),
+    ("NodeUnschedulable", nu.ERR_REASON_UNSCHEDULABLE): "fail only because they are cordoned (spec.unschedulable)",
+    ("VolumeBinding", vb.ERR_REASON_BIND_CONFLICT): (
+        "fail only because no Available PersistentVolume there matches the pod's unbound claims"
+    ),
+    ("VolumeBinding", vb.ERR_REASON_NODE_CONFLICT): (
+        "fail only the node affinity of the PersistentVolumes the pod's claims are bound to"
+    ),
+    ("VolumeBinding", vb.ERR_REASON_NOT_ENOUGH_SPACE): (
+        "fail only because their storage capacity (CSIStorageCapacity) is too small for the pod's claims"
+    ),
+    ("VolumeBinding", vb.ERR_REASON_PV_NOT_EXIST): (
+        "fail only because a claim of the pod is bound to a PersistentVolume that does not exist"
+    ),
+    ("VolumeZone", vz.ERR_REASON_CONFLICT): (
+        "fail only the zone and region labels of the pod's PersistentVolumes (a volume zone conflict)"
+    ),
+    ("VolumeRestrictions", vr.ERR_REASON_DISK_CONFLICT): "fail only because a pod there already mounts the same disk",
+    ("NodeVolumeLimits", nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED): (
+        "fail only because the pod's volumes would exceed their attachable volume limit"
+    ),
+}
+
+
 def node_hint(
     plugin: str, reasons: tuple[str, ...], pod: Pod, node: Node, *, comparison_operators: bool = False
 ) -> str:
@@ -158,53 +195,14 @@ def node_hint(
                 f"fail only the topology spread constraints: they lack the {what} the constraints spread over "
                 "(a node without its topologyKey belongs to no domain); label them, or spread over a key they have"
             )
-        if reason == pts.ERR_REASON_CONSTRAINTS_NOT_MATCH:
-            return "fail only the topology spread constraints (maxSkew would be exceeded there)"
-    elif plugin == "InterPodAffinity":
-        texts = {
-            ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH: (
-                "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
-            ),
-            ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: (
-                "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
-            ),
-            ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: (
-                "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
-            ),
-        }
-        if reason in texts:
-            return texts[reason]
-    elif plugin == "NodeUnschedulable" and reason == nu.ERR_REASON_UNSCHEDULABLE:
-        return "fail only because they are cordoned (spec.unschedulable)"
     elif plugin == "NodePorts" and reason == np.ERR_REASON:
         ports = ", ".join(f"{p.host_port}/{p.protocol}" for p in pod.host_ports())
         return f"fail only because host port {ports} is taken there"
-    elif plugin == "VolumeBinding":
-        texts = {
-            vb.ERR_REASON_BIND_CONFLICT: (
-                "fail only because no Available PersistentVolume there matches the pod's unbound claims"
-            ),
-            vb.ERR_REASON_NODE_CONFLICT: (
-                "fail only the node affinity of the PersistentVolumes the pod's claims are bound to"
-            ),
-            vb.ERR_REASON_NOT_ENOUGH_SPACE: (
-                "fail only because their storage capacity (CSIStorageCapacity) is too small for the pod's claims"
-            ),
-            vb.ERR_REASON_PV_NOT_EXIST: (
-                "fail only because a claim of the pod is bound to a PersistentVolume that does not exist"
-            ),
-        }
-        if reason in texts:
-            return texts[reason]
-    elif plugin == "VolumeZone" and reason == vz.ERR_REASON_CONFLICT:
-        return "fail only the zone and region labels of the pod's PersistentVolumes (a volume zone conflict)"
-    elif plugin == "VolumeRestrictions":
-        if reason == vr.ERR_REASON_DISK_CONFLICT:
-            return "fail only because a pod there already mounts the same disk"
-        if "ReadWriteOncePod" in reason:
-            return "fail only because a pod there already uses the pod's ReadWriteOncePod claim"
-    elif plugin == "NodeVolumeLimits" and reason == nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED:
-        return "fail only because the pod's volumes would exceed their attachable volume limit"
+    elif plugin == "VolumeRestrictions" and "ReadWriteOncePod" in reason:
+        return "fail only because a pod there already uses the pod's ReadWriteOncePod claim"
+    fixed = _FIXED_HINTS.get((plugin, reason))
+    if fixed is not None:
+        return fixed
     # any other reason: said as the plugin said it
     return f"fail only {plugin}: {'; '.join(reasons)}" if reasons else f"fail only {plugin}"
 
