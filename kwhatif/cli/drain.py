@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from kwhatif.cli.complete import complete_node
-from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, output_options
+from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, output_options, parse_label_selector
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
@@ -64,14 +64,7 @@ def drain(
     from kwhatif.whatif.drain import DrainOptions
     from kwhatif.whatif.drain import drain as run_drain
 
-    selector = None
-    if pod_selector is not None:
-        from kwhatif.api.labels import parse_selector
-
-        try:
-            selector = parse_selector(pod_selector)
-        except ValueError as e:
-            raise click.UsageError(f"--pod-selector {pod_selector!r}: {e}") from None
+    selector = parse_label_selector(pod_selector, "--pod-selector")
     opts = DrainOptions(
         ignore_daemonsets=ignore_daemonsets,
         delete_emptydir_data=delete_emptydir_data,

@@ -61,6 +61,19 @@ class ClusterOptions:
         return not self.cluster and live_requested(self.kubeconfig, self.context)
 
 
+def parse_label_selector(text: str | None, flag: str) -> Any:
+    """A label selector given on the command line (-l, --pod-selector), as kubectl parses it;
+    None when not given. One that does not parse is a usage error naming the flag."""
+    if text is None:
+        return None
+    from kwhatif.api.labels import parse_selector
+
+    try:
+        return parse_selector(text)
+    except ValueError as e:
+        raise click.UsageError(f"{flag} {text!r}: {e}") from None
+
+
 def parse_timeout(text: str | None) -> float | None:
     """--request-timeout, as kubectl spells it (30s, 1m, a bare number of seconds; 0: none)."""
     if text is None:

@@ -16,6 +16,7 @@ from kwhatif.cli.options import (
     live_options,
     manifests_of,
     output_options,
+    parse_label_selector,
 )
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
@@ -139,14 +140,7 @@ def schedule(
         raise click.UsageError(
             "-l/--selector cannot be combined with pod/NAME arguments: a name already selects the pod"
         )
-    label_selector = None
-    if selector is not None:
-        from kwhatif.api.labels import parse_selector
-
-        try:
-            label_selector = parse_selector(selector)
-        except ValueError as e:
-            raise click.UsageError(f"-l/--selector {selector!r}: {e}") from None
+    label_selector = parse_label_selector(selector, "-l/--selector")
     if namespace is not None:
         from kwhatif.api.names import is_dns1123_label
 
