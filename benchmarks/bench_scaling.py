@@ -190,8 +190,10 @@ def parser() -> argparse.ArgumentParser:
         metavar="N,N",
         help="cluster sizes (default: 500,1000,2000,5000)",
     )
-    ap.add_argument("--replicas", type=positive, default=1000, help="replicas of the Deployment to check")
-    ap.add_argument("--copies", type=positive, default=3000, help="capacity copies to count")
+    ap.add_argument(
+        "--replicas", type=positive, default=1000, help="replicas of the Deployment to check (default: 1000)"
+    )
+    ap.add_argument("--copies", type=positive, default=3000, help="capacity copies to count (default: 3000)")
     ap.add_argument("--dumps", metavar="DIR", help="read (or generate) c<nodes>.json here instead of benchmarks/out/")
     ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE as JSON")
     return ap
