@@ -8,6 +8,8 @@ it came from. Nothing here interprets an object beyond its apiVersion and kind.
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
 import re
@@ -153,34 +155,42 @@ class Document:
 
 
 def read_path(path: str, limits: Limits = Limits(), stdin: Any = None) -> Iterator[Document]:
-    """The documents of one path, produced lazily: a large JSON dump is converted item by item,
-    so its decoded form never has to fit in memory at once. Errors about the path itself (missing,
-    too large, not UTF-8) are raised here, before iteration."""
+    """The documents of one path, produced lazily: a large JSON dump is read and converted item by
+    item, so neither its text nor its decoded form has to fit in memory at once. Errors about the
+    path itself (missing, too large, not UTF-8 at its start) are raised here, before iteration."""
     if path == "-":
         if stdin is None and sys.stdin is None:
             raise InputError("standard input is closed", source="<stdin>")
-        stream = stdin if stdin is not None else sys.stdin.buffer
+        stream: Any = stdin if stdin is not None else sys.stdin.buffer
         limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
-        data = stream.read(limit + 1)
-        if isinstance(data, str):
-            data = data.encode()
-        if len(data) > limit:
-            raise InputError(
-                f"input is larger than the {format_size(limit)} limit (--max-input-size)", source="<stdin>"
-            )
-        text = _decode(data, "<stdin>")
+        if isinstance(stream.read(0), str):  # a text stream (tests): read it whole
+            text = stream.read(limit + 1)
+            if len(text) > limit:
+                raise InputError(
+                    f"input is larger than the {format_size(limit)} limit (--max-input-size)", source="<stdin>"
+                )
+            stream = io.BytesIO(text.encode())
+        docs = _open_stream(stream, "<stdin>", limits, limit)
         # standard input cannot be read twice: keep small texts for precise_sources
-        _stdin_text[:] = [text] if len(text) <= PRECISE_MAX_BYTES else []
-        return parse_text(text, "<stdin>", limits.max_yaml_bytes)
+        _stdin_text[:] = [docs.text] if isinstance(docs, _WholeText) and len(docs.text) <= PRECISE_MAX_BYTES else []
+        return _documents(docs, limits)
     if os.path.isdir(path):
         return _read_dump_dir(path, limits)
-    return parse_text(_read_text(path, limits), path, limits.max_yaml_bytes)
+    return _documents(_open_file(path, limits), limits)
 
 
-def _read_text(path: str, limits: Limits) -> str:
+def _documents(opened: _WholeText | _JsonStream, limits: Limits) -> Iterator[Document]:
+    if isinstance(opened, _WholeText):
+        return parse_text(opened.text, opened.source, limits.max_yaml_bytes)
+    return _json_or_yaml(opened, limits.max_yaml_bytes)
+
+
+def _open_file(path: str, limits: Limits) -> _WholeText | _JsonStream:
     with os_errors(path):
         size = os.path.getsize(path)
-        with open(path, "rb") as fh:
+        fh = open(path, "rb")  # noqa: SIM115 (a windowed reading keeps it open while it reads)
+    try:
+        with os_errors(path):
             head = fh.read(64)
             is_json = head.lstrip()[:1] in (b"{", b"[")
             limit = limits.max_json_bytes if is_json else limits.max_yaml_bytes
@@ -191,16 +201,40 @@ def _read_text(path: str, limits: Limits) -> str:
                     f"file is {format_size(size)}, above the {format_size(limit)} limit for {fmt} input ({advice})",
                     source=path,
                 )
-            # Devices and pipes report no size: never read more than the limit allows. A file
-            # is read again from its start in one piece (no copy of a large text).
+            # A file is read again from its start; devices and pipes report no size: never read
+            # more than the limit allows.
             if fh.seekable():
                 fh.seek(0)
-                data = fh.read(limit + 1)
-            else:
-                data = head + fh.read(limit + 1 - len(head))
-            if len(data) > limit:
-                raise InputError(f"input is larger than the {format_size(limit)} limit (--max-input-size)", source=path)
-    return _decode(data, path)
+                head = b""
+        opened = _open_stream(fh, path, limits, limit, head)
+    except BaseException:
+        fh.close()
+        raise
+    if isinstance(opened, _WholeText):
+        fh.close()
+    return opened
+
+
+def _open_stream(fh: Any, source: str, limits: Limits, limit: int, head: bytes = b"") -> _WholeText | _JsonStream:
+    """A binary stream as one text, or (a JSON input larger than WINDOW_MIN_BYTES) as a JSON
+    stream that reads it a window at a time: only the window and the current item are held."""
+    with os_errors(source):
+        data = head + fh.read(max(0, min(WINDOW_MIN_BYTES + 1, limit + 1) - len(head)))
+    if len(data) > WINDOW_MIN_BYTES and data.lstrip()[:1] in (b"{", b"[") and len(data) <= limit:
+        return _JsonStream.windowed(fh, data, source, limit)
+    with os_errors(source):
+        data += fh.read(limit + 1 - len(data))
+    if len(data) > limit:
+        raise InputError(f"input is larger than the {format_size(limit)} limit (--max-input-size)", source=source)
+    return _WholeText(_decode(data, source), source)
+
+
+@dataclass
+class _WholeText:
+    """A text held in full (everything but large JSON inputs)."""
+
+    text: str
+    source: str
 
 
 def _decode(data: bytes, source: str) -> str:
@@ -222,7 +256,7 @@ def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
     if not files:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
     for f in files:
-        yield from parse_text(_read_text(f, limits), f, limits.max_yaml_bytes)
+        yield from _documents(_open_file(f, limits), limits)
 
 
 def parse_text(text: str, source: str, max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES) -> Iterator[Document]:
@@ -230,7 +264,7 @@ def parse_text(text: str, source: str, max_yaml_bytes: int = DEFAULT_MAX_YAML_BY
     if not stripped:
         raise InputError("empty input: no Kubernetes objects", source=source)
     if stripped[0] in "{[":
-        return _json_or_yaml(text, source, max_yaml_bytes)
+        return _json_or_yaml(_JsonStream(text, source), max_yaml_bytes)
     return _yaml_documents(text, source)
 
 
@@ -238,24 +272,33 @@ class _JsonSyntaxError(InputError):
     """The text is not valid JSON (it may still be YAML)."""
 
 
-def _json_or_yaml(text: str, source: str, max_yaml_bytes: int) -> Iterator[Document]:
+def _json_or_yaml(stream: _JsonStream, max_yaml_bytes: int) -> Iterator[Document]:
     """Text that starts like JSON is read as JSON (streamed); when it is not valid JSON before its
     first object is complete, it is read as YAML, where `{apiVersion: v1, ...}` is a flow mapping:
     apimachinery's YAMLOrJSONDecoder (kubectl apply, create) falls back the same way, and reports
     the JSON error when the YAML reading fails too."""
     found = 0
     try:
-        for doc in _JsonStream(text, source).documents_with_progress():
+        for doc in stream.documents_with_progress():
             found += 1
+            stream.keep = False
             yield doc
     except _JsonSyntaxError as json_error:
-        if found or len(text) > max_yaml_bytes:
+        if found or stream.base != 0:
             raise
+        # a windowed stream holds all it read until the first object is out: read the rest
+        while stream.more is not None and len(stream.text) <= max_yaml_bytes:
+            stream.extend(len(stream.text))
+        if len(stream.text) > max_yaml_bytes:
+            raise
+        text = stream.text
         try:
-            docs = list(_yaml_documents(text, source))
+            docs = list(_yaml_documents(text, stream.source))
         except InputError:
             raise json_error from None
         yield from docs
+    finally:
+        stream.close()
 
 
 def _yaml_documents(text: str, source: str) -> Iterator[Document]:
@@ -338,42 +381,176 @@ def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
 
 
 PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show progress
+# JSON inputs larger than this are read a window at a time (WINDOW_CHUNK_BYTES per read), so the
+# text of a large dump is never held whole (nor its bytes beside it).
+WINDOW_MIN_BYTES = 32 * MiB
+WINDOW_CHUNK_BYTES = 8 * MiB
 _VALUE_START = '{["-0123456789tfn'
+_NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
 
 
 class _JsonStream:
     """Walks the top-level JSON values itself and hands out each element of a top-level ``items``
     array as soon as the C scanner has decoded it. Concatenated values (the `cluster-info dump`
-    stream) and the log sections between them are accepted."""
+    stream) and the log sections between them are accepted.
 
-    def __init__(self, text: str, source: str) -> None:
+    The text is either whole, or a window over a larger input (``more`` reads on): positions are
+    offsets into the window, which moves on only when a value, a delimiter or a log section runs
+    past its end. What lies before the window is gone but for its line count and where its last
+    line starts, which is all an error message needs."""
+
+    def __init__(self, text: str, source: str, total: int | None = None) -> None:
         self.text = text
         self.source = source
         self.scan = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_unique_pairs))  # type: ignore[attr-defined]
         self.progress: Any = None
+        self.total = len(text) if total is None else total
+        # the window: ``base`` characters lie before it, holding ``lines`` newlines, the last at
+        # absolute offset ``last_nl`` (-1: none); a line count up to window offset ``counted``
+        self.base = 0
+        self.lines = 0
+        self.last_nl = -1
+        self.counted = 0
+        self.counted_lines = 0
+        self.more: Any = None  # reads the next piece of text ("" at the end), None when whole
+        self.chunk = WINDOW_CHUNK_BYTES
+        self.keep = True  # nothing is dropped until the first object is out (the YAML fallback)
+        self.fh: Any = None
+        self.start = 0
+
+    @classmethod
+    def windowed(cls, fh: Any, first: bytes, source: str, limit: int) -> _JsonStream:
+        decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        read = [0]
+
+        def decode(data: bytes, final: bool) -> str:
+            try:
+                return decoder.decode(data, final)
+            except UnicodeDecodeError as e:
+                raise InputError(f"not UTF-8 text (byte {read[0] - len(data) + e.start})", source=source) from None
+
+        read[0] = len(first)
+        try:
+            size = os.fstat(fh.fileno()).st_size
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            size = 0
+        stream = cls(decode(first, False), source, total=max(size, len(first)))
+        stream.fh = fh
+
+        def more(n: int) -> str:
+            while True:
+                with os_errors(source):
+                    data = fh.read(n)
+                read[0] += len(data)
+                if read[0] > limit:
+                    raise InputError(
+                        f"input is larger than the {format_size(limit)} limit (--max-input-size)", source=source
+                    )
+                text = decode(data, not data)
+                if text or not data:
+                    return text
+
+        stream.more = more
+        return stream
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+            self.fh = None
+
+    def documents_with_progress(self) -> Iterator[Document]:
+        """documents(), with a progress line over the text for large inputs."""
+        if self.total < PROGRESS_MIN_CHARS:
+            yield from self.documents()
+            return
+        from kwhatif import progress
+
+        with progress.task(f"reading {os.path.basename(self.source)}", self.total, "MB") as self.progress:
+            yield from self.documents()
+
+    # --- the window ----------------------------------------------------------------------------
+
+    def extend(self, pos: int) -> int:
+        """Read on: the window drops what lies before ``pos`` (unless it keeps all) and gains the
+        next piece of the input; returns ``pos`` in the new window. At the end of the input the
+        window stays as it is and ``more`` becomes None."""
+        if self.more is None:
+            return pos
+        piece = self.more(self.chunk)
+        if not piece:
+            self.more = None
+            return pos
+        cut = 0 if self.keep else pos
+        if cut == 0:
+            self.chunk *= 2  # a value longer than the window: read on faster
+        else:
+            self.chunk = WINDOW_CHUNK_BYTES
+            self.lines = self.line_index(cut)
+            nl = self.text.rfind("\n", 0, cut)
+            if nl >= 0:
+                self.last_nl = self.base + nl
+            self.base += cut
+            self.counted, self.counted_lines = 0, self.lines
+        self.text = self.text[cut:] + piece
+        return pos - cut
+
+    def line_index(self, pos: int) -> int:
+        """How many newlines lie before window offset ``pos`` (from the start of the input)."""
+        if pos >= self.counted:
+            self.counted_lines += self.text.count("\n", self.counted, pos)
+            self.counted = pos
+            return self.counted_lines
+        return self.lines + self.text.count("\n", 0, pos)
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        nl = self.text.rfind("\n", 0, pos)
+        col = pos - nl if nl >= 0 else self.base + pos - self.last_nl
+        return self.line_index(pos) + 1, col
 
     def fail(self, pos: int, msg: str) -> InputError:
-        line = self.text.count("\n", 0, pos) + 1
-        col = pos - self.text.rfind("\n", 0, pos)
+        line, col = self.line_col(pos)
         return _JsonSyntaxError(json_error_message(line, col, msg), source=self.source)
 
     def skip_ws(self, pos: int) -> int:
-        m = _WS.match(self.text, pos)
-        assert m is not None
-        return m.end()
+        while True:
+            m = _WS.match(self.text, pos)
+            assert m is not None
+            end = m.end()
+            if end < len(self.text) or self.more is None:
+                return end
+            pos = self.extend(end)
+
+    def whole_line(self, pos: int) -> int:
+        """Extend the window until the line at ``pos`` ends in it (or the input does)."""
+        while self.more is not None and self.text.find("\n", pos) < 0:
+            pos = self.extend(pos)
+        return pos
 
     def value(self, pos: int) -> tuple[Any, int]:
-        try:
-            v, end = self.scan(self.text, pos)
-        except StopIteration as e:
-            raise self.fail(e.value, "Expecting value") from None
-        except json.JSONDecodeError as e:
-            raise self.fail(e.pos, e.msg) from None
-        except RecursionError:
-            raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
-        except _DuplicateKey:
-            raise self.duplicate(pos) from None
-        return v, end
+        while True:
+            try:
+                v, end = self.scan(self.text, pos)
+            except StopIteration as e:
+                if self.more is not None:
+                    pos = self.extend(pos)
+                    continue
+                raise self.fail(e.value, "Expecting value") from None
+            except json.JSONDecodeError as e:
+                if self.more is not None:  # it may only be cut off by the window's end
+                    pos = self.extend(pos)
+                    continue
+                raise self.fail(e.pos, e.msg) from None
+            except RecursionError:
+                raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
+            except _DuplicateKey:
+                raise self.duplicate(pos) from None
+            if self.more is not None and (
+                end >= len(self.text) or (type(v) in (int, float) and _NUMBER_GOES_ON.fullmatch(self.text, end))
+            ):  # a number may go on past the window's end
+                pos = self.extend(pos)
+                continue
+            self.start = pos  # where the value starts in the window as it now is
+            return v, end
 
     def duplicate(self, pos: int) -> InputError:
         """The one-line error for a key given twice in the value at ``pos``, as YAML's reads."""
@@ -384,13 +561,11 @@ class _JsonStream:
         if found is None:  # not expected: the scanner saw one
             return InputError("invalid JSON: an object key is given twice", source=self.source)
         at, first, key = found
-        return self.key_given_twice(at, first, key)
+        return self.key_given_twice(at, self.line_col(first), key)
 
-    def key_given_twice(self, at: int, first: int, key: str) -> InputError:
-        line = self.text.count("\n", 0, first) + 1
-        col = first - self.text.rfind("\n", 0, first)
+    def key_given_twice(self, at: int, first: tuple[int, int], key: str) -> InputError:
         # not a _JsonSyntaxError: read as YAML, the text is refused for the same key
-        err = self.fail(at, f"key {json.dumps(key)} already defined at line {line} column {col}")
+        err = self.fail(at, f"key {json.dumps(key)} already defined at line {first[0]} column {first[1]}")
         return InputError(err.message, source=self.source)
 
     def expect(self, pos: int, chars: str) -> tuple[str, int]:
@@ -399,33 +574,23 @@ class _JsonStream:
             raise self.fail(pos, "Expecting " + " or ".join(repr(c) for c in chars) + " delimiter")
         return self.text[pos], pos + 1
 
-    def documents_with_progress(self) -> Iterator[Document]:
-        """documents(), with a progress line over the text for large inputs."""
-        if len(self.text) < PROGRESS_MIN_CHARS:
-            yield from self.documents()
-            return
-        from kwhatif import progress
-
-        with progress.task(f"reading {os.path.basename(self.source)}", len(self.text), "MB") as self.progress:
-            yield from self.documents()
+    # --- the documents -------------------------------------------------------------------------
 
     def documents(self) -> Iterator[Document]:
-        text, n = self.text, len(self.text)
         pos = index = 0
-        line, last = 1, 0
         while True:
             pos = self.skip_ws(pos)
-            if pos >= n:
+            if pos >= len(self.text):
                 break
-            m = _LOG_START.match(text, pos)
-            if m:
-                end = _LOG_END.search(text, m.end())
-                pos = end.end() if end else n
-                continue
-            line += text.count("\n", last, pos)
-            last = pos
+            if self.text.startswith("=", pos):
+                pos = self.whole_line(pos)
+                m = _LOG_START.match(self.text, pos)
+                if m:
+                    pos = self.skip_log(m.end())
+                    continue
+            line = self.line_index(pos) + 1
             where = self.source if index == 0 else f"{self.source}:{line}"
-            if text[pos] == "{":
+            if self.text[pos] == "{":
                 pos = yield from self._object(pos, where, index)
             else:
                 value, pos = self.value(pos)
@@ -434,19 +599,34 @@ class _JsonStream:
         if index == 0:
             raise InputError("empty input: no Kubernetes objects", source=self.source)
 
+    def skip_log(self, pos: int) -> int:
+        """Past the END line of the log section whose text starts at ``pos`` (the input's end when
+        it has none)."""
+        while True:
+            end = _LOG_END.search(self.text, pos)
+            if end is not None:
+                return end.end()
+            if self.more is None:
+                return len(self.text)
+            # keep the last, unfinished line: it may be the END line
+            pos = max(pos, self.text.rfind("\n") + 1)
+            pos = self.extend(pos)
+
     def _object(self, pos: int, where: str, index: int) -> Generator[Document, None, int]:
         """Decode one top-level object, streaming its ``items``; returns where it ends."""
         obj: dict[str, Any] = {}
         waiting: list[tuple[int, Any]] = []  # items without a kind, until the list's kind is known
         streamed = False
         ch, pos = self.expect(pos + 1, '"}')
-        key_at: dict[str, int] = {}
+        key_at: dict[str, tuple[int, int]] = {}
         while ch != "}":
             start = pos - 1
             key, pos = self.value(start)
-            first = key_at.setdefault(key, start)
-            if first != start:
+            start = self.start  # the window may have moved on
+            first = key_at.get(key)
+            if first is not None:
                 raise self.key_given_twice(start, first, key)
+            key_at[key] = self.line_col(start)
             _, pos = self.expect(pos, ":")
             pos = self.skip_ws(pos)
             if key == "items" and self.text.startswith("[", pos):
@@ -457,7 +637,7 @@ class _JsonStream:
                 while ch != "]":
                     item, pos = self.value(pos - 1)
                     if progress is not None:
-                        progress.update(pos)
+                        progress.update(self.base + pos)
                     if isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
                         yield from _expand_item(item, obj, where, i)
                     else:
