@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+import orjson
+
 from kwhatif.api import fields as f
 from kwhatif.api import workload
 from kwhatif.api.core import (
@@ -687,12 +689,76 @@ def pod(
     for msg in is_dns1123_label(namespace):
         raise f.invalid("metadata.namespace", namespace, msg)
     labels = f.str_map(meta, "labels", "metadata")
-    node_selector = f.str_map(spec_of(d), "nodeSelector", "spec")
+    spec = f.mapping(d, "spec", "")
+    node_selector = f.str_map(spec, "nodeSelector", "spec")
     if validate:
         _validate_labels(labels, "metadata.labels")
         _validate_labels(node_selector, "spec.nodeSelector")
-    spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
+    node_name = f.string(spec, "nodeName", "spec")
+    # Everything read from the spec but its node is one value that replicas share: converted
+    # once per distinct spec.
+    skey = _spec_key(spec, bool(node_name))
+    kw = _MEMO.get(skey) if skey is not None else None
+    if kw is None:
+        kw = _spec_fields(spec, bool(node_name))
+        _remember(skey, kw)
+    annotations = f.str_map(meta, "annotations", "metadata")
+    conditions = f.obj_seq(status, "conditions", "status")
+    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
+    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+    disruption_target = target is not None and target.get("status") == "True"
+    reason = target.get("reason") if target is not None else None
+    disruption_reason = reason if isinstance(reason, str) else ""
+    resource_claims: tuple[Any, ...] = ()
+    claim_statuses: dict[str, str | None] = {}
+    if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
+        resource_claims, claim_statuses = pod_resource_claims(spec, status)
+    status_resources = f.opt_mapping(status, "resources", "status")
+    return build_pod(
+        rules,
+        namespace=_intern(namespace),
+        name=name,
+        uid=f.string(meta, "uid", "metadata"),
+        labels=_shared_map(labels),
+        annotations=_shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
+        if annotations and not _KEPT_POD_ANNOTATIONS.isdisjoint(annotations)
+        else _EMPTY_MAP,
+        owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
+        creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
+        deleting=meta.get("deletionTimestamp") is not None,
+        node_name=_intern(node_name),
+        **kw,
+        phase=_intern(f.string(status, "phase", "status")),
+        nominated_node_name=f.string(status, "nominatedNodeName", "status"),
+        start_time=f.timestamp(status, "startTime", "status"),
+        disruption_target=disruption_target,
+        disruption_reason=disruption_reason,
+        source=source,
+        resource_claims=resource_claims,
+        resource_claim_statuses=_shared_map(claim_statuses),
+        container_statuses=_shared_map(_container_statuses(status)),
+        resize_infeasible=any(
+            c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
+        )
+        if conditions
+        else False,
+        status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
+        if status_resources and status_resources.get("requests") is not None
+        else None,
+        status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
+        if status.get("allocatedResources") is not None
+        else None,
+    )
+
+
+def _spec_key(spec: Dict, has_node: bool) -> bytes | str | None:
+    """The memo key of what _spec_fields reads: the spec but its nodeName."""
+    return _memo_key(("spec", has_node, {k: v for k, v in spec.items() if k != "nodeName"}), 1 << 16)
+
+
+def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
+    """What a pod's spec gives its Pod, but its node (the spec-level checks included)."""
     host_network = f.boolean(spec, "hostNetwork", "spec")
     raw_containers = f.obj_seq(spec, "containers", "spec")
     if not raw_containers:
@@ -711,101 +777,61 @@ def pod(
     priority = f.integer(spec, "priority", "spec")
     if priority is not None and not -(1 << 31) <= priority < (1 << 31):
         raise f.invalid("spec.priority", priority, "must be a 32-bit integer")
-    annotations = f.str_map(meta, "annotations", "metadata")
-    conditions = f.obj_seq(status, "conditions", "status")
-    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
-    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
-    disruption_target = target is not None and target.get("status") == "True"
-    reason = target.get("reason") if target is not None else None
-    disruption_reason = reason if isinstance(reason, str) else ""
     gates = []
     for i, g in enumerate(f.obj_seq(spec, "schedulingGates", "spec")):
         gname = f.string(g, "name", f"spec.schedulingGates[{i}]")
         if not gname:
             raise f.required(f"spec.schedulingGates[{i}].name")
         gates.append(gname)
-    if gates and f.string(spec, "nodeName", "spec"):
+    if gates and has_node:
         raise f.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
     preemption_policy = f.string(spec, "preemptionPolicy", "spec")
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
-    resource_claims: tuple[Any, ...] = ()
-    claim_statuses: dict[str, str | None] = {}
-    if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
-        resource_claims, claim_statuses = pod_resource_claims(spec, status)
     pod_requests_, pod_limits = _pod_level_resources(spec)
-    status_resources = f.opt_mapping(status, "resources", "status")
-    return build_pod(
-        rules,
-        namespace=_intern(namespace),
-        name=name,
-        uid=f.string(meta, "uid", "metadata"),
-        labels=_shared_map(labels),
-        annotations=_shared_map({k: v for k, v in annotations.items() if k in _KEPT_POD_ANNOTATIONS}),
-        owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
-        creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
-        deleting=meta.get("deletionTimestamp") is not None,
-        node_name=_intern(f.string(spec, "nodeName", "spec")),
-        scheduler_name=_intern(f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME),
-        priority=priority if priority is not None else 0,
-        priority_class_name=_intern(f.string(spec, "priorityClassName", "spec")),
-        preemption_policy=_intern(preemption_policy),
-        containers=containers,
-        init_containers=init_containers,
-        overhead=overhead,
-        node_selector=_shared_map(node_selector),
-        affinity=_memoized(
+    return {
+        "scheduler_name": _intern(f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME),
+        "priority": priority if priority is not None else 0,
+        "priority_class_name": _intern(f.string(spec, "priorityClassName", "spec")),
+        "preemption_policy": _intern(preemption_policy),
+        "containers": containers,
+        "init_containers": init_containers,
+        "overhead": overhead,
+        "node_selector": _shared_map(f.str_map(spec, "nodeSelector", "spec")),
+        "affinity": _memoized(
             "affinity", spec.get("affinity"), lambda: affinity(f.opt_mapping(spec, "affinity", "spec"), "spec.affinity")
         ),
-        tolerations=_memoized(
+        "tolerations": _memoized(
             "tolerations",
             spec.get("tolerations"),
             lambda: tuple(
                 toleration(t, f"spec.tolerations[{i}]") for i, t in enumerate(f.obj_seq(spec, "tolerations", "spec"))
             ),
         ),
-        topology_spread_constraints=_memoized(
+        "topology_spread_constraints": _memoized(
             "topologySpreadConstraints",
             spec.get("topologySpreadConstraints"),
             lambda: topology_spread_constraints(
                 f.obj_seq(spec, "topologySpreadConstraints", "spec"), "spec.topologySpreadConstraints"
             ),
         ),
-        volumes=_memoized(
+        "volumes": _memoized(
             "volumes",
             spec.get("volumes"),
             lambda: _unique_volumes(
                 tuple(volume(v, f"spec.volumes[{i}]") for i, v in enumerate(f.obj_seq(spec, "volumes", "spec")))
             ),
         ),
-        scheduling_gates=tuple(gates),
-        host_network=host_network,
-        runtime_class_name=_intern(f.string(spec, "runtimeClassName", "spec")),
-        phase=_intern(f.string(status, "phase", "status")),
-        nominated_node_name=f.string(status, "nominatedNodeName", "status"),
-        start_time=f.timestamp(status, "startTime", "status"),
-        disruption_target=disruption_target,
-        disruption_reason=disruption_reason,
-        source=source,
-        priority_resolved=priority is not None,
-        resource_claims=resource_claims,
-        resource_claim_statuses=_shared_map(claim_statuses),
-        pod_requests=pod_requests_,
-        pod_limits=pod_limits,
-        container_statuses=_shared_map(_container_statuses(status)),
-        resize_infeasible=any(
-            c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
-        ),
-        status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
-        if status_resources and status_resources.get("requests") is not None
-        else None,
-        status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
-        if status.get("allocatedResources") is not None
-        else None,
-        required_node_features=_required_node_features(spec, host_network),
-        active_deadline_seconds=f.integer(spec, "activeDeadlineSeconds", "spec"),
-        pod_group=workload.pod_group_name(spec),
-    )
+        "scheduling_gates": tuple(gates),
+        "host_network": host_network,
+        "runtime_class_name": _intern(f.string(spec, "runtimeClassName", "spec")),
+        "priority_resolved": priority is not None,
+        "pod_requests": pod_requests_,
+        "pod_limits": pod_limits,
+        "required_node_features": _required_node_features(spec, host_network),
+        "active_deadline_seconds": f.integer(spec, "activeDeadlineSeconds", "spec"),
+        "pod_group": workload.pod_group_name(spec),
+    }
 
 
 def _read_of(c: Dict) -> tuple[Any, ...]:
@@ -851,19 +877,27 @@ def _containers(
 # whose repr is too large or too deep is converted each time.
 _MEMO_MAX_KEY_CHARS = 1 << 13
 _MEMO_BUDGET_CHARS = 1 << 25  # what all keys may hold together (32 M characters)
-_MEMO: dict[str, Any] = {}
+_MEMO: dict[bytes | str, Any] = {}
 _memo_chars = [0]
 
 
-def _memo_key(value: object) -> str | None:
+def _memo_key(value: object, limit: int = _MEMO_MAX_KEY_CHARS) -> bytes | str | None:
+    # orjson writes a value four times faster than repr: its text is the key, unless the value
+    # holds what orjson writes as something else (NaN and infinities as null, dates as strings)
+    # or refuses (integers beyond 64 bits, non-string keys, sets); repr is the key then.
     try:
-        key = repr(value)
-    except RecursionError:
-        return None
-    return key if len(key) <= _MEMO_MAX_KEY_CHARS else None
+        key: bytes | str = orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATETIME)
+        if b"null" in key:
+            key = repr(value)
+    except (TypeError, orjson.JSONEncodeError):
+        try:
+            key = repr(value)
+        except RecursionError:
+            return None
+    return key if len(key) <= limit else None
 
 
-def _remember(key: str | None, value: object) -> None:
+def _remember(key: bytes | str | None, value: object) -> None:
     if key is not None and key not in _MEMO and _memo_chars[0] < _MEMO_BUDGET_CHARS:
         _MEMO[key] = value
         _memo_chars[0] += len(key)
@@ -878,7 +912,12 @@ _intern = sys.intern
 def _shared_map(m: Mapping[str, Any]) -> Any:
     """A copy of ``m`` that every pod with an equal map shares (labels of replicas, the empty
     maps most pods have). A pod's maps are never changed once it is built."""
+    if not m:
+        return _EMPTY_MAP
     return _memoized("map", m, lambda: dict(m))
+
+
+_EMPTY_MAP: dict[str, Any] = {}
 
 
 def _memoized(tag: str, raw: object, convert: Any) -> Any:
@@ -979,15 +1018,19 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
     statuses = kw.get("container_statuses") or {}
     pod_level = kw.get("pod_requests")
     status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
-    key = (
-        rules,
-        _request_shape(containers, init_containers),
-        tuple(overhead.items()) if overhead is not None else None,
-        tuple(pod_level.items()) if pod_level is not None else None,
-        tuple((n, _items(cs.allocated), _items(cs.actuated)) for n, cs in sorted(statuses.items())),
-        kw.get("resize_infeasible", False),
-        tuple(_items(x) for x in status_pod),
-    )
+    resize_infeasible = kw.get("resize_infeasible", False)
+    if overhead is None and pod_level is None and not statuses and not resize_infeasible and status_pod == (None, None):
+        key: Any = (rules, _request_shape(containers, init_containers))  # most pods: the containers decide
+    else:
+        key = (
+            rules,
+            _request_shape(containers, init_containers),
+            tuple(overhead.items()) if overhead is not None else None,
+            tuple(pod_level.items()) if pod_level is not None else None,
+            tuple((n, _items(cs.allocated), _items(cs.actuated)) for n, cs in sorted(statuses.items())),
+            resize_infeasible,
+            tuple(_items(x) for x in status_pod),
+        )
     derived = _REQUESTS_CACHE.get(key)
     if derived is None:
         inits = [ContainerRequests(c.requests, c.restart_policy == "Always", c.name) for c in init_containers]
@@ -999,16 +1042,14 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
             rules,
             pod_level=pod_level,
             statuses=statuses,
-            resize_infeasible=kw.get("resize_infeasible", False),
+            resize_infeasible=resize_infeasible,
             pod_level_status=status_pod,
         )
         derived = (Resource.from_list(request_list), non0_cpu, non0_mem, request_list)
         if len(_REQUESTS_CACHE) < 4096:
             _REQUESTS_CACHE[key] = derived
     requests, non0_cpu, non0_mem, request_list = derived
-    ports = [p for c in containers for p in c.ports if p.host_port > 0]
-    if rules.sidecar_host_ports:
-        ports = [p for c in init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0] + ports
+    ports = _host_ports(containers, init_containers, rules.sidecar_host_ports)
     if not _DERIVED_FIELDS.isdisjoint(kw):
         kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
     return Pod(
@@ -1017,8 +1058,28 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
         non0_cpu=non0_cpu,
         non0_mem=non0_mem,
         request_list=request_list,
-        host_port_list=tuple(ports),
+        host_port_list=ports,
     )
+
+
+def _host_ports(
+    containers: tuple[Container, ...], init_containers: tuple[Container, ...], sidecars: bool
+) -> tuple[ContainerPort, ...]:
+    """GetHostPorts: restartable init containers' host ports first (``sidecars``), then the app
+    containers'; remembered per tuple of containers."""
+    hit = _PORTS.get((id(containers), id(init_containers), sidecars))
+    if hit is not None and hit[0] is containers and hit[1] is init_containers:
+        return hit[2]
+    ports = [p for c in containers for p in c.ports if p.host_port > 0]
+    if sidecars:
+        ports = [p for c in init_containers if c.restart_policy == "Always" for p in c.ports if p.host_port > 0] + ports
+    out = tuple(ports)
+    if len(_PORTS) < 1 << 16:
+        _PORTS[(id(containers), id(init_containers), sidecars)] = (containers, init_containers, out)
+    return out
+
+
+_PORTS: dict[tuple[int, int, bool], tuple[tuple[Container, ...], tuple[Container, ...], tuple[ContainerPort, ...]]] = {}
 
 
 def _request_shape(containers: tuple[Container, ...], init_containers: tuple[Container, ...]) -> Any:
