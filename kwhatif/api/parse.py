@@ -698,7 +698,7 @@ def pod(
     node_name = f.string(spec, "nodeName", "spec")
     # Everything read from the spec but its node is one value that replicas share: converted
     # once per distinct spec.
-    skey = _spec_key(spec, bool(node_name))
+    skey = _spec_key(spec, node_name)
     kw = _MEMO.get(skey) if skey is not None else None
     if kw is None:
         kw = _spec_fields(spec, bool(node_name))
@@ -752,9 +752,19 @@ def pod(
     )
 
 
-def _spec_key(spec: Dict, has_node: bool) -> bytes | str | None:
-    """The memo key of what _spec_fields reads: the spec but its nodeName."""
-    return _memo_key(("spec", has_node, {k: v for k, v in spec.items() if k != "nodeName"}), 1 << 16)
+def _spec_key(spec: Dict, node_name: str) -> Any:
+    """The memo key of what _spec_fields reads: the spec but its nodeName. orjson's text of the
+    spec with the first `"nodeName":<its value>` cut out, and where it was cut: two specs with the
+    same key differ at most in their node (a cut elsewhere than the spec's own nodeName would
+    leave that one in the text, with the same value)."""
+    key = _memo_key(spec, 1 << 16)
+    if isinstance(key, bytes) and "nodeName" in spec:
+        cut = b'"nodeName":' + orjson.dumps(node_name)
+        at = key.find(cut)
+        return (at, key[:at] + key[at + len(cut) :]) if at >= 0 else None
+    if isinstance(key, str):  # a value orjson does not write as it is: the spec without its node
+        return _memo_key(("spec", bool(node_name), {k: v for k, v in spec.items() if k != "nodeName"}), 1 << 16)
+    return key
 
 
 def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
@@ -877,7 +887,7 @@ def _containers(
 # whose repr is too large or too deep is converted each time.
 _MEMO_MAX_KEY_CHARS = 1 << 13
 _MEMO_BUDGET_CHARS = 1 << 25  # what all keys may hold together (32 M characters)
-_MEMO: dict[bytes | str, Any] = {}
+_MEMO: dict[Any, Any] = {}
 _memo_chars = [0]
 
 
@@ -897,10 +907,11 @@ def _memo_key(value: object, limit: int = _MEMO_MAX_KEY_CHARS) -> bytes | str | 
     return key if len(key) <= limit else None
 
 
-def _remember(key: bytes | str | None, value: object) -> None:
+def _remember(key: Any, value: object) -> None:
+    """Keep ``value`` under ``key`` (a memo key; None: none) while the keys' budget lasts."""
     if key is not None and key not in _MEMO and _memo_chars[0] < _MEMO_BUDGET_CHARS:
         _MEMO[key] = value
-        _memo_chars[0] += len(key)
+        _memo_chars[0] += len(key[1]) if isinstance(key, tuple) else len(key)
 
 
 _MISS = object()

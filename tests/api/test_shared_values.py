@@ -75,3 +75,36 @@ def test_an_error_in_a_shared_shape_names_its_own_path():
         str(ei.value)
         == "spec.containers[1].resources.requests[cpu]: Invalid value: \"1x\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
     )
+
+
+def test_pods_that_differ_only_in_their_node_share_the_spec():
+    a = parse.pod(make_pod().name("a").node("n1").req(cpu="250m").toleration("k", value="v").dict(), validate=False)
+    b = parse.pod(make_pod().name("b").node("n2").req(cpu="250m").toleration("k", value="v").dict(), validate=False)
+    assert (a.node_name, b.node_name) == ("n1", "n2")
+    assert a.containers is b.containers and a.tolerations is b.tolerations
+
+
+def test_a_nodename_elsewhere_in_the_spec_is_not_taken_for_the_pods():
+    """The spec's memo key cuts its nodeName out of the text: a field nested in the spec with the
+    same text must not make two different specs one."""
+    nested = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    one = make_pod().name("a").node("n1").set("spec.affinity", {"nodeAffinity": {"x": {"nodeName": "n1"}}})
+    two = make_pod().name("b").node("n2").set("spec.affinity", {"nodeAffinity": {"x": {"nodeName": "n2"}}})
+    for p in (one, two):
+        p.set("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", nested)
+    a, b = parse.pod(one.dict(), validate=False), parse.pod(two.dict(), validate=False)
+    assert a.affinity == b.affinity  # the unknown field is not read: equal values, right nodes
+    assert (a.node_name, b.node_name) == ("n1", "n2")
+    # a spec whose only difference is a nested value equal to its node is not the other spec
+    c = parse.pod(make_pod().name("c").node("n3").set("spec.priority", 7).dict(), validate=False)
+    d = parse.pod(make_pod().name("d").node("n3").set("spec.priority", 8).dict(), validate=False)
+    assert (c.priority, d.priority) == (7, 8)
+
+
+def test_nan_is_not_taken_for_null():
+    """orjson writes NaN as null: a value holding it is keyed by its repr instead."""
+    unset = parse.pod(make_pod().name("a").set("spec.priority", None).dict(), validate=False)
+    assert unset.priority == 0 and not unset.priority_resolved
+    with pytest.raises(FieldError) as e:
+        parse.pod(make_pod().name("b").set("spec.priority", float("nan")).dict(), validate=False)
+    assert e.value.field == "spec.priority"
