@@ -173,6 +173,10 @@ class Template:
         self.affinity_score: AffinityScoreModel | None = None
         self.raw: dict[str, IntArray] = {}
         self.raw_valid: dict[str, BoolArray] = {}
+        # per node, its result under PodTopologySpread's answer before the last _flip
+        self.alt: dict[int, FilterResult] = {}
+        # one object per distinct answer of PodTopologySpread, so that answers compare by identity
+        self.canon: dict[Status, Status] = {}
 
     # --- catching up ----------------------------------------------------------------------------
 
@@ -328,9 +332,11 @@ class Template:
         mask[list(failing)] = False
         self.results, self.failing, self.failing_names = results, failing, failing_names
         self.reasons, self.errors, self.feasible_mask = reasons, errors, mask
+        self.alt = {}
 
     def _set(self, pos: int, fr: FilterResult) -> None:
         name = self.index.names[pos]
+        self.alt.pop(pos, None)  # built on the node's other answers, which may change now
         known = name in self.results
         self.results[name] = fr
         first = fr.first
@@ -392,8 +398,8 @@ class Template:
     ) -> None:
         """_splice for PodTopologySpread, whose answer is the same for every node of a group
         (nodes with the same values of the constraints' keys): each group is filtered once and
-        only the nodes of groups whose answer changed are touched."""
-        affected = m.take_affected()
+        only the nodes of groups whose answer changed are touched (_flip)."""
+        affected = m.take_affected_groups()
         was_skipped, skipped = pl.name in self.skip_prev, pl.name in skip
         if was_skipped != skipped:
             m.group_status = {}  # the nodes' answers are Skip, or not yet this plugin's
@@ -402,20 +408,75 @@ class Template:
             if was_skipped != skipped:
                 self._splice(k, pl, state, pod, skip, None, done)
             return
-        groups = range(len(m.representative)) if affected is None else sorted({int(m.group_of[p]) for p in affected})
+        groups = range(len(m.representative)) if affected is None else sorted(affected)
         infos = self.index.infos
-        changed: dict[int, Status] = {}
+        canon = self.canon
         for g in groups:
             st = self.fw.run_filter_plugin(pl, state, pod, infos[m.representative[g]])
-            if m.group_status.get(g) != st:
-                changed[g] = st
+            st = canon.setdefault(st, st)
+            old = m.group_status.get(g)
+            if old is st:
+                continue
             m.group_status[g] = st
-        if not changed:
-            return
-        group_of = m.group_of
-        for pos in m.members(list(changed)):
-            if pos not in done:
-                self._replace(pos, k, changed[int(group_of[pos])])
+            self._flip(k, m.member_list(g), st, old, done)
+
+    def _flip(self, k: int, members: list[int], st: Status, old: Status | None, done: set[int]) -> None:
+        """Put one plugin's new answer ``st`` (the same for all) into the results of ``members``
+        (but those in ``done``), which answered ``old`` (None: not known). What _replace and _set
+        do per node, with the result each node had under its previous answer kept (self.alt):
+        answers that flip back and forth (a zone whose spreading becomes satisfiable again when
+        the minimum moves) find the result already built."""
+        names = self.index.names
+        results, alt = self.results, self.alt
+        failing, failing_names, reasons, errors = self.failing, self.failing_names, self.reasons, self.errors
+        now_ok: list[int] = []
+        now_bad: list[int] = []
+        error_code = Code.ERROR
+        for pos in members:
+            if pos in done:
+                continue
+            name = names[pos]
+            fr = results[name]
+            cur = fr.statuses[k]
+            if cur is st or (cur is not old and cur == st):
+                continue
+            a = alt.get(pos)
+            if a is None or a.statuses[k] is not st:
+                statuses = list(fr.statuses)
+                statuses[k] = st
+                first = None
+                for s in statuses:
+                    if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
+                        first = s
+                        break
+                a = FilterResult(fr.node, statuses, first)
+            alt[pos] = fr
+            results[name] = a
+            was, now = fr.first, a.first
+            if was is now:
+                continue
+            if was is not None:
+                for r in was.reasons:
+                    reasons[r] -= 1
+                if was.code is error_code:
+                    errors.discard(pos)
+            if now is None:
+                del failing[pos]
+                del failing_names[name]
+                now_ok.append(pos)
+                continue
+            failing[pos] = now
+            failing_names[name] = now
+            for r in now.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
+            if now.code is error_code:
+                errors.add(pos)
+            if was is None:
+                now_bad.append(pos)
+        if now_ok:
+            self.feasible_mask[now_ok] = True
+        if now_bad:
+            self.feasible_mask[now_bad] = False
 
     def _replace(self, pos: int, k: int, st: Status) -> None:
         """Put one plugin's new answer into a node's result."""
