@@ -111,9 +111,9 @@ class SpreadFilterModel:
         # (key, value) -> the groups whose nodes have that value of the key
         self.groups_with: dict[TopologyPair, list[int]] = {}
         for node_values, g in groups.items():
-            for c, v in zip(constraints, node_values):
-                if v is not None:
-                    at = self.groups_with.setdefault((c.topology_key, v), [])
+            for c, node_value in zip(constraints, node_values):
+                if node_value is not None:
+                    at = self.groups_with.setdefault((c.topology_key, node_value), [])
                     if not at or at[-1] != g:
                         at.append(g)
         self._member_lists: dict[int, list[int]] = {}
