@@ -510,6 +510,20 @@ def test_incremental_matches_from_scratch_strict_spreading_custom_profile(seed: 
     _compare(seed, Options(), "custom", DEFAULT_VERSION, strict=True)
 
 
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_incremental_matches_from_scratch_strict_spreading_in_bulk(
+    seed: int, options: Options, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Zones of big clusters flip in bulk (their nodes' results kept per answer): force that
+    path on these small clusters, for the strict shapes and for the mixed ones."""
+    from kwhatif.incremental import engine
+
+    monkeypatch.setattr(engine, "_BULK_GROUP", 1)
+    _compare(seed, options, "", DEFAULT_VERSION, strict=True)
+    _compare(seed, options, "custom" if seed % 2 else "", DEFAULT_VERSION)
+
+
 def _compare(seed: int, options: Options, custom: str, version: str = DEFAULT_VERSION, strict: bool = False) -> None:
     got, sched = run(seed, options, custom, version, strict)
     want, _ = run(seed, dataclasses.replace(options, incremental=False), custom, version, strict)
