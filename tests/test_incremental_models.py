@@ -302,9 +302,14 @@ def test_spread_filter_model_finds_groups_by_domain() -> None:
     assert m.take_affected_groups() == set()
 
 
-def test_zones_flip_without_refiltering_and_reuse_their_results() -> None:
+@pytest.mark.parametrize("bulk", [pytest.param(False, id="node-by-node"), pytest.param(True, id="bulk")])
+def test_zones_flip_without_refiltering_and_reuse_their_results(bulk: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Replicas spread strictly by zone: each placement turns the zones infeasible and feasible
     again as a whole, and a node gets back the very result it had before its zone flipped."""
+    from kwhatif.incremental import engine
+
+    if bulk:
+        monkeypatch.setattr(engine, "_BULK_GROUP", 1)
     state = make_cluster(_strict_cluster())
     sched = Scheduler(state, default_configuration())
     pods = [state.admission.admit(parse.pod(_strict_pod(f"p{i}")), strict=True) for i in range(7)]
@@ -328,3 +333,11 @@ def test_zones_flip_without_refiltering_and_reuse_their_results() -> None:
         (),
     ]
     assert r[3] is r[0]
+    (template,) = sched.engine.templates
+    if bulk:
+        # z0 and z1 went from a known answer to the other one: each keeps both answers' results
+        # (z2 did not: its first answer after the full pass was not known yet)
+        assert sorted(template.groups) == [0, 1]
+        assert all(len(g.variants) == 2 for g in template.groups.values())
+    else:
+        assert template.groups == {}
