@@ -8,6 +8,9 @@ process (its own peak RSS):
 * check: `kwhatif check` of benchmarks/spread-deployment.yaml (zone spreading ScheduleAnyway and a
   preferred hostname anti-affinity) with --replicas replicas, every node evaluated for every pod;
   also --from-scratch replicas with the incremental engine off, for comparison;
+* strict: the same for benchmarks/spread-strict-deployment.yaml (zone spreading DoNotSchedule,
+  maxSkew 1, and a required hostname anti-affinity), where a placement can make a whole zone
+  (in)feasible;
 * explain: one pod of that Deployment scheduled with every filter and score of every node
   recorded (the first cycle of its kind: nothing reused), then its JSON report built;
 * capacity: `kwhatif capacity` of a small pod up to --copies copies.
@@ -30,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 DEPLOYMENT = os.path.join(HERE, "spread-deployment.yaml")
+STRICT_DEPLOYMENT = os.path.join(HERE, "spread-strict-deployment.yaml")
 SMALL_POD = {
     "apiVersion": "v1",
     "kind": "Pod",
@@ -76,12 +80,12 @@ def child_load(path: str, _: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def deployment_docs(replicas: int) -> list[Any]:
+def deployment_docs(replicas: int, path: str = DEPLOYMENT) -> list[Any]:
     from kwhatif.load.files import parse_text
 
-    with open(DEPLOYMENT) as fh:
+    with open(path) as fh:
         text = fh.read().replace("replicas: 1000", f"replicas: {replicas}")
-    return list(parse_text(text, DEPLOYMENT))
+    return list(parse_text(text, path))
 
 
 def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -103,10 +107,14 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
         built.append(time.perf_counter())
         return s
 
-    result, _ = check(state, deployment_docs(args["replicas"]), factory)
+    result, _ = check(state, deployment_docs(args["replicas"], args.get("deployment", DEPLOYMENT)), factory)
     run_s = time.perf_counter() - built[1]
     placed = sum(1 for a in result.attempts if a.result == PodOutcome.SCHEDULED)
     return {"load_s": load_s, "snapshot_s": built[0], "run_s": run_s, "placed": placed, "replicas": args["replicas"]}
+
+
+def child_strict(path: str, args: dict[str, Any]) -> dict[str, Any]:
+    return child_check(path, {**args, "deployment": STRICT_DEPLOYMENT})
 
 
 def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +183,13 @@ def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"load_s": load_s, "run_s": run_s, "fits": res.fits, "attempts": res.fits + (res.stopped_by != "limit")}
 
 
-CHILDREN = {"load": child_load, "check": child_check, "explain": child_explain, "capacity": child_capacity}
+CHILDREN = {
+    "load": child_load,
+    "check": child_check,
+    "strict": child_strict,
+    "explain": child_explain,
+    "capacity": child_capacity,
+}
 
 
 def run(kind: str, path: str, **args: Any) -> dict[str, Any]:
@@ -237,6 +251,24 @@ def main() -> None:
     )
     if a.from_scratch:
         r = run("check", path, replicas=a.from_scratch, incremental=False)
+        rows.append(
+            (
+                f"  the same, from scratch (engine off), {r['replicas']} replicas",
+                f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)",
+                "",
+            )
+        )
+    r = run("strict", path, replicas=a.replicas, incremental=True)
+    rss.append(r["peak_rss"])
+    rows.append(
+        (
+            f"strict: {r['replicas']} replicas, DoNotSchedule + required anti-affinity ({r['placed']} fit)",
+            f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)",
+            ">= 300 pods/s",
+        )
+    )
+    if a.from_scratch:
+        r = run("strict", path, replicas=a.from_scratch, incremental=False)
         rows.append(
             (
                 f"  the same, from scratch (engine off), {r['replicas']} replicas",

@@ -278,6 +278,57 @@ def random_template(rng: random.Random, i: int) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
+def strict_template(rng: random.Random, i: int) -> dict[str, Any]:
+    """A Deployment-like pod of the strict shapes: zone spreading DoNotSchedule (maxSkew 1 or 2,
+    sometimes minDomains, node inclusion policies Honor) and required anti-affinity to its own
+    group per hostname or per zone, alone or together, over the same labelSelector."""
+    t = random_template(rng, i)
+    meta, spec = t["metadata"], t["spec"]
+    group = f"s{i}"
+    meta["labels"]["group"] = group
+    selector = {"matchLabels": {"group": group}}
+    spec.pop("topologySpreadConstraints", None)
+    spec.pop("affinity", None)
+    shape = rng.choice(["spread", "anti", "both", "both", "both"])
+    if shape != "anti":
+        c: dict[str, Any] = {
+            "maxSkew": rng.choice([1, 1, 2]),
+            "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": selector,
+        }
+        if rng.random() < 0.3:
+            c["minDomains"] = rng.randint(1, 4)
+        if rng.random() < 0.3:
+            c["nodeAffinityPolicy"] = "Honor"
+        if rng.random() < 0.3:
+            c["nodeTaintsPolicy"] = "Honor"
+        constraints = [c]
+        if rng.random() < 0.2:
+            constraints.append(
+                {
+                    "maxSkew": 1,
+                    "topologyKey": "kubernetes.io/hostname",
+                    "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": selector,
+                }
+            )
+        spec["topologySpreadConstraints"] = constraints
+    if shape != "spread":
+        keys = rng.choice(
+            [["kubernetes.io/hostname"], ["kubernetes.io/hostname"], ["topology.kubernetes.io/zone"]]
+            + [["kubernetes.io/hostname", "topology.kubernetes.io/zone"]]
+        )
+        spec["affinity"] = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": key, "labelSelector": selector} for key in keys
+                ]
+            }
+        }
+    return t
+
+
 def replicas(state: ClusterState, template: dict[str, Any], count: int, start: int) -> list[Any]:
     out = []
     for j in range(count):
@@ -369,14 +420,21 @@ DEFAULT_VERSION = "1.35"
 VERSIONS = [pytest.param("1.30.6", id="1.30"), pytest.param(DEFAULT_VERSION, id="1.35")]
 
 
-def run(seed: int, options: Options, custom: str = "", version: str = DEFAULT_VERSION) -> tuple[str, Scheduler]:
+def run(
+    seed: int, options: Options, custom: str = "", version: str = DEFAULT_VERSION, strict: bool = False
+) -> tuple[str, Scheduler]:
     rng = random.Random(seed)
     objs = random_cluster(rng)
     templates = [random_template(rng, i) for i in range(rng.randint(2, 4))]
+    if strict:
+        # most pods of the strict shapes, in bigger groups
+        templates = [strict_template(rng, i) if i else t for i, t in enumerate(templates)]
+        templates += [strict_template(rng, len(templates) + i) for i in range(2)]
     if custom == "two-profiles":
         for t in templates[::2]:
             t["spec"]["schedulerName"] = "second"
-    plan = [(rng.randrange(len(templates)), rng.randint(1, 6)) for _ in range(rng.randint(3, 7))]
+    most = 12 if strict else 6
+    plan = [(rng.randrange(len(templates)), rng.randint(1, most)) for _ in range(rng.randint(3, 7))]
     drained = rng.sample(sorted(o["metadata"]["name"] for o in objs if o["kind"] == "Node"), 2)
     state = make_cluster(copy.deepcopy(objs), get(version))
     sched = Scheduler(state, configuration(custom, version), options=options)
@@ -438,9 +496,37 @@ def test_incremental_matches_from_scratch_with_domain_arrays(seed: int, monkeypa
     _compare(seed, Options(), "custom")
 
 
-def _compare(seed: int, options: Options, custom: str, version: str = DEFAULT_VERSION) -> None:
-    got, sched = run(seed, options, custom, version)
-    want, _ = run(seed, dataclasses.replace(options, incremental=False), custom, version)
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_incremental_matches_from_scratch_strict_spreading(seed: int, options: Options) -> None:
+    """Zone spreading DoNotSchedule (maxSkew 1 and 2, minDomains, Honor policies) and required
+    anti-affinity per hostname and per zone, alone and together, with drains and preemption in
+    between: zones whose spreading flips as the minimum moves."""
+    _compare(seed, options, "", DEFAULT_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:20])
+def test_incremental_matches_from_scratch_strict_spreading_custom_profile(seed: int) -> None:
+    _compare(seed, Options(), "custom", DEFAULT_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("options", MODES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_incremental_matches_from_scratch_strict_spreading_in_bulk(
+    seed: int, options: Options, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Zones of big clusters flip in bulk (their nodes' results kept per answer): force that
+    path on these small clusters, for the strict shapes and for the mixed ones."""
+    from kwhatif.incremental import engine
+
+    monkeypatch.setattr(engine, "_BULK_GROUP", 1)
+    _compare(seed, options, "", DEFAULT_VERSION, strict=True)
+    _compare(seed, options, "custom" if seed % 2 else "", DEFAULT_VERSION)
+
+
+def _compare(seed: int, options: Options, custom: str, version: str = DEFAULT_VERSION, strict: bool = False) -> None:
+    got, sched = run(seed, options, custom, version, strict)
+    want, _ = run(seed, dataclasses.replace(options, incremental=False), custom, version, strict)
     assert sched.engine is not None
     if got != want:
         for i, (a, b) in enumerate(zip(got.splitlines(), want.splitlines())):

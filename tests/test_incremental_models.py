@@ -224,3 +224,120 @@ def test_dynamic_resources_scores_zero_everywhere(
         scores = [NodeScore(ni.name, plugin.score(state, pod, ni)[0]) for ni in handle.snapshot.node_infos]
         plugin.normalize_score(state, pod, scores)
         assert [s.score for s in scores] == [0, 0]
+
+
+def _strict_cluster() -> list[dict[str, Any]]:
+    """Six nodes, two per zone, and the namespace of the pods below."""
+    objs: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}]
+    for i in range(6):
+        objs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": f"n{i}",
+                    "labels": {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i // 2}"},
+                },
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}},
+            }
+        )
+    return objs
+
+
+def _strict_pod(name: str, node: str = "") -> dict[str, Any]:
+    selector = {"matchLabels": {"app": "s"}}
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "100m"}}}],
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": selector,
+            }
+        ],
+        "affinity": {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": selector}
+                ]
+            }
+        },
+    }
+    if node:
+        spec["nodeName"] = node
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ns", "uid": f"uid-{name}", "labels": {"app": "s"}},
+        "spec": spec,
+    }
+
+
+def test_spread_filter_model_finds_groups_by_domain() -> None:
+    sched = Scheduler(make_cluster(_strict_cluster()), default_configuration())
+    plugin = sched.frameworks["default-scheduler"].plugins["PodTopologySpread"]
+    assert isinstance(plugin, pts.PodTopologySpread)
+    index = NodeIndex(sched.snapshot)
+    pod = sched.cluster.admission.admit(parse.pod(_strict_pod("p")), strict=True)
+    constraints = tuple(plugin.constraints_for(pod, WhenUnsatisfiable.DO_NOT_SCHEDULE))
+    m = SpreadFilterModel(index, pod, constraints)
+    zone = "topology.kubernetes.io/zone"
+    assert m.groups_with == {(zone, "z0"): [0], (zone, "z1"): [1], (zone, "z2"): [2]}
+    assert [m.member_list(g) for g in range(3)] == [[0, 1], [2, 3], [4, 5]]
+    m.state()
+    assert m.take_affected_groups() is None  # nothing taken yet: every group
+    m.state()
+    assert m.take_affected_groups() == set()
+    # a pod in z1: its count moves, the minimum (0, in z0 and z2) does not
+    placed = sched.cluster.admission.admit(parse.pod(_strict_pod("q", "n2")), strict=True)
+    m.apply(2, placed, 1)
+    m.state()
+    assert m.take_affected_groups() == {1}
+    # one in each other zone: the minimum moves to 1, every group may answer otherwise
+    m.apply(0, placed, 1)
+    m.apply(4, placed, 1)
+    m.state()
+    assert m.take_affected_groups() is None
+    assert m.take_affected_groups() == set()
+
+
+@pytest.mark.parametrize("bulk", [pytest.param(False, id="node-by-node"), pytest.param(True, id="bulk")])
+def test_zones_flip_without_refiltering_and_reuse_their_results(bulk: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replicas spread strictly by zone: each placement turns the zones infeasible and feasible
+    again as a whole, and a node gets back the very result it had before its zone flipped."""
+    from kwhatif.incremental import engine
+
+    if bulk:
+        monkeypatch.setattr(engine, "_BULK_GROUP", 1)
+    state = make_cluster(_strict_cluster())
+    sched = Scheduler(state, default_configuration())
+    pods = [state.admission.admit(parse.pod(_strict_pod(f"p{i}")), strict=True) for i in range(7)]
+    seen: dict[str, list[Any]] = {"n1": []}
+    placed = []
+    for pod in pods:
+        att = sched.schedule_one(pod)
+        placed.append(att.node)
+        assert att.fit is not None
+        for name, results in seen.items():
+            results.append(att.fit.filters[name])
+    assert placed == ["n0", "n2", "n4", "n1", "n3", "n5", None]
+    assert sched.engine is not None
+    assert sched.engine.stats["full"] == 1  # every later cycle reused the results
+    # n1 (z0): feasible, infeasible by spreading after n0, feasible again once every zone has one
+    r = seen["n1"]
+    assert [x.first.reasons if x.first else () for x in r[:4]] == [
+        (),
+        ("node(s) didn't match pod topology spread constraints",),
+        ("node(s) didn't match pod topology spread constraints",),
+        (),
+    ]
+    assert r[3] is r[0]
+    (template,) = sched.engine.templates
+    if bulk:
+        # z0 and z1 went from a known answer to the other one: each keeps both answers' results
+        # (z2 did not: its first answer after the full pass was not known yet)
+        assert sorted(template.groups) == [0, 1]
+        assert all(len(g.variants) == 2 for g in template.groups.values())
+    else:
+        assert template.groups == {}

@@ -9,7 +9,10 @@ keeps, per pod template (a pod without what tells replicas apart) and profile:
   of recounted over every pod;
 * every node's filter result, kept while neither the node nor the state its plugins read has
   changed; only changed nodes are filtered again, and only the plugin whose state moved is
-  re-run on the nodes that state touches;
+  re-run on the nodes that state touches. PodTopologySpread answers the same for every node of
+  a group (a zone): it is filtered once per group whose domains or minimum moved, and a group
+  whose answer flips (DoNotSchedule spreading as the minimum moves) takes it in bulk, from the
+  results its nodes had the last time it gave that answer;
 * every node's raw score of the plugins that read only the node, and normalization, weights and
   totals computed over vectors (numpy).
 

@@ -75,6 +75,91 @@ def _ours(pl: Any, name: str) -> bool:
     return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
 
 
+class _Variant:
+    """The results of a group's nodes under one answer of PodTopologySpread, with what they add
+    to the template's bookkeeping (failing nodes, reasons, errors, feasibility). The aggregates
+    leave out the group's dirty members, whose entries here are stale."""
+
+    __slots__ = ("results", "failing_names", "failing", "reasons", "errors", "ok")
+
+    def __init__(self, results: list[FilterResult], names: list[str], members: list[int], dirty: set[int]) -> None:
+        self.results = results
+        self.failing_names: dict[str, Status] = {}
+        self.failing: dict[int, Status] = {}
+        self.reasons: dict[str, int] = {}
+        self.errors: set[int] = set()
+        firsts = [fr.first for fr in results]
+        self.ok: BoolArray = np.array([f is None for f in firsts], dtype=np.bool_)
+        for i, first in enumerate(firsts):
+            if first is None or i in dirty:
+                continue
+            pos = members[i]
+            self.failing_names[names[i]] = first
+            self.failing[pos] = first
+            for r in first.reasons:
+                self.reasons[r] = self.reasons.get(r, 0) + 1
+            if first.code is Code.ERROR:
+                self.errors.add(pos)
+
+    def drop(self, i: int, name: str, pos: int) -> None:
+        """Leave member ``i`` out of the aggregates (it became dirty)."""
+        first = self.results[i].first
+        if first is None:
+            return
+        del self.failing_names[name]
+        del self.failing[pos]
+        reasons = self.reasons
+        for r in first.reasons:
+            reasons[r] -= 1
+        if first.code is Code.ERROR:
+            self.errors.discard(pos)
+
+    def take(self, i: int, fr: FilterResult, name: str, pos: int) -> None:
+        """Put member ``i`` (dirty until now) back with its result ``fr``."""
+        self.results[i] = fr
+        first = fr.first
+        self.ok[i] = first is None
+        if first is None:
+            return
+        self.failing_names[name] = first
+        self.failing[pos] = first
+        reasons = self.reasons
+        for r in first.reasons:
+            reasons[r] = reasons.get(r, 0) + 1
+        if first.code is Code.ERROR:
+            self.errors.add(pos)
+
+
+class _Group:
+    """A group of nodes (a zone) that takes PodTopologySpread's answers together: its nodes'
+    results under the last two answers, so that a flip between them is a few bulk operations.
+    Members whose result changed otherwise since (dirty) are handled one by one."""
+
+    __slots__ = ("members", "names", "positions", "rank", "variants", "dirty")
+
+    def __init__(self, members: list[int], names: list[str]) -> None:
+        self.members = members
+        self.names = names
+        self.positions: IntArray = np.array(members, dtype=np.int64)
+        self.rank = {pos: i for i, pos in enumerate(members)}
+        self.variants: dict[Status, _Variant] = {}
+        self.dirty: set[int] = set()
+
+    def touch(self, pos: int) -> None:
+        """The node's result changed other than by a flip: its kept results are stale."""
+        i = self.rank[pos]
+        if i in self.dirty:
+            return
+        self.dirty.add(i)
+        name = self.names[i]
+        for v in self.variants.values():
+            v.drop(i, name, pos)
+
+
+# Groups smaller than this flip node by node (_flip), without the kept variants.
+_BULK_GROUP = 16
+
+
 class Engine:
     """Templates of the pods seen so far (the most recent few), over one snapshot."""
 
@@ -173,6 +258,13 @@ class Template:
         self.affinity_score: AffinityScoreModel | None = None
         self.raw: dict[str, IntArray] = {}
         self.raw_valid: dict[str, BoolArray] = {}
+        # per node, its result under PodTopologySpread's answer before the last _flip
+        self.alt: dict[int, FilterResult] = {}
+        # one object per distinct answer of PodTopologySpread, so that answers compare by identity
+        self.canon: dict[Status, Status] = {}
+        # the groups of self.groups_of (a spreading model) whose results are kept per answer
+        self.groups: dict[int, _Group] = {}
+        self.groups_of: SpreadFilterModel | None = None
 
     # --- catching up ----------------------------------------------------------------------------
 
@@ -328,9 +420,18 @@ class Template:
         mask[list(failing)] = False
         self.results, self.failing, self.failing_names = results, failing, failing_names
         self.reasons, self.errors, self.feasible_mask = reasons, errors, mask
+        self.alt = {}
+        self.groups = {}
 
     def _set(self, pos: int, fr: FilterResult) -> None:
         name = self.index.names[pos]
+        self.alt.pop(pos, None)  # built on the node's other answers, which may change now
+        if self.groups:
+            m = self.groups_of
+            assert m is not None
+            group = self.groups.get(int(m.group_of[pos]))
+            if group is not None:
+                group.touch(pos)
         known = name in self.results
         self.results[name] = fr
         first = fr.first
@@ -392,8 +493,8 @@ class Template:
     ) -> None:
         """_splice for PodTopologySpread, whose answer is the same for every node of a group
         (nodes with the same values of the constraints' keys): each group is filtered once and
-        only the nodes of groups whose answer changed are touched."""
-        affected = m.take_affected()
+        only the nodes of groups whose answer changed are touched (_flip)."""
+        affected = m.take_affected_groups()
         was_skipped, skipped = pl.name in self.skip_prev, pl.name in skip
         if was_skipped != skipped:
             m.group_status = {}  # the nodes' answers are Skip, or not yet this plugin's
@@ -402,20 +503,142 @@ class Template:
             if was_skipped != skipped:
                 self._splice(k, pl, state, pod, skip, None, done)
             return
-        groups = range(len(m.representative)) if affected is None else sorted({int(m.group_of[p]) for p in affected})
+        groups = range(len(m.representative)) if affected is None else sorted(affected)
         infos = self.index.infos
-        changed: dict[int, Status] = {}
+        canon = self.canon
+        if self.groups_of is not m:
+            self.groups, self.groups_of = {}, m
         for g in groups:
             st = self.fw.run_filter_plugin(pl, state, pod, infos[m.representative[g]])
-            if m.group_status.get(g) != st:
-                changed[g] = st
+            st = canon.setdefault(st, st)
+            old = m.group_status.get(g)
+            if old is st:
+                continue
             m.group_status[g] = st
-        if not changed:
+            members = m.member_list(g)
+            if old is None or len(members) < _BULK_GROUP:
+                self._flip(k, members, st, old, done)
+            else:
+                self._flip_group(k, g, members, st, old, done)
+
+    def _flip_group(self, k: int, g: int, members: list[int], st: Status, old: Status, done: set[int]) -> None:
+        """_flip for a big group whose answer goes from ``old`` to ``st``: when the results of
+        both answers are kept (_Group), the clean members move over in bulk and only the dirty
+        ones one by one; otherwise node by node, keeping both for the next time."""
+        group = self.groups.get(g)
+        results = self.results
+        if group is None or old not in group.variants or st not in group.variants:
+            if group is None:
+                group = self.groups[g] = _Group(members, self.index.names_np[members].tolist())
+            before = list(map(results.__getitem__, group.names))
+            self._flip(k, members, st, old, done)
+            after = list(map(results.__getitem__, group.names))
+            rank = group.rank
+            # kept only for the nodes that answered ``old`` before and ``st`` now
+            dirty = {rank[pos] for pos in done if pos in rank}
+            for i, (a, b) in enumerate(zip(before, after)):
+                if a.statuses[k] != old or b.statuses[k] != st:
+                    dirty.add(i)
+            group.dirty = dirty
+            group.variants = {
+                old: _Variant(before, group.names, members, dirty),
+                st: _Variant(after, group.names, members, dirty),
+            }
             return
-        group_of = m.group_of
-        for pos in m.members(list(changed)):
-            if pos not in done:
-                self._replace(pos, k, changed[int(group_of[pos])])
+        src, dst = group.variants[old], group.variants[st]
+        names = group.names
+        saved = [(i, results[names[i]]) for i in group.dirty]
+        results.update(zip(names, dst.results))
+        failing, failing_names, reasons = self.failing, self.failing_names, self.reasons
+        for name in src.failing_names:
+            del failing_names[name]
+        for pos in src.failing:
+            del failing[pos]
+        failing_names.update(dst.failing_names)
+        failing.update(dst.failing)
+        for r, n in src.reasons.items():
+            reasons[r] -= n
+        for r, n in dst.reasons.items():
+            reasons[r] = reasons.get(r, 0) + n
+        self.errors -= src.errors
+        self.errors |= dst.errors
+        mask = self.feasible_mask
+        mask[group.positions] = dst.ok
+        if not saved:
+            return
+        # the dirty members: back to their own results, then flipped one by one
+        for i, fr in saved:
+            results[names[i]] = fr
+            mask[members[i]] = fr.first is None
+        self._flip(k, [members[i] for i, _ in saved], st, old, done)
+        if len(group.variants) != 2:
+            return
+        for i, fr in saved:
+            pos = members[i]
+            now = results[names[i]]
+            if pos in done or fr.statuses[k] != old or now.statuses[k] != st:
+                continue
+            group.dirty.discard(i)
+            src.take(i, fr, names[i], pos)
+            dst.take(i, now, names[i], pos)
+
+    def _flip(self, k: int, members: list[int], st: Status, old: Status | None, done: set[int]) -> None:
+        """Put one plugin's new answer ``st`` (the same for all) into the results of ``members``
+        (but those in ``done``), which answered ``old`` (None: not known). What _replace and _set
+        do per node, with the result each node had under its previous answer kept (self.alt):
+        answers that flip back and forth (a zone whose spreading becomes satisfiable again when
+        the minimum moves) find the result already built."""
+        names = self.index.names
+        results, alt = self.results, self.alt
+        failing, failing_names, reasons, errors = self.failing, self.failing_names, self.reasons, self.errors
+        now_ok: list[int] = []
+        now_bad: list[int] = []
+        error_code = Code.ERROR
+        for pos in members:
+            if pos in done:
+                continue
+            name = names[pos]
+            fr = results[name]
+            cur = fr.statuses[k]
+            if cur is st or (cur is not old and cur == st):
+                continue
+            a = alt.get(pos)
+            if a is None or a.statuses[k] is not st:
+                statuses = list(fr.statuses)
+                statuses[k] = st
+                first = None
+                for s in statuses:
+                    if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
+                        first = s
+                        break
+                a = FilterResult(fr.node, statuses, first)
+            alt[pos] = fr
+            results[name] = a
+            was, now = fr.first, a.first
+            if was is now:
+                continue
+            if was is not None:
+                for r in was.reasons:
+                    reasons[r] -= 1
+                if was.code is error_code:
+                    errors.discard(pos)
+            if now is None:
+                del failing[pos]
+                del failing_names[name]
+                now_ok.append(pos)
+                continue
+            failing[pos] = now
+            failing_names[name] = now
+            for r in now.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
+            if now.code is error_code:
+                errors.add(pos)
+            if was is None:
+                now_bad.append(pos)
+        if now_ok:
+            self.feasible_mask[now_ok] = True
+        if now_bad:
+            self.feasible_mask[now_bad] = False
 
     def _replace(self, pos: int, k: int, st: Status) -> None:
         """Put one plugin's new answer into a node's result."""

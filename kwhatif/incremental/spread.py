@@ -108,6 +108,15 @@ class SpreadFilterModel:
                 self.representative.append(pos)
             group_of[pos] = g
         self.group_of: IntArray = group_of
+        # (key, value) -> the groups whose nodes have that value of the key
+        self.groups_with: dict[TopologyPair, list[int]] = {}
+        for node_values, g in groups.items():
+            for c, node_value in zip(constraints, node_values):
+                if node_value is not None:
+                    at = self.groups_with.setdefault((c.topology_key, node_value), [])
+                    if not at or at[-1] != g:
+                        at.append(g)
+        self._member_lists: dict[int, list[int]] = {}
         # each group's answer when last filtered (a group missing here: not known)
         self.group_status: dict[int, Any] = {}
 
@@ -153,12 +162,24 @@ class SpreadFilterModel:
         Filter reads the count of the node's own domains and the minimum over each key."""
         return self.pending.take(dict(self.mins))
 
-    def members(self, groups: list[int]) -> list[int]:
-        """Positions of the nodes in these groups."""
-        if len(groups) == 1:
-            out: list[int] = np.flatnonzero(self.group_of == groups[0]).tolist()
-        else:
-            out = np.flatnonzero(np.isin(self.group_of, groups)).tolist()
+    def take_affected_groups(self) -> set[int] | None:
+        """take_affected by group: the groups whose answer may have changed (None: every group)."""
+        pending = self.pending
+        if pending.everything or pending.read != self.mins:
+            pending.take(dict(self.mins))
+            return None
+        out: set[int] = set()
+        groups_with = self.groups_with
+        for pair in pending.pairs:
+            out.update(groups_with.get(pair, ()))
+        pending.pairs.clear()
+        return out
+
+    def member_list(self, g: int) -> list[int]:
+        """Positions of the nodes of group ``g``, in node order."""
+        out = self._member_lists.get(g)
+        if out is None:
+            out = self._member_lists[g] = np.flatnonzero(self.group_of == g).tolist()
         return out
 
 
