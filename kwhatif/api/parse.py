@@ -910,6 +910,8 @@ def _memo_key(value: object, limit: int = _MEMO_MAX_KEY_CHARS) -> bytes | str | 
 def _remember(key: Any, value: object) -> None:
     """Keep ``value`` under ``key`` (a memo key; None: none) while the keys' budget lasts."""
     if key is not None and key not in _MEMO and _memo_chars[0] < _MEMO_BUDGET_CHARS:
+        if isinstance(key, bytes):
+            key = bytes(memoryview(key))  # orjson's buffer can be far larger than its text
         _MEMO[key] = value
         _memo_chars[0] += len(key[1]) if isinstance(key, tuple) else len(key)
 

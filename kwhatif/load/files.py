@@ -383,7 +383,7 @@ def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
 PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show progress
 # JSON inputs larger than this are read a window at a time (WINDOW_CHUNK_BYTES per read), so the
 # text of a large dump is never held whole (nor its bytes beside it).
-WINDOW_MIN_BYTES = 32 * MiB
+WINDOW_MIN_BYTES = 8 * MiB
 WINDOW_CHUNK_BYTES = 8 * MiB
 _VALUE_START = '{["-0123456789tfn'
 _NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
