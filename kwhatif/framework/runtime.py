@@ -182,7 +182,7 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = self._typed("preBind")
         self.bind_plugins: list[BindPlugin] = self._typed("bind")
         self.post_bind_plugins: list[PostBindPlugin] = self._typed("postBind")
-        self._filter_plans: dict[frozenset[str], list[tuple[FilterPlugin, str, Status | None, Status]]] = {}
+        self._filter_plans: dict[frozenset[str], tuple[list[Status], list[tuple[int, FilterPlugin, str]]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -395,37 +395,37 @@ class Framework:
 
     # --- Filter ---------------------------------------------------------------------------------
 
-    def _filter_plan(self, skip: frozenset[str]) -> list[tuple[FilterPlugin, str, Status | None, Status]]:
-        """Each filter plugin with its name, its Skip status when PreFilter skipped it, and its
-        Success status."""
+    def _filter_plan(self, skip: frozenset[str]) -> tuple[list[Status], list[tuple[int, FilterPlugin, str]]]:
+        """The statuses of a node every filter plugin passes (Skip for those PreFilter skipped),
+        and the plugins to run, each with its place in that list."""
         plan = self._filter_plans.get(skip)
         if plan is None:
-            plan = self._filter_plans[skip] = [
-                (pl, pl.NAME, skip_of(pl.NAME) if pl.NAME in skip else None, _success_of(pl.NAME))
-                for pl in self.filter_plugins
-            ]
+            names = [pl.NAME for pl in self.filter_plugins]
+            plan = self._filter_plans[skip] = (
+                [skip_of(name) if name in skip else _success_of(name) for name in names],
+                [(i, pl, name) for i, (pl, name) in enumerate(zip(self.filter_plugins, names)) if name not in skip],
+            )
         return plan
 
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True) -> FilterResult:
-        statuses: list[Status] = []
+        passed, plugins = self._filter_plan(state.skip_filter_plugins)
+        statuses = passed.copy()
         first: Status | None = None
-        for pl, name, skipped, success in self._filter_plan(state.skip_filter_plugins):
-            if skipped is not None:
-                statuses.append(skipped)
-                continue
+        for i, pl, name in plugins:
             st = pl.filter(state, pod, node_info)
             if st.code is not Code.SUCCESS:
                 if not st.is_rejected():
                     st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
                 else:
                     st = st.with_plugin(name)
+                statuses[i] = st
                 if first is None:
                     first = st
-                statuses.append(st)
-                if not all_plugins:
-                    break
-            else:
-                statuses.append(st.with_plugin(name) if st.details or st.allocations else success)
+                    if not all_plugins:
+                        del statuses[i + 1 :]
+                        break
+            elif st.details or st.allocations:
+                statuses[i] = st.with_plugin(name)
         return FilterResult(node_info.name, statuses, first)
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from kwhatif.api.core import Pod, WhenUnsatisfiable
-from kwhatif.cache.node_info import shape
+from kwhatif.cache.node_info import NodeInfo, shape
 from kwhatif.cache.snapshot import Snapshot
+from kwhatif.config.types import LEAST_ALLOCATED, MOST_ALLOCATED
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import (
     SKIP,
@@ -27,16 +28,25 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterResult,
     ScorePlugin,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
 from kwhatif.framework.types import Filtered, FilterResult, PreFilterRecord, Prioritized
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
-from kwhatif.incremental.scores import ScoreTable, default_normalize
+from kwhatif.incremental.scores import (
+    ScoreTable,
+    balanced_scores,
+    default_normalize,
+    resource_rows,
+    weighted_resource_scores,
+)
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import node_resources_balanced_allocation as nrba
+from kwhatif.plugins import node_resources_fit as nrf
 from kwhatif.plugins import pod_topology_spread as pts
 
 # Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
@@ -73,6 +83,43 @@ MAX_NODE_SCORE = 100
 
 def _ours(pl: Any, name: str) -> bool:
     return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
+
+
+def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> IntArray | None:
+    """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated) and
+    NodeResourcesBalancedAllocation give ``infos``, computed over all of them at once: each
+    answers what its Score answers node by node. None: score node by node."""
+    if type(pl) is nrf.NodeResourcesFit:
+        kind = pl.args.scoring_strategy.type
+        if kind != LEAST_ALLOCATED and kind != MOST_ALLOCATED:
+            return None
+        try:
+            reqs = state.read(nrf.PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return None
+        rows = resource_rows(infos, pl.resources, reqs, False)
+        if rows is None:
+            return None
+        return weighted_resource_scores(*rows, [r.weight for r in pl.resources], kind == MOST_ALLOCATED)
+    if type(pl) is nrba.NodeResourcesBalancedAllocation:
+        try:
+            reqs = state.read(nrba.PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return None
+        rows = resource_rows(infos, pl.resources, reqs, True)
+        if rows is None:
+            return None
+        alloc, req = rows
+        with_pod = balanced_scores(alloc, req)
+        if with_pod is None or not pl.with_and_without:
+            return with_pod
+        without_pod = balanced_scores(alloc, req - np.array(reqs, dtype=np.int64)[:, None])
+        if without_pod is None:
+            return None
+        half = MAX_NODE_SCORE // 2
+        out: IntArray = half + (half + with_pod - without_pod) // 2
+        return out
+    return None
 
 
 class Engine:
@@ -541,7 +588,11 @@ class Template:
             raw = self.raw[name] = np.zeros(self.index.size, dtype=np.int64)
             valid = self.raw_valid[name] = np.zeros(self.index.size, dtype=np.bool_)
         missing = idx[~valid[idx]]
-        if len(missing):
+        bulk = _bulk_scores(pl, state, pod, self.index.infos_np[missing].tolist()) if len(missing) > 1 else None
+        if bulk is not None:
+            raw[missing] = bulk
+            valid[missing] = True
+        elif len(missing):
             score = pl.score
             try:
                 got = [score(state, pod, ni) for ni in self.index.infos_np[missing].tolist()]
