@@ -10,7 +10,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kwhatif.api.core import Pod
@@ -408,25 +408,52 @@ class Framework:
         return plan
 
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True) -> FilterResult:
+        return self.run_filter_nodes(state, pod, [node_info], all_plugins=all_plugins)[0]
+
+    def run_filter_nodes(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_infos: list[NodeInfo],
+        nominated: Container[str] = (),
+        *,
+        all_plugins: bool = True,
+        passes: Mapping[str, Sequence[bool]] | None = None,
+    ) -> list[FilterResult]:
+        """run_filter of each node (run_filter_with_nominated_pods of those named in
+        ``nominated``), the plan looked up once for all of them. ``passes``: per plugin, per node
+        of ``node_infos``, True where the plugin's Filter is known to answer a bare Success there
+        (it is not called: what it would answer is the plan's Success already)."""
         passed, plugins = self._filter_plan(state.skip_filter_plugins)
-        statuses = passed.copy()
-        first: Status | None = None
-        for i, pl, name in plugins:
-            st = pl.filter(state, pod, node_info)
-            if st.code is not Code.SUCCESS:
-                if not st.is_rejected():
-                    st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
-                else:
-                    st = st.with_plugin(name)
-                statuses[i] = st
-                if first is None:
-                    first = st
-                    if not all_plugins:
-                        del statuses[i + 1 :]
-                        break
-            elif st.details or st.allocations:
-                statuses[i] = st.with_plugin(name)
-        return FilterResult(node_info.name, statuses, first)
+        known = passes or {}
+        filters = [(i, pl.filter, name, known.get(name)) for i, pl, name in plugins]
+        success = Code.SUCCESS
+        out: list[FilterResult] = []
+        for k, node_info in enumerate(node_infos):
+            if nominated and node_info.name in nominated:
+                out.append(self.run_filter_with_nominated_pods(state, pod, node_info, all_plugins=all_plugins))
+                continue
+            statuses = passed.copy()
+            first: Status | None = None
+            for i, run, name, passing in filters:
+                if passing is not None and passing[k]:
+                    continue
+                st = run(state, pod, node_info)
+                if st.code is not success:
+                    if not st.is_rejected():
+                        st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
+                    else:
+                        st = st.with_plugin(name)
+                    statuses[i] = st
+                    if first is None:
+                        first = st
+                        if not all_plugins:
+                            del statuses[i + 1 :]
+                            break
+                elif st.details or st.allocations:
+                    statuses[i] = st.with_plugin(name)
+            out.append(FilterResult(node_info.name, statuses, first))
+        return out
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """One plugin's entry in run_filter's statuses, recorded the same way."""

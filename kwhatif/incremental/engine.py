@@ -44,10 +44,14 @@ from kwhatif.incremental.scores import (
 )
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
+from kwhatif.plugins import image_locality as il
 from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import node_name as nn
 from kwhatif.plugins import node_resources_balanced_allocation as nrba
 from kwhatif.plugins import node_resources_fit as nrf
+from kwhatif.plugins import node_unschedulable as nu
 from kwhatif.plugins import pod_topology_spread as pts
+from kwhatif.plugins import taint_toleration as tt
 
 # Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
 # PreFilter derives from the pod alone: kept per node until the node changes.
@@ -85,10 +89,65 @@ def _ours(pl: Any, name: str) -> bool:
     return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
 
 
+def _known_passes(fw: Framework, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> dict[str, list[bool]]:
+    """Per node filter plugin, the nodes where its Filter certainly answers a bare Success, told
+    from what decides it over all nodes at once: NodeName for a pod that names no node,
+    NodeUnschedulable on schedulable nodes, TaintToleration on nodes without taints,
+    NodeResourcesFit where every resource the pod requests (no extended ones) fits and a pod
+    more is allowed. The other nodes (and plugins) are filtered as ever."""
+    out: dict[str, list[bool]] = {}
+    for pl in fw.filter_plugins:
+        t = type(pl)
+        if t is nn.NodeName:
+            if not pod.node_name:
+                out[pl.name] = [True] * len(infos)
+        elif t is nu.NodeUnschedulable:
+            out[pl.name] = [not ni.node.unschedulable for ni in infos]
+        elif t is tt.TaintToleration:
+            out[pl.name] = [not ni.node.taints for ni in infos]
+        elif t is nrf.NodeResourcesFit:
+            fits = _fitting_nodes(state, infos)
+            if fits is not None:
+                out[pl.name] = fits
+    return out
+
+
+def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | None:
+    """The nodes where fits_request finds nothing lacking; None when the pod requests extended
+    resources or a value is too large for int64 (each node is then filtered)."""
+    try:
+        req = state.read(nrf.PRE_FILTER_STATE_KEY)
+    except StateNotFoundError:
+        return None
+    if any(req.scalar.values()):
+        return None
+    try:
+        ok: BoolArray = np.array([len(ni.pods) for ni in infos], dtype=np.int64) + 1 <= np.array(
+            [ni.node.allocatable.allowed_pod_number for ni in infos], dtype=np.int64
+        )
+        for amount, attr in (
+            (req.milli_cpu, "milli_cpu"),
+            (req.memory, "memory"),
+            (req.ephemeral_storage, "ephemeral_storage"),
+        ):
+            if amount >= 1 << 62:
+                return None
+            if amount > 0:
+                alloc = np.array([getattr(ni.node.allocatable, attr) for ni in infos], dtype=np.int64)
+                used = np.array([getattr(ni.requested, attr) for ni in infos], dtype=np.int64)
+                if alloc.size and (int(np.abs(alloc).max()) >= 1 << 62 or int(np.abs(used).max()) >= 1 << 62):
+                    return None  # alloc - used might overflow
+                ok &= amount <= alloc - used
+    except OverflowError:
+        return None
+    fits: list[bool] = ok.tolist()
+    return fits
+
+
 def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> IntArray | None:
-    """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated) and
-    NodeResourcesBalancedAllocation give ``infos``, computed over all of them at once: each
-    answers what its Score answers node by node. None: score node by node."""
+    """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated),
+    NodeResourcesBalancedAllocation and ImageLocality give ``infos``, computed over all of them at
+    once: each answers what its Score answers node by node. None: score node by node."""
     if type(pl) is nrf.NodeResourcesFit:
         kind = pl.args.scoring_strategy.type
         if kind != LEAST_ALLOCATED and kind != MOST_ALLOCATED:
@@ -119,6 +178,8 @@ def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeI
         half = MAX_NODE_SCORE // 2
         out: IntArray = half + (half + with_pod - without_pod) // 2
         return out
+    if type(pl) is il.ImageLocality:
+        return np.array(pl.scores(pod, infos), dtype=np.int64)
     return None
 
 
@@ -352,16 +413,15 @@ class Template:
 
     def _filter_all(self, state: CycleState, pod: Pod, nominated: set[str]) -> None:
         """Filter every node (the first cycle of a template): what _set does per node, in bulk."""
-        fw = self.fw
-        run, run_nominated = fw.run_filter, fw.run_filter_with_nominated_pods
+        infos = self.index.infos
         results: dict[str, FilterResult] = {}
         failing: dict[int, Status] = {}
         failing_names: dict[str, Status] = {}
         reasons: dict[str, int] = {}
         errors: set[int] = set()
-        for pos, ni in enumerate(self.index.infos):
-            name = ni.name
-            fr = run_nominated(state, pod, ni) if name in nominated else run(state, pod, ni)
+        passes = _known_passes(self.fw, state, pod, infos)
+        for pos, fr in enumerate(self.fw.run_filter_nodes(state, pod, infos, nominated, passes=passes)):
+            name = fr.node
             results[name] = fr
             first = fr.first
             if first is not None:

@@ -123,7 +123,7 @@ def resource_rows(
         name = r.name
         if name == CPU or name == MEMORY:
             cpu = name == CPU
-            allocs.append([ni.allocatable.milli_cpu if cpu else ni.allocatable.memory for ni in infos])
+            allocs.append([ni.node.allocatable.milli_cpu if cpu else ni.node.allocatable.memory for ni in infos])
             reqs.append(
                 [
                     (ni.requested if use_requested else ni.non_zero_requested).milli_cpu + pr
