@@ -136,6 +136,11 @@ def skip_of(plugin: str) -> Status:
     return st
 
 
+# a filter plugin of a plan: its place among the statuses, itself, its name, and the nodes it is
+# known to pass (see run_filter_nodes)
+_PlannedFilter = tuple[int, FilterPlugin, str, Sequence[bool] | None]
+
+
 class Framework:
     """frameworkImpl: one profile's plugins, run at each extension point. It is the Handle its
     plugins are given (kwhatif.framework.handle.Handle)."""
@@ -182,7 +187,7 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = self._typed("preBind")
         self.bind_plugins: list[BindPlugin] = self._typed("bind")
         self.post_bind_plugins: list[PostBindPlugin] = self._typed("postBind")
-        self._filter_plans: dict[frozenset[str], tuple[list[Status], list[tuple[int, FilterPlugin, str]]]] = {}
+        self._filter_plans: dict[frozenset[str], tuple[list[Status], list[_PlannedFilter]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -395,15 +400,19 @@ class Framework:
 
     # --- Filter ---------------------------------------------------------------------------------
 
-    def _filter_plan(self, skip: frozenset[str]) -> tuple[list[Status], list[tuple[int, FilterPlugin, str]]]:
+    def _filter_plan(self, skip: frozenset[str]) -> tuple[list[Status], list[_PlannedFilter]]:
         """The statuses of a node every filter plugin passes (Skip for those PreFilter skipped),
-        and the plugins to run, each with its place in that list."""
+        and the plugins to run, each with its place in that list (and no known passes)."""
         plan = self._filter_plans.get(skip)
         if plan is None:
             names = [pl.NAME for pl in self.filter_plugins]
             plan = self._filter_plans[skip] = (
                 [skip_of(name) if name in skip else _success_of(name) for name in names],
-                [(i, pl, name) for i, (pl, name) in enumerate(zip(self.filter_plugins, names)) if name not in skip],
+                [
+                    (i, pl, name, None)
+                    for i, (pl, name) in enumerate(zip(self.filter_plugins, names, strict=True))
+                    if name not in skip
+                ],
             )
         return plan
 
@@ -424,9 +433,9 @@ class Framework:
         ``nominated``), the plan looked up once for all of them. ``passes``: per plugin, per node
         of ``node_infos``, True where the plugin's Filter is known to answer a bare Success there
         (it is not called: what it would answer is the plan's Success already)."""
-        passed, plugins = self._filter_plan(state.skip_filter_plugins)
-        known = passes or {}
-        filters = [(i, pl.filter, name, known.get(name)) for i, pl, name in plugins]
+        passed, filters = self._filter_plan(state.skip_filter_plugins)
+        if passes:
+            filters = [(i, pl, name, passes.get(name)) for i, pl, name, _ in filters]
         success = Code.SUCCESS
         out: list[FilterResult] = []
         for k, node_info in enumerate(node_infos):
@@ -435,10 +444,10 @@ class Framework:
                 continue
             statuses = passed.copy()
             first: Status | None = None
-            for i, run, name, passing in filters:
+            for i, pl, name, passing in filters:
                 if passing is not None and passing[k]:
                     continue
-                st = run(state, pod, node_info)
+                st = pl.filter(state, pod, node_info)
                 if st.code is not success:
                     if not st.is_rejected():
                         st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
