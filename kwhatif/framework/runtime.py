@@ -141,6 +141,38 @@ def skip_of(plugin: str) -> Status:
 _PlannedFilter = tuple[int, FilterPlugin, str, Sequence[bool] | None]
 
 
+def _filter_node(
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    passed: list[Status],
+    filters: list[_PlannedFilter],
+    k: int,
+    all_plugins: bool,
+) -> FilterResult:
+    """One node's filter statuses by a plan (``k``: the node's place in the known passes)."""
+    statuses = passed.copy()
+    first: Status | None = None
+    for i, pl, name, passing in filters:
+        if passing is not None and passing[k]:
+            continue
+        st = pl.filter(state, pod, node_info)
+        if st.code is not Code.SUCCESS:
+            if not st.is_rejected():
+                st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
+            else:
+                st = st.with_plugin(name)
+            statuses[i] = st
+            if first is None:
+                first = st
+                if not all_plugins:
+                    del statuses[i + 1 :]
+                    break
+        elif st.details or st.allocations:
+            statuses[i] = st.with_plugin(name)
+    return FilterResult(node_info.name, statuses, first)
+
+
 class Framework:
     """frameworkImpl: one profile's plugins, run at each extension point. It is the Handle its
     plugins are given (kwhatif.framework.handle.Handle)."""
@@ -417,7 +449,8 @@ class Framework:
         return plan
 
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True) -> FilterResult:
-        return self.run_filter_nodes(state, pod, [node_info], all_plugins=all_plugins)[0]
+        passed, filters = self._filter_plan(state.skip_filter_plugins)
+        return _filter_node(state, pod, node_info, passed, filters, 0, all_plugins)
 
     def run_filter_nodes(
         self,
@@ -436,32 +469,12 @@ class Framework:
         passed, filters = self._filter_plan(state.skip_filter_plugins)
         if passes:
             filters = [(i, pl, name, passes.get(name)) for i, pl, name, _ in filters]
-        success = Code.SUCCESS
         out: list[FilterResult] = []
         for k, node_info in enumerate(node_infos):
             if nominated and node_info.name in nominated:
                 out.append(self.run_filter_with_nominated_pods(state, pod, node_info, all_plugins=all_plugins))
-                continue
-            statuses = passed.copy()
-            first: Status | None = None
-            for i, pl, name, passing in filters:
-                if passing is not None and passing[k]:
-                    continue
-                st = pl.filter(state, pod, node_info)
-                if st.code is not success:
-                    if not st.is_rejected():
-                        st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
-                    else:
-                        st = st.with_plugin(name)
-                    statuses[i] = st
-                    if first is None:
-                        first = st
-                        if not all_plugins:
-                            del statuses[i + 1 :]
-                            break
-                elif st.details or st.allocations:
-                    statuses[i] = st.with_plugin(name)
-            out.append(FilterResult(node_info.name, statuses, first))
+            else:
+                out.append(_filter_node(state, pod, node_info, passed, filters, k, all_plugins))
         return out
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:

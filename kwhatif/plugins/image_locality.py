@@ -61,22 +61,24 @@ class ImageLocality(ScorePlugin):
         return [normalized_image_name(n) for n in names], sources
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        return self.scores(pod, [node_info])[0], SUCCESS
+        names, sources = self._images(pod)
+        return _node_score(node_info, names, sources, self.handle.snapshot.num_nodes), SUCCESS
 
     def scores(self, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
         """Score of each of ``nodes``: the pod's images named once for all of them."""
-        total = self.handle.snapshot.num_nodes
         names, sources = self._images(pod)
-        out = []
-        for ni in nodes:
-            images = ni.image_states
-            s = 0
-            for name in names:
-                st = images.get(name)
-                if st is not None:
-                    s += scaled_image_score(st, total)
-            out.append(calculate_priority(s, sources))
-        return out
+        total = self.handle.snapshot.num_nodes
+        return [_node_score(ni, names, sources, total) for ni in nodes]
+
+
+def _node_score(node_info: NodeInfo, names: list[str], sources: int, total_nodes: int) -> int:
+    images = node_info.image_states
+    s = 0
+    for name in names:
+        st = images.get(name)
+        if st is not None:
+            s += scaled_image_score(st, total_nodes)
+    return calculate_priority(s, sources)
 
 
 def new(args: None, handle: Handle) -> ImageLocality:
