@@ -10,7 +10,7 @@ are known; ``FilterResult.first`` is what upstream would have reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kwhatif.api.core import Pod
@@ -136,6 +136,43 @@ def skip_of(plugin: str) -> Status:
     return st
 
 
+# a filter plugin of a plan: its place among the statuses, itself, its name, and the nodes it is
+# known to pass (see run_filter_nodes)
+_PlannedFilter = tuple[int, FilterPlugin, str, Sequence[bool] | None]
+
+
+def _filter_node(
+    state: CycleState,
+    pod: Pod,
+    node_info: NodeInfo,
+    passed: list[Status],
+    filters: list[_PlannedFilter],
+    k: int,
+    all_plugins: bool,
+) -> FilterResult:
+    """One node's filter statuses by a plan (``k``: the node's place in the known passes)."""
+    statuses = passed.copy()
+    first: Status | None = None
+    for i, pl, name, passing in filters:
+        if passing is not None and passing[k]:
+            continue
+        st = pl.filter(state, pod, node_info)
+        if st.code is not Code.SUCCESS:
+            if not st.is_rejected():
+                st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
+            else:
+                st = st.with_plugin(name)
+            statuses[i] = st
+            if first is None:
+                first = st
+                if not all_plugins:
+                    del statuses[i + 1 :]
+                    break
+        elif st.details or st.allocations:
+            statuses[i] = st.with_plugin(name)
+    return FilterResult(node_info.name, statuses, first)
+
+
 class Framework:
     """frameworkImpl: one profile's plugins, run at each extension point. It is the Handle its
     plugins are given (kwhatif.framework.handle.Handle)."""
@@ -182,7 +219,7 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = self._typed("preBind")
         self.bind_plugins: list[BindPlugin] = self._typed("bind")
         self.post_bind_plugins: list[PostBindPlugin] = self._typed("postBind")
-        self._filter_plans: dict[frozenset[str], list[tuple[FilterPlugin, str, Status | None, Status]]] = {}
+        self._filter_plans: dict[frozenset[str], tuple[list[Status], list[_PlannedFilter]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
 
@@ -395,38 +432,50 @@ class Framework:
 
     # --- Filter ---------------------------------------------------------------------------------
 
-    def _filter_plan(self, skip: frozenset[str]) -> list[tuple[FilterPlugin, str, Status | None, Status]]:
-        """Each filter plugin with its name, its Skip status when PreFilter skipped it, and its
-        Success status."""
+    def _filter_plan(self, skip: frozenset[str]) -> tuple[list[Status], list[_PlannedFilter]]:
+        """The statuses of a node every filter plugin passes (Skip for those PreFilter skipped),
+        and the plugins to run, each with its place in that list (and no known passes)."""
         plan = self._filter_plans.get(skip)
         if plan is None:
-            plan = self._filter_plans[skip] = [
-                (pl, pl.NAME, skip_of(pl.NAME) if pl.NAME in skip else None, _success_of(pl.NAME))
-                for pl in self.filter_plugins
-            ]
+            names = [pl.NAME for pl in self.filter_plugins]
+            plan = self._filter_plans[skip] = (
+                [skip_of(name) if name in skip else _success_of(name) for name in names],
+                [
+                    (i, pl, name, None)
+                    for i, (pl, name) in enumerate(zip(self.filter_plugins, names, strict=True))
+                    if name not in skip
+                ],
+            )
         return plan
 
     def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo, *, all_plugins: bool = True) -> FilterResult:
-        statuses: list[Status] = []
-        first: Status | None = None
-        for pl, name, skipped, success in self._filter_plan(state.skip_filter_plugins):
-            if skipped is not None:
-                statuses.append(skipped)
-                continue
-            st = pl.filter(state, pod, node_info)
-            if st.code is not Code.SUCCESS:
-                if not st.is_rejected():
-                    st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
-                else:
-                    st = st.with_plugin(name)
-                if first is None:
-                    first = st
-                statuses.append(st)
-                if not all_plugins:
-                    break
+        passed, filters = self._filter_plan(state.skip_filter_plugins)
+        return _filter_node(state, pod, node_info, passed, filters, 0, all_plugins)
+
+    def run_filter_nodes(
+        self,
+        state: CycleState,
+        pod: Pod,
+        node_infos: list[NodeInfo],
+        nominated: Container[str] = (),
+        *,
+        all_plugins: bool = True,
+        passes: Mapping[str, Sequence[bool]] | None = None,
+    ) -> list[FilterResult]:
+        """run_filter of each node (run_filter_with_nominated_pods of those named in
+        ``nominated``), the plan looked up once for all of them. ``passes``: per plugin, per node
+        of ``node_infos``, True where the plugin's Filter is known to answer a bare Success there
+        (it is not called: what it would answer is the plan's Success already)."""
+        passed, filters = self._filter_plan(state.skip_filter_plugins)
+        if passes:
+            filters = [(i, pl, name, passes.get(name)) for i, pl, name, _ in filters]
+        out: list[FilterResult] = []
+        for k, node_info in enumerate(node_infos):
+            if nominated and node_info.name in nominated:
+                out.append(self.run_filter_with_nominated_pods(state, pod, node_info, all_plugins=all_plugins))
             else:
-                statuses.append(st.with_plugin(name) if st.details or st.allocations else success)
-        return FilterResult(node_info.name, statuses, first)
+                out.append(_filter_node(state, pod, node_info, passed, filters, k, all_plugins))
+        return out
 
     def run_filter_plugin(self, pl: FilterPlugin, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """One plugin's entry in run_filter's statuses, recorded the same way."""

@@ -140,14 +140,48 @@ class AffinityScoreModel:
         self.sums: dict[str, IntArray] = {}
         self.contributions = 0  # (pod, term) pairs that matched on a node with the key
         infos = index.infos
+        # what every matching (pod, term) adds, per topology key and value, summed before it is
+        # counted: _incoming_terms and _existing_terms over all pods, without a call per term
+        found: dict[tuple[str, str], int] = {}
+        matched = 0
+
+        def add(term: AffinityTerm, weight: int, labels: Any) -> None:
+            nonlocal matched
+            tv = labels.get(term.topology_key)
+            if tv is not None:
+                at = (term.topology_key, tv)
+                found[at] = found.get(at, 0) + weight
+                matched += 1
+
         if self.has_constraints:
             merged = list(aff_terms) + list(anti_terms)
+            mine = [(t.term, t.weight) for t in self.preferred_affinity]
+            mine += [(t.term, -t.weight) for t in self.preferred_anti_affinity]
             for existing, pos in index.namespace_pods(_candidate_namespaces(merged)):
-                self._incoming_terms(existing.pod, infos[pos].node.labels, 1)
+                labels = infos[pos].node.labels
+                if labels:
+                    for term, weight in mine:
+                        if term.matches(existing.pod, _NO_NAMESPACE_LABELS):
+                            add(term, weight, labels)
+        pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
         for ni in plugin.handle.snapshot.have_pods_with_affinity():
             labels = ni.node.labels
+            if not labels:
+                continue
             for existing in ni.pods_with_affinity:
-                self._existing_terms(existing, labels, 1)
+                if hard > 0:
+                    for term in existing.required_affinity_terms:
+                        if term.matches(pod, ns_labels):
+                            add(term, hard, labels)
+                for t in existing.preferred_affinity_terms:
+                    if t.term.matches(pod, ns_labels):
+                        add(t.term, t.weight, labels)
+                for t in existing.preferred_anti_affinity_terms:
+                    if t.term.matches(pod, ns_labels):
+                        add(t.term, -t.weight, labels)
+        for (key, value), weight in found.items():
+            self._count(key, value, weight, 0)
+        self.contributions = matched
 
     def _term(
         self, term: AffinityTerm, weight: int, pod: Pod, ns_labels: dict[str, str], labels: Any, sign: int

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from kwhatif.api.core import Pod, WhenUnsatisfiable
-from kwhatif.cache.node_info import shape
+from kwhatif.cache.node_info import NodeInfo, shape
 from kwhatif.cache.snapshot import Snapshot
+from kwhatif.config.types import LEAST_ALLOCATED, MOST_ALLOCATED
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import (
     SKIP,
@@ -27,17 +28,30 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     PreFilterResult,
     ScorePlugin,
+    StateNotFoundError,
     Status,
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
 from kwhatif.framework.types import Filtered, FilterResult, PreFilterRecord, Prioritized
 from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
 from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
-from kwhatif.incremental.scores import ScoreTable, default_normalize
+from kwhatif.incremental.scores import (
+    ScoreTable,
+    balanced_scores,
+    default_normalize,
+    resource_rows,
+    weighted_resource_scores,
+)
 from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
+from kwhatif.plugins import image_locality as il
 from kwhatif.plugins import inter_pod_affinity as ipa
+from kwhatif.plugins import node_name as nn
+from kwhatif.plugins import node_resources_balanced_allocation as nrba
+from kwhatif.plugins import node_resources_fit as nrf
+from kwhatif.plugins import node_unschedulable as nu
 from kwhatif.plugins import pod_topology_spread as pts
+from kwhatif.plugins import taint_toleration as tt
 
 # Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
 # PreFilter derives from the pod alone: kept per node until the node changes.
@@ -158,6 +172,100 @@ class _Group:
 
 # Groups smaller than this flip node by node (_flip), without the kept variants.
 _BULK_GROUP = 16
+
+
+def _known_passes(fw: Framework, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> dict[str, list[bool]]:
+    """Per node filter plugin, the nodes where its Filter certainly answers a bare Success, told
+    from what decides it over all nodes at once: NodeName for a pod that names no node,
+    NodeUnschedulable on schedulable nodes, TaintToleration on nodes without taints,
+    NodeResourcesFit where every resource the pod requests (no extended ones) fits and a pod
+    more is allowed. The other nodes (and plugins) are filtered as ever."""
+    out: dict[str, list[bool]] = {}
+    for pl in fw.filter_plugins:
+        t = type(pl)
+        if t is nn.NodeName:
+            if not pod.node_name:
+                out[pl.name] = [True] * len(infos)
+        elif t is nu.NodeUnschedulable:
+            out[pl.name] = [not ni.node.unschedulable for ni in infos]
+        elif t is tt.TaintToleration:
+            out[pl.name] = [not ni.node.taints for ni in infos]
+        elif t is nrf.NodeResourcesFit:
+            fits = _fitting_nodes(state, infos)
+            if fits is not None:
+                out[pl.name] = fits
+    return out
+
+
+def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | None:
+    """The nodes where fits_request finds nothing lacking; None when the pod requests extended
+    resources or a value is too large for int64 (each node is then filtered)."""
+    try:
+        req = state.read(nrf.PRE_FILTER_STATE_KEY)
+    except StateNotFoundError:
+        return None
+    if any(req.scalar.values()):
+        return None
+    try:
+        ok: BoolArray = np.array([len(ni.pods) for ni in infos], dtype=np.int64) + 1 <= np.array(
+            [ni.node.allocatable.allowed_pod_number for ni in infos], dtype=np.int64
+        )
+        for amount, attr in (
+            (req.milli_cpu, "milli_cpu"),
+            (req.memory, "memory"),
+            (req.ephemeral_storage, "ephemeral_storage"),
+        ):
+            if amount >= 1 << 62:
+                return None
+            if amount > 0:
+                alloc = np.array([getattr(ni.node.allocatable, attr) for ni in infos], dtype=np.int64)
+                used = np.array([getattr(ni.requested, attr) for ni in infos], dtype=np.int64)
+                if alloc.size and (int(np.abs(alloc).max()) >= 1 << 62 or int(np.abs(used).max()) >= 1 << 62):
+                    return None  # alloc - used might overflow
+                ok &= amount <= alloc - used
+    except OverflowError:
+        return None
+    fits: list[bool] = ok.tolist()
+    return fits
+
+
+def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> IntArray | None:
+    """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated),
+    NodeResourcesBalancedAllocation and ImageLocality give ``infos``, computed over all of them at
+    once: each answers what its Score answers node by node. None: score node by node."""
+    if type(pl) is nrf.NodeResourcesFit:
+        kind = pl.args.scoring_strategy.type
+        if kind != LEAST_ALLOCATED and kind != MOST_ALLOCATED:
+            return None
+        try:
+            reqs = state.read(nrf.PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return None
+        rows = resource_rows(infos, pl.resources, reqs, False)
+        if rows is None:
+            return None
+        return weighted_resource_scores(*rows, [r.weight for r in pl.resources], kind == MOST_ALLOCATED)
+    if type(pl) is nrba.NodeResourcesBalancedAllocation:
+        try:
+            reqs = state.read(nrba.PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return None
+        rows = resource_rows(infos, pl.resources, reqs, True)
+        if rows is None:
+            return None
+        alloc, req = rows
+        with_pod = balanced_scores(alloc, req)
+        if with_pod is None or not pl.with_and_without:
+            return with_pod
+        without_pod = balanced_scores(alloc, req - np.array(reqs, dtype=np.int64)[:, None])
+        if without_pod is None:
+            return None
+        half = MAX_NODE_SCORE // 2
+        out: IntArray = half + (half + with_pod - without_pod) // 2
+        return out
+    if type(pl) is il.ImageLocality:
+        return np.array(pl.scores(pod, infos), dtype=np.int64)
+    return None
 
 
 class Engine:
@@ -397,16 +505,15 @@ class Template:
 
     def _filter_all(self, state: CycleState, pod: Pod, nominated: set[str]) -> None:
         """Filter every node (the first cycle of a template): what _set does per node, in bulk."""
-        fw = self.fw
-        run, run_nominated = fw.run_filter, fw.run_filter_with_nominated_pods
+        infos = self.index.infos
         results: dict[str, FilterResult] = {}
         failing: dict[int, Status] = {}
         failing_names: dict[str, Status] = {}
         reasons: dict[str, int] = {}
         errors: set[int] = set()
-        for pos, ni in enumerate(self.index.infos):
-            name = ni.name
-            fr = run_nominated(state, pod, ni) if name in nominated else run(state, pod, ni)
+        passes = _known_passes(self.fw, state, pod, infos)
+        for pos, fr in enumerate(self.fw.run_filter_nodes(state, pod, infos, nominated, passes=passes)):
+            name = fr.node
             results[name] = fr
             first = fr.first
             if first is not None:
@@ -764,7 +871,11 @@ class Template:
             raw = self.raw[name] = np.zeros(self.index.size, dtype=np.int64)
             valid = self.raw_valid[name] = np.zeros(self.index.size, dtype=np.bool_)
         missing = idx[~valid[idx]]
-        if len(missing):
+        bulk = _bulk_scores(pl, state, pod, self.index.infos_np[missing].tolist()) if len(missing) > 1 else None
+        if bulk is not None:
+            raw[missing] = bulk
+            valid[missing] = True
+        elif len(missing):
             score = pl.score
             try:
                 got = [score(state, pod, ni) for ni in self.index.infos_np[missing].tolist()]

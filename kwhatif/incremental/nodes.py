@@ -3,8 +3,6 @@ value, and the pods of some namespaces with their node's position."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import numpy.typing as npt
 
@@ -63,6 +61,9 @@ class NodeIndex:
         # label key -> (per-node index into values, -1 without the key; values; value -> index)
         self._values: dict[str, tuple[IntArray, list[str], dict[str, int]]] = {}
         self._nodes_with: dict[str, dict[str, list[int]]] = {}
+        # namespace_pods' answers, while the snapshot has as many changes as then
+        self._pods: dict[frozenset[str] | None, list[tuple[PodInfo, int]]] = {}
+        self._pods_stamp = -1
 
     def sync(self) -> None:
         """Catch up with the snapshot's changes."""
@@ -84,18 +85,12 @@ class NodeIndex:
         """Per node, the index of its value of the label among ``values`` (-1 without it)."""
         found = self._values.get(key)
         if found is None:
-            values: list[str] = []
-            index: dict[str, int] = {}
-            per_node = np.full(self.size, -1, dtype=np.int64)
-            for pos, ni in enumerate(self.infos):
-                v = ni.node.labels.get(key)
-                if v is None:
-                    continue
-                j = index.get(v)
-                if j is None:
-                    j = index[v] = len(values)
-                    values.append(v)
-                per_node[pos] = j
+            of_node = [ni.node.labels.get(key) for ni in self.infos]
+            values: list[str] = [v for v in dict.fromkeys(of_node) if v is not None]  # in order of first use
+            index: dict[str, int] = {v: j for j, v in enumerate(values)}
+            per_node: IntArray = np.array([-1 if v is None else index[v] for v in of_node], dtype=np.int64).reshape(
+                self.size
+            )
             found = self._values[key] = (per_node, values, index)
         return found
 
@@ -118,14 +113,20 @@ class NodeIndex:
 
     # --- pods -----------------------------------------------------------------------------------
 
-    def namespace_pods(self, namespaces: frozenset[str] | None) -> Iterator[tuple[PodInfo, int]]:
-        """The snapshot's pods in these namespaces (all pods for None), with their node position."""
-        position = self.position
+    def namespace_pods(self, namespaces: frozenset[str] | None) -> list[tuple[PodInfo, int]]:
+        """The snapshot's pods in these namespaces (all pods for None), with their node position.
+        Kept until the snapshot next changes: the models of one cycle read the same pods."""
+        stamp = len(self.changes)
+        if stamp != self._pods_stamp:
+            self._pods.clear()
+            self._pods_stamp = stamp
+        found = self._pods.get(namespaces)
+        if found is not None:
+            return found
         if namespaces is None:
-            for pos, ni in enumerate(self.infos):
-                for pi in ni.pods:
-                    yield pi, pos
-            return
-        for ns in sorted(namespaces):
-            for pi in self.snapshot.pods_in(ns):
-                yield pi, position[pi.pod.node_name]
+            out = [(pi, pos) for pos, ni in enumerate(self.infos) for pi in ni.pods]
+        else:
+            position = self.position
+            out = [(pi, position[pi.pod.node_name]) for ns in sorted(namespaces) for pi in self.snapshot.pods_in(ns)]
+        self._pods[namespaces] = out
+        return out

@@ -239,8 +239,28 @@ class SpreadScoreModel:
         self.host_counts: list[IntArray | None] = [
             np.zeros(n, dtype=np.int64) if host else None for host in self.is_host
         ]
+        # apply() of every pod there is, counted per constraint at once
+        at: list[list[int]] = [[] for _ in constraints]
         for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
-            self.apply(pos, pi.pod, 1)
+            p = pi.pod
+            if p.deleting or p.namespace != self.namespace:
+                continue
+            for i, c in enumerate(constraints):
+                if _matches(c, p, self.namespace):
+                    at[i].append(pos)
+        for i, c in enumerate(constraints):
+            if not at[i]:
+                continue
+            where: IntArray = np.array(at[i], dtype=np.int64)
+            hc = self.host_counts[i]
+            if hc is not None:
+                np.add.at(hc, where, 1)
+                continue
+            counted = self.counted[i]
+            assert counted is not None
+            where = where[counted[where]]
+            key = c.topology_key
+            np.add.at(self.counts[key], self.domain[key][where], 1)
 
     def apply(self, pos: int, pod: Pod, sign: int) -> None:
         if pod.deleting or pod.namespace != self.namespace:

@@ -49,9 +49,8 @@ class ImageLocality(ScorePlugin):
         self.image_volumes = b.image_locality_counts_image_volumes  # 1.36 (#130231)
         self.image_volumes_in_threshold = b.image_locality_threshold_counts_image_volumes  # 1.37 (#138951)
 
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
-        total = self.handle.snapshot.num_nodes
-        images = node_info.image_states
+    def _images(self, pod: Pod) -> tuple[list[str], int]:
+        """The normalized names of the pod's images, and how many count toward the threshold."""
         names = [c.image for c in pod.init_containers + pod.containers]
         sources = len(names)
         if self.image_volumes:
@@ -59,12 +58,27 @@ class ImageLocality(ScorePlugin):
             names += volume_images
             if self.image_volumes_in_threshold:
                 sources += len(volume_images)
-        s = 0
-        for name in names:
-            st = images.get(normalized_image_name(name))
-            if st is not None:
-                s += scaled_image_score(st, total)
-        return calculate_priority(s, sources), SUCCESS
+        return [normalized_image_name(n) for n in names], sources
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
+        names, sources = self._images(pod)
+        return _node_score(node_info, names, sources, self.handle.snapshot.num_nodes), SUCCESS
+
+    def scores(self, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
+        """Score of each of ``nodes``: the pod's images named once for all of them."""
+        names, sources = self._images(pod)
+        total = self.handle.snapshot.num_nodes
+        return [_node_score(ni, names, sources, total) for ni in nodes]
+
+
+def _node_score(node_info: NodeInfo, names: list[str], sources: int, total_nodes: int) -> int:
+    images = node_info.image_states
+    s = 0
+    for name in names:
+        st = images.get(name)
+        if st is not None:
+            s += scaled_image_score(st, total_nodes)
+    return calculate_priority(s, sources)
 
 
 def new(args: None, handle: Handle) -> ImageLocality:

@@ -506,20 +506,40 @@ def allocation_dict(c: ClaimDevices) -> dict[str, Any]:
     }
 
 
-def node_dict(n: NodeEntry) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "name": n.name,
-        "feasible": n.feasible,
-        "filters": [filter_dict(f) for f in n.filters],
-        "scores": [
-            {"plugin": s.plugin, "raw": s.raw, "normalized": s.normalized, "weight": s.weight, "weighted": s.weighted}
-            for s in n.scores
-        ],
-        "total": n.total,
-    }
+def node_dict(n: NodeEntry, shared: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A node's record. ``shared``: the dict of each filter and score record by the record's id, so
+    the records many nodes share (see _filter_entry, _score_entry) are one dict each in the
+    document too, and a writer that meets a dict again can reuse what it wrote."""
+    if shared is None:
+        shared = {}
+    filters = []
+    for f in n.filters:
+        fd = shared.get(id(f))
+        if fd is None:
+            fd = shared[id(f)] = filter_dict(f)
+        filters.append(fd)
+    scores = []
+    for s in n.scores:
+        sd = shared.get(id(s))
+        if sd is None:
+            sd = shared[id(s)] = {
+                "plugin": s.plugin,
+                "raw": s.raw,
+                "normalized": s.normalized,
+                "weight": s.weight,
+                "weighted": s.weighted,
+            }
+        scores.append(sd)
+    d: dict[str, Any] = {"name": n.name, "feasible": n.feasible, "filters": filters, "scores": scores, "total": n.total}
     if n.excluded:
         d["excludedByPreFilterResult"] = True
     return d
+
+
+def node_dicts(nodes: Iterable[NodeEntry]) -> list[dict[str, Any]]:
+    """The records of a cycle's nodes, the filter and score records they share built once."""
+    shared: dict[int, dict[str, Any]] = {}
+    return [node_dict(n, shared) for n in nodes]
 
 
 def preemption_dict(p: Preemption | None) -> dict[str, Any] | None:
@@ -577,7 +597,7 @@ def attempt_dict(a: PodResult) -> dict[str, Any]:
 
 _CYCLE_FIELDS = (
     ("preFilter", "pre_filter", lambda v: [filter_dict(f) for f in v]),
-    ("nodes", "nodes", lambda v: [node_dict(n) for n in v]),
+    ("nodes", "nodes", node_dicts),
     ("preemption", "preemption", preemption_dict),
     ("binding", "binding", binding_dict),
     ("hints", "hints", list),

@@ -129,8 +129,79 @@ def test_block_writer_writes_what_the_emitters_write_on_random_documents():
         assert YamlFormatter().format(_Doc(data)) == _previous_path(data)
         writer = yaml_format._BlockWriter()
         try:
-            writer.mapping(data, "", 0)
+            writer.document(data)
             block += 1
         except yaml_format._Slow:
             pass
     assert block > 3000  # most documents took the block writer's path
+
+
+def _shared_document(rng: Any) -> dict[str, Any]:
+    """A random document whose containers recur: the same dict or list in several places, at
+    several indentations (as a report holds its shared records and a result's last attempt)."""
+    pool = [_random_value(rng, 2) for _ in range(4)]
+    pool = [p for p in pool if isinstance(p, (dict, list)) and p] or [{"a": 1}]
+
+    def value(depth: int) -> Any:
+        kind = rng.randrange(4 if depth < 4 else 2)
+        if kind == 0:
+            return rng.choice(pool)
+        if kind == 1:
+            return rng.choice(_WORDS)
+        if kind == 2:
+            return {rng.choice(_WORDS) + "k": value(depth + 1) for _ in range(rng.randrange(1, 4))}
+        return [value(depth + 1) for _ in range(rng.randrange(1, 4))]
+
+    shared = value(1)
+    return {"first": shared, "nested": {"deeper": [shared, {"again": shared}]}, "pool": pool, "last": value(0)}
+
+
+def test_block_writer_reindents_containers_it_meets_again():
+    import random
+
+    rng = random.Random(5)
+    block = 0
+    for _ in range(3000):
+        data = _shared_document(rng)
+        assert YamlFormatter().format(_Doc(data)) == _previous_path(data)
+        try:
+            yaml_format._BlockWriter().document(data)
+            block += 1
+        except yaml_format._Slow:
+            pass
+    assert block > 1000
+
+
+def test_block_writer_reindents_to_a_smaller_indentation():
+    inner = {"a": [{"b": 1, "c": ["x", "y"]}], "d": {"e": None}}
+    data = {"deep": {"deeper": {"deepest": inner}}, "top": inner, "list": [[inner]]}
+    writer = yaml_format._BlockWriter()
+    assert writer.document(data) == _pure(data)
+    assert id(inner) in writer.blocks  # written once, then moved
+
+
+_PLAIN_ALPHABET = "aAbnNoOyYtTfFeElLuUsS019_./-:# '\"@!~"
+
+
+def test_plain_as_is_is_what_pyyaml_writes():
+    """plain_as_is says yes only for strings PyYAML writes plain as they are: every word of the
+    random documents, the words PyYAML resolves (bools, null, numbers), and random strings."""
+    import random
+
+    rng = random.Random(3)
+    words = [
+        *_WORDS,
+        *("y", "Y", "n", "N", "yes", "Yes", "YES", "no", "NO", "on", "On", "ON", "off", "Off", "OFF"),
+        *("true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL", "nULL", "Nan", "inf"),
+        *("node-00087", "team-1", "NodeResourcesFit", "a/b", "a.b", "a_b", "a-", "x-y.z/w_1", "e1", "E5"),
+    ]
+    words += ["".join(rng.choice(_PLAIN_ALPHABET) for _ in range(rng.randrange(1, 7))) for _ in range(20000)]
+    fast = 0
+    for w in words:
+        written = yaml.dump([w], Dumper=yaml_format._Dumper, sort_keys=False, allow_unicode=True, width=1000)
+        if yaml_format.plain_as_is(w):
+            fast += 1
+            assert written == f"- {w}\n", w
+        elif yaml_format._PLAIN_CANDIDATE.fullmatch(w):
+            assert written != f"- {w}\n", w  # only the resolver's words are left to PyYAML
+    assert fast > 1000

@@ -18,6 +18,7 @@ import copy
 import dataclasses
 import enum
 import html
+import operator
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -177,26 +178,42 @@ def _kind_of(t: type) -> tuple[int, tuple[str, ...]]:
     return _ATOM, ()
 
 
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The values of a dataclass's fields, in one call."""
+    if not names:
+        return lambda v: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda v: (one(v),)
+    return operator.attrgetter(*names)
+
+
 def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
     """A copy of ``obj`` (a report: dataclasses, tuples, lists, mappings) with ``escape`` applied to
     every string in it, keys of mappings included; enum members (kwhatif's own words) are kept.
     Objects with nothing to escape are returned as they are, so the cost is one walk; each
     distinct string is escaped once, and each type is classified once."""
     memo: dict[int, Any] = {}
-    escaped: dict[str, str] = {}
-    kinds: dict[type, tuple[int, tuple[str, ...]]] = {}
+    # each distinct string's escaped form, None when escaping leaves it as it is (so that an equal
+    # string met as another object is kept as that object, and what holds it is not copied)
+    escaped: dict[str, str | None] = {}
+    kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+
+    def text(s: str) -> str:
+        r = escape(s)
+        escaped[s] = None if r == s else r
+        return r if r != s else s
 
     def walk(v: Any) -> Any:
         t = type(v)
         if t is str:
-            r = escaped.get(v)
-            if r is None:
-                r = escaped[v] = escape(v)
-            return r
+            r = escaped.get(v, v)
+            return text(v) if r is v else v if r is None else r
         kind = kinds.get(t)
         if kind is None:
-            kind = kinds[t] = _kind_of(t)
-        what, names = kind
+            what, names = _kind_of(t)
+            kind = kinds[t] = (what, names, _getter(names))
+        what, names, fields = kind
         if what == _ATOM:
             return v
         key = id(v)
@@ -205,12 +222,13 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
         out: Any = v
         if what == _DATACLASS:
             changed = None
-            for name in names:
-                old = getattr(v, name)
+            for name, old in zip(names, fields(v), strict=True):
                 if type(old) is str:  # inline: most fields are strings or atoms
-                    new = escaped.get(old)
+                    new = escaped.get(old, old)
                     if new is None:
-                        new = escaped[old] = escape(old)
+                        continue
+                    if new is old:
+                        new = text(old)
                 elif old is None or type(old) in _PLAIN:
                     continue
                 else:
@@ -224,8 +242,27 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
                 for name, new in changed.items():
                     object.__setattr__(out, name, new)
         elif what == _SEQUENCE or what == _NAMEDTUPLE:
-            items = [x if type(x) in _PLAIN else walk(x) for x in v]
-            if any(a is not b for a, b in zip(items, v, strict=True)):
+            # inline: the items of a report's tuples are mostly records met before (shared ones)
+            items = []
+            differ = False
+            for x in v:
+                tx = type(x)
+                if tx in _PLAIN:
+                    y = x
+                elif tx is str:
+                    y = escaped.get(x, x)
+                    if y is None:
+                        y = x
+                    elif y is x:
+                        y = text(x)
+                else:
+                    y = memo.get(id(x), memo)
+                    if y is memo:
+                        y = walk(x)
+                if y is not x:
+                    differ = True
+                items.append(y)
+            if differ:
                 if what == _NAMEDTUPLE:
                     out = t(*items)
                 elif isinstance(v, list):

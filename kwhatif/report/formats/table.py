@@ -21,6 +21,7 @@ from kwhatif.report.capacity import CapacityReport, NodeUsage
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats import bars
+from kwhatif.report.formats.columns import plain_table
 from kwhatif.report.formats.escape import escape_strings, guard_commands, visible
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.groups import GroupEntry
@@ -388,7 +389,7 @@ class TableFormatter(Formatter):
             rows.append([n.name, verdict] + cells + [str(n.total if n.total is not None else "")])
         out = []
         if rows:
-            out.append(_indent(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True)))
+            out.append(_indent(plain_table(rows, headers)))
         detailed = [n for n in feasible if n.details]
         if detailed:
             shown = self.devices_shown(r, detailed)

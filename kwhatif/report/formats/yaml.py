@@ -54,24 +54,50 @@ _OPTIONS: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 
 _WIDTH = 1000
 # what YAML counts as a line break: a string holding one is written over several lines
 _BREAKS = re.compile("[\n\r\x85\u2028\u2029]")
+# Strings PyYAML's emitter may write plain as they are, whatever their context in block style: a
+# letter first (no indicator, no document marker, none of the int, float, timestamp, merge or value
+# resolvers starts so), then letters, digits and ``_ . / -`` only (no space, no indicator). Whether
+# the plain form would read back as a str (not a bool or null: "yes", "null") is the resolver's
+# answer, asked for these only.
+_PLAIN_CANDIDATE = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*")
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER: Any = yaml.resolver.Resolver()
+_RESOLVER.yaml_implicit_resolvers = _Dumper.yaml_implicit_resolvers  # what _Dumper's serializer asks
 
 
 class _Slow(Exception):
     """A value the block writer does not write itself: the whole document goes to PyYAML."""
 
 
+def plain_as_is(s: str) -> bool:
+    """Whether PyYAML writes ``s`` in block style as the plain scalar ``s`` itself, decided without
+    emitting it (see _PLAIN_CANDIDATE); False means only that it is not sure."""
+    return (
+        _PLAIN_CANDIDATE.fullmatch(s) is not None and _RESOLVER.resolve(yaml.ScalarNode, s, (True, False)) == _STR_TAG
+    )
+
+
 class _BlockWriter:
     """PyYAML's block style (what yaml.dump writes with _OPTIONS) for documents of dicts with
-    string keys, lists, strings, ints, booleans and None, written line by line: each distinct
-    string is rendered once by PyYAML itself (as a key or a value) and reused, so a large report
-    costs a string join per line instead of a representer node per value. Anything it cannot be
-    sure to write exactly so (a float, a multi-line string, a key PyYAML writes in its complex
-    form, a line long enough to be folded) raises _Slow."""
+    string keys, lists, strings, ints, booleans and None. Each distinct string is rendered once
+    (by PyYAML itself, as a key or a value, unless plain_as_is) and reused, and each container is
+    rendered once: a dict or list the document holds in several places (a report's shared
+    records, a result's nodes and its last attempt's) is written again by reindenting its text.
+    Anything it cannot be sure to write exactly so (a float, a multi-line string, a key PyYAML
+    writes in its complex form, a line long enough to be folded) raises _Slow.
+
+    A container's text is its lines joined, the first without its lead (the indentation, or the
+    "- " of the items it is first in, as long as the indentation), the others indented; with it,
+    the length of its longest line as written at that indentation."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
         self.values: dict[str, str] = {}
         self.keys: dict[str, str] = {}
+        # id of a container of the document -> (indentation, text, longest line)
+        self.blocks: dict[int, tuple[int, str, int]] = {}
+
+    def document(self, data: dict[Any, Any]) -> str:
+        return self.mapping(data, 0)[0] + "\n"
 
     def value(self, v: Any) -> str:
         if v is None:
@@ -86,81 +112,133 @@ class _BlockWriter:
         if t is not str:
             raise _Slow
         r = self.values.get(v)
-        if r is None and _BREAKS.search(v):
-            raise _Slow
         if r is None:
-            text = yaml.dump([v], Dumper=_Dumper, **_OPTIONS)
-            if not text.startswith("- ") or text.find("\n") != len(text) - 1:
+            if _BREAKS.search(v):
                 raise _Slow
-            r = self.values[v] = text[2:-1]
+            if plain_as_is(v):
+                r = self.values[v] = v
+            else:
+                text = str(yaml.dump([v], Dumper=_Dumper, **_OPTIONS))
+                if not text.startswith("- ") or text.find("\n") != len(text) - 1:
+                    raise _Slow
+                r = self.values[v] = text[2:-1]
         return r
 
     def key(self, k: Any) -> str:
         if type(k) is not str:
             raise _Slow
         r = self.keys.get(k)
-        if r is None and _BREAKS.search(k):
+        if r is not None:
+            return r
+        if _BREAKS.search(k):
             raise _Slow
-        if r is None:
-            text = yaml.dump({k: None}, Dumper=_Dumper, **_OPTIONS)
-            if not text.endswith(": null\n") or text.find("\n") != len(text) - 1 or text.startswith("? "):
-                raise _Slow
-            r = self.keys[k] = text[: -len(": null\n")]
+        text = str(yaml.dump({k: None}, Dumper=_Dumper, **_OPTIONS))
+        if not text.endswith(": null\n") or text.find("\n") != len(text) - 1 or text.startswith("? "):
+            raise _Slow
+        r = self.keys[k] = text[: -len(": null\n")]
         return r
 
-    def line(self, text: str) -> None:
-        if len(text) > _WIDTH:
+    def _moved(self, block: tuple[int, str, int], indent: int) -> tuple[str, int]:
+        """A container's text written at one indentation, at another: every line after the first
+        starts with the first's indentation, and no string holds a line break."""
+        was, text, longest = block
+        if indent > was:
+            text = text.replace("\n", "\n" + " " * (indent - was))
+        else:
+            text = text.replace("\n" + " " * was, "\n" + " " * indent)
+        longest += indent - was
+        if longest > _WIDTH:
             raise _Slow
-        self.lines.append(text)
+        return text, longest
 
-    def mapping(self, d: dict[Any, Any], lead: str, indent: int) -> None:
-        pad = " " * indent
+    def mapping(self, d: dict[Any, Any], indent: int) -> tuple[str, int]:
+        block = self.blocks.get(id(d))
+        if block is not None:
+            if block[0] == indent:
+                return block[1], block[2]
+            return self._moved(block, indent)
+        key = self.key
+        pad = "\n" + " " * indent
+        parts = []
+        longest = 0
         for k, v in d.items():
-            head = lead + self.key(k)
-            lead = pad
+            head = key(k)
             t = type(v)
             if t is dict:
                 if v:
-                    self.line(head + ":")
-                    self.mapping(v, " " * (indent + 2), indent + 2)
+                    text, inner = self.mapping(v, indent + 2)
+                    line = head + ":"
+                    parts.append(line + pad + "  " + text)
+                    if inner > longest:
+                        longest = inner
                 else:
-                    self.line(head + ": {}")
+                    line = head + ": {}"
+                    parts.append(line)
             elif t is list:
                 if v:
-                    self.line(head + ":")
-                    self.sequence(v, pad, indent)  # a list in a mapping is not indented
+                    text, inner = self.sequence(v, indent)  # a list in a mapping is not indented
+                    line = head + ":"
+                    parts.append(line + pad + text)
+                    if inner > longest:
+                        longest = inner
                 else:
-                    self.line(head + ": []")
+                    line = head + ": []"
+                    parts.append(line)
             else:
-                self.line(head + ": " + self.value(v))
+                line = head + ": " + self.value(v)
+                parts.append(line)
+            if len(line) + indent > longest:
+                longest = len(line) + indent
+        if longest > _WIDTH:
+            raise _Slow
+        text = pad.join(parts)
+        self.blocks[id(d)] = (indent, text, longest)
+        return text, longest
 
-    def sequence(self, items: list[Any], lead: str, indent: int) -> None:
-        pad = " " * indent
+    def sequence(self, items: list[Any], indent: int) -> tuple[str, int]:
+        block = self.blocks.get(id(items))
+        if block is not None:
+            if block[0] == indent:
+                return block[1], block[2]
+            return self._moved(block, indent)
+        pad = "\n" + " " * indent
+        parts = []
+        longest = 0
         for v in items:
-            head = lead + "- "
-            lead = pad
             t = type(v)
             if t is dict:
                 if v:
-                    self.mapping(v, head, indent + 2)
-                else:
-                    self.line(head + "{}")
+                    text, inner = self.mapping(v, indent + 2)
+                    parts.append("- " + text)
+                    if inner > longest:
+                        longest = inner
+                    continue
+                line = "- {}"
             elif t is list:
                 if v:
-                    self.sequence(v, head, indent + 2)
-                else:
-                    self.line(head + "[]")
+                    text, inner = self.sequence(v, indent + 2)
+                    parts.append("- " + text)
+                    if inner > longest:
+                        longest = inner
+                    continue
+                line = "- []"
             else:
-                self.line(head + self.value(v))
+                line = "- " + self.value(v)
+            parts.append(line)
+            if len(line) + indent > longest:
+                longest = len(line) + indent
+        if longest > _WIDTH:
+            raise _Slow
+        text = pad.join(parts)
+        self.blocks[id(items)] = (indent, text, longest)
+        return text, longest
 
 
 def dump_block(data: Any) -> str:
     """``data`` as yaml.dump(data, **_OPTIONS) with _Dumper writes it."""
     if type(data) is dict and data:
-        writer = _BlockWriter()
         try:
-            writer.mapping(data, "", 0)
-            return "\n".join(writer.lines) + "\n"
+            return _BlockWriter().document(data)
         except _Slow:
             pass
     try:

@@ -1,0 +1,98 @@
+"""The nodes the incremental engine's first cycle does not filter one by one, because a filter
+plugin certainly passes them, are nodes where that plugin's Filter answers a bare Success:
+random nodes (taints, unschedulable, full, small) and pods (a node name, tolerations, requests,
+extended resources)."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+from kwhatif.framework.interface import Code, CycleState
+from kwhatif.incremental.engine import _known_passes
+from kwhatif.plugins import node_name, node_resources_fit, node_unschedulable, taint_toleration
+
+from builders import make_handle, make_node, make_pod, plugin_args
+
+GPU = "example.com/gpu"
+
+
+def _case(rng: random.Random) -> tuple[object, list[object], object, list[object]]:
+    nodes, pods = [], []
+    for i in range(rng.randrange(1, 12)):
+        b = make_node().name(f"n{i}")
+        alloc = {"cpu": rng.choice(["0", "1", "4", "500m"]), "memory": rng.choice(["0", "1Gi", "8Gi"])}
+        alloc["pods"] = rng.choice(["0", "1", "2", "110"])
+        if rng.random() < 0.3:
+            alloc["ephemeral-storage"] = rng.choice(["0", "1Gi", "10Gi"])
+        if rng.random() < 0.3:
+            alloc[GPU] = rng.choice(["0", "1", "2"])
+        b.d["status"]["allocatable"] = alloc
+        if rng.random() < 0.3:
+            b.taint(rng.choice(["a", "b"]), effect=rng.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"]))
+        if rng.random() < 0.2:
+            b.unschedulable()
+        nodes.append(b)
+        for j in range(rng.randrange(0, 3)):
+            e = make_pod().name(f"e{i}-{j}").node(f"n{i}")
+            if rng.random() < 0.7:
+                e.req(cpu=rng.choice(["100m", "1", "2"]), memory=rng.choice(["128Mi", "2Gi"]))
+            pods.append(e.obj())
+    h = make_handle([n.obj() for n in nodes], pods)
+    p = make_pod().name("p")
+    if rng.random() < 0.2:
+        p.set("spec.nodeName", rng.choice(["n0", "n1", "elsewhere"]))
+    if rng.random() < 0.4:
+        p.toleration(rng.choice(["a", "b"]), operator="Exists")
+    if rng.random() < 0.8:
+        req = {"cpu": rng.choice(["0", "100m", "1", "3"]), "memory": rng.choice(["0", "256Mi", "4Gi"])}
+        if rng.random() < 0.3:
+            req["ephemeral_storage"] = rng.choice(["0", "1Gi", "5Gi"])
+        if rng.random() < 0.2:
+            req[GPU.replace("/", "__").replace(".", "_")] = "1"
+        p.req(**{k: v for k, v in req.items() if v != "0"})
+    plugins = [
+        node_unschedulable.new(None, h),
+        node_name.new(None, h),
+        taint_toleration.new(None, h),
+        node_resources_fit.new(plugin_args(node_resources_fit.NAME), h),
+    ]
+    infos = [h.snapshot.get(n.d["metadata"]["name"]) for n in nodes]
+    return h, infos, p.obj(), plugins
+
+
+def test_known_passes_are_bare_successes():
+    rng = random.Random(2)
+    known = {node_unschedulable.NAME: 0, node_name.NAME: 0, taint_toleration.NAME: 0, node_resources_fit.NAME: 0}
+    for _ in range(1500):
+        _, infos, pod, plugins = _case(rng)
+        state = CycleState()
+        for pl in plugins:
+            if hasattr(pl, "pre_filter"):
+                pl.pre_filter(state, pod)
+        passes = _known_passes(SimpleNamespace(filter_plugins=plugins), state, pod, infos)  # type: ignore[arg-type]
+        for pl in plugins:
+            marks = passes.get(pl.NAME)
+            if marks is None:
+                continue
+            assert len(marks) == len(infos)
+            for ni, certain in zip(infos, marks, strict=True):
+                st = pl.filter(state, pod, ni)
+                if certain:
+                    known[pl.NAME] += 1
+                    assert st.code is Code.SUCCESS and not st.details and not st.allocations, (pl.NAME, ni.name)
+                elif pl.NAME == node_resources_fit.NAME:
+                    # requests are told exactly: a node left out does not fit
+                    assert st.code is not Code.SUCCESS, ni.name
+    assert min(known.values()) > 500, known
+
+
+def test_no_fit_answers_for_extended_requests_or_without_prefilter_state():
+    rng = random.Random(4)
+    _, infos, _, plugins = _case(rng)
+    fit = plugins[-1]
+    pod = make_pod().name("p").req(cpu="1", **{"example.com__gpu": "1"}).obj()
+    state = CycleState()
+    fit.pre_filter(state, pod)
+    assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), state, pod, infos)  # type: ignore[arg-type]
+    assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), CycleState(), pod, infos)  # type: ignore[arg-type]
