@@ -240,42 +240,28 @@ def main() -> None:
             "",
         )
     )
-    r = run("check", path, replicas=a.replicas, incremental=True)
-    rss.append(r["peak_rss"])
-    rows.append(
-        (
-            f"check: {r['replicas']} replicas placed ({r['placed']} fit), every node evaluated",
-            f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)",
-            f">= 100 pods/s; {REAL_SCHEDULER}",
-        )
-    )
-    if a.from_scratch:
-        r = run("check", path, replicas=a.from_scratch, incremental=False)
+    for kind, what, goal in (
+        ("check", "every node evaluated", f">= 100 pods/s; {REAL_SCHEDULER}"),
+        ("strict", "DoNotSchedule + required anti-affinity", ">= 300 pods/s"),
+    ):
+        r = run(kind, path, replicas=a.replicas, incremental=True)
+        rss.append(r["peak_rss"])
         rows.append(
             (
-                f"  the same, from scratch (engine off), {r['replicas']} replicas",
-                f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)",
-                "",
+                f"{kind}: {r['replicas']} replicas placed ({r['placed']} fit), {what}",
+                f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)",
+                goal,
             )
         )
-    r = run("strict", path, replicas=a.replicas, incremental=True)
-    rss.append(r["peak_rss"])
-    rows.append(
-        (
-            f"strict: {r['replicas']} replicas, DoNotSchedule + required anti-affinity ({r['placed']} fit)",
-            f"{r['replicas'] / r['run_s']:.0f} pods/s ({r['run_s']:.1f} s)",
-            ">= 300 pods/s",
-        )
-    )
-    if a.from_scratch:
-        r = run("strict", path, replicas=a.from_scratch, incremental=False)
-        rows.append(
-            (
-                f"  the same, from scratch (engine off), {r['replicas']} replicas",
-                f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)",
-                "",
+        if a.from_scratch:
+            r = run(kind, path, replicas=a.from_scratch, incremental=False)
+            rows.append(
+                (
+                    f"  the same, from scratch (engine off), {r['replicas']} replicas",
+                    f"{r['replicas'] / r['run_s']:.1f} pods/s ({r['run_s']:.1f} s)",
+                    "",
+                )
             )
-        )
     r = run("explain", path, incremental=True)
     rss.append(r["peak_rss"])
     rows.append(

@@ -229,6 +229,18 @@ def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | Non
     return fits
 
 
+def _resource_rows(
+    state: CycleState, key: Any, infos: list[NodeInfo], resources: Any, balanced: bool
+) -> tuple[Any, tuple[IntArray, IntArray]] | None:
+    """The PreScore requests under ``key`` and resource_rows of them (None when either is missing)."""
+    try:
+        reqs = state.read(key)
+    except StateNotFoundError:
+        return None
+    rows = resource_rows(infos, resources, reqs, balanced)
+    return None if rows is None else (reqs, rows)
+
+
 def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> IntArray | None:
     """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated),
     NodeResourcesBalancedAllocation and ImageLocality give ``infos``, computed over all of them at
@@ -237,23 +249,16 @@ def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeI
         kind = pl.args.scoring_strategy.type
         if kind != LEAST_ALLOCATED and kind != MOST_ALLOCATED:
             return None
-        try:
-            reqs = state.read(nrf.PRE_SCORE_STATE_KEY)
-        except StateNotFoundError:
+        found = _resource_rows(state, nrf.PRE_SCORE_STATE_KEY, infos, pl.resources, False)
+        if found is None:
             return None
-        rows = resource_rows(infos, pl.resources, reqs, False)
-        if rows is None:
-            return None
-        return weighted_resource_scores(*rows, [r.weight for r in pl.resources], kind == MOST_ALLOCATED)
+        alloc, req = found[1]
+        return weighted_resource_scores(alloc, req, [r.weight for r in pl.resources], kind == MOST_ALLOCATED)
     if type(pl) is nrba.NodeResourcesBalancedAllocation:
-        try:
-            reqs = state.read(nrba.PRE_SCORE_STATE_KEY)
-        except StateNotFoundError:
+        found = _resource_rows(state, nrba.PRE_SCORE_STATE_KEY, infos, pl.resources, True)
+        if found is None:
             return None
-        rows = resource_rows(infos, pl.resources, reqs, True)
-        if rows is None:
-            return None
-        alloc, req = rows
+        reqs, (alloc, req) = found
         with_pod = balanced_scores(alloc, req)
         if with_pod is None or not pl.with_and_without:
             return with_pod
