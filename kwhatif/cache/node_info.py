@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 from kwhatif.api.core import Node, Pod, PodAffinityTerm
 from kwhatif.api.labels import Selector
@@ -66,6 +67,9 @@ def affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
     )
 
 
+_TERMS: dict[tuple[int, str], tuple[Any, tuple[Any, Any, Any, Any]]] = {}
+
+
 @dataclass(slots=True)
 class PodInfo:
     pod: Pod
@@ -79,14 +83,22 @@ class PodInfo:
         aff = pod.affinity
         if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
             return cls(pod)
-        pa, paa = aff.pod_affinity, aff.pod_anti_affinity
-        return cls(
-            pod,
-            tuple(affinity_term(pod, t) for t in pa.required) if pa else (),
-            tuple(affinity_term(pod, t) for t in paa.required) if paa else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred) if pa else (),
-            tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred) if paa else (),
-        )
+        # replicas share their Affinity (api.parse): their terms (immutable) are made once per
+        # Affinity and namespace, the entry holding the Affinity so that its id is not reused
+        key = (id(aff), pod.namespace)
+        hit = _TERMS.get(key)
+        if hit is None or hit[0] is not aff:
+            pa, paa = aff.pod_affinity, aff.pod_anti_affinity
+            terms = (
+                tuple(affinity_term(pod, t) for t in pa.required) if pa else (),
+                tuple(affinity_term(pod, t) for t in paa.required) if paa else (),
+                tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in pa.preferred) if pa else (),
+                tuple(WeightedAffinityTerm(affinity_term(pod, w.term), w.weight) for w in paa.preferred) if paa else (),
+            )
+            hit = (aff, terms)
+            if len(_TERMS) < 1 << 16:
+                _TERMS[key] = hit
+        return cls(pod, *hit[1])
 
     @property
     def has_affinity(self) -> bool:

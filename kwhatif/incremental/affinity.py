@@ -164,6 +164,16 @@ class AffinityScoreModel:
                         if term.matches(existing.pod, _NO_NAMESPACE_LABELS):
                             add(term, weight, labels)
         pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
+        # replicas share their terms (PodInfo.of): each distinct term is matched against the
+        # template once (the terms live through this loop, so their ids are theirs)
+        answers: dict[int, bool] = {}
+
+        def matches(term: AffinityTerm) -> bool:
+            found = answers.get(id(term))
+            if found is None:
+                found = answers[id(term)] = term.matches(pod, ns_labels)
+            return found
+
         for ni in plugin.handle.snapshot.have_pods_with_affinity():
             labels = ni.node.labels
             if not labels:
@@ -171,13 +181,13 @@ class AffinityScoreModel:
             for existing in ni.pods_with_affinity:
                 if hard > 0:
                     for term in existing.required_affinity_terms:
-                        if term.matches(pod, ns_labels):
+                        if matches(term):
                             add(term, hard, labels)
                 for t in existing.preferred_affinity_terms:
-                    if t.term.matches(pod, ns_labels):
+                    if matches(t.term):
                         add(t.term, t.weight, labels)
                 for t in existing.preferred_anti_affinity_terms:
-                    if t.term.matches(pod, ns_labels):
+                    if matches(t.term):
                         add(t.term, -t.weight, labels)
         for (key, value), weight in found.items():
             self._count(key, value, weight, 0)
