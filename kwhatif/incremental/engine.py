@@ -273,6 +273,18 @@ def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeI
     return None
 
 
+def _with_status(fr: FilterResult, k: int, st: Status) -> FilterResult:
+    """``fr`` with plugin ``k``'s status replaced by ``st``, and the first non-success again."""
+    statuses = list(fr.statuses)
+    statuses[k] = st
+    first = None
+    for s in statuses:
+        if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
+            first = s
+            break
+    return FilterResult(fr.node, statuses, first)
+
+
 class Engine:
     """Templates of the pods seen so far (the most recent few), over one snapshot."""
 
@@ -716,14 +728,7 @@ class Template:
                 continue
             a = alt.get(pos)
             if a is None or a.statuses[k] is not st:
-                statuses = list(fr.statuses)
-                statuses[k] = st
-                first = None
-                for s in statuses:
-                    if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
-                        first = s
-                        break
-                a = FilterResult(fr.node, statuses, first)
+                a = _with_status(fr, k, st)
             alt[pos] = fr
             results[name] = a
             was, now = fr.first, a.first
@@ -757,14 +762,7 @@ class Template:
         fr = self.results[self.index.names[pos]]
         if fr.statuses[k] == st:
             return
-        statuses = list(fr.statuses)
-        statuses[k] = st
-        first = None
-        for s in statuses:
-            if s.code is not Code.SUCCESS and s.code is not Code.SKIP:
-                first = s
-                break
-        self._set(pos, FilterResult(fr.node, statuses, first))
+        self._set(pos, _with_status(fr, k, st))
 
     # --- PreScore and Score ---------------------------------------------------------------------
 
