@@ -127,3 +127,35 @@ def test_bulk_scores_leave_what_they_cannot_be_sure_of():
     st = CycleState()
     assert pl.pre_score(st, pod, []).is_success()
     assert _bulk_scores(pl, st, pod, [h.snapshot.get("n3"), h.snapshot.get("n1")]) is None
+
+
+def test_taint_scores_over_many_nodes_are_each_nodes_score():
+    """TaintToleration's scores over many nodes at once: 0 without taints, else the node's Score
+    (PreferNoSchedule taints the pod does not tolerate); no PreScore state, node by node."""
+    from kwhatif.plugins import taint_toleration as tt
+
+    rng = random.Random(11)
+    tainted = 0
+    for _ in range(200):
+        nodes = []
+        for i in range(rng.randrange(2, 12)):
+            b = make_node().name(f"n{i}")
+            for _ in range(rng.randrange(0, 3)):
+                b.taint(rng.choice("abc"), rng.choice(["", "x"]), rng.choice(["PreferNoSchedule", "NoSchedule"]))
+            nodes.append(b.obj())
+        h = make_handle(nodes)
+        infos = [h.snapshot.get(n.name) for n in nodes]
+        p = make_pod().name("p")
+        for _ in range(rng.randrange(0, 3)):
+            op = rng.choice(["Exists", "Equal"])
+            p.toleration(rng.choice("abc"), op, "x" if op == "Equal" else "", rng.choice(["", "PreferNoSchedule"]))
+        pod = p.obj()
+        pl = tt.new(None, h)
+        assert _bulk_scores(pl, CycleState(), pod, infos) is None
+        st = CycleState()
+        assert pl.pre_score(st, pod, infos).is_success()
+        got = _bulk_scores(pl, st, pod, infos)
+        assert got is not None
+        assert got.tolist() == [pl.score(st, pod, ni)[0] for ni in infos]
+        tainted += sum(1 for s in got.tolist() if s > 0)
+    assert tainted > 100

@@ -96,3 +96,33 @@ def test_no_fit_answers_for_extended_requests_or_without_prefilter_state():
     fit.pre_filter(state, pod)
     assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), state, pod, infos)  # type: ignore[arg-type]
     assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), CycleState(), pod, infos)  # type: ignore[arg-type]
+
+
+def test_filtering_with_known_passes_answers_what_each_node_answers():
+    """run_filter_nodes with the known passes (the nodes every running plugin passes take the
+    plan's statuses without a call) gives each node exactly run_filter's result, with the default
+    profile's plugins."""
+    from kwhatif.config.defaults import default_profile
+
+    from builders import PINNED, make_framework
+
+    rng = random.Random(7)
+    shortcut = 0
+    for _ in range(300):
+        h, infos, pod, _ = _case(rng)
+        fw = make_framework(
+            [ni.node for ni in infos],
+            [pi.pod for ni in infos for pi in ni.pods],
+            profile=default_profile(version=PINNED),
+        )
+        infos = [fw.snapshot.get(ni.name) for ni in infos]
+        state = CycleState()
+        if not fw.run_pre_filter(state, pod).status.is_success():
+            continue
+        passes = _known_passes(fw, state, pod, infos)
+        got = fw.run_filter_nodes(state, pod, infos, passes=passes)
+        want = [fw.run_filter(state, pod, ni) for ni in infos]
+        for g, w in zip(got, want, strict=True):
+            assert (g.node, g.statuses, g.first) == (w.node, w.statuses, w.first)
+            shortcut += g.first is None
+    assert shortcut > 100

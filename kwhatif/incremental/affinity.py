@@ -145,50 +145,55 @@ class AffinityScoreModel:
         found: dict[tuple[str, str], int] = {}
         matched = 0
 
-        def add(term: AffinityTerm, weight: int, labels: Any) -> None:
+        def add(hits: list[tuple[str, int]], labels: Any) -> None:
             nonlocal matched
-            tv = labels.get(term.topology_key)
-            if tv is not None:
-                at = (term.topology_key, tv)
-                found[at] = found.get(at, 0) + weight
-                matched += 1
+            for key, weight in hits:
+                tv = labels.get(key)
+                if tv is not None:
+                    at = (key, tv)
+                    found[at] = found.get(at, 0) + weight
+                    matched += 1
 
         if self.has_constraints:
             merged = list(aff_terms) + list(anti_terms)
             mine = [(t.term, t.weight) for t in self.preferred_affinity]
             mine += [(t.term, -t.weight) for t in self.preferred_anti_affinity]
+            # a term's match reads the pod's namespace and labels alone, and replicas share their
+            # labels (api.parse): each distinct pair is matched once (the pods live through this
+            # loop, so the ids are their labels')
+            hits_of: dict[tuple[int, str], list[tuple[str, int]]] = {}
             for existing, pos in index.namespace_pods(_candidate_namespaces(merged)):
-                labels = infos[pos].node.labels
-                if labels:
-                    for term, weight in mine:
-                        if term.matches(existing.pod, _NO_NAMESPACE_LABELS):
-                            add(term, weight, labels)
+                ep = existing.pod
+                at = (id(ep.labels), ep.namespace)
+                hits = hits_of.get(at)
+                if hits is None:
+                    hits = hits_of[at] = [
+                        (term.topology_key, weight) for term, weight in mine if term.matches(ep, _NO_NAMESPACE_LABELS)
+                    ]
+                if hits:
+                    add(hits, infos[pos].node.labels)
         pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
-        # replicas share their terms (PodInfo.of): each distinct term is matched against the
-        # template once (the terms live through this loop, so their ids are theirs)
-        answers: dict[int, bool] = {}
-
-        def matches(term: AffinityTerm) -> bool:
-            found = answers.get(id(term))
-            if found is None:
-                found = answers[id(term)] = term.matches(pod, ns_labels)
-            return found
-
+        # replicas share their terms (PodInfo.of): what an existing pod's terms add is worked out
+        # once per distinct set of terms (they live through this loop, so the ids are theirs)
+        adds: dict[tuple[int, int, int], list[tuple[str, int]]] = {}
         for ni in plugin.handle.snapshot.have_pods_with_affinity():
             labels = ni.node.labels
             if not labels:
                 continue
             for existing in ni.pods_with_affinity:
-                if hard > 0:
-                    for term in existing.required_affinity_terms:
-                        if matches(term):
-                            add(term, hard, labels)
-                for t in existing.preferred_affinity_terms:
-                    if matches(t.term):
-                        add(t.term, t.weight, labels)
-                for t in existing.preferred_anti_affinity_terms:
-                    if matches(t.term):
-                        add(t.term, -t.weight, labels)
+                req = existing.required_affinity_terms
+                pref = existing.preferred_affinity_terms
+                anti = existing.preferred_anti_affinity_terms
+                at3 = (id(req), id(pref), id(anti))
+                hits = adds.get(at3)
+                if hits is None:
+                    hits = adds[at3] = (
+                        [(t.topology_key, hard) for t in req if t.matches(pod, ns_labels)] if hard > 0 else []
+                    )
+                    hits += [(t.term.topology_key, t.weight) for t in pref if t.term.matches(pod, ns_labels)]
+                    hits += [(t.term.topology_key, -t.weight) for t in anti if t.term.matches(pod, ns_labels)]
+                if hits:
+                    add(hits, labels)
         for (key, value), weight in found.items():
             self._count(key, value, weight, 0)
         self.contributions = matched

@@ -243,7 +243,7 @@ def _resource_rows(
 
 def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> IntArray | None:
     """The raw scores NodeResourcesFit (LeastAllocated, MostAllocated),
-    NodeResourcesBalancedAllocation and ImageLocality give ``infos``, computed over all of them at
+    NodeResourcesBalancedAllocation, ImageLocality and TaintToleration give ``infos``, computed over all of them at
     once: each answers what its Score answers node by node. None: score node by node."""
     if type(pl) is nrf.NodeResourcesFit:
         kind = pl.args.scoring_strategy.type
@@ -270,6 +270,14 @@ def _bulk_scores(pl: ScorePlugin, state: CycleState, pod: Pod, infos: list[NodeI
         return out
     if type(pl) is il.ImageLocality:
         return np.array(pl.scores(pod, infos), dtype=np.int64)
+    if type(pl) is tt.TaintToleration:
+        try:
+            state.read(tt.PRE_SCORE_STATE_KEY)
+        except StateNotFoundError:
+            return None  # Score reports the missing state
+        # a node without taints has none the pod does not tolerate: 0
+        score = pl.score
+        return np.array([score(state, pod, ni)[0] if ni.node.taints else 0 for ni in infos], dtype=np.int64)
     return None
 
 

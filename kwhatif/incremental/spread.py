@@ -241,13 +241,21 @@ class SpreadScoreModel:
         ]
         # apply() of every pod there is, counted per constraint at once
         at: list[list[int]] = [[] for _ in constraints]
+        # a pod of the namespace matches by its labels alone, and replicas share their labels
+        # (api.parse): each distinct labels map is matched once (the pods live through this loop,
+        # so the ids are their labels')
+        matching: dict[int, list[int]] = {}
         for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
             p = pi.pod
             if p.deleting or p.namespace != self.namespace:
                 continue
-            for i, c in enumerate(constraints):
-                if _matches(c, p, self.namespace):
-                    at[i].append(pos)
+            which = matching.get(id(p.labels))
+            if which is None:
+                which = matching[id(p.labels)] = [
+                    i for i, c in enumerate(constraints) if _matches(c, p, self.namespace)
+                ]
+            for i in which:
+                at[i].append(pos)
         for i, c in enumerate(constraints):
             if not at[i]:
                 continue
