@@ -207,8 +207,11 @@ def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | Non
     if any(req.scalar.values()):
         return None
     try:
+        # each node's allocatable and requested, gathered once for every resource
+        node_alloc = [ni.node.allocatable for ni in infos]
+        node_used = [ni.requested for ni in infos]
         ok: BoolArray = np.array([len(ni.pods) for ni in infos], dtype=np.int64) + 1 <= np.array(
-            [ni.node.allocatable.allowed_pod_number for ni in infos], dtype=np.int64
+            [a.allowed_pod_number for a in node_alloc], dtype=np.int64
         )
         for amount, attr in (
             (req.milli_cpu, "milli_cpu"),
@@ -218,8 +221,8 @@ def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | Non
             if amount >= 1 << 62:
                 return None
             if amount > 0:
-                alloc = np.array([getattr(ni.node.allocatable, attr) for ni in infos], dtype=np.int64)
-                used = np.array([getattr(ni.requested, attr) for ni in infos], dtype=np.int64)
+                alloc = np.array([getattr(a, attr) for a in node_alloc], dtype=np.int64)
+                used = np.array([getattr(u, attr) for u in node_used], dtype=np.int64)
                 if alloc.size and (int(np.abs(alloc).max()) >= 1 << 62 or int(np.abs(used).max()) >= 1 << 62):
                     return None  # alloc - used might overflow
                 ok &= amount <= alloc - used

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -119,19 +120,21 @@ def resource_rows(
     when a value is negative or too large for the arithmetic below to be exactly Go's."""
     allocs: list[list[int]] = []
     reqs: list[list[int]] = []
+    # each node's allocatable and requested, gathered once for cpu and memory both
+    node_alloc: list[Any] | None = None
+    node_req: list[Any] | None = None
     for r, pr in zip(resources, pod_reqs, strict=True):
         name = r.name
         if name == CPU or name == MEMORY:
-            cpu = name == CPU
-            allocs.append([ni.node.allocatable.milli_cpu if cpu else ni.node.allocatable.memory for ni in infos])
-            reqs.append(
-                [
-                    (ni.requested if use_requested else ni.non_zero_requested).milli_cpu + pr
-                    if cpu
-                    else (ni.requested if use_requested else ni.non_zero_requested).memory + pr
-                    for ni in infos
-                ]
-            )
+            if node_alloc is None or node_req is None:
+                node_alloc = [ni.node.allocatable for ni in infos]
+                node_req = [ni.requested for ni in infos] if use_requested else [ni.non_zero_requested for ni in infos]
+            if name == CPU:
+                allocs.append([a.milli_cpu for a in node_alloc])
+                reqs.append([q.milli_cpu + pr for q in node_req])
+            else:
+                allocs.append([a.memory for a in node_alloc])
+                reqs.append([q.memory + pr for q in node_req])
         else:
             pairs = [allocatable_and_requested(ni, name, pr, use_requested) for ni in infos]
             allocs.append([a for a, _ in pairs])
