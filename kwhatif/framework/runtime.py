@@ -467,22 +467,19 @@ class Framework:
         of ``node_infos``, True where the plugin's Filter is known to answer a bare Success there
         (it is not called: what it would answer is the plan's Success already)."""
         passed, filters = self._filter_plan(state.skip_filter_plugins)
-        out: list[FilterResult] = []
+        # the nodes every plugin that runs is known to pass: the plan's statuses are theirs
+        every: list[bool] | None = None
         if passes:
             filters = [(i, pl, name, passes.get(name)) for i, pl, name, _ in filters]
             known = [p for _, _, _, p in filters]
-            if not nominated and all(p is not None for p in known):
-                # every plugin that runs is known to pass these nodes: the plan's statuses are theirs
-                every = [all(at) for at in zip(*known)] if known else [True] * len(node_infos)
-                for k, node_info in enumerate(node_infos):
-                    if every[k]:
-                        out.append(FilterResult(node_info.name, passed.copy(), None))
-                    else:
-                        out.append(_filter_node(state, pod, node_info, passed, filters, k, all_plugins))
-                return out
+            if known and all(p is not None for p in known):
+                every = [all(at) for at in zip(*known)]
+        out: list[FilterResult] = []
         for k, node_info in enumerate(node_infos):
             if nominated and node_info.name in nominated:
                 out.append(self.run_filter_with_nominated_pods(state, pod, node_info, all_plugins=all_plugins))
+            elif every is not None and every[k]:
+                out.append(FilterResult(node_info.name, passed.copy(), None))
             else:
                 out.append(_filter_node(state, pod, node_info, passed, filters, k, all_plugins))
         return out
