@@ -706,7 +706,15 @@ def pod(
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
     # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
-    target = next((c for c in conditions if c.get("type") == "DisruptionTarget"), None)
+    target = None
+    resize_infeasible = False
+    for c in conditions:
+        ctype = c.get("type")
+        if ctype == "DisruptionTarget":
+            if target is None:
+                target = c
+        elif ctype == "PodResizePending" and c.get("reason") == "Infeasible":
+            resize_infeasible = True
     disruption_target = target is not None and target.get("status") == "True"
     reason = target.get("reason") if target is not None else None
     disruption_reason = reason if isinstance(reason, str) else ""
@@ -738,11 +746,7 @@ def pod(
         resource_claims=resource_claims,
         resource_claim_statuses=_shared_map(claim_statuses),
         container_statuses=_shared_map(_container_statuses(status)),
-        resize_infeasible=any(
-            c.get("type") == "PodResizePending" and c.get("reason") == "Infeasible" for c in conditions
-        )
-        if conditions
-        else False,
+        resize_infeasible=resize_infeasible,
         status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
         if status_resources and status_resources.get("requests") is not None
         else None,
@@ -927,7 +931,25 @@ def _shared_map(m: Mapping[str, Any]) -> Any:
     maps most pods have). A pod's maps are never changed once it is built."""
     if not m:
         return _EMPTY_MAP
+    if len(m) <= _SHARED_MAP_MAX_KEYS:
+        # keyed by its items (str keys and values compare exactly): cheaper than a memo key
+        items = tuple(m.items())
+        try:
+            hit = _SHARED_MAPS.get(items)
+        except TypeError:  # a value that does not hash (container statuses)
+            pass
+        else:
+            if hit is None:
+                hit = dict(m)
+                if len(_SHARED_MAPS) < _SHARED_MAPS_MAX:
+                    _SHARED_MAPS[items] = hit
+            return hit
     return _memoized("map", m, lambda: dict(m))
+
+
+_SHARED_MAP_MAX_KEYS = 64
+_SHARED_MAPS_MAX = 1 << 16
+_SHARED_MAPS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
 
 _EMPTY_MAP: dict[str, Any] = {}
@@ -984,6 +1006,11 @@ def _container_statuses(status: Dict) -> dict[str, ContainerStatusResources]:
     """What resized containers report: status.allocatedResources and status.resources.requests."""
     out: dict[str, ContainerStatusResources] = {}
     for key in ("initContainerStatuses", "containerStatuses"):
+        raw = status.get(key)
+        if type(raw) is list and all(
+            type(cs) is dict and "resources" not in cs and "allocatedResources" not in cs for cs in raw
+        ):
+            continue  # most pods: no container reports resources (nothing below would be kept)
         for i, cs in enumerate(f.obj_seq(status, key, "status")):
             p = f"status.{key}[{i}]"
             res = f.opt_mapping(cs, "resources", p)

@@ -108,3 +108,40 @@ def test_nan_is_not_taken_for_null():
     with pytest.raises(FieldError) as e:
         parse.pod(make_pod().name("b").set("spec.priority", float("nan")).dict(), validate=False)
     assert e.value.field == "spec.priority"
+
+
+def test_status_conditions_and_container_statuses_as_read():
+    body = (
+        make_pod()
+        .name("st")
+        .req(cpu="1")
+        .set(
+            "status.conditions",
+            [
+                {"type": "Ready", "status": "True"},
+                {"type": "PodResizePending", "status": "True", "reason": "Deferred"},
+                {"type": "DisruptionTarget", "status": "False", "reason": "First"},
+                {"type": "DisruptionTarget", "status": "True", "reason": "Second"},
+            ],
+        )
+        .set("status.initContainerStatuses", [{"name": "init", "ready": True}])
+        .set(
+            "status.containerStatuses",
+            [{"name": "other", "ready": True}, {"name": "c0", "allocatedResources": {"cpu": "2"}}],
+        )
+        .dict()
+    )
+    pod = parse.pod(body)
+    # the first DisruptionTarget decides; a PodResizePending that is not Infeasible is not
+    assert (pod.disruption_target, pod.disruption_reason, pod.resize_infeasible) == (False, "First", False)
+    assert list(pod.container_statuses) == ["c0"]
+    body["status"]["conditions"].append({"type": "PodResizePending", "status": "True", "reason": "Infeasible"})
+    body["metadata"]["name"] = "st2"
+    assert parse.pod(body).resize_infeasible is True
+
+
+def test_a_container_status_that_is_not_an_object_is_refused():
+    body = make_pod().name("bad").set("status.containerStatuses", ["c0"]).dict()
+    with pytest.raises(FieldError) as e:
+        parse.pod(body)
+    assert e.value.field == "status.containerStatuses[0]"
