@@ -85,6 +85,40 @@ def go_round(x: float) -> int:
 # --- text ------------------------------------------------------------------------------------------
 
 
+def format_float32_g(x: float) -> str:
+    """strconv.FormatFloat(x, 'g', -1, 32): the shortest decimal that reads back as the same
+    float32, in %e form when its exponent is below -4 or at least 6 (the decision strconv takes
+    for the shortest form), else in %f form ("1.5", "100000", "1e+06", "1e-05", "+Inf", "NaN")."""
+    if math.isnan(x):
+        return "NaN"
+    try:
+        x32 = struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        x32 = math.inf if x > 0 else -math.inf
+    if math.isinf(x32):
+        return "+Inf" if x32 > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, x32) < 0 else ""
+    a = abs(x32)
+    if a == 0:
+        return sign + "0"
+    for prec in range(1, 10):
+        text = f"{a:.{prec - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == a:
+            break
+    mantissa, _, exp_text = text.partition("e")
+    digits = mantissa.replace(".", "").rstrip("0") or "0"
+    exp = int(exp_text)
+    if exp < -4 or exp >= 6:
+        body = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{body}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    point = exp + 1  # digits before the decimal point
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
 def go_quote(s: str) -> str:
     """strconv.Quote (fmt's %q) for the strings kube-scheduler's messages quote."""
     return json.dumps(s, ensure_ascii=False)

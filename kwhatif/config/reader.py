@@ -168,10 +168,50 @@ class StrictLoader(YAML_LOADER):  # type: ignore[misc]
         return super().construct_mapping(node, deep=deep)
 
 
-StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+# go-yaml (kubectl's and the API server's YAML) reads no base-60 numbers: 1:30 is the string
+# "1:30" there, where PyYAML's YAML 1.1 resolver reads the integer 90. The same resolvers without
+# the sexagesimal forms.
+_GO_INT = re.compile(
+    r"""^(?:[-+]?0b[0-1_]+
+    |[-+]?0[0-7_]+
+    |[-+]?(?:0|[1-9][0-9_]*)
+    |[-+]?0x[0-9a-fA-F_]+)$""",
+    re.X,
+)
+_GO_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+_GO_RESOLVED = {"tag:yaml.org,2002:int": _GO_INT, "tag:yaml.org,2002:float": _GO_FLOAT}
+
+
+def go_yaml_resolvers(*, timestamps: bool) -> dict[str, list[tuple[str, Any]]]:
+    """The safe loader's implicit resolvers as go-yaml resolves plain scalars: no base-60
+    numbers; without timestamps when ``timestamps`` is False."""
+    return {
+        first: [
+            (tag, _GO_RESOLVED.get(tag, rx))
+            for tag, rx in resolvers
+            if timestamps or tag != "tag:yaml.org,2002:timestamp"
+        ]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+
+def construct_go_int(loader: Any, node: Any) -> Any:
+    """An integer as go-yaml reads one into an interface: one too long for Python's int() (4,300
+    digits) stays its text, as go-yaml keeps a number it cannot parse a string."""
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError:
+        return loader.construct_scalar(node)
+
+
+StrictLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=False)
+StrictLoader.add_constructor("tag:yaml.org,2002:int", construct_go_int)
 
 
 @dataclass(slots=True)

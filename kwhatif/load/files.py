@@ -9,8 +9,10 @@ it came from. Nothing here interprets an object beyond its apiVersion and kind.
 from __future__ import annotations
 
 import codecs
+import datetime
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -23,6 +25,8 @@ import yaml
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
+    construct_go_int,
+    go_yaml_resolvers,
     json_error_message,
     os_errors,
     yaml_error_message,
@@ -32,6 +36,7 @@ from kwhatif.config.reader import (
     YAML_LOADER as _YamlLoader,
 )
 from kwhatif.errors import InputError
+from kwhatif.gocompat import format_float32_g
 
 
 class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
@@ -57,7 +62,56 @@ class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
                         f'mapping key "{shown}" already defined at line {first.start_mark.line + 1}',
                         key_node.start_mark,
                     )
+        if not all(type(k) is str for k in mapping):
+            return self._string_keys(node, mapping)
         return mapping
+
+    def _string_keys(self, node: Any, mapping: dict[Any, Any]) -> dict[str, Any]:
+        """JSON's keys are strings: sigs.k8s.io/yaml turns a number or boolean key into one (5 is
+        "5", true "true", 1.5 "1.5" as Go formats a float32; a timestamp stays the text go-yaml
+        read) and refuses any other key."""
+        key_nodes: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            try:
+                key_nodes.setdefault(self.construct_object(key_node, deep=True), key_node)
+            except TypeError:
+                pass
+        out: dict[str, Any] = {}
+        for key, value in mapping.items():
+            key_node = key_nodes.get(key)
+            mark = (key_node or node).start_mark
+            text = _go_key_string(key, key_node)
+            if text is None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key is not a string, number or boolean", mark
+                )
+            if text in out:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f'mapping key "{text}" already defined, as a string', mark
+                )
+            out[text] = value
+        return out
+
+
+_UniqueKeyLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=True)
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", construct_go_int)
+
+
+def _go_key_string(key: Any, key_node: Any) -> str | None:
+    """A YAML mapping key as sigs.k8s.io/yaml writes it in JSON; None when it cannot be one."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        text = format_float32_g(key)
+        return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
+    if isinstance(key, (datetime.date, datetime.datetime)) and isinstance(key_node, yaml.ScalarNode):
+        return str(key_node.value)
+    return None
+    return None
 
 
 MiB = 1024 * 1024
@@ -328,6 +382,29 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return d
 
 
+class _BadNumber(ValueError):
+    """A number JSON does not have (NaN, Infinity) or Go cannot hold (1e400 overflows a float64)."""
+
+    def __init__(self, text: str, message: str, *, syntax: bool) -> None:
+        super().__init__(message)
+        self.text = text
+        self.message = message
+        self.syntax = syntax
+
+
+def _no_constant(name: str) -> Any:
+    # the C scanner accepts NaN, Infinity and -Infinity; JSON, Go and kubectl do not
+    raise _BadNumber(name, f"{name} is not a JSON value", syntax=True)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        # Go's decoder (kubectl, the API server) refuses a number beyond a float64's range
+        raise _BadNumber(text, f"number {text} is out of the range of a float64", syntax=False)
+    return value
+
+
 def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
     """Where the first key given twice in one object of the JSON value at ``pos`` is: (position of
     the repeat, position of the first, key); None when there is none. Iterative, so depth is no
@@ -402,7 +479,9 @@ class _JsonStream:
     def __init__(self, text: str, source: str, total: int | None = None) -> None:
         self.text = text
         self.source = source
-        self.scan = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_unique_pairs))  # type: ignore[attr-defined]
+        self.scan = json.scanner.make_scanner(  # type: ignore[attr-defined]
+            json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_no_constant, parse_float=_finite_float)
+        )
         self.progress: Any = None
         self.total = len(text) if total is None else total
         # the window: ``base`` characters lie before it, holding ``lines`` newlines, the last at
@@ -544,6 +623,15 @@ class _JsonStream:
                 raise _JsonSyntaxError("invalid JSON: nested too deeply", source=self.source) from None
             except _DuplicateKey:
                 raise self.duplicate(pos) from None
+            except _BadNumber as e:
+                at = self.text.find(e.text, pos)
+                err = self.fail(at if at >= 0 else pos, e.message)
+                # NaN is a syntax error (the YAML fallback may still read the text); a number out
+                # of range is not: Go's decoder refuses it after the syntax is read
+                raise (err if e.syntax else InputError(err.message, source=self.source)) from None
+            except ValueError:  # the C scanner's int() of more than 4,300 digits
+                err = self.fail(pos, "a number in this value is out of the range of a float64")
+                raise InputError(err.message, source=self.source) from None
             if self.more is not None and (
                 end >= len(self.text) or (type(v) in (int, float) and _NUMBER_GOES_ON.fullmatch(self.text, end))
             ):  # a number may go on past the window's end

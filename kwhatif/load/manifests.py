@@ -38,8 +38,42 @@ def expand_filenames(filenames: Iterable[str], recursive: bool) -> list[str]:
             what = "directory or its subdirectories" if recursive else "directory"
             hint = "" if recursive else " (-R reads its subdirectories)"
             raise InputError(f"the {what} holds no .json, .yaml or .yml file{hint}", source=name)
-        out.extend(found)
+        # kubectl passes over a file of a directory that holds no object (empty, or only
+        # comments and document markers); a file named on its own is read, and refused, as it is
+        kept = [f for f in found if not _holds_nothing(f)]
+        if not kept:
+            raise InputError("no Kubernetes objects: every file of the directory is empty", source=name)
+        out.extend(kept)
     return out
+
+
+_NOTHING_MAX_BYTES = 1 << 20
+
+
+def _holds_nothing(path: str) -> bool:
+    """Whether a (small) file holds no YAML or JSON content: blank lines, comments, --- and ...
+    only. Anything else, and a file that cannot be read here, is left to the reader."""
+    try:
+        if os.path.getsize(path) > _NOTHING_MAX_BYTES:
+            return False
+        with open(path, "rb") as fh:
+            data = fh.read(_NOTHING_MAX_BYTES + 1)
+    except OSError:
+        return False
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if (
+            stripped
+            and not stripped.startswith("#")
+            and stripped not in ("---", "...")
+            and not line.startswith("--- #")
+        ):
+            return False
+    return True
 
 
 def renderer() -> list[str]:
