@@ -108,9 +108,8 @@ def _go_key_string(key: Any, key_node: Any) -> str | None:
     if isinstance(key, float):
         text = format_float32_g(key)
         return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
-    if isinstance(key, (datetime.date, datetime.datetime)) and isinstance(key_node, yaml.ScalarNode):
+    if isinstance(key, datetime.date) and isinstance(key_node, yaml.ScalarNode):  # datetimes too
         return str(key_node.value)
-    return None
     return None
 
 

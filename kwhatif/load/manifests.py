@@ -64,16 +64,8 @@ def _holds_nothing(path: str) -> bool:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         return False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if (
-            stripped
-            and not stripped.startswith("#")
-            and stripped not in ("---", "...")
-            and not line.startswith("--- #")
-        ):
-            return False
-    return True
+    # a line of nothing but a comment, or a document marker and a comment, holds nothing
+    return all(line.split("#", 1)[0].strip() in ("", "---", "...") for line in text.splitlines())
 
 
 def renderer() -> list[str]:

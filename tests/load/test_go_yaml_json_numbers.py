@@ -131,7 +131,7 @@ def test_a_yaml_integer_too_long_for_python_stays_its_text():
 def test_a_directory_passes_over_its_empty_files(tmp_path):
     (tmp_path / "a.yaml").write_text(CM)
     (tmp_path / "b.yml").write_text("")
-    (tmp_path / "c.yaml").write_text("# nothing here\n---\n...\n")
+    (tmp_path / "c.yaml").write_text("# nothing here\n---\n--- # the second\n...\n")
     assert expand_filenames([str(tmp_path)], recursive=False) == [str(tmp_path / "a.yaml")]
     # a file named on its own is read as it is
     assert expand_filenames([str(tmp_path / "b.yml")], recursive=False) == [str(tmp_path / "b.yml")]
