@@ -6,11 +6,11 @@
 
 Each measurement runs in a fresh process, so peak RSS is that of one load: read the file, decode
 it item by item, build typed objects, admit pods and build the Snapshot (NodeInfo per node).
-Beside it, the bare parse of the same file: json.load, orjson.loads (which cannot refuse a key
-given twice, so the loader cannot use it: for comparison), and the parser as the loader runs it
-(stdlib json with the hook that refuses a key given twice); "x parse" is the load over the latter,
-"x json" over json.load. --scale also prints the growth exponent of the load time in the size of
-the cluster (nodes and pods grow together): 1.0 is linear.
+Beside it: "read", the loader's reading alone (its documents dropped: msgspec decoding the items
+in runs, with the check for keys given twice, and the stdlib scanner for what a run cannot take);
+the bare parse of the whole file by msgspec (the loader's parser), by orjson and by json.load;
+"x read" and "x msgspec" are the load over the first two. --scale also prints the growth exponent
+of the load time in the size of the cluster (nodes and pods grow together): 1.0 is linear.
 """
 
 from __future__ import annotations
@@ -64,32 +64,35 @@ def child_json(path: str) -> None:
     print(json.dumps({"total_s": t1 - t0, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
-def child_parse(path: str) -> None:
-    """The loader's parser over the whole file: the C scanner with the duplicate-key hook."""
+def child_read(path: str) -> None:
+    """The loader's reading of the whole file, the documents dropped: msgspec decodes the items in
+    runs, each checked for keys given twice, and the stdlib scanner reads what a run cannot."""
     import gc
     import resource
 
-    from kwhatif.load.files import _unique_pairs
+    from kwhatif.load.files import read_path
 
     gc.disable()  # as the loader decodes
     t0 = time.perf_counter()
-    with open(path) as fh:
-        json.loads(fh.read(), object_pairs_hook=_unique_pairs)
+    for _doc in read_path(path):
+        pass
     t1 = time.perf_counter()
     print(json.dumps({"total_s": t1 - t0, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
-def child_orjson(path: str) -> None:
-    """orjson's parse of the whole file (it cannot refuse a key given twice: for comparison)."""
+def child_bare(path: str, parser: str) -> None:
+    """A bare parse of the whole file: msgspec's (the loader's parser) or orjson's."""
     import gc
     import resource
 
+    import msgspec
     import orjson
 
+    loads = msgspec.json.decode if parser == "msgspec" else orjson.loads
     gc.disable()
     t0 = time.perf_counter()
     with open(path, "rb") as fh:
-        orjson.loads(fh.read())
+        loads(fh.read())
     t1 = time.perf_counter()
     print(json.dumps({"total_s": t1 - t0, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
@@ -119,17 +122,20 @@ def main() -> None:
     ap.add_argument("--child-load", metavar="PATH", help=argparse.SUPPRESS)
     ap.add_argument("--scale", action="store_true", help="500, 1,000, 2,000 and 5,000 nodes, and the growth")
     ap.add_argument("--child-json", metavar="PATH", help=argparse.SUPPRESS)
-    ap.add_argument("--child-parse", metavar="PATH", help=argparse.SUPPRESS)
+    ap.add_argument("--child-read", metavar="PATH", help=argparse.SUPPRESS)
+    ap.add_argument("--child-msgspec", metavar="PATH", help=argparse.SUPPRESS)
     ap.add_argument("--child-orjson", metavar="PATH", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child_load:
         return child_load(a.child_load)
     if a.child_json:
         return child_json(a.child_json)
-    if a.child_parse:
-        return child_parse(a.child_parse)
+    if a.child_read:
+        return child_read(a.child_read)
+    if a.child_msgspec:
+        return child_bare(a.child_msgspec, "msgspec")
     if a.child_orjson:
-        return child_orjson(a.child_orjson)
+        return child_bare(a.child_orjson, "orjson")
     dumps = list(a.dumps)
     if a.scale:
         a.generate = ",".join(x for x in ("500,1000,2000,5000".split(",")) if x not in (a.generate or "").split(","))
@@ -144,21 +150,22 @@ def main() -> None:
             dumps.append(path)
     print(
         f"{'dump':<16}{'MB':>6}{'nodes':>7}{'pods':>8}{'load s':>8}{'snap s':>8}{'peak MB':>8}"
-        f"{'parse s':>9}{'json s':>8}{'orjson s':>9}{'x parse':>9}{'x json':>8}{'json MB':>8}"
+        f"{'read s':>8}{'msgspec s':>10}{'orjson s':>9}{'json s':>8}{'x read':>8}{'x msgspec':>10}{'json MB':>8}"
     )
     sizes, loads = [], []
     for path in dumps:
         r = run("load", path)
-        p = run("parse", path)
-        j = run("json", path)
+        rd = run("read", path)
+        m = run("msgspec", path)
         o = run("orjson", path)
+        j = run("json", path)
         sizes.append(r["pods"] + r["nodes"])
         loads.append(r["load_s"])
         print(
             f"{os.path.basename(path):<16}{os.path.getsize(path) / 1e6:>6.0f}{r['nodes']:>7}{r['pods']:>8}"
             f"{r['load_s']:>8.2f}{r['snapshot_s']:>8.2f}{r['peak_rss'] / 2**20:>8.0f}"
-            f"{p['total_s']:>9.2f}{j['total_s']:>8.2f}{o['total_s']:>9.2f}{r['load_s'] / p['total_s']:>9.2f}"
-            f"{r['load_s'] / j['total_s']:>8.2f}{j['peak_rss'] / 2**20:>8.0f}"
+            f"{rd['total_s']:>8.2f}{m['total_s']:>10.2f}{o['total_s']:>9.2f}{j['total_s']:>8.2f}"
+            f"{r['load_s'] / rd['total_s']:>8.2f}{r['load_s'] / m['total_s']:>10.2f}{j['peak_rss'] / 2**20:>8.0f}"
         )
     if len(set(sizes)) > 1:
         print(f"load time grows as size^{growth_exponent(sizes, loads):.2f} (nodes and pods together)")
