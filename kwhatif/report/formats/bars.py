@@ -12,9 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tabulate import tabulate
-
 from kwhatif.report.capacity import NodeUsage
+from kwhatif.report.formats.columns import tabulate
 
 # The resources a bar is drawn for, with their column heading.
 RESOURCES = (("cpu", "CPU"), ("memory", "MEMORY"), ("pods", "PODS"))
