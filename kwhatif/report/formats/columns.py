@@ -18,7 +18,7 @@ _SEP = "\x1f"  # not printable: no cell that takes the direct layout holds it
 
 def tabulate(*args: Any, **kwargs: Any) -> str:
     """tabulate.tabulate, imported at its first call: a table that takes the direct layout never
-    imports it (with the importlib.metadata it imports, 13 to 55 ms of a command's start)."""
+    imports it, nor the importlib.metadata it imports (13 ms warm, 57 ms cold, by -X importtime)."""
     from tabulate import tabulate as tabulate_
 
     return str(tabulate_(*args, **kwargs))
