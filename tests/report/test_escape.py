@@ -213,6 +213,25 @@ def test_escape_strings_returns_a_clean_report_itself():
     assert escape_strings(report, visible) is report
 
 
+def test_escape_strings_tuples_of_records_met_before():
+    clean, dirty = _Inner("ok", Verdict.FITS), _Inner("a\x1bb", Verdict.FITS)
+    report = [
+        _Outer("t", (clean,), {}),
+        _Outer("t", (clean, dirty), {}),
+        _Outer("t", (dirty,), {}),
+        _Outer("t", (clean,), {}),
+        (clean, clean),
+        (clean, dirty),
+    ]
+    out = escape_strings(report, visible)
+    assert out[0] is report[0] and out[3] is report[3]  # tuples of records kept as they are
+    assert out[1].inner == (clean, _Inner("a^[b", Verdict.FITS)) and out[1].inner[0] is clean
+    assert out[2].inner[0] is out[1].inner[1]  # the escaped record, met again, is the same copy
+    assert out[4] is report[4]
+    assert out[5] == (clean, out[1].inner[1]) and out[5][1] is out[1].inner[1]
+    assert report[1].inner[1].name == "a\x1bb"
+
+
 # --- the formatters ------------------------------------------------------------------------------
 
 FORGED = "x\n::error file=a::forged"

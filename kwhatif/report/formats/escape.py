@@ -198,6 +198,10 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
     # string met as another object is kept as that object, and what holds it is not copied)
     escaped: dict[str, str | None] = {}
     kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+    # the ids of the objects walked and kept as they are (memo holds them, so they stay alive):
+    # a sequence of nothing else is kept as it is without a look at each item
+    kept: set[int] = set()
+    all_kept = kept.issuperset
 
     def text(s: str) -> str:
         r = escape(s)
@@ -231,6 +235,9 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
                         new = text(old)
                 elif old is None or type(old) in _PLAIN:
                     continue
+                elif type(old) is tuple and all_kept(map(id, old)):
+                    kept.add(id(old))  # inline: a tuple of records met before, kept as it is
+                    continue
                 else:
                     new = walk(old)
                 if new is not old:
@@ -242,6 +249,10 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
                 for name, new in changed.items():
                     object.__setattr__(out, name, new)
         elif what == _SEQUENCE or what == _NAMEDTUPLE:
+            if all_kept(map(id, v)):  # at C speed: records met before, each kept as it is
+                memo[key] = v
+                kept.add(key)
+                return v
             # inline: the items of a report's tuples are mostly records met before (shared ones)
             items = []
             differ = False
@@ -278,6 +289,8 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
             if members != v:
                 out = t(members)
         memo[key] = out
+        if out is v:
+            kept.add(key)
         return out
 
     result: T = walk(obj)

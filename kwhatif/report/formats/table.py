@@ -12,6 +12,7 @@ workloads, nodes or pods, the reasons, notes and a summary line.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import textwrap
 
 from kwhatif.report.base import OutputFormat
@@ -41,6 +42,8 @@ SHORT = {
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.
 MAX_DETAILED_NODES = 8
+
+_DETAILS = operator.attrgetter("details")
 
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
@@ -377,18 +380,26 @@ class TableFormatter(Formatter):
         plugins = score_plugins(r, nodes)
         headers = ["NODE", "VERDICT"] + [SHORT.get(p, p) for p in plugins] + ["TOTAL"]
         rows: list[list[str]] = []
+        # a node's score cells follow from its score entries alone, which nodes share (the
+        # report's records): worked out once per distinct tuple of entries
+        cells_of: dict[tuple[int, ...], list[str]] = {}
         for n in feasible:
-            by_plugin = {s.plugin: s for s in n.scores}
-            cells = []
-            for p in plugins:
-                s = by_plugin.get(p)
-                cells.append("-" if s is None else self.score_cell(s))
+            key = tuple(map(id, n.scores))  # n.scores holds its entries while the table is made
+            cells = cells_of.get(key)
+            if cells is None:
+                by_plugin = {s.plugin: s for s in n.scores}
+                cells = []
+                for p in plugins:
+                    s = by_plugin.get(p)
+                    cells.append("-" if s is None else self.score_cell(s))
+                cells_of[key] = cells
             verdict = "best" if r.node == n.name else "fits"
-            rows.append([n.name, verdict] + cells + [str(n.total if n.total is not None else "")])
+            rows.append([n.name, verdict, *cells, str(n.total if n.total is not None else "")])
         out = []
         if rows:
             out.append(_indent(plain_table(rows, headers)))
-        detailed = [n for n in feasible if n.details]
+        # most nodes' filters said nothing beyond their code: that is seen without the property
+        detailed = [n for n in feasible if any(map(_DETAILS, n.filters)) and n.details]
         if detailed:
             shown = self.devices_shown(r, detailed)
             lines = [f"  devices ({'per feasible node' if len(shown) > 1 else 'on ' + shown[0].name}):"]
