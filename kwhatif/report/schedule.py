@@ -7,6 +7,7 @@ documented JSON/YAML schema (apiVersion kwhatif/v1) with a stable key order.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from kwhatif.scheduler import Attempt
 from kwhatif.versions import ChosenVersion
 
 API_VERSION = "kwhatif/v1"
+
+_DETAILS_OF = operator.attrgetter("details")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,8 @@ class NodeEntry:
     @property
     def details(self) -> tuple[str, ...]:
         """What the passing filters said about the node (the devices it would allocate)."""
+        if not any(map(_DETAILS_OF, self.filters)):  # most nodes: nothing, seen at C speed
+            return ()
         return tuple(d for f in self.filters if not f.failed for d in f.details)
 
 

@@ -198,8 +198,8 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
     # string met as another object is kept as that object, and what holds it is not copied)
     escaped: dict[str, str | None] = {}
     kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
-    # the ids of the objects walked and kept as they are (memo holds them, so they stay alive):
-    # a sequence of nothing else is kept as it is without a look at each item
+    # the ids of the objects walked and kept as they are (the input's own, alive while it is
+    # walked): a sequence of nothing else is kept as it is without a look at each item
     kept: set[int] = set()
     all_kept = kept.issuperset
 

@@ -12,7 +12,6 @@ workloads, nodes or pods, the reasons, notes and a summary line.
 from __future__ import annotations
 
 import dataclasses
-import operator
 import textwrap
 
 from kwhatif.report.base import OutputFormat
@@ -42,8 +41,6 @@ SHORT = {
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.
 MAX_DETAILED_NODES = 8
-
-_DETAILS = operator.attrgetter("details")
 
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
@@ -398,8 +395,7 @@ class TableFormatter(Formatter):
         out = []
         if rows:
             out.append(_indent(plain_table(rows, headers)))
-        # most nodes' filters said nothing beyond their code: that is seen without the property
-        detailed = [n for n in feasible if any(map(_DETAILS, n.filters)) and n.details]
+        detailed = [n for n in feasible if n.details]
         if detailed:
             shown = self.devices_shown(r, detailed)
             lines = [f"  devices ({'per feasible node' if len(shown) > 1 else 'on ' + shown[0].name}):"]
