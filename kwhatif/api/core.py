@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from kwhatif.api.construct import fast_constructor
 from kwhatif.api.labels import Selector
 from kwhatif.api.resources import ContainerStatusResources, Resource, ResourceList
 
@@ -337,6 +338,10 @@ class Pod:
             or bool(self.container_statuses)
             or self.status_pod_requests is not None
         )
+
+
+# Pod(...) for the loader, which builds one per pod of a dump (kwhatif.api.construct)
+new_pod = fast_constructor(Pod)
 
 
 @dataclass(frozen=True, slots=True)

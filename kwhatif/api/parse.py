@@ -47,6 +47,7 @@ from kwhatif.api.core import (
     Volume,
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
+    new_pod,
 )
 from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
@@ -1107,7 +1108,7 @@ def _new_pod(
     requests, non0_cpu, non0_mem, request_list = derived
     if not _DERIVED_FIELDS.isdisjoint(kw):
         kw = {k: v for k, v in kw.items() if k not in _DERIVED_FIELDS}
-    return Pod(
+    return new_pod(
         **kw,
         requests=requests,
         non0_cpu=non0_cpu,

@@ -1,0 +1,68 @@
+"""Fast constructors for frozen, slotted dataclasses built by the hundred thousand (a dump's pods).
+
+A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (its own
+``__setattr__`` refuses): for the 48 fields of a Pod that is about 10 µs, a third of converting
+a replica. The constructor made here builds the object as an instance of a plain slotted twin
+class with the same slots (plain attribute stores, about 1 µs in all) and then makes it an
+instance of the dataclass (``__class__`` assignment, which CPython allows between classes of the
+same layout). The result is the dataclass's own object, frozen like any other: equal to the one
+its ``__init__`` makes from the same arguments, with the same defaults and default factories.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def fast_constructor(cls: type[T]) -> Callable[..., T]:
+    """A function taking ``cls.__init__``'s arguments (keywords or positions, the same defaults)
+    that returns what ``cls(...)`` returns, faster. ``cls`` must be a frozen dataclass with
+    slots and neither ``__post_init__`` nor init-only variables."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__slots__" not in cls.__dict__:
+        raise TypeError(f"{cls.__name__} is not a frozen dataclass with slots")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} has __post_init__")
+    slots: tuple[str, ...] = cls.__dict__["__slots__"]
+    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    if any(f.kw_only for f in fields):
+        raise TypeError(f"{cls.__name__} has keyword-only fields")
+    if [f.name for f in fields] != list(slots):
+        raise TypeError(f"{cls.__name__}: its slots are not its init fields in order")
+    twin = type(f"_{cls.__name__}Twin", (), {"__slots__": slots, "__module__": cls.__module__})
+    env: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls, "_FACTORY": _FACTORY}
+    args, body = [], []
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            env[f"_d_{f.name}"] = f.default
+            args.append(f"{f.name}=_d_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            env[f"_f_{f.name}"] = f.default_factory
+            args.append(f"{f.name}=_FACTORY")
+            body.append(f"    if {f.name} is _FACTORY:\n        {f.name} = _f_{f.name}()\n")
+        else:
+            args.append(f.name)
+    body.append("    o = _new(_twin)\n")
+    body.extend(f"    o.{f.name} = {f.name}\n" for f in fields)
+    body.append("    o.__class__ = _cls\n    return o\n")
+    src = f"def new_{cls.__name__}({', '.join(args)}):\n" + "".join(body)
+    exec(compile(src, f"<fast constructor of {cls.__qualname__}>", "exec"), env)
+    fn: Callable[..., T] = env[f"new_{cls.__name__}"]
+    fn.__doc__ = f"{cls.__name__}(...), built without the frozen __init__ (kwhatif.api.construct)."
+    return fn
+
+
+class _Factory:
+    """The default of a field with a default factory: the factory is called when it is passed."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<default factory>"
+
+
+_FACTORY = _Factory()
