@@ -316,6 +316,14 @@ def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, .
     nodes = []
     shared: dict[tuple[str, str], FilterEntry] = {}
     shared_scores: dict[tuple[str, int, int, int, int], ScoreEntry] = {}
+    # Nodes whose records are the same records share one tuple of them (most feasible nodes pass
+    # every filter alike, and many score alike): what reads the report works each tuple out once.
+    # Keyed by the records' ids: each tuple held here holds its records, so the ids stay theirs.
+    tuples: dict[tuple[int, ...], tuple[Any, ...]] = {}
+
+    def shared_tuple(records: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuples.setdefault(tuple(map(id, records)), records)
+
     for name, fr in fit.filters.items():
         sc = scores.get(name)
         excluded = name in fit.excluded
@@ -323,8 +331,10 @@ def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, .
             NodeEntry(
                 name=name,
                 feasible=fr.feasible and not excluded and not fit.at_pre_filter,
-                filters=() if fit.at_pre_filter else tuple(_filter_entry(st, shared) for st in fr.statuses),
-                scores=tuple(_score_entry(s, shared_scores) for s in sc.scores) if sc else (),
+                filters=()
+                if fit.at_pre_filter
+                else shared_tuple(tuple([_filter_entry(st, shared) for st in fr.statuses])),
+                scores=shared_tuple(tuple([_score_entry(s, shared_scores) for s in sc.scores])) if sc else (),
                 total=sc.total if sc else None,
                 excluded=excluded,
                 at_pre_filter=fit.at_pre_filter,
@@ -511,30 +521,38 @@ def allocation_dict(c: ClaimDevices) -> dict[str, Any]:
     }
 
 
-def node_dict(n: NodeEntry, shared: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A node's record. ``shared``: the dict of each filter and score record by the record's id, so
-    the records many nodes share (see _filter_entry, _score_entry) are one dict each in the
-    document too, and a writer that meets a dict again can reuse what it wrote."""
+def node_dict(n: NodeEntry, shared: dict[int, Any] | None = None) -> dict[str, Any]:
+    """A node's record. ``shared``: the dict of each filter and score record, and the list of each
+    tuple of them, by the record's or tuple's id, so what many nodes share (see _filter_entry,
+    _score_entry, _node_entries) is one dict or list in the document too, and a writer that meets
+    it again can reuse what it wrote."""
     if shared is None:
         shared = {}
-    filters = []
-    for f in n.filters:
-        fd = shared.get(id(f))
-        if fd is None:
-            fd = shared[id(f)] = filter_dict(f)
-        filters.append(fd)
-    scores = []
-    for s in n.scores:
-        sd = shared.get(id(s))
-        if sd is None:
-            sd = shared[id(s)] = {
-                "plugin": s.plugin,
-                "raw": s.raw,
-                "normalized": s.normalized,
-                "weight": s.weight,
-                "weighted": s.weighted,
-            }
-        scores.append(sd)
+    # the nodes that share a tuple of records (_node_entries) share its list too
+    filters = shared.get(id(n.filters))
+    if filters is None:
+        filters = []
+        for f in n.filters:
+            fd = shared.get(id(f))
+            if fd is None:
+                fd = shared[id(f)] = filter_dict(f)
+            filters.append(fd)
+        shared[id(n.filters)] = filters
+    scores = shared.get(id(n.scores))
+    if scores is None:
+        scores = []
+        for s in n.scores:
+            sd = shared.get(id(s))
+            if sd is None:
+                sd = shared[id(s)] = {
+                    "plugin": s.plugin,
+                    "raw": s.raw,
+                    "normalized": s.normalized,
+                    "weight": s.weight,
+                    "weighted": s.weighted,
+                }
+            scores.append(sd)
+        shared[id(n.scores)] = scores
     d: dict[str, Any] = {"name": n.name, "feasible": n.feasible, "filters": filters, "scores": scores, "total": n.total}
     if n.excluded:
         d["excludedByPreFilterResult"] = True
@@ -543,7 +561,7 @@ def node_dict(n: NodeEntry, shared: dict[int, dict[str, Any]] | None = None) -> 
 
 def node_dicts(nodes: Iterable[NodeEntry]) -> list[dict[str, Any]]:
     """The records of a cycle's nodes, the filter and score records they share built once."""
-    shared: dict[int, dict[str, Any]] = {}
+    shared: dict[int, Any] = {}
     return [node_dict(n, shared) for n in nodes]
 
 

@@ -214,3 +214,28 @@ def test_text_formats_show_the_first_attempt_before_the_final_verdict(fmt, first
     assert first in out and final in out
     assert out.index(first) < out.index(final)
     assert "data/postgres-0" in out[: out.index(final)]  # the victims come with the first attempt
+
+
+def test_nodes_with_the_same_records_share_them_in_the_report_and_its_document():
+    """Nodes whose filter (or score) records are the same records share one tuple of them, and the
+    dict form one list: JSON and YAML are written as for unshared lists, once per node."""
+    from kwhatif.report.formats.yaml import _Dumper, dump_block
+
+    rep = report_for(["pods/web-canary.yaml"])
+    nodes = rep.results[0].nodes
+    by_ids: dict[tuple[int, ...], list[int]] = {}
+    for i, n in enumerate(nodes):
+        by_ids.setdefault(tuple(map(id, n.filters)), []).append(i)
+    shared = [ix for ix in by_ids.values() if len(ix) > 1]
+    assert shared, "the sample has nodes that pass every filter alike"
+    for ix in by_ids.values():
+        assert len({id(nodes[i].filters) for i in ix}) == 1
+    doc = rep.to_dict()
+    doc_nodes = doc["results"][0]["nodes"]
+    for ix in shared:
+        assert len({id(doc_nodes[i]["filters"]) for i in ix}) == 1
+    distinct = {id(n.filters) for n in nodes}
+    assert len({id(d["filters"]) for d in doc_nodes}) == len(distinct)
+    plain = json.loads(json.dumps(doc))  # every list its own
+    assert json.loads(get_formatter("json").format(rep)) == plain
+    assert dump_block(doc) == yaml.dump(plain, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)

@@ -235,8 +235,10 @@ def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
                         new = text(old)
                 elif old is None or type(old) in _PLAIN:
                     continue
-                elif type(old) is tuple and all_kept(map(id, old)):
-                    kept.add(id(old))  # inline: a tuple of records met before, kept as it is
+                elif type(old) is tuple and (id(old) in kept or all_kept(map(id, old))):
+                    # inline: a tuple met before (records' tuples are shared), or of records met
+                    # before, kept as it is
+                    kept.add(id(old))
                     continue
                 else:
                     new = walk(old)
