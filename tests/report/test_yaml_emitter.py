@@ -172,6 +172,39 @@ def test_block_writer_reindents_containers_it_meets_again():
     assert block > 1000
 
 
+def test_block_writer_kept_in_pieces_writes_the_same(monkeypatch):
+    """A container's text longer than _JOINED is kept as pieces (a large report's): with every
+    container kept so, random documents, shared containers included, come out as PyYAML writes
+    them."""
+    import random
+
+    monkeypatch.setattr(yaml_format, "_JOINED", 0)
+    rng = random.Random(17)
+    block = 0
+    for i in range(2000):
+        data = _shared_document(rng) if i % 2 else {"first": _random_value(rng), "second": _random_value(rng)}
+        try:
+            got = yaml_format._BlockWriter().document(data)
+        except yaml_format._Slow:
+            continue
+        block += 1
+        assert got == _pure(data)
+    assert block > 800
+
+
+def test_block_writer_large_document_with_shared_records():
+    """A report-like document well past _JOINED: the shared records' lists in every node, and the
+    nodes list at two indentations (a result's and its last attempt's)."""
+    passed = [{"plugin": f"Plugin{i}", "status": "Success"} for i in range(14)]
+    nodes = [
+        {"name": f"node-{i:05d}", "feasible": True, "filters": passed, "scores": [], "total": i} for i in range(600)
+    ]
+    data = {"results": [{"pod": "a/b", "nodes": nodes, "attempts": [{"attempt": 1, "nodes": nodes}]}]}
+    text = yaml_format._BlockWriter().document(data)
+    assert len(text) > 50 * yaml_format._JOINED
+    assert text == _pure(data)
+
+
 def test_block_writer_reindents_to_a_smaller_indentation():
     inner = {"a": [{"b": 1, "c": ["x", "y"]}], "d": {"e": None}}
     data = {"deep": {"deeper": {"deepest": inner}}, "top": inner, "list": [[inner]]}

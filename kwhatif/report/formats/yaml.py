@@ -88,16 +88,21 @@ class _BlockWriter:
 
     A container's text is its lines joined, the first without its lead (the indentation, or the
     "- " of the items it is first in, as long as the indentation), the others indented; with it,
-    the length of its longest line as written at that indentation."""
+    the length of its longest line as written at that indentation. The text is kept as a list of
+    pieces, joined into one string only while it is small: a large report's text is copied once,
+    when the document is joined, not once more at every level that holds it."""
 
     def __init__(self) -> None:
         self.values: dict[str, str] = {}
         self.keys: dict[str, str] = {}
-        # id of a container of the document -> (indentation, text, longest line)
-        self.blocks: dict[int, tuple[int, str, int]] = {}
+        # id of a container of the document -> (indentation, pieces of its text, longest line,
+        # length of the text)
+        self.blocks: dict[int, tuple[int, list[str], int, int]] = {}
 
     def document(self, data: dict[Any, Any]) -> str:
-        return self.mapping(data, 0)[0] + "\n"
+        pieces = list(self.mapping(data, 0)[0])
+        pieces.append("\n")
+        return "".join(pieces)
 
     def value(self, v: Any) -> str:
         if v is None:
@@ -138,10 +143,11 @@ class _BlockWriter:
         r = self.keys[k] = text[: -len(": null\n")]
         return r
 
-    def _moved(self, block: tuple[int, str, int], indent: int) -> tuple[str, int]:
+    def _moved(self, block: tuple[int, list[str], int, int], indent: int) -> tuple[list[str], int, int]:
         """A container's text written at one indentation, at another: every line after the first
         starts with the first's indentation, and no string holds a line break."""
-        was, text, longest = block
+        was, pieces, longest, _ = block
+        text = "".join(pieces)
         if indent > was:
             text = text.replace("\n", "\n" + " " * (indent - was))
         else:
@@ -149,89 +155,138 @@ class _BlockWriter:
         longest += indent - was
         if longest > _WIDTH:
             raise _Slow
-        return text, longest
+        return [text], longest, len(text)
 
-    def mapping(self, d: dict[Any, Any], indent: int) -> tuple[str, int]:
+    def _done(self, c: Any, indent: int, pieces: list[str], longest: int, size: int) -> tuple[list[str], int, int]:
+        if longest > _WIDTH:
+            raise _Slow
+        if size <= _JOINED and len(pieces) > 1:
+            pieces = ["".join(pieces)]
+        self.blocks[id(c)] = (indent, pieces, longest, size)
+        return pieces, longest, size
+
+    def mapping(self, d: dict[Any, Any], indent: int) -> tuple[list[str], int, int]:
         block = self.blocks.get(id(d))
         if block is not None:
             if block[0] == indent:
-                return block[1], block[2]
+                return block[1], block[2], block[3]
             return self._moved(block, indent)
-        key = self.key
+        key, keys, values, blocks = self.key, self.keys, self.values, self.blocks
         pad = "\n" + " " * indent
-        parts = []
+        pad2 = pad + "  "
+        pieces: list[str] = []
+        add, extend = pieces.append, pieces.extend
         longest = 0
+        size = -len(pad)  # no line break before the first line
         for k, v in d.items():
-            head = key(k)
+            if size >= 0:
+                add(pad)
+            size += len(pad)
+            # inline: the keys, strings and containers met before (most of a large report's)
+            head = keys.get(k) if type(k) is str else None
+            if head is None:
+                head = key(k)
             t = type(v)
             if t is dict:
                 if v:
-                    text, inner = self.mapping(v, indent + 2)
+                    seen = blocks.get(id(v))
+                    if seen is not None and seen[0] == indent + 2:
+                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
+                    else:
+                        inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
                     line = head + ":"
-                    parts.append(line + pad + "  " + text)
+                    add(line)
+                    add(pad2)
+                    extend(inner_pieces)
+                    size += len(line) + len(pad2) + inner_size
                     if inner > longest:
                         longest = inner
                 else:
                     line = head + ": {}"
-                    parts.append(line)
+                    add(line)
+                    size += len(line)
             elif t is list:
                 if v:
-                    text, inner = self.sequence(v, indent)  # a list in a mapping is not indented
+                    seen = blocks.get(id(v))
+                    if seen is not None and seen[0] == indent:
+                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
+                    else:
+                        inner_pieces, inner, inner_size = self.sequence(
+                            v, indent
+                        )  # a list in a mapping is not indented
                     line = head + ":"
-                    parts.append(line + pad + text)
+                    add(line)
+                    add(pad)
+                    extend(inner_pieces)
+                    size += len(line) + len(pad) + inner_size
                     if inner > longest:
                         longest = inner
                 else:
                     line = head + ": []"
-                    parts.append(line)
+                    add(line)
+                    size += len(line)
             else:
-                line = head + ": " + self.value(v)
-                parts.append(line)
+                r = values.get(v) if t is str else None
+                line = head + ": " + (r if r is not None else self.value(v))
+                add(line)
+                size += len(line)
             if len(line) + indent > longest:
                 longest = len(line) + indent
-        if longest > _WIDTH:
-            raise _Slow
-        text = pad.join(parts)
-        self.blocks[id(d)] = (indent, text, longest)
-        return text, longest
+        return self._done(d, indent, pieces, longest, max(size, 0))
 
-    def sequence(self, items: list[Any], indent: int) -> tuple[str, int]:
+    def sequence(self, items: list[Any], indent: int) -> tuple[list[str], int, int]:
         block = self.blocks.get(id(items))
         if block is not None:
             if block[0] == indent:
-                return block[1], block[2]
+                return block[1], block[2], block[3]
             return self._moved(block, indent)
         pad = "\n" + " " * indent
-        parts = []
+        pieces: list[str] = []
+        add, extend = pieces.append, pieces.extend
         longest = 0
+        size = -len(pad)
+        blocks, values = self.blocks, self.values
         for v in items:
+            if size >= 0:
+                add(pad)
+            size += len(pad)
             t = type(v)
             if t is dict:
                 if v:
-                    text, inner = self.mapping(v, indent + 2)
-                    parts.append("- " + text)
+                    seen = blocks.get(id(v))  # inline: a record met before
+                    if seen is not None and seen[0] == indent + 2:
+                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
+                    else:
+                        inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
+                    add("- ")
+                    extend(inner_pieces)
+                    size += 2 + inner_size
                     if inner > longest:
                         longest = inner
                     continue
                 line = "- {}"
             elif t is list:
                 if v:
-                    text, inner = self.sequence(v, indent + 2)
-                    parts.append("- " + text)
+                    inner_pieces, inner, inner_size = self.sequence(v, indent + 2)
+                    add("- ")
+                    extend(inner_pieces)
+                    size += 2 + inner_size
                     if inner > longest:
                         longest = inner
                     continue
                 line = "- []"
             else:
-                line = "- " + self.value(v)
-            parts.append(line)
+                r = values.get(v) if t is str else None
+                line = "- " + (r if r is not None else self.value(v))
+            add(line)
+            size += len(line)
             if len(line) + indent > longest:
                 longest = len(line) + indent
-        if longest > _WIDTH:
-            raise _Slow
-        text = pad.join(parts)
-        self.blocks[id(items)] = (indent, text, longest)
-        return text, longest
+        return self._done(items, indent, pieces, longest, max(size, 0))
+
+
+# a container's text up to this length is kept as one string (_BlockWriter)
+_JOINED = 1 << 13
 
 
 def dump_block(data: Any) -> str:
