@@ -145,14 +145,14 @@ class AffinityScoreModel:
         found: dict[tuple[str, str], int] = {}
         matched = 0
 
-        def add(hits: list[tuple[str, int]], labels: Any) -> None:
+        def add(hits: list[tuple[str, int]], labels: Any, pods: int = 1) -> None:
             nonlocal matched
             for key, weight in hits:
                 tv = labels.get(key)
                 if tv is not None:
                     at = (key, tv)
-                    found[at] = found.get(at, 0) + weight
-                    matched += 1
+                    found[at] = found.get(at, 0) + weight * pods
+                    matched += pods
 
         if self.has_constraints:
             merged = list(aff_terms) + list(anti_terms)
@@ -174,17 +174,14 @@ class AffinityScoreModel:
                     add(hits, infos[pos].node.labels)
         pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
         # replicas share their terms (PodInfo.of): what an existing pod's terms add is worked out
-        # once per distinct set of terms (they live through this loop, so the ids are theirs)
+        # once per distinct set of terms, and added once per node for all its pods with that set
+        # (NodeInfo.affinity_groups, whose entries hold the terms: the ids are theirs)
         adds: dict[tuple[int, int, int], list[tuple[str, int]]] = {}
         for ni in plugin.handle.snapshot.have_pods_with_affinity():
             labels = ni.node.labels
             if not labels:
                 continue
-            for existing in ni.pods_with_affinity:
-                req = existing.required_affinity_terms
-                pref = existing.preferred_affinity_terms
-                anti = existing.preferred_anti_affinity_terms
-                at3 = (id(req), id(pref), id(anti))
+            for at3, (count, req, pref, anti) in ni.affinity_groups.items():
                 hits = adds.get(at3)
                 if hits is None:
                     hits = adds[at3] = (
@@ -193,7 +190,7 @@ class AffinityScoreModel:
                     hits += [(t.term.topology_key, t.weight) for t in pref if t.term.matches(pod, ns_labels)]
                     hits += [(t.term.topology_key, -t.weight) for t in anti if t.term.matches(pod, ns_labels)]
                 if hits:
-                    add(hits, labels)
+                    add(hits, labels, count)
         for (key, value), weight in found.items():
             self._count(key, value, weight, 0)
         self.contributions = matched

@@ -85,6 +85,7 @@ def _node_state(ni: NodeInfo) -> dict[str, Any]:
     return {
         "pods": [(pi.pod.key, pi.pod.uid) for pi in ni.pods],
         "pods_with_affinity": [pi.pod.key for pi in ni.pods_with_affinity],
+        "affinity_groups": {k: g[0] for k, g in ni.affinity_groups.items()},
         "pods_with_required_anti_affinity": [pi.pod.key for pi in ni.pods_with_required_anti_affinity],
         "used_ports": {ip: sorted(pp) for ip, pp in ni.used_ports.ports.items()},
         "requested": _resource(ni.requested),
@@ -187,3 +188,32 @@ def test_node_info_clone_is_independent(snapshot: Snapshot) -> None:
     web = next(pi.pod for pi in clone.pods if pi.pod.name == "web-0")
     assert clone.remove_pod(web)
     assert _node_state(ni) == before
+
+
+def _recount(ni: NodeInfo) -> dict[tuple[int, int, int], int]:
+    out: dict[tuple[int, int, int], int] = {}
+    for pi in ni.pods_with_affinity:
+        k = (id(pi.required_affinity_terms), id(pi.preferred_affinity_terms), id(pi.preferred_anti_affinity_terms))
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def test_affinity_groups_count_the_pods_with_affinity_by_their_terms(snapshot: Snapshot) -> None:
+    """Replicas share their terms: one group of them per node, counted; a clone has its own."""
+    n2 = snapshot.get("n2")
+    assert n2 is not None
+    replicas = [make_pod().name(f"cache-{i}").node("n2").affinity(PREFERRED_ANTI_AFFINITY).obj() for i in (1, 2, 3)]
+    for p in replicas:
+        snapshot.add_pod(p)
+    snapshot.add_pod(make_pod().name("affine").node("n2").affinity(REQUIRED_AFFINITY).obj())
+    assert sorted(g[0] for g in n2.affinity_groups.values()) == [1, 4]
+    assert {k: g[0] for k, g in n2.affinity_groups.items()} == _recount(n2)
+    clone = n2.clone()
+    snapshot.remove_pod(replicas[0])
+    assert sorted(g[0] for g in n2.affinity_groups.values()) == [1, 3]
+    assert sorted(g[0] for g in clone.affinity_groups.values()) == [1, 4]
+    for p in replicas[1:]:
+        snapshot.remove_pod(p)
+    snapshot.remove_pod(make_pod().name("affine").node("n2").obj())
+    assert {k: g[0] for k, g in n2.affinity_groups.items()} == _recount(n2)
+    assert [g[0] for g in n2.affinity_groups.values()] == [1]  # cache-0 alone
