@@ -1008,10 +1008,14 @@ def _container_statuses(status: Dict) -> dict[str, ContainerStatusResources]:
     out: dict[str, ContainerStatusResources] = {}
     for key in ("initContainerStatuses", "containerStatuses"):
         raw = status.get(key)
-        if type(raw) is list and all(
-            type(cs) is dict and "resources" not in cs and "allocatedResources" not in cs for cs in raw
-        ):
-            continue  # most pods: no container reports resources (nothing below would be kept)
+        if raw is None:
+            continue
+        if type(raw) is list:
+            for cs in raw:
+                if type(cs) is not dict or "resources" in cs or "allocatedResources" in cs:
+                    break
+            else:
+                continue  # most pods: no container reports resources (nothing below would be kept)
         for i, cs in enumerate(f.obj_seq(status, key, "status")):
             p = f"status.{key}[{i}]"
             res = f.opt_mapping(cs, "resources", p)
