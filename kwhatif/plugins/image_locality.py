@@ -3,7 +3,7 @@ the pod's images, scaled by how widely each image is spread."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
@@ -68,7 +68,28 @@ class ImageLocality(ScorePlugin):
         """Score of each of ``nodes``: the pod's images named once for all of them."""
         names, sources = self._images(pod)
         total = self.handle.snapshot.num_nodes
-        return [_node_score(ni, names, sources, total) for ni in nodes]
+        # A node's score follows from which image summaries it has of the pod's images, and
+        # nodes share the summaries (one per image name, cache.addNodeImageStates): worked out
+        # once per distinct set of them (the snapshot holds them, so the ids are theirs).
+        memo: dict[Any, int] = {}
+        out = []
+        if len(names) == 1:
+            name = names[0]
+            for ni in nodes:
+                key: Any = id(ni.image_states.get(name))
+                score = memo.get(key)
+                if score is None:
+                    score = memo[key] = _node_score(ni, names, sources, total)
+                out.append(score)
+            return out
+        for ni in nodes:
+            images = ni.image_states
+            key = tuple([id(images.get(n)) for n in names])
+            score = memo.get(key)
+            if score is None:
+                score = memo[key] = _node_score(ni, names, sources, total)
+            out.append(score)
+        return out
 
 
 def _node_score(node_info: NodeInfo, names: list[str], sources: int, total_nodes: int) -> int:

@@ -118,6 +118,21 @@ def test_score_spread(pod: PodBuilder, nodes: dict[str, NodeBuilder], expected: 
     assert {n: score(pod, nodes, n) for n in nodes} == expected
 
 
+@pytest.mark.parametrize("pod,nodes,expected", SPREAD)
+def test_bulk_scores_are_each_node_s_score(
+    pod: PodBuilder, nodes: dict[str, NodeBuilder], expected: dict[str, int]
+) -> None:
+    """scores() (the first cycle's, over every node at once, worked out once per distinct set of
+    image summaries) answers what score() answers on each node."""
+    h = make_handle([b.name(n).obj() for n, b in nodes.items()])
+    plugin = il.new(None, h)
+    infos = [h.snapshot.get(n) for n in nodes]
+    assert dict(zip(nodes, plugin.scores(pod.obj(), infos))) == expected
+    # every node twice, in another order: the answers that were worked out once are reused
+    again = infos[::-1] + infos
+    assert plugin.scores(pod.obj(), again) == [expected[ni.name] for ni in again]
+
+
 @pytest.mark.parametrize(
     "name,expected",
     [
