@@ -12,6 +12,7 @@ its ``__init__`` makes from the same arguments, with the same defaults and defau
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,6 +32,11 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
     fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
     if any(f.kw_only for f in fields):
         raise TypeError(f"{cls.__name__} has keyword-only fields")
+    init_params = list(inspect.signature(cls.__init__).parameters)[1:]
+    if init_params != [f.name for f in fields]:  # init-only variables, say
+        raise TypeError(f"{cls.__name__}: its __init__ takes more than its fields")
+    if any(f.name == "o" or f.name.startswith("_") for f in fields):
+        raise TypeError(f"{cls.__name__}: a field name the generated code uses (o, or one starting with _)")
     if [f.name for f in fields] != list(slots):
         raise TypeError(f"{cls.__name__}: its slots are not its init fields in order")
     twin = type(f"_{cls.__name__}Twin", (), {"__slots__": slots, "__module__": cls.__module__})

@@ -528,8 +528,9 @@ def node_dict(n: NodeEntry, shared: dict[int, Any] | None = None) -> dict[str, A
     it again can reuse what it wrote."""
     if shared is None:
         shared = {}
-    # the nodes that share a tuple of records (_node_entries) share its list too
-    filters = shared.get(id(n.filters))
+    # the nodes that share a tuple of records (_node_entries) share its list too (an empty one is
+    # each node's own: one node's filters and scores are never the same list)
+    filters = shared.get(id(n.filters)) if n.filters else []
     if filters is None:
         filters = []
         for f in n.filters:
@@ -538,7 +539,7 @@ def node_dict(n: NodeEntry, shared: dict[int, Any] | None = None) -> dict[str, A
                 fd = shared[id(f)] = filter_dict(f)
             filters.append(fd)
         shared[id(n.filters)] = filters
-    scores = shared.get(id(n.scores))
+    scores = shared.get(id(n.scores)) if n.scores else []
     if scores is None:
         scores = []
         for s in n.scores:

@@ -63,7 +63,21 @@ def test_refuses_what_it_cannot_build() -> None:
         def __post_init__(self) -> None:
             pass
 
-    for cls in (Mutable, NoSlots, Post):
+    @dataclass(frozen=True, slots=True)
+    class NamedLikeTheCode:
+        a: int
+        o: int
+
+    @dataclass(frozen=True, slots=True)
+    class Private:
+        _a: int
+
+    @dataclass(frozen=True, slots=True)
+    class InitOnly:
+        a: int
+        b: dataclasses.InitVar[int] = 0
+
+    for cls in (Mutable, NoSlots, Post, NamedLikeTheCode, Private, InitOnly):
         with pytest.raises(TypeError):
             fast_constructor(cls)
 

@@ -239,3 +239,11 @@ def test_nodes_with_the_same_records_share_them_in_the_report_and_its_document()
     plain = json.loads(json.dumps(doc))  # every list its own
     assert json.loads(get_formatter("json").format(rep)) == plain
     assert dump_block(doc) == yaml.dump(plain, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def test_a_node_s_empty_records_are_lists_of_its_own():
+    from kwhatif.report.schedule import NodeEntry, node_dicts
+
+    docs = node_dicts([NodeEntry("a", False, ()), NodeEntry("b", False, ())])
+    lists = [d[k] for d in docs for k in ("filters", "scores")]
+    assert lists == [[], [], [], []] and len({id(x) for x in lists}) == 4
