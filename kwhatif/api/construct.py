@@ -30,14 +30,14 @@ def fast_constructor(cls: type[T]) -> Callable[..., T]:
         raise TypeError(f"{cls.__name__} has __post_init__")
     slots: tuple[str, ...] = cls.__dict__["__slots__"]
     fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    names = [f.name for f in fields]
     if any(f.kw_only for f in fields):
         raise TypeError(f"{cls.__name__} has keyword-only fields")
-    init_params = list(inspect.signature(cls.__init__).parameters)[1:]
-    if init_params != [f.name for f in fields]:  # init-only variables, say
+    if list(inspect.signature(cls.__init__).parameters)[1:] != names:  # init-only variables, say
         raise TypeError(f"{cls.__name__}: its __init__ takes more than its fields")
-    if any(f.name == "o" or f.name.startswith("_") for f in fields):
+    if any(name == "o" or name.startswith("_") for name in names):
         raise TypeError(f"{cls.__name__}: a field name the generated code uses (o, or one starting with _)")
-    if [f.name for f in fields] != list(slots):
+    if names != list(slots):
         raise TypeError(f"{cls.__name__}: its slots are not its init fields in order")
     twin = type(f"_{cls.__name__}Twin", (), {"__slots__": slots, "__module__": cls.__module__})
     env: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls, "_FACTORY": _FACTORY}

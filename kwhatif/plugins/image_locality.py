@@ -73,18 +73,10 @@ class ImageLocality(ScorePlugin):
         # once per distinct set of them (the snapshot holds them, so the ids are theirs).
         memo: dict[Any, int] = {}
         out = []
-        if len(names) == 1:
-            name = names[0]
-            for ni in nodes:
-                key: Any = id(ni.image_states.get(name))
-                score = memo.get(key)
-                if score is None:
-                    score = memo[key] = _node_score(ni, names, sources, total)
-                out.append(score)
-            return out
+        one = names[0] if len(names) == 1 else None
         for ni in nodes:
             images = ni.image_states
-            key = tuple([id(images.get(n)) for n in names])
+            key = id(images.get(one)) if one is not None else tuple([id(images.get(n)) for n in names])
             score = memo.get(key)
             if score is None:
                 score = memo[key] = _node_score(ni, names, sources, total)

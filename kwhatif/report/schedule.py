@@ -528,36 +528,34 @@ def node_dict(n: NodeEntry, shared: dict[int, Any] | None = None) -> dict[str, A
     it again can reuse what it wrote."""
     if shared is None:
         shared = {}
-    # the nodes that share a tuple of records (_node_entries) share its list too (an empty one is
-    # each node's own: one node's filters and scores are never the same list)
-    filters = shared.get(id(n.filters)) if n.filters else []
-    if filters is None:
-        filters = []
-        for f in n.filters:
-            fd = shared.get(id(f))
-            if fd is None:
-                fd = shared[id(f)] = filter_dict(f)
-            filters.append(fd)
-        shared[id(n.filters)] = filters
-    scores = shared.get(id(n.scores)) if n.scores else []
-    if scores is None:
-        scores = []
-        for s in n.scores:
-            sd = shared.get(id(s))
-            if sd is None:
-                sd = shared[id(s)] = {
-                    "plugin": s.plugin,
-                    "raw": s.raw,
-                    "normalized": s.normalized,
-                    "weight": s.weight,
-                    "weighted": s.weighted,
-                }
-            scores.append(sd)
-        shared[id(n.scores)] = scores
+    filters = _shared_dicts(n.filters, shared, filter_dict)
+    scores = _shared_dicts(n.scores, shared, score_dict)
     d: dict[str, Any] = {"name": n.name, "feasible": n.feasible, "filters": filters, "scores": scores, "total": n.total}
     if n.excluded:
         d["excludedByPreFilterResult"] = True
     return d
+
+
+def score_dict(s: ScoreEntry) -> dict[str, Any]:
+    return {"plugin": s.plugin, "raw": s.raw, "normalized": s.normalized, "weight": s.weight, "weighted": s.weighted}
+
+
+def _shared_dicts(records: tuple[Any, ...], shared: dict[int, Any], record_dict: Any) -> list[dict[str, Any]]:
+    """The dicts of a node's records: one dict per record and one list per tuple of records, by
+    id, in ``shared`` (the nodes that share a tuple, _node_entries, share its list). An empty one
+    is each node's own: a node's filters and scores are never the same list."""
+    if not records:
+        return []
+    out: list[dict[str, Any]] | None = shared.get(id(records))
+    if out is None:
+        out = []
+        for r in records:
+            d = shared.get(id(r))
+            if d is None:
+                d = shared[id(r)] = record_dict(r)
+            out.append(d)
+        shared[id(records)] = out
+    return out
 
 
 def node_dicts(nodes: Iterable[NodeEntry]) -> list[dict[str, Any]]:

@@ -171,7 +171,7 @@ class _BlockWriter:
             if block[0] == indent:
                 return block[1], block[2], block[3]
             return self._moved(block, indent)
-        key, keys, values, blocks = self.key, self.keys, self.values, self.blocks
+        key, keys, values = self.key, self.keys, self.values
         pad = "\n" + " " * indent
         pad2 = pad + "  "
         pieces: list[str] = []
@@ -182,18 +182,14 @@ class _BlockWriter:
             if size >= 0:
                 add(pad)
             size += len(pad)
-            # inline: the keys, strings and containers met before (most of a large report's)
+            # inline: the keys and strings met before (most of a large report's)
             head = keys.get(k) if type(k) is str else None
             if head is None:
                 head = key(k)
             t = type(v)
             if t is dict:
                 if v:
-                    seen = blocks.get(id(v))
-                    if seen is not None and seen[0] == indent + 2:
-                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
-                    else:
-                        inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
+                    inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
                     line = head + ":"
                     add(line)
                     add(pad2)
@@ -207,13 +203,8 @@ class _BlockWriter:
                     size += len(line)
             elif t is list:
                 if v:
-                    seen = blocks.get(id(v))
-                    if seen is not None and seen[0] == indent:
-                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
-                    else:
-                        inner_pieces, inner, inner_size = self.sequence(
-                            v, indent
-                        )  # a list in a mapping is not indented
+                    # a list in a mapping is not indented
+                    inner_pieces, inner, inner_size = self.sequence(v, indent)
                     line = head + ":"
                     add(line)
                     add(pad)
@@ -245,7 +236,7 @@ class _BlockWriter:
         add, extend = pieces.append, pieces.extend
         longest = 0
         size = -len(pad)
-        blocks, values = self.blocks, self.values
+        values = self.values
         for v in items:
             if size >= 0:
                 add(pad)
@@ -253,11 +244,7 @@ class _BlockWriter:
             t = type(v)
             if t is dict:
                 if v:
-                    seen = blocks.get(id(v))  # inline: a record met before
-                    if seen is not None and seen[0] == indent + 2:
-                        inner_pieces, inner, inner_size = seen[1], seen[2], seen[3]
-                    else:
-                        inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
+                    inner_pieces, inner, inner_size = self.mapping(v, indent + 2)
                     add("- ")
                     extend(inner_pieces)
                     size += 2 + inner_size
