@@ -1,15 +1,17 @@
 """The nodes the incremental engine's first cycle does not filter one by one, because a filter
-plugin certainly passes them, are nodes where that plugin's Filter answers a bare Success:
-random nodes (taints, unschedulable, full, small) and pods (a node name, tolerations, requests,
-extended resources)."""
+plugin certainly passes them, are nodes where that plugin's Filter answers a bare Success, and
+the rejections it tells without a call are the ones that plugin's Filter answers: random nodes
+(taints, unschedulable, full, small) and pods (a node name, tolerations, requests, extended
+resources), and both of NodeResourcesFit's behaviours for requests above allocatable."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from types import SimpleNamespace
 
-from kwhatif.framework.interface import Code, CycleState
-from kwhatif.incremental.engine import _known_passes
+from kwhatif.framework.interface import Code, CycleState, Status
+from kwhatif.incremental.engine import _known_answers
 from kwhatif.plugins import node_name, node_resources_fit, node_unschedulable, taint_toleration
 
 from builders import make_handle, make_node, make_pod, plugin_args
@@ -51,40 +53,75 @@ def _case(rng: random.Random) -> tuple[object, list[object], object, list[object
         if rng.random() < 0.2:
             req[GPU.replace("/", "__").replace(".", "_")] = "1"
         p.req(**{k: v for k, v in req.items() if v != "0"})
+    fit = node_resources_fit.new(plugin_args(node_resources_fit.NAME), h)
+    if rng.random() < 0.5:  # the releases whose requests above allocatable are unresolvable
+        fit = node_resources_fit.NodeResourcesFit(fit.args, unresolvable_above_allocatable=True)
     plugins = [
         node_unschedulable.new(None, h),
         node_name.new(None, h),
         taint_toleration.new(None, h),
-        node_resources_fit.new(plugin_args(node_resources_fit.NAME), h),
+        fit,
     ]
     infos = [h.snapshot.get(n.d["metadata"]["name"]) for n in nodes]
     return h, infos, p.obj(), plugins
 
 
-def test_known_passes_are_bare_successes():
+def test_known_answers_are_the_filters_answers():
     rng = random.Random(2)
     known = {node_unschedulable.NAME: 0, node_name.NAME: 0, taint_toleration.NAME: 0, node_resources_fit.NAME: 0}
+    rejected: Counter[tuple[Code, tuple[str, ...]]] = Counter()
     for _ in range(1500):
         _, infos, pod, plugins = _case(rng)
         state = CycleState()
         for pl in plugins:
             if hasattr(pl, "pre_filter"):
                 pl.pre_filter(state, pod)
-        passes = _known_passes(SimpleNamespace(filter_plugins=plugins), state, pod, infos)  # type: ignore[arg-type]
+        answers = _known_answers(SimpleNamespace(filter_plugins=plugins), state, pod, infos)  # type: ignore[arg-type]
+        assert set(answers.rejections) <= {node_resources_fit.NAME} and set(answers.rejections) <= set(answers.passes)
         for pl in plugins:
-            marks = passes.get(pl.NAME)
+            marks = answers.passes.get(pl.NAME)
             if marks is None:
                 continue
             assert len(marks) == len(infos)
-            for ni, certain in zip(infos, marks, strict=True):
+            told = answers.rejections.get(pl.NAME)
+            for k, (ni, certain) in enumerate(zip(infos, marks, strict=True)):
                 st = pl.filter(state, pod, ni)
                 if certain:
                     known[pl.NAME] += 1
                     assert st.code is Code.SUCCESS and not st.details and not st.allocations, (pl.NAME, ni.name)
-                elif pl.NAME == node_resources_fit.NAME:
-                    # requests are told exactly: a node left out does not fit
-                    assert st.code is not Code.SUCCESS, ni.name
+                    assert told is None or told[k] is None
+                elif told is not None:
+                    # requests are told exactly: a node left out does not fit, and why is told
+                    assert told[k] == st.with_plugin(pl.NAME), ni.name
+                    rejected[(st.code, st.reasons)] += 1
     assert min(known.values()) > 500, known
+    # every reason, alone and together, and both codes
+    assert {r for _, reasons in rejected for r in reasons} == {
+        "Too many pods",
+        "Insufficient cpu",
+        "Insufficient memory",
+        "Insufficient ephemeral-storage",
+    }, rejected
+    assert {code for code, _ in rejected} == {Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
+    assert max(len(reasons) for _, reasons in rejected) >= 3 and len(rejected) > 10, rejected
+
+
+def test_nodes_lacking_the_same_share_one_rejection():
+    rng = random.Random(5)
+    shared = 0
+    for _ in range(300):
+        _, infos, pod, plugins = _case(rng)
+        state = CycleState()
+        plugins[-1].pre_filter(state, pod)
+        told = _known_answers(SimpleNamespace(filter_plugins=plugins), state, pod, infos).rejections.get(
+            node_resources_fit.NAME
+        )
+        by_value: dict[Status, Status] = {}
+        for st in told or ():
+            if st is not None:
+                assert by_value.setdefault(st, st) is st
+                shared += 1
+    assert shared > 200
 
 
 def test_no_fit_answers_for_extended_requests_or_without_prefilter_state():
@@ -94,8 +131,9 @@ def test_no_fit_answers_for_extended_requests_or_without_prefilter_state():
     pod = make_pod().name("p").req(cpu="1", **{"example.com__gpu": "1"}).obj()
     state = CycleState()
     fit.pre_filter(state, pod)
-    assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), state, pod, infos)  # type: ignore[arg-type]
-    assert node_resources_fit.NAME not in _known_passes(SimpleNamespace(filter_plugins=[fit]), CycleState(), pod, infos)  # type: ignore[arg-type]
+    for st in (state, CycleState()):
+        answers = _known_answers(SimpleNamespace(filter_plugins=[fit]), st, pod, infos)  # type: ignore[arg-type]
+        assert node_resources_fit.NAME not in answers.passes and node_resources_fit.NAME not in answers.rejections
 
 
 def test_filtering_with_known_passes_answers_what_each_node_answers():
@@ -107,7 +145,7 @@ def test_filtering_with_known_passes_answers_what_each_node_answers():
     from builders import PINNED, make_framework
 
     rng = random.Random(7)
-    shortcut = 0
+    shortcut = told = 0
     for _ in range(300):
         h, infos, pod, _ = _case(rng)
         fw = make_framework(
@@ -119,10 +157,14 @@ def test_filtering_with_known_passes_answers_what_each_node_answers():
         state = CycleState()
         if not fw.run_pre_filter(state, pod).status.is_success():
             continue
-        passes = _known_passes(fw, state, pod, infos)
-        got = fw.run_filter_nodes(state, pod, infos, passes=passes)
-        want = [fw.run_filter(state, pod, ni) for ni in infos]
-        for g, w in zip(got, want, strict=True):
-            assert (g.node, g.statuses, g.first) == (w.node, w.statuses, w.first)
-            shortcut += g.first is None
-    assert shortcut > 100
+        known = _known_answers(fw, state, pod, infos)
+        for all_plugins in (True, False):
+            got = fw.run_filter_nodes(
+                state, pod, infos, passes=known.passes, rejections=known.rejections, all_plugins=all_plugins
+            )
+            want = [fw.run_filter(state, pod, ni, all_plugins=all_plugins) for ni in infos]
+            for g, w in zip(got, want, strict=True):
+                assert (g.node, g.statuses, g.first) == (w.node, w.statuses, w.first)
+                shortcut += g.first is None
+                told += any(st is not None for st in known.rejections.get(node_resources_fit.NAME, ()))
+    assert shortcut > 100 and told > 100

@@ -136,9 +136,9 @@ def skip_of(plugin: str) -> Status:
     return st
 
 
-# a filter plugin of a plan: its place among the statuses, itself, its name, and the nodes it is
-# known to pass (see run_filter_nodes)
-_PlannedFilter = tuple[int, FilterPlugin, str, Sequence[bool] | None]
+# a filter plugin of a plan: its place among the statuses, itself, its name, the nodes it is
+# known to pass and the rejections it is known to answer (see run_filter_nodes)
+_PlannedFilter = tuple[int, FilterPlugin, str, Sequence[bool] | None, Sequence[Status | None] | None]
 
 
 def _filter_node(
@@ -153,8 +153,17 @@ def _filter_node(
     """One node's filter statuses by a plan (``k``: the node's place in the known passes)."""
     statuses = passed.copy()
     first: Status | None = None
-    for i, pl, name, passing in filters:
+    for i, pl, name, passing, rejections in filters:
         if passing is not None and passing[k]:
+            continue
+        known = rejections[k] if rejections is not None else None
+        if known is not None:  # the plugin's rejection, naming it
+            statuses[i] = known
+            if first is None:
+                first = known
+                if not all_plugins:
+                    del statuses[i + 1 :]
+                    break
             continue
         st = pl.filter(state, pod, node_info)
         if st.code is not Code.SUCCESS:
@@ -441,7 +450,7 @@ class Framework:
             plan = self._filter_plans[skip] = (
                 [skip_of(name) if name in skip else _success_of(name) for name in names],
                 [
-                    (i, pl, name, None)
+                    (i, pl, name, None, None)
                     for i, (pl, name) in enumerate(zip(self.filter_plugins, names, strict=True))
                     if name not in skip
                 ],
@@ -461,17 +470,22 @@ class Framework:
         *,
         all_plugins: bool = True,
         passes: Mapping[str, Sequence[bool]] | None = None,
+        rejections: Mapping[str, Sequence[Status | None]] | None = None,
     ) -> list[FilterResult]:
         """run_filter of each node (run_filter_with_nominated_pods of those named in
         ``nominated``), the plan looked up once for all of them. ``passes``: per plugin, per node
         of ``node_infos``, True where the plugin's Filter is known to answer a bare Success there
-        (it is not called: what it would answer is the plan's Success already)."""
+        (it is not called: what it would answer is the plan's Success already). ``rejections``:
+        per plugin, per node, the rejection its Filter is known to answer there, naming the
+        plugin (None: not known); it is not called there either."""
         passed, filters = self._filter_plan(state.skip_filter_plugins)
         # the nodes every plugin that runs is known to pass: the plan's statuses are theirs
         every: list[bool] | None = None
+        if rejections:
+            filters = [(i, pl, name, p, rejections.get(name)) for i, pl, name, p, _ in filters]
         if passes:
-            filters = [(i, pl, name, passes.get(name)) for i, pl, name, _ in filters]
-            known = [p for _, _, _, p in filters]
+            filters = [(i, pl, name, passes.get(name), r) for i, pl, name, _, r in filters]
+            known = [p for _, _, _, p, _ in filters]
             if known and all(p is not None for p in known):
                 every = [all(at) for at in zip(*known)]
         out: list[FilterResult] = []

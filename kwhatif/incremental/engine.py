@@ -11,6 +11,7 @@ framework then evaluates from scratch."""
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -174,62 +175,116 @@ class _Group:
 _BULK_GROUP = 16
 
 
-def _known_passes(fw: Framework, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> dict[str, list[bool]]:
-    """Per node filter plugin, the nodes where its Filter certainly answers a bare Success, told
-    from what decides it over all nodes at once: NodeName for a pod that names no node,
-    NodeUnschedulable on schedulable nodes, TaintToleration on nodes without taints,
-    NodeResourcesFit where every resource the pod requests (no extended ones) fits and a pod
-    more is allowed. The other nodes (and plugins) are filtered as ever."""
-    out: dict[str, list[bool]] = {}
+class KnownAnswers:
+    """What some filter plugins answer on each node, told over all nodes at once (run_filter_nodes
+    calls them only where neither says): ``passes``, per plugin, True where its Filter certainly
+    answers a bare Success; ``rejections``, per plugin, the rejection its Filter answers (already
+    naming the plugin), None where not known."""
+
+    __slots__ = ("passes", "rejections")
+
+    def __init__(self) -> None:
+        self.passes: dict[str, list[bool]] = {}
+        self.rejections: dict[str, list[Status | None]] = {}
+
+
+def _known_answers(fw: Framework, state: CycleState, pod: Pod, infos: list[NodeInfo]) -> KnownAnswers:
+    """NodeName passes every node for a pod that names no node, NodeUnschedulable the schedulable
+    nodes, TaintToleration the nodes without taints. NodeResourcesFit's answer is told on every
+    node when the pod requests no extended resource: a pass where everything it requests fits
+    and a pod more is allowed, else its rejection. The other nodes (and plugins) are filtered as
+    ever."""
+    out = KnownAnswers()
     for pl in fw.filter_plugins:
         t = type(pl)
         if t is nn.NodeName:
             if not pod.node_name:
-                out[pl.name] = [True] * len(infos)
+                out.passes[pl.name] = [True] * len(infos)
         elif t is nu.NodeUnschedulable:
-            out[pl.name] = [not ni.node.unschedulable for ni in infos]
+            out.passes[pl.name] = [not ni.node.unschedulable for ni in infos]
         elif t is tt.TaintToleration:
-            out[pl.name] = [not ni.node.taints for ni in infos]
-        elif t is nrf.NodeResourcesFit:
-            fits = _fitting_nodes(state, infos)
-            if fits is not None:
-                out[pl.name] = fits
+            out.passes[pl.name] = [not ni.node.taints for ni in infos]
+        elif isinstance(pl, nrf.NodeResourcesFit) and t is nrf.NodeResourcesFit:
+            fit = _fit_answers(pl, state, infos)
+            if fit is not None:
+                out.passes[pl.name], out.rejections[pl.name] = fit
     return out
 
 
-def _fitting_nodes(state: CycleState, infos: list[NodeInfo]) -> list[bool] | None:
-    """The nodes where fits_request finds nothing lacking; None when the pod requests extended
-    resources or a value is too large for int64 (each node is then filtered)."""
+_FIT_CHECKED = (
+    ("milli_cpu", "cpu"),
+    ("memory", "memory"),
+    ("ephemeral_storage", "ephemeral-storage"),
+)
+
+
+def _fit_answers(
+    pl: nrf.NodeResourcesFit, state: CycleState, infos: list[NodeInfo]
+) -> tuple[list[bool], list[Status | None]] | None:
+    """NodeResourcesFit's Filter on every node, as fits_request decides it (the pod count, then
+    cpu, memory and ephemeral-storage): whether it passes, and where not, its rejection (one
+    Status per distinct set of lacking resources, shared by the nodes that lack them). None when
+    the pod requests extended resources or a value is too large for int64 (each node is then
+    filtered)."""
     try:
         req = state.read(nrf.PRE_FILTER_STATE_KEY)
     except StateNotFoundError:
         return None
     if any(req.scalar.values()):
         return None
+    n = len(infos)
     try:
         # each node's allocatable and requested, gathered once for every resource
-        node_alloc = [ni.node.allocatable for ni in infos]
-        node_used = [ni.requested for ni in infos]
-        ok: BoolArray = np.array([len(ni.pods) for ni in infos], dtype=np.int64) + 1 <= np.array(
-            [a.allowed_pod_number for a in node_alloc], dtype=np.int64
-        )
-        for amount, attr in (
-            (req.milli_cpu, "milli_cpu"),
-            (req.memory, "memory"),
-            (req.ephemeral_storage, "ephemeral_storage"),
-        ):
+        node_alloc = list(map(_ALLOCATABLE, infos))
+        node_used = list(map(_REQUESTED, infos))
+        lacking: IntArray = (
+            np.fromiter(map(len, map(_PODS, infos)), dtype=np.int64, count=n) + 1
+            > np.fromiter(map(_ALLOWED_PODS, node_alloc), dtype=np.int64, count=n)
+        ).astype(np.int64)
+        unresolvable: BoolArray = np.zeros(n, dtype=np.bool_)
+        for bit, (attr, _) in enumerate(_FIT_CHECKED, 1):
+            amount = getattr(req, attr)
             if amount >= 1 << 62:
                 return None
             if amount > 0:
-                alloc = np.array([getattr(a, attr) for a in node_alloc], dtype=np.int64)
-                used = np.array([getattr(u, attr) for u in node_used], dtype=np.int64)
-                if alloc.size and (int(np.abs(alloc).max()) >= 1 << 62 or int(np.abs(used).max()) >= 1 << 62):
+                get = attrgetter(attr)
+                alloc = np.fromiter(map(get, node_alloc), dtype=np.int64, count=n)
+                used = np.fromiter(map(get, node_used), dtype=np.int64, count=n)
+                if n and (int(np.abs(alloc).max()) >= 1 << 62 or int(np.abs(used).max()) >= 1 << 62):
                     return None  # alloc - used might overflow
-                ok &= amount <= alloc - used
+                short = amount > alloc - used
+                lacking |= short.astype(np.int64) << bit
+                unresolvable |= short & (amount > alloc)
     except OverflowError:
         return None
-    fits: list[bool] = ok.tolist()
-    return fits
+    if pl.unresolvable_above_allocatable:
+        lacking |= unresolvable.astype(np.int64) << (len(_FIT_CHECKED) + 1)
+    fits: list[bool] = (lacking == 0).tolist()
+    rejections: list[Status | None] = [None] * n
+    made: dict[int, Status] = {}
+    name = pl.name
+    for pos in np.flatnonzero(lacking).tolist():
+        sig = int(lacking[pos])
+        st = made.get(sig)
+        if st is None:
+            st = made[sig] = _fit_rejection(sig, name)
+        rejections[pos] = st
+    return fits, rejections
+
+
+def _fit_rejection(sig: int, plugin: str) -> Status:
+    """The rejection of a _fit_answers signature: bit 0 the pod count, bits 1 to 3 the resources
+    of _FIT_CHECKED, the next bit a request above the node's allocatable (unresolvable)."""
+    reasons = [nrf.ERR_REASON_TOO_MANY_PODS] if sig & 1 else []
+    reasons += [nrf.insufficient(res) for bit, (_, res) in enumerate(_FIT_CHECKED, 1) if sig >> bit & 1]
+    unresolvable = sig >> (len(_FIT_CHECKED) + 1) & 1
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), plugin)
+
+
+_ALLOCATABLE = attrgetter("node.allocatable")
+_REQUESTED = attrgetter("requested")
+_PODS = attrgetter("pods")
+_ALLOWED_PODS = attrgetter("allowed_pod_number")
 
 
 def _resource_rows(
@@ -539,8 +594,10 @@ class Template:
         failing_names: dict[str, Status] = {}
         reasons: dict[str, int] = {}
         errors: set[int] = set()
-        passes = _known_passes(self.fw, state, pod, infos)
-        for pos, fr in enumerate(self.fw.run_filter_nodes(state, pod, infos, nominated, passes=passes)):
+        known = _known_answers(self.fw, state, pod, infos)
+        for pos, fr in enumerate(
+            self.fw.run_filter_nodes(state, pod, infos, nominated, passes=known.passes, rejections=known.rejections)
+        ):
             name = fr.node
             results[name] = fr
             first = fr.first
