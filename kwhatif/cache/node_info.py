@@ -177,10 +177,6 @@ class NodeInfo:
     non_zero_requested: Resource = field(default_factory=Resource)
     image_states: dict[str, ImageStateSummary] = field(default_factory=dict)
     pvc_ref_counts: dict[str, int] = field(default_factory=dict)
-    # pods_with_affinity by the terms InterPodAffinity's scores read of them (replicas share
-    # them: PodInfo.of): the ids of the three tuples -> [how many pods, the tuples]. A score
-    # works each distinct set of terms out once per node, without a look at each pod.
-    affinity_groups: dict[tuple[int, int, int], list[Any]] = field(default_factory=dict)
     # the node's name, read on every plugin call: a plain attribute, not a property
     name: str = field(init=False, default="")
 
@@ -195,7 +191,6 @@ class NodeInfo:
         self.pods.append(pi)
         if pi.has_affinity:
             self.pods_with_affinity.append(pi)
-            _count_terms(self.affinity_groups, pi, 1)
         if pi.has_required_anti_affinity:
             self.pods_with_required_anti_affinity.append(pi)
         self._update(pi.pod, 1)
@@ -212,9 +207,7 @@ class NodeInfo:
         removed = _remove_from(self.pods, key)
         if removed is None:
             return False
-        with_affinity = _remove_from(self.pods_with_affinity, key)
-        if with_affinity is not None:
-            _count_terms(self.affinity_groups, with_affinity, -1)
+        _remove_from(self.pods_with_affinity, key)
         _remove_from(self.pods_with_required_anti_affinity, key)
         self._update(removed.pod, -1)
         return True
@@ -255,22 +248,7 @@ class NodeInfo:
             non_zero_requested=self.non_zero_requested.clone(),
             image_states=self.image_states,
             pvc_ref_counts=dict(self.pvc_ref_counts),
-            affinity_groups={k: list(g) for k, g in self.affinity_groups.items()},
         )
-
-
-def _count_terms(groups: dict[tuple[int, int, int], list[Any]], pi: PodInfo, sign: int) -> None:
-    """NodeInfo.affinity_groups with one pod added (``sign`` 1) or removed (-1). A group holds its
-    tuples, so their ids are not reused while it exists."""
-    req, pref, anti = pi.required_affinity_terms, pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms
-    key = (id(req), id(pref), id(anti))
-    group = groups.get(key)
-    if group is None:
-        groups[key] = [1, req, pref, anti]
-    elif group[0] + sign:
-        group[0] += sign
-    else:
-        del groups[key]
 
 
 def _remove_from(pods: list[PodInfo], key: str) -> PodInfo | None:

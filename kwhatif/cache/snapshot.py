@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 
 from kwhatif.api.core import Node, Pod
-from kwhatif.cache.node_info import ImageStateSummary, NodeInfo, PodInfo, pod_id
+from kwhatif.cache.node_info import AffinityTerm, ImageStateSummary, NodeInfo, PodInfo, WeightedAffinityTerm, pod_id
 from kwhatif.errors import InputError
 
 # One change of the snapshot: the node, the pod added (+1) or removed (-1), or no pod and 0 when
@@ -36,6 +36,11 @@ class Snapshot:
         self._used_pvcs: dict[str, int] = {}
         self._affinity_lists: tuple[list[NodeInfo], list[NodeInfo]] | None = None
         self._by_namespace: dict[str, dict[str, PodInfo]] = {}  # namespace -> pod id -> PodInfo
+        # the pods with affinity by the terms InterPodAffinity's scores read of them (replicas
+        # share them: PodInfo.of): the ids of the three tuples -> [the tuples, node name -> how
+        # many of its pods have them]. A score works each distinct set of terms out once, and
+        # reads the nodes only of the sets that match.
+        self._term_groups: dict[tuple[int, int, int], TermGroup] = {}
         self.generation = 0  # bumped by every add/remove, so callers can tell nothing changed
         # Every add and remove after start_changes(), in order, for readers that keep their own
         # aggregates up to date (the incremental engine) instead of recounting.
@@ -111,6 +116,12 @@ class Snapshot:
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         return self._lists()[1]
 
+    def affinity_term_groups(self) -> Iterable[TermGroup]:
+        """The snapshot's pods with affinity, grouped by their terms: each group's required
+        affinity terms, preferred affinity terms, preferred anti-affinity terms, and how many of
+        each node's pods have them."""
+        return self._term_groups.values()
+
     def is_pvc_used_by_pods(self, key: str) -> bool:
         return self._used_pvcs.get(key, 0) > 0
 
@@ -183,6 +194,8 @@ class Snapshot:
     def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
         if pi.has_affinity or pi.has_required_anti_affinity:
             self._affinity_lists = None
+            if pi.has_affinity:
+                self._count_terms(pi, pod.node_name, sign)
         ns = pod.namespace
         if sign > 0:
             in_ns = self._by_namespace.get(ns)
@@ -203,3 +216,28 @@ class Snapshot:
                     self._used_pvcs[k] = n
                 else:
                     self._used_pvcs.pop(k, None)
+
+    def _count_terms(self, pi: PodInfo, node: str, sign: int) -> None:
+        """affinity_term_groups with one pod of ``node`` added (``sign`` 1) or removed (-1). A
+        group holds its tuples, so their ids are not reused while it exists."""
+        req, pref, anti = pi.required_affinity_terms, pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms
+        key = (id(req), id(pref), id(anti))
+        group = self._term_groups.get(key)
+        if group is None:
+            self._term_groups[key] = (req, pref, anti, {node: 1})
+            return
+        on = group[3]
+        n = on.get(node, 0) + sign
+        if n:
+            on[node] = n
+        else:
+            del on[node]
+            if not on:
+                del self._term_groups[key]
+
+
+# affinity_term_groups' entries: required affinity terms, preferred affinity terms, preferred
+# anti-affinity terms, node name -> how many of its pods have them
+TermGroup = tuple[
+    tuple[AffinityTerm, ...], tuple[WeightedAffinityTerm, ...], tuple[WeightedAffinityTerm, ...], dict[str, int]
+]

@@ -175,22 +175,17 @@ class AffinityScoreModel:
         pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
         # replicas share their terms (PodInfo.of): what an existing pod's terms add is worked out
         # once per distinct set of terms, and added once per node for all its pods with that set
-        # (NodeInfo.affinity_groups, whose entries hold the terms: the ids are theirs)
-        adds: dict[tuple[int, int, int], list[tuple[str, int]]] = {}
-        for ni in plugin.handle.snapshot.have_pods_with_affinity():
-            labels = ni.node.labels
-            if not labels:
-                continue
-            for at3, (count, req, pref, anti) in ni.affinity_groups.items():
-                hits = adds.get(at3)
-                if hits is None:
-                    hits = adds[at3] = (
-                        [(t.topology_key, hard) for t in req if t.matches(pod, ns_labels)] if hard > 0 else []
-                    )
-                    hits += [(t.term.topology_key, t.weight) for t in pref if t.term.matches(pod, ns_labels)]
-                    hits += [(t.term.topology_key, -t.weight) for t in anti if t.term.matches(pod, ns_labels)]
-                if hits:
-                    add(hits, labels, count)
+        # (Snapshot.affinity_term_groups); the nodes of a set that adds nothing are not read
+        snapshot = plugin.handle.snapshot
+        for req, pref, anti, on in snapshot.affinity_term_groups():
+            hits = [(t.topology_key, hard) for t in req if t.matches(pod, ns_labels)] if hard > 0 else []
+            hits += [(t.term.topology_key, t.weight) for t in pref if t.term.matches(pod, ns_labels)]
+            hits += [(t.term.topology_key, -t.weight) for t in anti if t.term.matches(pod, ns_labels)]
+            if hits:
+                for name, count in on.items():
+                    ni = snapshot.get(name)
+                    assert ni is not None
+                    add(hits, ni.node.labels, count)
         for (key, value), weight in found.items():
             self._count(key, value, weight, 0)
         self.contributions = matched

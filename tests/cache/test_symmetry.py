@@ -85,7 +85,6 @@ def _node_state(ni: NodeInfo) -> dict[str, Any]:
     return {
         "pods": [(pi.pod.key, pi.pod.uid) for pi in ni.pods],
         "pods_with_affinity": [pi.pod.key for pi in ni.pods_with_affinity],
-        "affinity_groups": {k: g[0] for k, g in ni.affinity_groups.items()},
         "pods_with_required_anti_affinity": [pi.pod.key for pi in ni.pods_with_required_anti_affinity],
         "used_ports": {ip: sorted(pp) for ip, pp in ni.used_ports.ports.items()},
         "requested": _resource(ni.requested),
@@ -101,6 +100,7 @@ def _state(s: Snapshot) -> dict[str, Any]:
         "where": {p.pod.key: s.node_of(p.pod) for p in s.pods()},
         "with_affinity": [ni.name for ni in s.have_pods_with_affinity()],
         "with_required_anti_affinity": [ni.name for ni in s.have_pods_with_required_anti_affinity()],
+        "affinity_term_groups": _groups(s),
         "pvcs_in_use": {k: s.is_pvc_used_by_pods(k) for k in ("default/data-db-0", "default/data-new")},
     }
 
@@ -190,30 +190,43 @@ def test_node_info_clone_is_independent(snapshot: Snapshot) -> None:
     assert _node_state(ni) == before
 
 
-def _recount(ni: NodeInfo) -> dict[tuple[int, int, int], int]:
-    out: dict[tuple[int, int, int], int] = {}
-    for pi in ni.pods_with_affinity:
-        k = (id(pi.required_affinity_terms), id(pi.preferred_affinity_terms), id(pi.preferred_anti_affinity_terms))
-        out[k] = out.get(k, 0) + 1
+def _groups(s: Snapshot) -> dict[tuple[int, int, int], dict[str, int]]:
+    return {(id(req), id(pref), id(anti)): dict(on) for req, pref, anti, on in s.affinity_term_groups()}
+
+
+def _recount(s: Snapshot) -> dict[tuple[int, int, int], dict[str, int]]:
+    out: dict[tuple[int, int, int], dict[str, int]] = {}
+    for ni in s.node_infos:
+        for pi in ni.pods_with_affinity:
+            k = (id(pi.required_affinity_terms), id(pi.preferred_affinity_terms), id(pi.preferred_anti_affinity_terms))
+            on = out.setdefault(k, {})
+            on[ni.name] = on.get(ni.name, 0) + 1
     return out
 
 
-def test_affinity_groups_count_the_pods_with_affinity_by_their_terms(snapshot: Snapshot) -> None:
-    """Replicas share their terms: one group of them per node, counted; a clone has its own."""
-    n2 = snapshot.get("n2")
-    assert n2 is not None
+def test_affinity_term_groups_count_the_pods_with_affinity_by_their_terms(snapshot: Snapshot) -> None:
+    """Replicas share their terms: one group of them, counted per node; a group, and a node of
+    it, go when their last pod does."""
     replicas = [make_pod().name(f"cache-{i}").node("n2").affinity(PREFERRED_ANTI_AFFINITY).obj() for i in (1, 2, 3)]
-    for p in replicas:
+    elsewhere = make_pod().name("cache-9").node("n1").affinity(PREFERRED_ANTI_AFFINITY).obj()
+    for p in [*replicas, elsewhere]:
         snapshot.add_pod(p)
     snapshot.add_pod(make_pod().name("affine").node("n2").affinity(REQUIRED_AFFINITY).obj())
-    assert sorted(g[0] for g in n2.affinity_groups.values()) == [1, 4]
-    assert {k: g[0] for k, g in n2.affinity_groups.items()} == _recount(n2)
-    clone = n2.clone()
+    counts = sorted(sorted(on.items()) for *_, on in snapshot.affinity_term_groups())
+    assert counts == [[("n1", 1)], [("n1", 1), ("n2", 4)], [("n2", 1)]]  # db-0, the replicas, affine
+    assert _groups(snapshot) == _recount(snapshot)
     snapshot.remove_pod(replicas[0])
-    assert sorted(g[0] for g in n2.affinity_groups.values()) == [1, 3]
-    assert sorted(g[0] for g in clone.affinity_groups.values()) == [1, 4]
+    snapshot.remove_pod(elsewhere)
+    assert sorted(sorted(on.items()) for *_, on in snapshot.affinity_term_groups()) == [
+        [("n1", 1)],
+        [("n2", 1)],
+        [("n2", 3)],
+    ]
     for p in replicas[1:]:
         snapshot.remove_pod(p)
     snapshot.remove_pod(make_pod().name("affine").node("n2").obj())
-    assert {k: g[0] for k, g in n2.affinity_groups.items()} == _recount(n2)
-    assert [g[0] for g in n2.affinity_groups.values()] == [1]  # cache-0 alone
+    assert _groups(snapshot) == _recount(snapshot)
+    assert sorted(sorted(on.items()) for *_, on in snapshot.affinity_term_groups()) == [[("n1", 1)], [("n2", 1)]]
+    snapshot.remove_pod(make_pod().name("cache-0").node("n2").obj())
+    snapshot.remove_pod(make_pod().name("db-0").node("n1").obj())
+    assert list(snapshot.affinity_term_groups()) == []
