@@ -341,3 +341,80 @@ def test_zones_flip_without_refiltering_and_reuse_their_results(bulk: bool, monk
         assert all(len(g.variants) == 2 for g in template.groups.values())
     else:
         assert template.groups == {}
+
+
+def test_models_count_the_replicas_that_share_labels_but_not_the_terminating_ones() -> None:
+    """Replicas share one labels map (api.parse), and NodeIndex.label_groups groups the pods by
+    it: a terminating replica, with the same map, is a group of its own, which spreading leaves
+    out and InterPodAffinity counts, as the plugins do."""
+    zone = "topology.kubernetes.io/zone"
+    selector = {"matchLabels": {"app": "web"}}
+    term = {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}
+    objs: list[dict[str, Any]] = [
+        make_node().name(f"n{i}").label(zone, "ab"[i % 2]).label("kubernetes.io/hostname", f"n{i}").dict()
+        for i in range(4)
+    ]
+    for i, node in enumerate(["n0", "n0", "n1", "n1", "n2", "n0", "n3"]):
+        b = make_pod().name(f"web-{i}").label("app", "web").node(node)
+        if i in (2, 3, 5):
+            b.terminating()
+        objs.append(b.dict())
+    objs.append(make_pod().name("db-0").label("app", "db").node("n3").dict())
+    sched = Scheduler(make_cluster(objs), default_configuration())
+    index = NodeIndex(sched.snapshot)
+    groups = index.label_groups(frozenset({"default"}))
+    by_deleting = {(p.labels.get("app"), p.deleting): sorted(index.names[x] for x in at) for p, at in groups}
+    assert by_deleting == {
+        ("web", False): ["n0", "n0", "n2", "n3"],
+        ("web", True): ["n0", "n1", "n1"],
+        ("db", False): ["n3"],
+    }
+    every = sorted(
+        (p.namespace, p.labels.get("app"), p.deleting, index.names[x]) for p, at in index.label_groups(None) for x in at
+    )
+    assert every == sorted(
+        (pi.pod.namespace, pi.pod.labels.get("app"), pi.pod.deleting, pi.pod.node_name) for pi in sched.snapshot.pods()
+    )
+    fw = sched.frameworks["default-scheduler"]
+    spread = fw.plugins["PodTopologySpread"]
+    affinity = fw.plugins["InterPodAffinity"]
+    assert isinstance(spread, pts.PodTopologySpread) and isinstance(affinity, ipa.InterPodAffinity)
+    incoming = (
+        make_pod()
+        .name("incoming")
+        .label("app", "web")
+        .spread(1, zone, selector=selector)
+        .spread(1, "kubernetes.io/hostname", when="ScheduleAnyway", selector=selector)
+        .affinity(
+            {
+                "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
+                "podAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 7, "podAffinityTerm": term}]
+                },
+            }
+        )
+        .dict()
+    )
+    pod = _pod(sched, incoming, "incoming")
+    strict = tuple(spread.constraints_for(pod, WhenUnsatisfiable.DO_NOT_SCHEDULE))
+    got = SpreadFilterModel(index, pod, strict).state()
+    want = spread._pre_filter_state(pod, strict)
+    assert got.match_num == want.match_num == {(zone, "a"): 3, (zone, "b"): 1}
+    anyway = tuple(spread.constraints_for(pod, WhenUnsatisfiable.SCHEDULE_ANYWAY))
+    nodes = list(index.infos)
+    state = CycleState()
+    assert spread.pre_score(state, pod, nodes).is_success()
+    raw, _ = SpreadScoreModel(index, pod, anyway, True).scores(np.arange(index.size, dtype=np.int64))
+    assert raw.tolist() == [spread.score(state, pod, ni)[0] for ni in nodes]
+    # n0 holds two running replicas, n2 one, n1 only terminating ones
+    assert raw[0] > raw[2] > raw[1] == 0
+    state = CycleState()
+    _, st = affinity.pre_filter(state, pod)
+    fm = AffinityFilterModel(affinity, index, pod).state()
+    want_aff = state.read(ipa.PRE_FILTER_STATE_KEY)
+    assert dict(fm.anti_affinity_counts) == dict(want_aff.anti_affinity_counts)
+    # the terminating replicas count for InterPodAffinity
+    assert dict(fm.anti_affinity_counts)[("kubernetes.io/hostname", "n1")] == 2
+    assert affinity.pre_score(state, pod, nodes).is_success()
+    sraw, _ = AffinityScoreModel(affinity, index, pod).scores(np.arange(index.size, dtype=np.int64))
+    assert sraw.tolist() == [affinity.score(state, pod, ni)[0] for ni in nodes] == [21, 14, 7, 7]

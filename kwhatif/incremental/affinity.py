@@ -19,6 +19,7 @@ from kwhatif.plugins.inter_pod_affinity import (
     InterPodAffinity,
     PreFilterState,
     TopologyCounts,
+    pod_matches_all_affinity_terms,
 )
 
 _NO_NAMESPACE_LABELS: dict[str, str] = {}
@@ -75,12 +76,17 @@ class AffinityFilterModel:
         self.own_terms = req_aff + req_anti
         if self.own_terms:
             infos = index.infos
-            for existing, pos in index.namespace_pods(_candidate_namespaces(self.own_terms)):
-                node = infos[pos].node
-                s.affinity_counts.update_with_affinity_terms(req_aff, existing.pod, node, 1)
-                s.anti_affinity_counts.update_with_anti_affinity_terms(
-                    req_anti, existing.pod, _NO_NAMESPACE_LABELS, node, 1
-                )
+            # the terms read a pod's namespace and labels alone: the pods of a group of
+            # NodeIndex.label_groups match alike, and a group that matches none is passed over
+            for p, positions in index.label_groups(_candidate_namespaces(self.own_terms)):
+                if not pod_matches_all_affinity_terms(req_aff, p) and not any(
+                    t.matches(p, _NO_NAMESPACE_LABELS) for t in req_anti
+                ):
+                    continue
+                for pos in positions:
+                    node = infos[pos].node
+                    s.affinity_counts.update_with_affinity_terms(req_aff, p, node, 1)
+                    s.anti_affinity_counts.update_with_anti_affinity_terms(req_anti, p, _NO_NAMESPACE_LABELS, node, 1)
         self.s = s
         self.pending = PendingDomains(index)
 
@@ -159,19 +165,12 @@ class AffinityScoreModel:
             mine = [(t.term, t.weight) for t in self.preferred_affinity]
             mine += [(t.term, -t.weight) for t in self.preferred_anti_affinity]
             # a term's match reads the pod's namespace and labels alone, and replicas share their
-            # labels (api.parse): each distinct pair is matched once (the pods live through this
-            # loop, so the ids are their labels')
-            hits_of: dict[tuple[int, str], list[tuple[str, int]]] = {}
-            for existing, pos in index.namespace_pods(_candidate_namespaces(merged)):
-                ep = existing.pod
-                at = (id(ep.labels), ep.namespace)
-                hits = hits_of.get(at)
-                if hits is None:
-                    hits = hits_of[at] = [
-                        (term.topology_key, weight) for term, weight in mine if term.matches(ep, _NO_NAMESPACE_LABELS)
-                    ]
+            # labels (api.parse): each group of NodeIndex.label_groups is matched once
+            for ep, positions in index.label_groups(_candidate_namespaces(merged)):
+                hits = [(term.topology_key, weight) for term, weight in mine if term.matches(ep, _NO_NAMESPACE_LABELS)]
                 if hits:
-                    add(hits, infos[pos].node.labels)
+                    for pos in positions:
+                        add(hits, infos[pos].node.labels)
         pod, ns_labels, hard = self.pod, self.ns_labels, self.hard_weight
         # replicas share their terms (PodInfo.of): what an existing pod's terms add is worked out
         # once per distinct set of terms, and added once per node for all its pods with that set

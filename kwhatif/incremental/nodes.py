@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from kwhatif.cache.node_info import NodeInfo, PodInfo
+from kwhatif.api.core import Pod
+from kwhatif.cache.node_info import NodeInfo
 from kwhatif.cache.snapshot import Change, Snapshot
 
 IntArray = npt.NDArray[np.int64]
@@ -61,8 +62,8 @@ class NodeIndex:
         # label key -> (per-node index into values, -1 without the key; values; value -> index)
         self._values: dict[str, tuple[IntArray, list[str], dict[str, int]]] = {}
         self._nodes_with: dict[str, dict[str, list[int]]] = {}
-        # namespace_pods' answers, while the snapshot has as many changes as then
-        self._pods: dict[frozenset[str] | None, list[tuple[PodInfo, int]]] = {}
+        # label_groups' answers, while the snapshot has as many changes as then
+        self._label_groups: dict[frozenset[str] | None, list[tuple[Pod, list[int]]]] = {}
         self._pods_stamp = -1
 
     def sync(self) -> None:
@@ -113,20 +114,46 @@ class NodeIndex:
 
     # --- pods -----------------------------------------------------------------------------------
 
-    def namespace_pods(self, namespaces: frozenset[str] | None) -> list[tuple[PodInfo, int]]:
-        """The snapshot's pods in these namespaces (all pods for None), with their node position.
-        Kept until the snapshot next changes: the models of one cycle read the same pods."""
+    def _pods_current(self) -> None:
+        """Forget the pods' answers kept from before the snapshot's last change."""
         stamp = len(self.changes)
         if stamp != self._pods_stamp:
-            self._pods.clear()
+            self._label_groups.clear()
             self._pods_stamp = stamp
-        found = self._pods.get(namespaces)
+
+    def label_groups(self, namespaces: frozenset[str] | None) -> list[tuple[Pod, list[int]]]:
+        """The snapshot's pods in these namespaces (all pods for None), grouped by what a selector
+        or an affinity term reads of a pod: its labels map (replicas share theirs: api.parse),
+        its namespace and whether it is being deleted. Per group, one of its pods and the node
+        position of each (a node as many times as it has pods of the group). Kept until the
+        snapshot next changes: the models of one cycle read the same pods."""
+        self._pods_current()
+        found = self._label_groups.get(namespaces)
         if found is not None:
             return found
+        # the groups hold a pod each, so the ids of their labels are not reused while they exist
+        groups: dict[tuple[int, str, bool], tuple[Pod, list[int]]] = {}
+        get = groups.get
         if namespaces is None:
-            out = [(pi, pos) for pos, ni in enumerate(self.infos) for pi in ni.pods]
+            for pos, ni in enumerate(self.infos):
+                for pi in ni.pods:
+                    p = pi.pod
+                    key = (id(p.labels), p.namespace, p.deleting)
+                    g = get(key)
+                    if g is None:
+                        groups[key] = (p, [pos])
+                    else:
+                        g[1].append(pos)
         else:
             position = self.position
-            out = [(pi, position[pi.pod.node_name]) for ns in sorted(namespaces) for pi in self.snapshot.pods_in(ns)]
-        self._pods[namespaces] = out
+            for ns in sorted(namespaces):
+                for pi in self.snapshot.pods_in(ns):
+                    p = pi.pod
+                    key = (id(p.labels), ns, p.deleting)
+                    g = get(key)
+                    if g is None:
+                        groups[key] = (p, [position[p.node_name]])
+                    else:
+                        g[1].append(position[p.node_name])
+        out = self._label_groups[namespaces] = list(groups.values())
         return out

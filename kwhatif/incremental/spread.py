@@ -92,8 +92,11 @@ class SpreadFilterModel:
                     self.slots[(key, v)] = (arr, i)
         self.pending = PendingDomains(index)
         self.mins: dict[str, int] = {}
-        for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
-            self.apply(pos, pi.pod, 1)
+        # apply() of every pod there is; the pods of a group of NodeIndex.label_groups match alike
+        for p, positions in index.label_groups(_namespaces(self.namespace)):
+            if any(_matches(c, p, self.namespace) for c in constraints):
+                for pos in positions:
+                    self.apply(pos, p, 1)
         # Filter reads a node's values of the constraints' keys and nothing else of it: nodes
         # with the same values (a zone) get the same answer, found once per group.
         groups: dict[tuple[str | None, ...], int] = {}
@@ -239,23 +242,16 @@ class SpreadScoreModel:
         self.host_counts: list[IntArray | None] = [
             np.zeros(n, dtype=np.int64) if host else None for host in self.is_host
         ]
-        # apply() of every pod there is, counted per constraint at once
+        # apply() of every pod there is, counted per constraint at once: a pod of the namespace
+        # matches by its labels alone, and replicas share their labels (api.parse), so each
+        # group of NodeIndex.label_groups is matched once
         at: list[list[int]] = [[] for _ in constraints]
-        # a pod of the namespace matches by its labels alone, and replicas share their labels
-        # (api.parse): each distinct labels map is matched once (the pods live through this loop,
-        # so the ids are their labels')
-        matching: dict[int, list[int]] = {}
-        for pi, pos in index.namespace_pods(_namespaces(self.namespace)):
-            p = pi.pod
+        for p, positions in index.label_groups(_namespaces(self.namespace)):
             if p.deleting or p.namespace != self.namespace:
                 continue
-            which = matching.get(id(p.labels))
-            if which is None:
-                which = matching[id(p.labels)] = [
-                    i for i, c in enumerate(constraints) if _matches(c, p, self.namespace)
-                ]
-            for i in which:
-                at[i].append(pos)
+            for i, c in enumerate(constraints):
+                if _matches(c, p, self.namespace):
+                    at[i].extend(positions)
         for i, c in enumerate(constraints):
             if not at[i]:
                 continue
