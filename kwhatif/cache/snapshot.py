@@ -154,7 +154,7 @@ class Snapshot:
         pi = ni.add_pod(pod)
         self.generation += 1
         self._where[key] = ni.name
-        self._track(pod, pi, 1)
+        self._track(pod, pi, 1, key)
         if self.changes is not None:
             self.changes.append((ni, pi, 1))
         return pi
@@ -169,7 +169,7 @@ class Snapshot:
         ni.remove_pod(pod)
         self.generation += 1
         if found is not None:
-            self._track(found.pod, found, -1)
+            self._track(found.pod, found, -1, key)
             if self.changes is not None:
                 self.changes.append((ni, found, -1))
         return True
@@ -191,21 +191,23 @@ class Snapshot:
     def forget(self, pod: Pod) -> None:
         self.remove_pod(pod)
 
-    def _track(self, pod: Pod, pi: PodInfo, sign: int) -> None:
-        if pi.has_affinity or pi.has_required_anti_affinity:
+    def _track(self, pod: Pod, pi: PodInfo, sign: int, key: str) -> None:
+        """The snapshot's own indexes with one pod (``key``: its pod_id) added or removed."""
+        with_affinity = pi.has_affinity
+        if with_affinity or pi.has_required_anti_affinity:
             self._affinity_lists = None
-            if pi.has_affinity:
+            if with_affinity:
                 self._count_terms(pi, pod.node_name, sign)
         ns = pod.namespace
         if sign > 0:
             in_ns = self._by_namespace.get(ns)
             if in_ns is None:
                 in_ns = self._by_namespace[ns] = {}
-            in_ns[pod_id(pod)] = pi
+            in_ns[key] = pi
         else:
             in_ns = self._by_namespace.get(ns)
             if in_ns is not None:
-                in_ns.pop(pod_id(pod), None)
+                in_ns.pop(key, None)
                 if not in_ns:
                     del self._by_namespace[ns]
         for v in pod.volumes:
