@@ -45,6 +45,13 @@ def _cluster(nodes: int) -> str:
     return json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1)
 
 
+def _sigint_default() -> None:
+    """The command starts with SIGINT's default action, as from a terminal: a shell without job
+    control starts its background commands (a test run launched with `&`, say) with SIGINT
+    ignored, and an ignored SIGINT is inherited, and honoured, by every command they start."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "launcher",
     [
@@ -65,6 +72,7 @@ def test_sigint_during_a_long_capacity_run_exits_130(tmp_path: Path, launcher) -
         stderr=subprocess.PIPE,
         cwd=str(ROOT),
         env=env,
+        preexec_fn=_sigint_default,
     )
     try:
         assert proc.stdin is not None
