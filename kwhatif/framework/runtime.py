@@ -156,29 +156,23 @@ def _filter_node(
     for i, pl, name, passing, rejections in filters:
         if passing is not None and passing[k]:
             continue
-        known = rejections[k] if rejections is not None else None
-        if known is not None:  # the plugin's rejection, naming it
-            statuses[i] = known
-            if first is None:
-                first = known
-                if not all_plugins:
-                    del statuses[i + 1 :]
-                    break
-            continue
-        st = pl.filter(state, pod, node_info)
-        if st.code is not Code.SUCCESS:
+        st = rejections[k] if rejections is not None else None  # a known rejection names its plugin
+        if st is None:
+            st = pl.filter(state, pod, node_info)
+            if st.code is Code.SUCCESS:
+                if st.details or st.allocations:
+                    statuses[i] = st.with_plugin(name)
+                continue
             if not st.is_rejected():
                 st = Status(Code.ERROR, (f'running "{name}" filter plugin: {st.message()}',), name)
             else:
                 st = st.with_plugin(name)
-            statuses[i] = st
-            if first is None:
-                first = st
-                if not all_plugins:
-                    del statuses[i + 1 :]
-                    break
-        elif st.details or st.allocations:
-            statuses[i] = st.with_plugin(name)
+        statuses[i] = st
+        if first is None:
+            first = st
+            if not all_plugins:
+                del statuses[i + 1 :]
+                break
     return FilterResult(node_info.name, statuses, first)
 
 
