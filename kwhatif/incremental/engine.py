@@ -196,15 +196,14 @@ def _known_answers(fw: Framework, state: CycleState, pod: Pod, infos: list[NodeI
     ever."""
     out = KnownAnswers()
     for pl in fw.filter_plugins:
-        t = type(pl)
-        if t is nn.NodeName:
+        if type(pl) is nn.NodeName:
             if not pod.node_name:
                 out.passes[pl.name] = [True] * len(infos)
-        elif t is nu.NodeUnschedulable:
+        elif type(pl) is nu.NodeUnschedulable:
             out.passes[pl.name] = [not ni.node.unschedulable for ni in infos]
-        elif t is tt.TaintToleration:
+        elif type(pl) is tt.TaintToleration:
             out.passes[pl.name] = [not ni.node.taints for ni in infos]
-        elif isinstance(pl, nrf.NodeResourcesFit) and t is nrf.NodeResourcesFit:
+        elif type(pl) is nrf.NodeResourcesFit:
             fit = _fit_answers(pl, state, infos)
             if fit is not None:
                 out.passes[pl.name], out.rejections[pl.name] = fit
@@ -216,6 +215,7 @@ _FIT_CHECKED = (
     ("memory", "memory"),
     ("ephemeral_storage", "ephemeral-storage"),
 )
+_UNRESOLVABLE_BIT = len(_FIT_CHECKED) + 1
 
 
 def _fit_answers(
@@ -241,7 +241,6 @@ def _fit_answers(
             np.fromiter(map(len, map(_PODS, infos)), dtype=np.int64, count=n) + 1
             > np.fromiter(map(_ALLOWED_PODS, node_alloc), dtype=np.int64, count=n)
         ).astype(np.int64)
-        unresolvable: BoolArray = np.zeros(n, dtype=np.bool_)
         for bit, (attr, _) in enumerate(_FIT_CHECKED, 1):
             amount = getattr(req, attr)
             if amount >= 1 << 62:
@@ -254,11 +253,10 @@ def _fit_answers(
                     return None  # alloc - used might overflow
                 short = amount > alloc - used
                 lacking |= short.astype(np.int64) << bit
-                unresolvable |= short & (amount > alloc)
+                if pl.unresolvable_above_allocatable:
+                    lacking |= (short & (amount > alloc)).astype(np.int64) << _UNRESOLVABLE_BIT
     except OverflowError:
         return None
-    if pl.unresolvable_above_allocatable:
-        lacking |= unresolvable.astype(np.int64) << (len(_FIT_CHECKED) + 1)
     fits: list[bool] = (lacking == 0).tolist()
     rejections: list[Status | None] = [None] * n
     made: dict[int, Status] = {}
@@ -277,8 +275,8 @@ def _fit_rejection(sig: int, plugin: str) -> Status:
     of _FIT_CHECKED, the next bit a request above the node's allocatable (unresolvable)."""
     reasons = [nrf.ERR_REASON_TOO_MANY_PODS] if sig & 1 else []
     reasons += [nrf.insufficient(res) for bit, (_, res) in enumerate(_FIT_CHECKED, 1) if sig >> bit & 1]
-    unresolvable = sig >> (len(_FIT_CHECKED) + 1) & 1
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), plugin)
+    code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if sig >> _UNRESOLVABLE_BIT & 1 else Code.UNSCHEDULABLE
+    return Status(code, tuple(reasons), plugin)
 
 
 _ALLOCATABLE = attrgetter("node.allocatable")
