@@ -410,6 +410,7 @@ def test_models_count_the_replicas_that_share_labels_but_not_the_terminating_one
     assert raw[0] > raw[2] > raw[1] == 0
     state = CycleState()
     _, st = affinity.pre_filter(state, pod)
+    assert st.is_success()
     fm = AffinityFilterModel(affinity, index, pod).state()
     want_aff = state.read(ipa.PRE_FILTER_STATE_KEY)
     assert dict(fm.anti_affinity_counts) == dict(want_aff.anti_affinity_counts)

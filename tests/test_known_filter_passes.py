@@ -95,7 +95,7 @@ def test_known_answers_are_the_filters_answers():
                     assert told[k] == st.with_plugin(pl.NAME), ni.name
                     rejected[(st.code, st.reasons)] += 1
     assert min(known.values()) > 500, known
-    # every reason, alone and together, and both codes
+    # every reason, three or more of them on one node, and both codes
     assert {r for _, reasons in rejected for r in reasons} == {
         "Too many pods",
         "Insufficient cpu",
