@@ -7,6 +7,7 @@ adds the file and the object's kind/namespace/name.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Mapping
@@ -700,10 +701,13 @@ def pod(
     # Everything read from the spec but its node is one value that replicas share: converted
     # once per distinct spec.
     skey = _spec_key(spec, node_name)
-    kw = _MEMO.get(skey) if skey is not None else None
-    if kw is None:
-        kw = _spec_fields(spec, bool(node_name))
-        _remember(skey, kw)
+    entry = _MEMO.get(skey) if skey is not None else None
+    if entry is None:
+        entry = (_spec_fields(spec, bool(node_name)), {})
+        _remember(skey, entry)
+    kw: dict[str, Any] = entry[0]
+    # per release's rules (by id; the entry holds the rules): see below
+    templates: dict[int, tuple[Any, ...]] = entry[1]
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
     # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
@@ -724,37 +728,149 @@ def pod(
     if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
         resource_claims, claim_statuses = pod_resource_claims(spec, status)
     status_resources = f.opt_mapping(status, "resources", "status")
-    return build_pod(
-        rules,
-        namespace=_intern(namespace),
-        name=name,
-        uid=f.string(meta, "uid", "metadata"),
-        labels=_shared_map(labels),
-        annotations=_shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
+    # in the order the fields were read before this path existed, so that the first error is the same
+    namespace = _intern(namespace)
+    uid = f.string(meta, "uid", "metadata")
+    labels = _shared_map(labels)
+    kept = (
+        _shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
         if annotations and not _KEPT_POD_ANNOTATIONS.isdisjoint(annotations)
-        else _EMPTY_MAP,
-        owner_references=_memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta)),
-        creation_timestamp=f.timestamp(meta, "creationTimestamp", "metadata"),
-        deleting=meta.get("deletionTimestamp") is not None,
-        node_name=_intern(node_name),
+        else _EMPTY_MAP
+    )
+    owners = _memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta))
+    created = f.timestamp(meta, "creationTimestamp", "metadata")
+    deleting = meta.get("deletionTimestamp") is not None
+    node_name = _intern(node_name)
+    phase = _intern(f.string(status, "phase", "status"))
+    nominated = f.string(status, "nominatedNodeName", "status")
+    started = f.timestamp(status, "startTime", "status")
+    claim_map = _shared_map(claim_statuses)
+    statuses = _shared_map(_container_statuses(status))
+    status_requests = (
+        f.resource_list(status_resources, "requests", "status.resources")
+        if status_resources and status_resources.get("requests") is not None
+        else None
+    )
+    status_allocated = (
+        f.resource_list(status, "allocatedResources", "status")
+        if status.get("allocatedResources") is not None
+        else None
+    )
+    # Where the pod's status adds nothing to what its requests derive from (most pods), its spec
+    # and the release's rules decide them: the first such pod of a spec leaves the spec's fields
+    # and what was derived, in the order of Pod's fields, for the next to be built from.
+    plain = not statuses and not resize_infeasible and status_requests is None and status_allocated is None
+    if plain:
+        t = templates.get(id(rules))
+        if t is not None and t[0] is rules:
+            return new_pod(
+                namespace,
+                name,
+                uid,
+                labels,
+                kept,
+                owners,
+                created,
+                deleting,
+                node_name,
+                *t[1],
+                phase,
+                nominated,
+                started,
+                disruption_target,
+                *t[2],
+                _EMPTY_MAP,
+                False,
+                None,
+                None,
+                (),
+                t[3],
+                source,
+                t[4],
+                resource_claims,
+                claim_map,
+                t[5],
+                disruption_reason,
+                t[6],
+            )
+    p = build_pod(
+        rules,
+        namespace=namespace,
+        name=name,
+        uid=uid,
+        labels=labels,
+        annotations=kept,
+        owner_references=owners,
+        creation_timestamp=created,
+        deleting=deleting,
+        node_name=node_name,
         **kw,
-        phase=_intern(f.string(status, "phase", "status")),
-        nominated_node_name=f.string(status, "nominatedNodeName", "status"),
-        start_time=f.timestamp(status, "startTime", "status"),
+        phase=phase,
+        nominated_node_name=nominated,
+        start_time=started,
         disruption_target=disruption_target,
         disruption_reason=disruption_reason,
         source=source,
         resource_claims=resource_claims,
-        resource_claim_statuses=_shared_map(claim_statuses),
-        container_statuses=_shared_map(_container_statuses(status)),
+        resource_claim_statuses=claim_map,
+        container_statuses=statuses,
         resize_infeasible=resize_infeasible,
-        status_pod_requests=f.resource_list(status_resources, "requests", "status.resources")
-        if status_resources and status_resources.get("requests") is not None
-        else None,
-        status_pod_allocated=f.resource_list(status, "allocatedResources", "status")
-        if status.get("allocatedResources") is not None
-        else None,
+        status_pod_requests=status_requests,
+        status_pod_allocated=status_allocated,
     )
+    if plain and len(templates) < 8:
+        templates[id(rules)] = (
+            rules,
+            tuple(getattr(p, n) for n in _TEMPLATE_SPEC_FIELDS),
+            tuple(getattr(p, n) for n in _TEMPLATE_DERIVED_FIELDS),
+            p.required_node_features,
+            p.priority_resolved,
+            p.active_deadline_seconds,
+            p.pod_group,
+        )
+    return p
+
+
+# Pod's fields that a template of a spec holds, in Pod's order: from scheduler_name to
+# runtime_class_name, and from requests to pod_limits (checked against Pod at import).
+_TEMPLATE_SPEC_FIELDS = (
+    "scheduler_name",
+    "priority",
+    "priority_class_name",
+    "preemption_policy",
+    "containers",
+    "init_containers",
+    "overhead",
+    "node_selector",
+    "affinity",
+    "tolerations",
+    "topology_spread_constraints",
+    "volumes",
+    "scheduling_gates",
+    "host_network",
+    "runtime_class_name",
+)
+_TEMPLATE_DERIVED_FIELDS = (
+    "requests",
+    "non0_cpu",
+    "non0_mem",
+    "request_list",
+    "host_port_list",
+    "pod_requests",
+    "pod_limits",
+)
+_TEMPLATE_ORDER = (
+    ("namespace", "name", "uid", "labels", "annotations", "owner_references", "creation_timestamp", "deleting")
+    + ("node_name",)
+    + _TEMPLATE_SPEC_FIELDS
+    + ("phase", "nominated_node_name", "start_time", "disruption_target")
+    + _TEMPLATE_DERIVED_FIELDS
+    + ("container_statuses", "resize_infeasible", "status_pod_requests", "status_pod_allocated", "admission_notes")
+    + ("required_node_features", "source", "priority_resolved", "resource_claims", "resource_claim_statuses")
+    + ("active_deadline_seconds", "disruption_reason", "pod_group")
+)
+if _TEMPLATE_ORDER != tuple(x.name for x in dataclasses.fields(Pod)):
+    raise ImportError("kwhatif.api.parse: the pod template's order is not Pod's")
 
 
 def _spec_key(spec: Dict, node_name: str) -> Any:

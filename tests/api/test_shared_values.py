@@ -3,9 +3,13 @@ JSON, so values Python takes as equal (1, 1.0, true) are still told apart."""
 
 from __future__ import annotations
 
+import dataclasses
+from fractions import Fraction
+
 import pytest
 
 from kwhatif.api import parse
+from kwhatif.api.resources import PodRules
 from kwhatif.errors import FieldError
 
 from builders import make_pod
@@ -145,3 +149,89 @@ def test_a_container_status_that_is_not_an_object_is_refused():
     with pytest.raises(FieldError) as e:
         parse.pod(body)
     assert e.value.field == "status.containerStatuses[0]"
+
+
+def _replica(name: str, node: str, **status: object) -> dict[str, object]:
+    """A replica of one spec (a sidecar with a host port, overhead) on ``node``: its own name,
+    uid, labels, owner, times, phase and status conditions."""
+    b = (
+        make_pod()
+        .name(name)
+        .uid(f"uid-{name}")
+        .label("app", "web")
+        .label("instance", name)
+        .owner("ReplicaSet", "web-1", uid="rs-1")
+        .created("2026-11-20T08:00:00Z")
+        .req(cpu="250m", memory="64Mi")
+        .set(
+            "spec.initContainers",
+            [
+                {
+                    "name": "proxy",
+                    "image": "envoy",
+                    "restartPolicy": "Always",
+                    "resources": {"requests": {"cpu": "100m"}},
+                    "ports": [{"containerPort": 9090, "hostPort": 9090}],
+                }
+            ],
+        )
+        .overhead(cpu="10m")
+        .node(node)
+        .phase("Running")
+        .start_time("2026-11-20T08:00:02Z")
+        .set("metadata.annotations", {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true", "other": "x"})
+    )
+    for key, value in status.items():
+        b = b.set(f"status.{key}", value)
+    return b.dict()
+
+
+# the releases before sidecars counted (no rule on), and the default release's
+_RULES = [PodRules(), parse.DEFAULT_POD_RULES]
+
+
+@pytest.mark.parametrize("rules", _RULES, ids=["before-sidecars", "default"])
+def test_a_replica_built_from_its_specs_template_is_the_pod_built_in_full(monkeypatch, rules):
+    # the first replica of a spec leaves a template; the next ones are built from it
+    first = parse.pod(_replica("a", "n1"), rules=rules)
+    conditions = [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}]
+    later = [
+        _replica("b", "n2"),
+        _replica("c", "n3", conditions=conditions, nominatedNodeName="n9"),
+        _replica("d", "n1", phase="Pending"),
+    ]
+    fast = [parse.pod(d, source=f"f:{i}", rules=rules) for i, d in enumerate(later)]
+    assert first.containers is fast[0].containers and first.requests is fast[0].requests
+    monkeypatch.setattr(parse, "_MEMO", {})  # no template: each pod is the first of its spec
+    full = [parse.pod(d, source=f"f:{i}", rules=rules) for i, d in enumerate(later)]
+    for a, b in zip(fast, full):
+        assert [(x.name, getattr(a, x.name)) for x in dataclasses.fields(a)] == [
+            (x.name, getattr(b, x.name)) for x in dataclasses.fields(b)
+        ]
+    c = fast[1]
+    assert (c.disruption_target, c.disruption_reason, c.nominated_node_name, c.node_name) == (
+        True,
+        "PreemptionByScheduler",
+        "n9",
+        "n3",
+    )
+    assert dict(c.annotations) == {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
+    assert [p.host_port for p in c.host_port_list] == ([9090] if rules.sidecar_host_ports else [])
+
+
+def test_the_template_is_the_releases_own():
+    # one spec, two releases' rules: each derives its own requests and host ports
+    old = parse.pod(_replica("a", "n1"), rules=_RULES[0])
+    new = parse.pod(_replica("b", "n1"), rules=_RULES[1])
+    again_old = parse.pod(_replica("c", "n1"), rules=_RULES[0])
+    assert [p.host_port for p in old.host_port_list] == [] == [p.host_port for p in again_old.host_port_list]
+    assert [p.host_port for p in new.host_port_list] == [9090]
+    assert old.requests == again_old.requests
+
+
+def test_a_replica_whose_status_reports_resources_is_built_in_full():
+    parse.pod(_replica("a", "n1"))
+    statuses = [{"name": "c0", "allocatedResources": {"cpu": "300m"}, "resources": {"requests": {"cpu": "300m"}}}]
+    resized = parse.pod(_replica("b", "n1", containerStatuses=statuses), rules=PodRules(status_resources=True))
+    assert set(resized.container_statuses) == {"c0"}
+    assert resized.container_statuses["c0"].actuated == {"cpu": Fraction(3, 10)}
