@@ -703,11 +703,9 @@ def pod(
     skey = _spec_key(spec, node_name)
     entry = _MEMO.get(skey) if skey is not None else None
     if entry is None:
-        entry = (_spec_fields(spec, bool(node_name)), {})
+        entry = [_spec_fields(spec, bool(node_name))]  # the spec's fields, then its template
         _remember(skey, entry)
     kw: dict[str, Any] = entry[0]
-    # per release's rules (by id; the entry holds the rules): see below
-    templates: dict[int, tuple[Any, ...]] = entry[1]
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
     # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
@@ -758,41 +756,40 @@ def pod(
     )
     # Where the pod's status adds nothing to what its requests derive from (most pods), its spec
     # and the release's rules decide them: the first such pod of a spec leaves the spec's fields
-    # and what was derived, in the order of Pod's fields, for the next to be built from.
+    # and what was derived, in the order of Pod's fields, in the spec's memo entry for the next to
+    # be built from, positionally.
     plain = not statuses and not resize_infeasible and status_requests is None and status_allocated is None
-    if plain:
-        t = templates.get(id(rules))
-        if t is not None and t[0] is rules:
-            return new_pod(
-                namespace,
-                name,
-                uid,
-                labels,
-                kept,
-                owners,
-                created,
-                deleting,
-                node_name,
-                *t[1],
-                phase,
-                nominated,
-                started,
-                disruption_target,
-                *t[2],
-                _EMPTY_MAP,
-                False,
-                None,
-                None,
-                (),
-                t[3],
-                source,
-                t[4],
-                resource_claims,
-                claim_map,
-                t[5],
-                disruption_reason,
-                t[6],
-            )
+    if plain and len(entry) == _TEMPLATE_LEN and entry[1] is rules:
+        return new_pod(
+            namespace,
+            name,
+            uid,
+            labels,
+            kept,
+            owners,
+            created,
+            deleting,
+            node_name,
+            *entry[2:_TEMPLATE_DERIVED_AT],
+            phase,
+            nominated,
+            started,
+            disruption_target,
+            *entry[_TEMPLATE_DERIVED_AT:],
+            _EMPTY_MAP,
+            False,
+            None,
+            None,
+            (),
+            kw["required_node_features"],
+            source,
+            kw["priority_resolved"],
+            resource_claims,
+            claim_map,
+            kw["active_deadline_seconds"],
+            disruption_reason,
+            kw["pod_group"],
+        )
     p = build_pod(
         rules,
         namespace=namespace,
@@ -818,16 +815,9 @@ def pod(
         status_pod_requests=status_requests,
         status_pod_allocated=status_allocated,
     )
-    if plain and len(templates) < 8:
-        templates[id(rules)] = (
-            rules,
-            tuple(getattr(p, n) for n in _TEMPLATE_SPEC_FIELDS),
-            tuple(getattr(p, n) for n in _TEMPLATE_DERIVED_FIELDS),
-            p.required_node_features,
-            p.priority_resolved,
-            p.active_deadline_seconds,
-            p.pod_group,
-        )
+    if plain:
+        # one template per spec (one release's rules per load): the rules, then the Pod's values
+        entry[1:] = [rules, *(getattr(p, n) for n in _TEMPLATE_FIELDS)]
     return p
 
 
@@ -871,6 +861,9 @@ _TEMPLATE_ORDER = (
 )
 if _TEMPLATE_ORDER != tuple(x.name for x in dataclasses.fields(Pod)):
     raise ImportError("kwhatif.api.parse: the pod template's order is not Pod's")
+_TEMPLATE_FIELDS = _TEMPLATE_SPEC_FIELDS + _TEMPLATE_DERIVED_FIELDS
+_TEMPLATE_DERIVED_AT = 2 + len(_TEMPLATE_SPEC_FIELDS)  # where in a memo entry its derived values start
+_TEMPLATE_LEN = _TEMPLATE_DERIVED_AT + len(_TEMPLATE_DERIVED_FIELDS)
 
 
 def _spec_key(spec: Dict, node_name: str) -> Any:
