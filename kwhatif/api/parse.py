@@ -1173,14 +1173,8 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
     pod_level = kw.get("pod_requests")
     status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
     resize_infeasible = kw.get("resize_infeasible", False)
-    fast = None
     if overhead is None and pod_level is None and not statuses and not resize_infeasible and status_pod == (None, None):
         # most pods: the containers decide, and replicas share their tuples (see _MEMO)
-        fast = (id(containers), id(init_containers), id(rules))
-        hit = _FAST_DERIVED.get(fast)
-        # the entry holds the objects it was made for, so their ids are not reused while it exists
-        if hit is not None and hit[0] is containers and hit[1] is init_containers and hit[2] is rules:
-            return _new_pod(kw, hit[3], hit[4])
         key: Any = (rules, _request_shape(containers, init_containers))
     else:
         key = (
@@ -1210,8 +1204,6 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
         if len(_REQUESTS_CACHE) < 4096:
             _REQUESTS_CACHE[key] = derived
     ports = _host_ports(containers, init_containers, rules.sidecar_host_ports)
-    if fast is not None and len(_FAST_DERIVED) < 1 << 16:
-        _FAST_DERIVED[fast] = (containers, init_containers, rules, derived, ports)
     return _new_pod(kw, derived, ports)
 
 
@@ -1229,11 +1221,6 @@ def _new_pod(
         request_list=request_list,
         host_port_list=ports,
     )
-
-
-# Derived requests and host ports per tuple of containers, tuple of init containers and rules
-# (the pods whose containers alone decide them).
-_FAST_DERIVED: dict[tuple[int, int, int], tuple[Any, Any, PodRules, Any, tuple[ContainerPort, ...]]] = {}
 
 
 def _host_ports(
