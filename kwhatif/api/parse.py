@@ -726,7 +726,7 @@ def pod(
     if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
         resource_claims, claim_statuses = pod_resource_claims(spec, status)
     status_resources = f.opt_mapping(status, "resources", "status")
-    # in the order the fields were read before this path existed, so that the first error is the same
+    # read in Pod's order: a pod with several bad fields reports the same first one on either path
     namespace = _intern(namespace)
     uid = f.string(meta, "uid", "metadata")
     labels = _shared_map(labels)
@@ -776,10 +776,10 @@ def pod(
             started,
             disruption_target,
             *entry[_TEMPLATE_DERIVED_AT:],
-            _EMPTY_MAP,
-            False,
-            None,
-            None,
+            statuses,
+            resize_infeasible,
+            status_requests,
+            status_allocated,
             (),
             kw["required_node_features"],
             source,
