@@ -253,6 +253,10 @@ class Transport:
             raise TimeoutError("timed out")
         if expected is not None and len(buf) < expected:
             raise http.client.IncompleteRead(bytes(buf[:0]), expected - len(buf))
+        # read1 ends a body of known length without closing the response (it reads 0 bytes at
+        # its end), and the connection sends no next request while its response is open: an
+        # HTTP/1.1 server keeps the connection alive for the next page
+        resp.close()
         return bytes(buf)
 
     def _expire(self, conn: _Connection) -> None:

@@ -243,8 +243,18 @@ def _offset(token: str) -> int | None:
 
 
 class FakeAPIServer:
-    def __init__(self, objects: list[dict[str, Any]], *, page_size: int = 2, token: str = "secret-token") -> None:
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        *,
+        page_size: int = 2,
+        token: str = "secret-token",
+        protocol: str = "HTTP/1.1",
+    ) -> None:
         self.objects = copy.deepcopy(objects)
+        # kube-apiserver (Go's net/http) speaks HTTP/1.1: it keeps the connection alive and gives
+        # a small answer's Content-Length; "HTTP/1.0" closes the connection after each answer
+        self.protocol = protocol
         self.page_size = page_size
         self.token = token
         self.forbidden: set[str] = set()  # paths answered with 403
@@ -257,6 +267,7 @@ class FakeAPIServer:
         # between kwhatif's list and its binding
         self.on_get_pod: dict[str, Any] = {}
         self.requests: list[tuple[str, str]] = []
+        self.clients: set[tuple[str, int]] = set()  # the client addresses (one per connection)
         self.bindings: list[dict[str, Any]] = []  # accepted Binding bodies
         self.created: list[dict[str, Any]] = []
         self.git_version: str | None = None  # GET /version answers it when set, else 404
@@ -270,6 +281,8 @@ class FakeAPIServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = protocol
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -285,6 +298,7 @@ class FakeAPIServer:
                 url = urlparse(self.path)
                 with server.lock:
                     server.requests.append((method, url.path))
+                    server.clients.add(self.client_address)
                 wait = server.delay.get((method, url.path))
                 if wait:
                     time.sleep(wait)

@@ -98,7 +98,19 @@ def test_live_cluster_is_read_over_https_with_paging(api, run, tmp_path):
     # pages of 2: the three nodes took two requests, the six pods three
     assert [p for m, p in api.requests if p == "/api/v1/nodes"] == ["/api/v1/nodes"] * 2
     assert [p for m, p in api.requests if p == "/api/v1/pods"] == ["/api/v1/pods"] * 3
+    # as kube-apiserver does, the server keeps HTTP/1.1 connections alive and sends each answer's
+    # Content-Length: every request went over the one connection
+    assert len(api.requests) > 5 and len(api.clients) == 1
     assert api.posts() == [] and api.bindings == [] and api.created == []
+
+
+def test_a_server_that_closes_each_connection_is_read_afresh_each_time(run, tmp_path):
+    with FakeAPIServer(cluster_objects(), protocol="HTTP/1.0") as srv:
+        kubeconfig = srv.kubeconfig(str(tmp_path / "kubeconfig"))
+        r = run("schedule", pod_file(tmp_path, "new", "1"), "--kubeconfig", kubeconfig, "-o", "json")
+        assert r.code == 0, r.err
+        assert results(r.out)["default/new"]["node"] == "n1"
+        assert len(srv.clients) == len(srv.requests) > 5
 
 
 def test_context_flag(api, run, tmp_path):
