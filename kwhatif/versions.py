@@ -204,9 +204,11 @@ class Behaviour:
     gang_scheduling_registered: bool = False
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
-    # DynamicResources PostFilter: getStateData before the no-claims check (1.34+): without its
-    # PreFilter state (an earlier PreFilter rejected the pod) it fails with "not found".
-    dynamic_resources_post_filter_reads_state_first: bool = False
+    # DynamicResources PostFilter answers a pod without claims Unschedulable with no reason before
+    # reading its PreFilter state (1.33 only). Elsewhere it reads the state first: without it (an
+    # earlier PreFilter rejected the pod) it fails with "not found", and with it, a pod without
+    # claims gets "no new claims to deallocate".
+    dynamic_resources_post_filter_no_claims_fast_path: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,6 +319,15 @@ CHANGES: tuple[Change, ...] = (
         plugins=("VolumeBinding",),
     ),
     Change(
+        ("1.33.0",),
+        (),
+        "DynamicResources' PostFilter answers a pod without claims before reading its PreFilter state, "
+        "Unschedulable with no reason",
+        {"dynamic_resources_post_filter_no_claims_fast_path": True},
+        f"{_VENDOR} v1.33.3 dynamicresources/dynamicresources.go (absent from v1.32.5)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
         ("1.33.6", "1.34.0"),
         (132040, 133390),
         "NodePorts counts the host ports of restartable init (sidecar) containers",
@@ -354,8 +365,8 @@ CHANGES: tuple[Change, ...] = (
     Change(
         ("1.34.0",),
         (132706,),
-        "DynamicResources' PostFilter reads its PreFilter state before the no-claims check",
-        {"dynamic_resources_post_filter_reads_state_first": True},
+        "DynamicResources' PostFilter reads its PreFilter state before the no-claims check again",
+        {"dynamic_resources_post_filter_no_claims_fast_path": False},
         f"{_VENDOR} v1.34.7 dynamicresources/dynamicresources.go",
         plugins=("DynamicResources",),
     ),

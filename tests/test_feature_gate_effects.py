@@ -229,6 +229,32 @@ def test_dynamic_resource_allocation(minor: int) -> None:
     assert any(n.startswith("spec.resourceClaims: the DynamicResourceAllocation feature gate is") for n in off.notes)
 
 
+@pytest.mark.parametrize("minor", SUPPORTED_MINORS)
+def test_dynamic_resources_post_filter_of_a_pod_without_claims(minor: int) -> None:
+    """DynamicResources' PostFilter reads its PreFilter state first, except in 1.33, which answers a
+    pod without claims Unschedulable with no reason before reading it (dynamicresources.go of
+    v1.30.6, v1.32.5, v1.33.3 and v1.34.7). Without the state (VolumeRestrictions' PreFilter, ahead
+    of it, rejected the pod) it fails with "not found", and DefaultPreemption does not run."""
+    v = version(minor, "DynamicResourceAllocation=true" if minor < 34 else "")
+    cpu = run(v, [node("n1", cpu="1")], make_pod().name("p").req(cpu="2")).message
+    pvc = run(v, [node("n1")], make_pod().name("p").pvc("data")).message
+    insufficient = "0/1 nodes are available: 1 Insufficient cpu. "
+    missing = '0/1 nodes are available: persistentvolumeclaim "data" not found. '
+    preemption = "preemption: 0/1 nodes are available: 1 "
+    if minor == 33:
+        assert cpu == insufficient + preemption + "No preemption victims found for incoming pod."
+        assert pvc == missing + preemption + "Preemption is not helpful for scheduling."
+    else:
+        # 1.34 made cpu beyond allocatable unresolvable
+        helpful = (
+            "Preemption is not helpful for scheduling."
+            if minor >= 34
+            else "No preemption victims found for incoming pod."
+        )
+        assert cpu == insufficient + "no new claims to deallocate, " + preemption + helpful
+        assert pvc == missing + "not found"
+
+
 # --- ContainerRestartRules (1.34 alpha, 1.35 beta) -----------------------------------------------
 
 

@@ -372,12 +372,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     ) -> tuple[PostFilterResult | None, Status]:
         if not self.enabled:
             return None, Status.of(Code.UNSCHEDULABLE, MSG_PLUGIN_DISABLED)
-        if (
-            not pod.resource_claims
-            and not self.handle.version.behaviour.dynamic_resources_post_filter_reads_state_first
-        ):
-            # before 1.34 a pod without claims is answered before the PreFilter state is read
-            return None, Status.of(Code.UNSCHEDULABLE, MSG_NO_CLAIMS)
+        if not pod.resource_claims and self.handle.version.behaviour.dynamic_resources_post_filter_no_claims_fast_path:
+            # 1.33 answers a pod without claims before reading the PreFilter state: no reason
+            return None, Status(Code.UNSCHEDULABLE)
         try:
             s = state.read(STATE_KEY)
         except StateNotFoundError:
