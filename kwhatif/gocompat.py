@@ -124,6 +124,15 @@ def go_quote(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def go_json_string(s: str) -> str:
+    """encoding/json's text of a string: <, > and & escaped as \\u003c, \\u003e and \\u0026, as are
+    U+2028 and U+2029; other characters beyond ASCII kept."""
+    text = json.dumps(s, ensure_ascii=False)
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, esc)
+    return text
+
+
 # --- time.Duration ---------------------------------------------------------------------------------
 
 _DURATION_UNITS = {

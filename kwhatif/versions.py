@@ -209,6 +209,9 @@ class Behaviour:
     # earlier PreFilter rejected the pod) it fails with "not found", and with it, a pod without
     # claims gets "no new claims to deallocate".
     dynamic_resources_post_filter_no_claims_fast_path: bool = False
+    # field.Error prints a value that is not a number, bool or string as encoding/json's text of
+    # it (1.34+), where it printed fmt's %#v (or its String())
+    field_error_values_as_json: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,9 +360,17 @@ CHANGES: tuple[Change, ...] = (
     Change(
         ("1.34.0",),
         (),
-        "KubeSchedulerConfiguration: DynamicResourcesArgs (filterTimeout); shape order message reworded",
-        {"dynamic_resources_args": True, "shape_order_detail": "values must be sorted in increasing order"},
-        f"{_VENDOR} v1.34.7 pkg/scheduler/apis/config (types_pluginargs.go, validation_pluginargs.go)",
+        "KubeSchedulerConfiguration: DynamicResourcesArgs (filterTimeout); shape order and queueSort mismatch "
+        "messages reworded; field errors print structured values as JSON",
+        {
+            "dynamic_resources_args": True,
+            "shape_order_detail": "values must be sorted in increasing order",
+            "queue_sort_mismatch_detail": "must be the same for all profiles",
+            "field_error_values_as_json": True,
+        },
+        f"{_VENDOR} v1.34.7 pkg/scheduler/apis/config (types_pluginargs.go, validation_pluginargs.go, "
+        "validation.go; v1.33.3's validation.go has the old queueSort text); apimachinery "
+        "util/validation/field/errors.go ErrorBody of v1.34.7 against v1.33.3",
         plugins=("config", "DynamicResources"),
     ),
     Change(
@@ -406,14 +417,9 @@ CHANGES: tuple[Change, ...] = (
     Change(
         ("1.35.0",),
         (),
-        "DynamicResources scores nodes (default weight 2); bindingTimeout in DynamicResourcesArgs; "
-        "queueSort mismatch message reworded",
-        {
-            "dynamic_resources_score_weight": 2,
-            "dynamic_resources_binding_timeout": True,
-            "queue_sort_mismatch_detail": "must be the same for all profiles",
-        },
-        f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go, validation/validation.go",
+        "DynamicResources scores nodes (default weight 2); bindingTimeout in DynamicResourcesArgs",
+        {"dynamic_resources_score_weight": 2, "dynamic_resources_binding_timeout": True},
+        f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go",
         plugins=("DynamicResources", "config"),
     ),
     Change(

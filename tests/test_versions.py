@@ -341,13 +341,39 @@ def test_in_tree_volume_limit_names_in_configurations() -> None:
     [
         pytest.param(
             "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Other}]\n      disabled: [{name: '*'}]\n",
-            ("1.34", "queueSort must be the same for all profiles"),
             (
-                "1.35",
+                "1.33",
                 'Invalid value: config.PluginSet{Enabled:[]config.Plugin{config.Plugin{Name:"Other", Weight:0}}, '
-                'Disabled:[]config.Plugin{config.Plugin{Name:"*", Weight:0}}}: must be the same for all profiles',
+                'Disabled:[]config.Plugin{config.Plugin{Name:"*", Weight:0}}}: queueSort must be the same for all profiles',
             ),
-            id="queue-sort-message-1.35",
+            (
+                "1.34",
+                'Invalid value: {"Enabled":[{"Name":"Other","Weight":0}],"Disabled":[{"Name":"*","Weight":0}]}: '
+                "must be the same for all profiles",
+            ),
+            id="queue-sort-message-1.34",
+        ),
+        pytest.param(
+            "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n    queueSort:\n      enabled: [{name: Other}]\n",
+            ("1.33", "Disabled:[]config.Plugin(nil)}: queueSort must be the same for all profiles"),
+            ("1.37", 'Invalid value: {"Enabled":[{"Name":"Other","Weight":0}],"Disabled":null}: must be the same'),
+            id="queue-sort-nil-disabled-as-json",
+        ),
+        pytest.param(
+            "profiles:\n- schedulerName: a\n- schedulerName: a\n",
+            ("1.33", "profiles[1].schedulerName: Duplicate value: profiles[0].schedulerName"),
+            # encoding/json's text of the other *field.Path, whose fields are unexported
+            ("1.34", "profiles[1].schedulerName: Duplicate value: {}"),
+            id="duplicate-scheduler-name-as-json",
+        ),
+        pytest.param(
+            "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: [{utilization: 0, score: 0}]}\n",
+            (
+                "1.33",
+                "Invalid value: []config.UtilizationShapePoint{config.UtilizationShapePoint{Utilization:0, Score:0}}",
+            ),
+            ("1.34", 'Invalid value: [{"Utilization":0,"Score":0}]: unexpected field `shape`'),
+            id="volume-binding-shape-as-json",
         ),
         pytest.param(
             "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: [{utilization: 0, score: 0}]}\n",
@@ -393,7 +419,10 @@ def test_dynamic_resources_args() -> None:
     profile_1_33 = parse_configuration(HEADER + body, "s", get("1.33")).profiles[0]
     assert profile_1_33.unknown_args["DynamicResources"] == {"filterTimeout": "5s"}
     assert "DynamicResources" not in profile_1_33.plugin_config
-    assert "must be zero or positive" in config_error("1.34", body.replace("5s", "-1s"))
+    # a *metav1.Duration, printed as encoding/json's text of it (apimachinery's field errors, 1.34+)
+    assert config_error("1.34", body.replace("5s", "-1s")).endswith(
+        'profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: "-1s": must be zero or positive'
+    )
     assert 'unknown field "bindingTimeout"' in config_error(
         "1.34", body.replace("filterTimeout: 5s", "bindingTimeout: 5s")
     )

@@ -33,7 +33,7 @@ from kwhatif.config.types import (
     PluginSet,
 )
 from kwhatif.errors import ConfigError
-from kwhatif.gocompat import format_go_duration, go_quote
+from kwhatif.gocompat import format_go_duration, go_json_string, go_quote
 from kwhatif.versions import SchedulerVersion
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -239,7 +239,11 @@ def _validate_pod_topology_spread(
         seen.append((key, when))
 
 
-def _go_shape(points: list[dict[str, Any]]) -> str:
+def _go_shape(points: list[dict[str, Any]], version: SchedulerVersion) -> str:
+    """A []config.UtilizationShapePoint as field.Invalid prints it: fmt's %#v, encoding/json's
+    text from 1.34."""
+    if version.behaviour.field_error_values_as_json:
+        return "[" + ",".join(f'{{"Utilization":{p["utilization"]},"Score":{p["score"]}}}' for p in points) + "]"
     items = ", ".join(
         f"config.UtilizationShapePoint{{Utilization:{p['utilization']}, Score:{p['score']}}}" for p in points
     )
@@ -263,7 +267,7 @@ def _validate_volume_binding(
                 f"{path}.shape",
                 None,
                 f"unexpected field `shape`, remove it or turn on the feature gate {_capacity_scoring_gate(version)}",
-                _go_shape(a["shape"]),
+                _go_shape(a["shape"], version),
             )
         )
 
@@ -281,7 +285,12 @@ def _validate_dynamic_resources(
     timeout = a.get("filterTimeout")
     if version.gate("DRASchedulerFilterTimeout"):
         if timeout is not None and timeout < 0:
-            errs.append(invalid(f"{path}.filterTimeout", None, "must be zero or positive", format_go_duration(timeout)))
+            # a *metav1.Duration: encoding/json's text of it is its quoted string
+            errs.append(
+                invalid(
+                    f"{path}.filterTimeout", None, "must be zero or positive", go_quote(format_go_duration(timeout))
+                )
+            )
     elif timeout is not None:
         errs.append(forbidden(f"{path}.filterTimeout", "DRASchedulingFilterTimeout feature gate is disabled"))
     if not version.behaviour.dynamic_resources_binding_timeout:
@@ -290,7 +299,9 @@ def _validate_dynamic_resources(
     if version.gate("DRADeviceBindingConditions") and version.gate("DRAResourceClaimDeviceStatus"):
         if binding is not None and binding < 1_000_000_000:
             errs.append(
-                invalid(f"{path}.bindingTimeout", None, "must be at least 1 second", format_go_duration(binding))
+                invalid(
+                    f"{path}.bindingTimeout", None, "must be at least 1 second", go_quote(format_go_duration(binding))
+                )
             )
     elif binding is not None:
         errs.append(
@@ -314,8 +325,19 @@ _ARGS_VALIDATORS: dict[str, Callable[[str, Mapping[str, Any], list[ConfigError],
 }
 
 
-def _go_plugin_set(ps: PluginSet) -> str:
-    """A config.PluginSet as fmt's %#v prints it (weights 0 where none was given)."""
+def _go_plugin_set(ps: PluginSet, version: SchedulerVersion) -> str:
+    """A config.PluginSet as field.Invalid prints it (weights 0 where none was given): fmt's %#v,
+    encoding/json's text from 1.34."""
+    if version.behaviour.field_error_values_as_json:
+
+        def plugins_json(refs: Iterable[tuple[str, int]]) -> str:
+            items = [f'{{"Name":{go_json_string(n)},"Weight":{w}}}' for n, w in refs]
+            return "[" + ",".join(items) + "]" if items else "null"
+
+        return (
+            f'{{"Enabled":{plugins_json((r.name, r.weight or 0) for r in ps.enabled)},'
+            f'"Disabled":{plugins_json((n, 0) for n in ps.disabled)}}}'
+        )
 
     def plugins(refs: Iterable[tuple[str, int]]) -> str:
         items = [f"config.Plugin{{Name:{go_quote(n)}, Weight:{w}}}" for n, w in refs]
@@ -353,7 +375,7 @@ def _validate_common_queue_sort(drafts: list[ProfileDraft], errs: list[ConfigErr
                     f"profiles[{i}].plugins.queueSort",
                     None,
                     version.behaviour.queue_sort_mismatch_detail,
-                    _go_plugin_set(curr),
+                    _go_plugin_set(curr, version),
                 )
             )
         for n, a, _ in d.config:
@@ -442,9 +464,13 @@ def validate_configuration(cfg: Mapping[str, Any], drafts: list[ProfileDraft], v
                 elif check is not None and typed:
                     check(f"{pc_path}.args", args, errs, version)
             if name in names:
-                # Upstream prints the other field.Path with %#v (a struct and a pointer address);
-                # its path is what that means.
-                errs.append(duplicate(f"{path}.schedulerName", f"profiles[{names[name]}].schedulerName"))
+                # Upstream's value is the other *field.Path: fmt's %#v of it (a struct and a pointer
+                # address) before 1.34, whose path is what that means; encoding/json's text of it
+                # from 1.34, {} (its fields are unexported)
+                other = (
+                    "{}" if version.behaviour.field_error_values_as_json else f"profiles[{names[name]}].schedulerName"
+                )
+                errs.append(duplicate(f"{path}.schedulerName", other))
             names[name] = i
         _validate_common_queue_sort(drafts, errs, version)
     _validate_percentage("percentageOfNodesToScore", cfg.get("percentageOfNodesToScore"), errs)
