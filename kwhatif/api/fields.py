@@ -170,12 +170,19 @@ def quantity(value: object, path: str) -> Fraction:
     try:
         return q.parse_quantity(value)
     except q.QuantityFormatError as e:
+        if isinstance(value, str) and len(value) > 256:
+            # a hostile file's megabyte of digits: the message stays a readable line
+            raise FieldError(
+                f"Invalid value: {json.dumps(value[:64])}... ({len(value)} characters): {e.detail}", field=path
+            ) from None
         raise invalid(path, value, e.detail) from None
     except q.QuantityError as e:
         raise FieldError(str(e), field=path) from None
 
 
-def resource_list(d: Dict, key: str, path: str) -> dict[str, Fraction]:
+def resource_list(d: Dict, key: str, path: str, defaulted: bool = True) -> dict[str, Fraction]:
+    """A ResourceList; ``defaulted``: one of core/v1, whose amounts the API server rounds up to
+    thousandths when it decodes the object (SetDefaults_ResourceList)."""
     v = d.get(key)
     if v is None:
         return {}
@@ -183,7 +190,8 @@ def resource_list(d: Dict, key: str, path: str) -> dict[str, Fraction]:
         raise type_error(join(path, key), v, "a map of quantities")
     out: dict[str, Fraction] = {}
     for name, raw in v.items():
-        out[str(name)] = quantity(raw, f"{join(path, key)}[{name}]")
+        amount = quantity(raw, f"{join(path, key)}[{name}]")
+        out[str(name)] = q.round_up_milli(amount) if defaulted else amount
     return out
 
 

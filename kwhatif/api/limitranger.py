@@ -46,7 +46,8 @@ class Amount:
 
     @classmethod
     def parse(cls, raw: object, path: str) -> Amount:
-        return cls(f.quantity(raw, path), q.format_of(raw))
+        # a core/v1 ResourceList's amount: rounded up to thousandths when the object was decoded
+        return cls(q.round_up_milli(f.quantity(raw, path)), q.format_of(raw))
 
 
 AmountList = Mapping[str, Amount]
@@ -277,7 +278,7 @@ def _amount_list(raw: Any) -> dict[str, Amount]:
     if isinstance(raw, dict):
         for k, v in raw.items():
             try:
-                out[str(k)] = Amount(q.parse_quantity(v), q.format_of(v))
+                out[str(k)] = Amount(q.round_up_milli(q.parse_quantity(v)), q.format_of(v))
             except q.QuantityError:
                 continue  # validation reports it
     return out

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from kwhatif.api import fields as f
+from kwhatif.api import quantity as q
 from kwhatif.api import workload
 from kwhatif.api.core import (
     DEFAULT_SCHEDULER_NAME,
@@ -527,11 +528,13 @@ def is_extended_resource_name(name: str) -> bool:
 
 
 def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> None:
+    # ValidateNonnegativeQuantity shows value.String(); "must be an integer" the quantity itself,
+    # which field errors print as encoding/json does (its MarshalJSON: the same text, quoted)
     if amount < 0:
-        raise f.invalid(path, str(raw), "must be greater than or equal to 0")
+        raise f.invalid(path, q.canonical(amount, q.format_of(raw)), "must be greater than or equal to 0")
     # ValidateResourceQuantityValue: extended resources are counted in whole units
     if is_extended(name) and amount.denominator != 1:
-        raise f.invalid(path, str(raw), "must be an integer")
+        raise f.invalid(path, q.canonical(amount, q.format_of(raw)), "must be an integer")
 
 
 def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
@@ -550,14 +553,13 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
         _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
         lim = limits.get(rname)
         if lim is not None:
-            raw = res["requests"][rname]
-            raw_lim = res["limits"][rname]
+            # value.String() of each, after the API server's defaulting
+            raw = q.canonical(amount, q.format_of(res["requests"][rname]))
+            raw_lim = q.canonical(lim, q.format_of(res["limits"][rname]))
             if amount != lim and not _overcommit_allowed(rname):
-                raise f.invalid(f"{rpath}.requests", str(raw), f"must be equal to {rname} limit of {raw_lim}")
+                raise f.invalid(f"{rpath}.requests", raw, f"must be equal to {rname} limit of {raw_lim}")
             if amount > lim:
-                raise f.invalid(
-                    f"{rpath}.requests", str(raw), f"must be less than or equal to {rname} limit of {raw_lim}"
-                )
+                raise f.invalid(f"{rpath}.requests", raw, f"must be less than or equal to {rname} limit of {raw_lim}")
     for rname, amount in limits.items():
         validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
         _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
@@ -1344,7 +1346,8 @@ def runtime_class(d: Dict) -> RuntimeClass:
     sched = f.mapping(d, "scheduling", "")
     return RuntimeClass(
         name,
-        f.resource_list(ov, "podFixed", "overhead") if pod_fixed is not None else None,
+        # node.k8s.io has no defaulter for it: the amounts stay as written
+        f.resource_list(ov, "podFixed", "overhead", defaulted=False) if pod_fixed is not None else None,
         node_selector=f.str_map(sched, "nodeSelector", "scheduling"),
         tolerations=tuple(
             toleration(t, f"scheduling.tolerations[{i}]")

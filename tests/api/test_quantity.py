@@ -61,12 +61,27 @@ def test_exact_sum():
         pytest.param("1.5.5", id="two-points"),
         pytest.param("1KB", id="suffix-with-trailing-letter"),
         pytest.param("1 Gi", id="space-before-suffix"),
-        pytest.param("Gi", id="suffix-only"),
         pytest.param("1K", id="upper-case-kilo"),
         pytest.param("1e", id="exponent-without-digits"),
         pytest.param("1e1000", id="exponent-too-large"),
+        pytest.param("1" * 5000, id="five-thousand-digits"),
+        pytest.param(10**50, id="int-of-fifty-digits"),
+        # upstream's invalid corpus (quantity_test.go)
+        pytest.param("1.1.M", id="1.1.M"),
+        pytest.param("1+1.0M", id="1+1.0M"),
+        pytest.param("0.1mi", id="0.1mi"),
+        pytest.param("0.1am", id="0.1am"),
+        pytest.param("aoeu", id="aoeu"),
+        pytest.param(".5i", id=".5i"),
+        pytest.param("1i", id="1i"),
+        pytest.param("-3.01i", id="-3.01i"),
+        pytest.param("-3.01e-", id="-3.01e-"),
+        # no digit, and a suffix that sends ParseQuantity to inf.Dec, which cannot read it
+        pytest.param("Pi", id="Pi-alone"),
+        pytest.param("Ei", id="Ei-alone"),
+        pytest.param("e-10", id="small-exponent-alone"),
+        pytest.param("1e99999999999999999999", id="exponent-beyond-int64"),
         pytest.param(True, id="bool"),
-        pytest.param(None, id="null"),
         pytest.param([1], id="list"),
     ],
 )
@@ -88,17 +103,49 @@ def test_nano_precision_rounds_up():
 
 
 @pytest.mark.parametrize(
-    "raw",
+    "raw,amount",
     [
-        pytest.param(" 1", id="leading-space"),
-        pytest.param("1 ", id="trailing-space"),
-        pytest.param("\u0661", id="arabic-indic-digit"),
-        pytest.param("1\n", id="trailing-newline"),
+        # Quantity.UnmarshalJSON trims the space around the text (strings.TrimSpace)
+        pytest.param(" 1", Fraction(1), id="leading-space"),
+        pytest.param("1 ", Fraction(1), id="trailing-space"),
+        pytest.param("1\n", Fraction(1), id="trailing-newline"),
+        pytest.param("\u00a0250m\u3000", Fraction(1, 4), id="unicode-spaces"),
+        # UnmarshalJSON of null is the zero quantity
+        pytest.param(None, Fraction(0), id="null"),
+        # parseQuantityString reads a missing number as 0, and ParseQuantity's fast path takes it
+        pytest.param("+", Fraction(0), id="sign-only"),
+        pytest.param("-", Fraction(0), id="minus-only"),
+        pytest.param(".", Fraction(0), id="point-only"),
+        pytest.param("-.", Fraction(0), id="minus-point"),
+        pytest.param("m", Fraction(0), id="milli-only"),
+        pytest.param("Gi", Fraction(0), id="Gi-only"),
+        pytest.param("Ti", Fraction(0), id="Ti-only"),
+        pytest.param("e5", Fraction(0), id="exponent-only"),
+        pytest.param("0e99999", Fraction(0), id="zero-with-a-huge-exponent"),
+        # the exponent is read as int64 and converted to int32: 2^32 wraps to 0
+        pytest.param("1e4294967296", Fraction(1), id="exponent-wraps-to-int32"),
+        pytest.param("1e-999999", Fraction(1, 10**9), id="tiny-rounds-up-to-a-nano"),
+        # long numbers the fast path cannot take: inf.Dec keeps them exactly, rounded up to the nano
+        pytest.param("0" * 5000 + "1", Fraction(1), id="five-thousand-leading-zeros"),
+        pytest.param("1." + "0" * 5000 + "1", Fraction(10**9 + 1, 10**9), id="five-thousand-fraction-digits"),
+        pytest.param("1." + "0" * 5000 + "1Ki", Fraction(1024 * 10**9 + 1, 10**9), id="long-fraction-binary"),
+        pytest.param("5" * 5000 + "Ki", Fraction((1 << 63) - 1), id="long-binary-capped"),
+        pytest.param("1" + "0" * 40, Fraction(10**40), id="forty-one-digits"),
     ],
 )
-def test_no_space_or_unicode_digits(raw):
+def test_what_the_api_server_decodes(raw, amount):
+    assert parse_quantity(raw) == amount
+
+
+def test_no_unicode_digits():
     with pytest.raises(QuantityError):
-        parse_quantity(raw)
+        parse_quantity("\u0661")
+
+
+def test_long_text_is_cut_short_in_the_message():
+    with pytest.raises(QuantityError) as ei:
+        parse_quantity("1" * 100000)
+    assert len(str(ei.value)) < 200 and "(100000 characters)" in str(ei.value)
 
 
 @pytest.mark.parametrize(
@@ -109,8 +156,9 @@ def test_no_space_or_unicode_digits(raw):
         ("1.2.3", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
         ("1kk", "unable to parse quantity's suffix"),
         ("5Ki3", "unable to parse quantity's suffix"),
+        ("Pi", "unable to parse numeric part of quantity"),
     ],
-    ids=["letters", "unknown-character", "two-points", "unknown-suffix", "suffix-and-exponent"],
+    ids=["letters", "unknown-character", "two-points", "unknown-suffix", "suffix-and-exponent", "no-number"],
 )
 def test_field_error_of_a_string_that_is_no_quantity(text, detail):
     from kwhatif.api import fields

@@ -26,6 +26,17 @@ Mi = 1024 * 1024
             300 * Mi,
             id="two-containers",
         ),
+        # SetDefaults_ResourceList rounds each container's amounts up to thousandths before they
+        # are summed: 0.4m twice is 2m, not 1m (and 0.0004 bytes twice 0.002, which Value() makes 1;
+        # the pinned release's non-zero requests take Value() of each container, 1 + 1)
+        pytest.param(
+            make_pod().name("p").req(cpu="0.4m", memory="0.0004").container("c2", cpu="0.4m", memory="0.0004"),
+            2,
+            1,
+            2,
+            2,
+            id="rounded-to-milli-before-the-sum",
+        ),
         # init container larger than the app containers wins
         pytest.param(
             make_pod().name("p").req(cpu="1").init_container("i", cpu="3"), 3000, 0, 3000, 200 * Mi, id="init-wins"

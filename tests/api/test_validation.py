@@ -191,6 +191,22 @@ def test_empty_preferred_list_still_scores():
             "spec.containers[0].resources.requests[cpu]",
             "must be greater than or equal to 0",
         ),
+        # the messages show value.String(): the canonical text, after the defaulting's rounding
+        (
+            make_pod().name("p").req(**{"example.com/gpu": "0.5"}).limits(**{"example.com/gpu": "0.5"}),
+            "spec.containers[0].resources.requests[example.com/gpu]",
+            'Invalid value: "500m": must be an integer',
+        ),
+        (
+            make_pod().name("p").req(cpu="-0.0001"),
+            "spec.containers[0].resources.requests[cpu]",
+            'Invalid value: "-1m": must be greater than or equal to 0',
+        ),
+        (
+            make_pod().name("p").req(cpu="2000m").limits(cpu="1000m"),
+            "spec.containers[0].resources.requests",
+            'Invalid value: "2": must be less than or equal to cpu limit of 1',
+        ),
         (
             make_pod().name("p").req(pods="1"),
             "spec.containers[0].resources.requests[pods]",
@@ -210,6 +226,9 @@ def test_empty_preferred_list_still_scores():
         "no-image",
         "fractional-extended",
         "negative",
+        "fractional-extended-canonical",
+        "negative-rounded-away-from-zero",
+        "limit-canonical",
         "not-a-container-resource",
         "quota-style-extended",
     ],
