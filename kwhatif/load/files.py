@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -311,6 +312,12 @@ def _read_dump_dir(root: str, limits: Limits) -> Iterator[Document]:
     if not files:
         raise InputError("directory holds no .json or .yaml files (expected a cluster-info dump)", source=root)
     for f in files:
+        with os_errors(f):
+            mode = os.stat(f).st_mode
+        if not stat.S_ISREG(mode):
+            # a pipe would block the read forever and a device never ends: a dump holds files
+            kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+            raise InputError(f"{kind}, not a file: a cluster-info dump directory holds regular files", source=f)
         yield from _documents(_open_file(f, limits), limits)
 
 

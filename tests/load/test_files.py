@@ -356,3 +356,33 @@ def test_json_equal_keys_in_different_objects_are_fine(tmp_path):
     objs = nodes_and_pods()
     path = write(tmp_path, "c.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}, indent=1))
     check_state(load_cluster([path]))
+
+
+def test_a_named_pipe_in_a_dump_directory_is_refused_not_waited_on(tmp_path):
+    # opening a FIFO blocks until something writes to it: the walk must not open one
+    (tmp_path / "ns").mkdir()
+    write(tmp_path, "nodes.json", json.dumps({"kind": "NodeList", "apiVersion": "v1", "items": nodes_and_pods()[:2]}))
+    fifo = tmp_path / "ns" / "pods.json"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError) as ei:
+        load_cluster([str(tmp_path)])
+    assert str(ei.value) == f"{fifo}: a named pipe, not a file: a cluster-info dump directory holds regular files"
+    assert ei.value.exit_code == 2
+
+
+def test_a_named_pipe_given_as_the_path_is_read(tmp_path):
+    # process substitution (--cluster <(kubectl get nodes -o json)) hands over a pipe: it is read
+    import threading
+
+    fifo = tmp_path / "nodes.json"
+    os.mkfifo(fifo)
+    text = json.dumps({"kind": "List", "apiVersion": "v1", "items": nodes_and_pods()})
+
+    def feed() -> None:
+        with open(fifo, "w") as fh:
+            fh.write(text)
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    check_state(load_cluster([str(fifo)]))
+    t.join(5)
