@@ -92,6 +92,42 @@ RESOURCES: tuple[Resource, ...] = (
     ),
 )
 PAGE_SIZE = 500
+# Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it
+# runs out of objects, so a server that keeps sending empty pages with new tokens never ends.
+MAX_EMPTY_PAGES = 32
+# The kind of each list's items, by resource name: an item of another kind is a server's lie.
+_KINDS = {
+    "nodes": "Node",
+    "pods": "Pod",
+    "namespaces": "Namespace",
+    "services": "Service",
+    "replicationcontrollers": "ReplicationController",
+    "persistentvolumes": "PersistentVolume",
+    "persistentvolumeclaims": "PersistentVolumeClaim",
+    "limitranges": "LimitRange",
+    "resourcequotas": "ResourceQuota",
+    "priorityclasses": "PriorityClass",
+    "poddisruptionbudgets": "PodDisruptionBudget",
+    "storageclasses": "StorageClass",
+    "csinodes": "CSINode",
+    "csidrivers": "CSIDriver",
+    "volumeattachments": "VolumeAttachment",
+    "csistoragecapacities": "CSIStorageCapacity",
+    "runtimeclasses": "RuntimeClass",
+    "replicasets": "ReplicaSet",
+    "statefulsets": "StatefulSet",
+    "deployments": "Deployment",
+    "daemonsets": "DaemonSet",
+    "jobs": "Job",
+    "cronjobs": "CronJob",
+    "horizontalpodautoscalers": "HorizontalPodAutoscaler",
+    "deviceclasses": "DeviceClass",
+    "resourceslices": "ResourceSlice",
+    "resourceclaims": "ResourceClaim",
+    "resourceclaimtemplates": "ResourceClaimTemplate",
+    "workloads": "Workload",
+    "podgroups": "PodGroup",
+}
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -198,6 +234,7 @@ def iter_list_pages(
         tokens: set[str] = set()
         seen = 0
         used = 0
+        empty = 0
         fallbacks = res.served_elsewhere()
         while True:
             params = [("limit", str(PAGE_SIZE))]
@@ -224,6 +261,7 @@ def iter_list_pages(
             if status != 200:
                 raise _list_error(host, path, status, body, resp.retries)
             data = _list_body(host, path, body)
+            _check_kinds(host, path, data)
             items = data["items"]
             meta = data.get("metadata") or {}
             token = (meta.get("continue") if isinstance(meta, dict) else "") or ""
@@ -235,6 +273,12 @@ def iter_list_pages(
                     f"GET {host}{path}: the API server gave a continue token it gave before; the list would never end"
                 )
             tokens.add(token)
+            empty = empty + 1 if token and not items else 0
+            if empty > MAX_EMPTY_PAGES:
+                raise ClusterError(
+                    f"GET {host}{path}: the API server sent {empty} empty pages in a row, each with a new "
+                    "continue token; the list would never end"
+                )
             seen += len(items)
             if progress is not None:
                 progress(path.rsplit("/", 1)[-1], seen)
@@ -249,6 +293,30 @@ def iter_list_pages(
             )
             if not token:
                 break
+
+
+def _check_kinds(host: str, path: str, data: dict[str, Any]) -> None:
+    """A list of another kind, or an item of another kind in it, is refused (exit 3) rather than
+    loaded as what it claims to be: /api/v1/pods answers a PodList of Pods."""
+    kind = _KINDS.get(path.rsplit("/", 1)[-1])
+    if kind is None:
+        return
+    list_kind = data.get("kind")
+    if list_kind not in (None, "", kind + "List"):
+        raise ClusterError(
+            f"GET {host}{path}: 200 but the API server answered a {visible_kind(list_kind)}, not a {kind}List"
+        )
+    for i, item in enumerate(data["items"]):
+        item_kind = item.get("kind") if isinstance(item, dict) else None
+        if item_kind not in (None, "", kind):
+            raise ClusterError(
+                f"GET {host}{path}: 200 but items[{i}] of the {kind}List is a {visible_kind(item_kind)}, not a {kind}"
+            )
+
+
+def visible_kind(kind: object) -> str:
+    text = kind if isinstance(kind, str) else json.dumps(kind)
+    return repr(text[:64]) if not text.isidentifier() else text
 
 
 def _list_body(host: str, path: str, body: bytes) -> dict[str, Any]:

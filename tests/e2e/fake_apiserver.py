@@ -200,7 +200,20 @@ def make_certificate() -> tuple[str, str, bytes]:
         return _CERT
 
 
-FAULTS = ("hang", "drip", "endless", "reset", "status", "garbage", "continue-loop")
+FAULTS = (
+    "hang",
+    "drip",
+    "endless",
+    "reset",
+    "status",
+    "garbage",
+    "continue-loop",  # the same continue token on every page
+    "continue-forever",  # empty pages, each with a new continue token
+    "item-kind",  # the list's first item says it is a Node
+    "list-kind",  # the list says it is a NodeList
+)
+# faults that still answer the list, altered
+_LIST_FAULTS = ("continue-loop", "continue-forever", "item-kind", "list-kind")
 
 
 class Fault:
@@ -306,11 +319,13 @@ class FakeAPIServer:
                     self.send(401, status(401, "Unauthorized", "Unauthorized"))
                     return None
                 fault = server.take_fault(url.path)
-                if fault is not None and fault.kind != "continue-loop":
+                # a kept-alive connection's handler serves many requests: each starts afresh
+                self.list_fault = ""
+                if fault is not None and fault.kind not in _LIST_FAULTS:
                     self.misbehave(fault, url.path)
                     return None
                 if fault is not None:
-                    self.continue_loop = True
+                    self.list_fault = fault.kind
                 if url.path in server.forbidden:
                     parts = url.path.strip("/").split("/")
                     resource = parts[-1]
@@ -330,7 +345,7 @@ class FakeAPIServer:
                     return None
                 return url.path
 
-            continue_loop = False
+            list_fault = ""
 
             def misbehave(self, fault: Fault, path: str) -> None:
                 body = json.dumps(
@@ -444,10 +459,16 @@ class FakeAPIServer:
                     start = offset
                 page = [copy.deepcopy(o) for o in items[start : start + limit]]
                 cont = _continue_token(start + limit) if start + limit < len(items) else ""
-                if self.continue_loop:
+                if self.list_fault == "continue-loop":
                     page, cont = page[:limit], _continue_token(0)  # the same token, over and over
+                elif self.list_fault == "continue-forever":
+                    page, cont = [], _continue_token(start + 1)
                 # The API omits kind/apiVersion of list items.
                 stripped = [{k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in page]
+                if self.list_fault == "item-kind" and stripped:
+                    stripped[0]["kind"] = "Node"
+                elif self.list_fault == "list-kind":
+                    list_kind = "NodeList"
                 meta: dict[str, Any] = {"resourceVersion": str(server._rv)}
                 if cont:
                     meta["continue"] = cont

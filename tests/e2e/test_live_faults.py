@@ -264,6 +264,36 @@ def test_a_continue_token_that_repeats_is_detected(api, run, tmp_path):
     assert snapshot_fails(run, api, tmp_path).code == 3
 
 
+def test_empty_pages_with_new_continue_tokens_forever_are_detected(api, run, tmp_path):
+    from kwhatif.load.live import MAX_EMPTY_PAGES
+
+    api.fault("/api/v1/pods", "continue-forever")
+    r, took = timed(run, "schedule", "--pending", "--kubeconfig", api.kubeconfig_path)
+    assert took < BOUND
+    assert r.code == 3
+    assert one_line(r.err) == (
+        f"kwhatif: error: GET {api.url}/api/v1/pods: the API server sent {MAX_EMPTY_PAGES + 1} empty pages in a row, "
+        "each with a new continue token; the list would never end"
+    )
+    assert api.gets("/api/v1/pods") == MAX_EMPTY_PAGES + 1
+    assert snapshot_fails(run, api, tmp_path).code == 3
+
+
+@pytest.mark.parametrize(
+    "fault,message",
+    [
+        ("item-kind", "200 but items[0] of the PodList is a Node, not a Pod"),
+        ("list-kind", "200 but the API server answered a NodeList, not a PodList"),
+    ],
+)
+def test_a_list_of_another_kind_is_refused(api, run, tmp_path, fault, message):
+    api.fault("/api/v1/pods", fault)
+    r = run("schedule", "--pending", "--kubeconfig", api.kubeconfig_path)
+    assert r.code == 3
+    assert one_line(r.err) == f"kwhatif: error: GET {api.url}/api/v1/pods: {message}"
+    assert snapshot_fails(run, api, tmp_path).code == 3
+
+
 def test_a_paged_listing_reads_every_page(run, tmp_path):
     from builders import make_node, make_pod
 
