@@ -343,10 +343,10 @@ def test_github_annotations_name_the_same_lines_for_standard_input(run, tmp_path
             id="quantity-a-boolean",
         ),
         pytest.param(
-            "containers: [{name: c, image: x, resources: {requests: {cpu: null}}}]",
+            "containers: [{name: c, image: x, resources: {requests: {cpu: [1]}}}]",
             "{name: p, namespace: shop}",
-            "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity null: expected a string or a number",
-            id="quantity-null",
+            "Pod shop/p: spec.containers[0].resources.requests[cpu]: invalid quantity an array: expected a string or a number",
+            id="quantity-array",
         ),
         pytest.param(
             "containers: [null]",
