@@ -361,7 +361,12 @@ def load_live_cluster(kubeconfig: str | None, context: str | None, options: Live
     client = api_client(kubeconfig, context, options)
     notes: list[str] = []
     try:
-        state = build_cluster(iter_documents(client, notes), check_node_refs=False)
+        try:
+            state = build_cluster(iter_documents(client, notes), check_node_refs=False)
+        except InputError as e:
+            # an object the API server served that it could never have accepted: the server's
+            # fault, not the user's input (exit 3, with the same line)
+            raise ClusterError(str(e)) from None
         state.server_version = server_git_version(client)
     finally:
         client.transport.close()

@@ -294,6 +294,21 @@ def test_a_list_of_another_kind_is_refused(api, run, tmp_path, fault, message):
     assert snapshot_fails(run, api, tmp_path).code == 3
 
 
+def test_an_object_the_server_could_not_have_accepted_is_exit_3(run, tmp_path):
+    from builders import make_node, make_pod
+
+    objs = [make_node().name("n1").dict(), make_pod().name("p").node("n1").req(cpu="lots").dict()]
+    with FakeAPIServer(objs) as srv:
+        kc = srv.kubeconfig(str(tmp_path / "kc"))
+        r = run("schedule", "--pending", "--kubeconfig", kc)
+        assert r.code == 3
+        assert one_line(r.err) == (
+            f"kwhatif: error: {srv.url}/api/v1/pods (items[0]): Pod default/p: "
+            'spec.containers[0].resources.requests[cpu]: Invalid value: "lots": '
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        )
+
+
 def test_a_paged_listing_reads_every_page(run, tmp_path):
     from builders import make_node, make_pod
 
