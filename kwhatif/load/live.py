@@ -364,6 +364,8 @@ def load_live_cluster(kubeconfig: str | None, context: str | None, options: Live
         try:
             state = build_cluster(iter_documents(client, notes), check_node_refs=False)
         except InputError as e:
+            if e.obj is None:
+                raise  # a limit of the user's (--max-input-size) the lists went over
             # an object the API server served that it could never have accepted: the server's
             # fault, not the user's input (exit 3, with the same line)
             raise ClusterError(str(e)) from None
