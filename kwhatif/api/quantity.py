@@ -82,7 +82,7 @@ def _suffix(text: str, suffix: str) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _scan(text: str) -> tuple[bool, str, str, int, int]:
+def _scan(text: str) -> tuple[bool, str, bool, int, int]:
     """parseQuantityString and the suffix: (negative, the digits without leading zeros, whether
     any digit was written, binary shift, decimal exponent), the digits standing for
     ``int(digits) * 10^-len(fraction)``; ``-`` of the fraction's length is folded in the exponent."""
