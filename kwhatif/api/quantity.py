@@ -76,16 +76,16 @@ def _suffix(text: str, suffix: str) -> tuple[int, int]:
     # strconv.ParseInt(suffix[1:], 10, 64), then int32(parsed): wraps as Go's conversion does
     if m is not None and len(m.group(2)) <= 19:
         parsed = -int(m.group(2)) if m.group(1) == "-" else int(m.group(2))
-        if -(1 << 63) <= parsed <= _MAX_INT64:
+        if _MIN_INT64 <= parsed <= _MAX_INT64:
             return 0, ((parsed + (1 << 31)) % (1 << 32)) - (1 << 31)
     raise QuantityFormatError(f"invalid quantity {shown(text)}", ERR_SUFFIX)
 
 
 @functools.lru_cache(maxsize=8192)
-def _scan(text: str) -> tuple[bool, str, bool, int, int]:
-    """parseQuantityString and the suffix: (negative, the digits without leading zeros, whether
-    any digit was written, binary shift, decimal exponent), the digits standing for
-    ``int(digits) * 10^-len(fraction)``; ``-`` of the fraction's length is folded in the exponent."""
+def _scan(text: str) -> tuple[bool, str, int, int, str]:
+    """parseQuantityString and the suffix: (negative, the digits without leading zeros, binary
+    shift, decimal exponent, format). The amount is ``int(digits) * 10^exponent * 2^shift``: the
+    exponent counts the fraction's digits off."""
     if not text:
         raise QuantityFormatError("invalid quantity ''", ERR_FORMAT_WRONG)
     m = _SCAN.fullmatch(text)
@@ -94,17 +94,17 @@ def _scan(text: str) -> tuple[bool, str, bool, int, int]:
     sign, zeros, whole, fraction, suffix = m.groups()
     fraction = fraction or ""
     shift, exponent = _suffix(text, suffix)
-    written = bool(zeros or whole or fraction)
     # Without a digit inf.Dec cannot read the number, which the fast path never asks it to: only
     # a binary suffix of 2^50 or more, or an exponent below -9, takes the slow path.
-    if not written and (shift >= 50 or exponent < -9):
+    if not (zeros or whole or fraction) and (shift >= 50 or exponent < -9):
         raise QuantityFormatError(f"invalid quantity {shown(text)}", ERR_NUMERIC)
-    return sign == "-", (whole + fraction).lstrip("0"), written, shift, exponent - len(fraction)
+    fmt = BINARY_SI if shift else DECIMAL_SI if suffix in _DECIMAL else DECIMAL_EXPONENT
+    return sign == "-", (whole + fraction).lstrip("0"), shift, exponent - len(fraction), fmt
 
 
 @functools.lru_cache(maxsize=8192)
 def _parse_str(text: str) -> Fraction:
-    negative, digits, _, shift, exponent = _scan(text)
+    negative, digits, shift, exponent, _ = _scan(text)
     if not digits:
         return Fraction(0)
     kept = digits.rstrip("0")
@@ -211,15 +211,10 @@ def format_of(raw: object) -> str:
     """The format ParseQuantity records: a binary suffix gives BinarySI, an exponent
     DecimalExponent, anything else (a decimal suffix, a bare number) DecimalSI."""
     if isinstance(raw, str):
-        text = raw.strip(_GO_SPACE)
         try:
-            _, _, _, shift, _ = _scan(text)
+            return _scan(raw.strip(_GO_SPACE))[4]
         except QuantityError:
             return DECIMAL_SI
-        if shift:
-            return BINARY_SI
-        if _EXPONENT_SUFFIX.fullmatch(_SCAN.fullmatch(text).group(5)):  # type: ignore[union-attr]
-            return DECIMAL_EXPONENT
     return DECIMAL_SI
 
 

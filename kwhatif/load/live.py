@@ -304,17 +304,17 @@ def _check_kinds(host: str, path: str, data: dict[str, Any]) -> None:
     list_kind = data.get("kind")
     if list_kind not in (None, "", kind + "List"):
         raise ClusterError(
-            f"GET {host}{path}: 200 but the API server answered a {visible_kind(list_kind)}, not a {kind}List"
+            f"GET {host}{path}: 200 but the API server answered a {_shown_kind(list_kind)}, not a {kind}List"
         )
     for i, item in enumerate(data["items"]):
         item_kind = item.get("kind") if isinstance(item, dict) else None
         if item_kind not in (None, "", kind):
             raise ClusterError(
-                f"GET {host}{path}: 200 but items[{i}] of the {kind}List is a {visible_kind(item_kind)}, not a {kind}"
+                f"GET {host}{path}: 200 but items[{i}] of the {kind}List is a {_shown_kind(item_kind)}, not a {kind}"
             )
 
 
-def visible_kind(kind: object) -> str:
+def _shown_kind(kind: object) -> str:
     text = kind if isinstance(kind, str) else json.dumps(kind)
     return repr(text[:64]) if not text.isidentifier() else text
 
