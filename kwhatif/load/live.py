@@ -19,7 +19,7 @@ from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.credentials import load_configuration
 from kwhatif.load.files import DEFAULT_MAX_JSON_BYTES, SERVER_VERSION_ANNOTATION, Document, _expand
-from kwhatif.load.http import DEFAULT_REQUEST_TIMEOUT, Transport, Unreachable, http_reason
+from kwhatif.load.http import DEFAULT_REQUEST_TIMEOUT, TooLarge, Transport, Unreachable, http_reason
 
 __all__ = ["RESOURCES", "LiveOptions", "Resource", "Unreachable", "api_client", "load_live_cluster", "save_snapshot"]
 
@@ -363,9 +363,9 @@ def load_live_cluster(kubeconfig: str | None, context: str | None, options: Live
     try:
         try:
             state = build_cluster(iter_documents(client, notes), check_node_refs=False)
+        except TooLarge:
+            raise  # a limit of the user's (--max-input-size) the lists went over: exit 2
         except InputError as e:
-            if e.obj is None:
-                raise  # a limit of the user's (--max-input-size) the lists went over
             # an object the API server served that it could never have accepted: the server's
             # fault, not the user's input (exit 3, with the same line)
             raise ClusterError(str(e)) from None
