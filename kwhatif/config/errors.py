@@ -1,7 +1,7 @@
 """Field errors in upstream's wording (k8s.io/apimachinery/pkg/util/validation/field): the
 ``Invalid value``, ``Required value``, ``Duplicate value``, ``Forbidden`` and ``Unsupported
-value`` bodies and the path they belong to. Where upstream aggregates several errors, kwhatif
-reports the first (validation.py).
+value`` bodies and the path they belong to, and the aggregate of several errors as
+k8s.io/apimachinery/pkg/util/errors prints it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,17 @@ from kwhatif.gocompat import go_quote
 
 def field_error(path: str, body: str) -> ConfigError:
     return ConfigError(body, field=path or None)
+
+
+def aggregate(errs: Sequence[ConfigError]) -> ConfigError:
+    """utilerrors.NewAggregate(errs): one error is itself; several print as ``[a, b]``, each
+    message once, in order."""
+    if len(errs) == 1:
+        return errs[0]
+    texts = list(dict.fromkeys(e.render() for e in errs))
+    if len(texts) == 1:
+        return errs[0]
+    return ConfigError("[" + ", ".join(texts) + "]")
 
 
 def go_str_slice(values: Sequence[str] | None) -> str:

@@ -1,6 +1,6 @@
 """Validation of a defaulted configuration (pkg/scheduler/apis/config/validation: validation.go,
-validation_pluginargs.go) in upstream's order: where upstream aggregates several errors, the first
-one is reported. Plugin args are judged on their defaulted v1 data, before their conversion, as
+validation_pluginargs.go) in upstream's order, every error found reported together as upstream's
+aggregate prints them. Plugin args are judged on their defaulted v1 data, before their conversion, as
 upstream judges them with the values as given.
 
 NodeResourcesFit's args are keyed "NodeResourcesFitArgs" in upstream's table, so only the plugin's
@@ -16,7 +16,7 @@ from typing import Any
 from kwhatif.api.names import is_qualified_name, is_valid_label_value
 from kwhatif.api.resources import is_extended
 from kwhatif.config.defaults import ProfileDraft
-from kwhatif.config.errors import duplicate, forbidden, go_str_slice, invalid, not_supported, required
+from kwhatif.config.errors import aggregate, duplicate, forbidden, go_str_slice, invalid, not_supported, required
 from kwhatif.config.types import (
     API_VERSION,
     BALANCED_ALLOCATION,
@@ -432,7 +432,7 @@ def _validate_invalid_plugins(path: str, d: ProfileDraft, errs: list[ConfigError
 
 
 def validate_configuration(cfg: Mapping[str, Any], drafts: list[ProfileDraft], version: SchedulerVersion) -> None:
-    """ValidateKubeSchedulerConfiguration, after defaulting; raises the first error."""
+    """ValidateKubeSchedulerConfiguration, after defaulting; raises the aggregate of its errors."""
     errs: list[ConfigError] = []
     burst = (cfg.get("clientConnection") or {}).get("burst", 100) or 100
     if burst < 0:
@@ -484,44 +484,67 @@ def validate_configuration(cfg: Mapping[str, Any], drafts: list[ProfileDraft], v
         )
     _validate_extenders(cfg.get("extenders") or [], errs)
     if errs:
-        raise errs[0]
+        raise aggregate(errs)
 
 
 # --- NodeResourcesFit, at construction ---------------------------------------------------------
 
 
-def validate_node_resources_fit_args(
-    args: NodeResourcesFitArgs, shape_order_detail: str = "utilization values must be sorted in increasing order"
-) -> None:
-    """What NewFit checks of its args (the release's wording of the shape-order error is
-    ``shape_order_detail``); raises the first error, paths relative to the args."""
+_SHAPE_ORDER = "utilization values must be sorted in increasing order"
+
+
+def node_resources_fit_args_errors(
+    args: NodeResourcesFitArgs, shape_order_detail: str = _SHAPE_ORDER
+) -> list[ConfigError]:
+    """ValidateNodeResourcesFitArgs: every error, in upstream's order, paths relative to the args
+    (the release's wording of the shape-order error is ``shape_order_detail``)."""
+    errs: list[ConfigError] = []
+    for i, res in enumerate(args.ignored_resources):
+        _validate_label_name(f"ignoredResources[{i}]", res, errs)
     for i, g in enumerate(args.ignored_resource_groups):
         if "/" in g:
-            raise invalid(f"ignoredResourceGroups[{i}]", g, "resource group name can't contain '/'")
+            errs.append(invalid(f"ignoredResourceGroups[{i}]", g, "resource group name can't contain '/'"))
+        _validate_label_name(f"ignoredResourceGroups[{i}]", g, errs)
     ss = args.scoring_strategy
     if ss.type not in SCORING_STRATEGIES:
-        raise not_supported("scoringStrategy.type", ss.type, SCORING_STRATEGIES)
+        errs.append(not_supported("scoringStrategy.type", ss.type, SCORING_STRATEGIES))
     for i, r in enumerate(ss.resources):
         if r.weight <= 0 or r.weight > 100:
-            raise invalid(
-                f"scoringStrategy.resources[{i}].weight",
-                r.weight,
-                f"resource weight of {r.name} not in valid range (0, 100]",
+            errs.append(
+                invalid(
+                    f"scoringStrategy.resources[{i}].weight",
+                    r.weight,
+                    f"resource weight of {r.name} not in valid range (0, 100]",
+                )
             )
     rtcr = ss.requested_to_capacity_ratio
     if rtcr is not None:
         shape = rtcr.shape
         if not shape:
-            raise required("scoringStrategy.shape", "at least one point must be specified")
+            errs.append(required("scoringStrategy.shape", "at least one point must be specified"))
         for i in range(1, len(shape)):
             if shape[i - 1].utilization >= shape[i].utilization:
-                raise invalid(f"scoringStrategy.shape[{i}].utilization", shape[i].utilization, shape_order_detail)
+                errs.append(
+                    invalid(f"scoringStrategy.shape[{i}].utilization", shape[i].utilization, shape_order_detail)
+                )
+                break
         for i, p in enumerate(shape):
             if not 0 <= p.utilization <= 100:
-                raise invalid(f"scoringStrategy.shape[{i}].utilization", p.utilization, "not in valid range [0, 100]")
+                errs.append(
+                    invalid(f"scoringStrategy.shape[{i}].utilization", p.utilization, "not in valid range [0, 100]")
+                )
             if not 0 <= p.score <= MAX_CUSTOM_PRIORITY_SCORE:
-                raise invalid(f"scoringStrategy.shape[{i}].score", p.score, "not in valid range [0, 10]")
-    elif ss.type == REQUESTED_TO_CAPACITY_RATIO:
+                errs.append(invalid(f"scoringStrategy.shape[{i}].score", p.score, "not in valid range [0, 10]"))
+    return errs
+
+
+def validate_node_resources_fit_args(args: NodeResourcesFitArgs, shape_order_detail: str = _SHAPE_ORDER) -> None:
+    """What NewFit checks of its args: raises the aggregate of their errors."""
+    errs = node_resources_fit_args_errors(args, shape_order_detail)
+    if errs:
+        raise aggregate(errs)
+    ss = args.scoring_strategy
+    if ss.requested_to_capacity_ratio is None and ss.type == REQUESTED_TO_CAPACITY_RATIO:
         # Upstream validation lets this through and kube-scheduler then dies on a nil pointer.
         raise required(
             "scoringStrategy.requestedToCapacityRatio",

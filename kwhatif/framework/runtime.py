@@ -245,8 +245,10 @@ class Framework:
             try:
                 self.plugins[name] = fac(prof.plugin_config.get(name), self)
             except ConfigError as e:
+                # frameworkImpl wraps the constructor's error whole: its field path comes after the
+                # plugin's name, as upstream prints it
                 raise ConfigError(
-                    f'initializing plugin "{name}": {e.message}', obj=f'profile "{self.profile_name}"', field=e.field
+                    f'initializing plugin "{name}": {e.render()}', obj=f'profile "{self.profile_name}"'
                 ) from None
         multi = prof.plugins.get("multiPoint")
         for point in _BUILD_ORDER:

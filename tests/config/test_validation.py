@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from kwhatif.api.names import is_qualified_name
-from kwhatif.config.types import ScoringStrategy
+from kwhatif.config.types import (
+    NodeResourcesFitArgs,
+    RequestedToCapacityRatioParam,
+    ResourceSpec,
+    ScoringStrategy,
+    UtilizationShapePoint,
+)
+from kwhatif.config.validation import node_resources_fit_args_errors, validate_node_resources_fit_args
 from kwhatif.errors import ConfigError
 
 from .util import CPU_MEMORY, HEADER, framework, parse, raises
@@ -34,6 +41,148 @@ def test_rtcr_without_shape_passes_configuration() -> None:
     )
     with pytest.raises(ConfigError):
         framework(prof)
+
+
+def _fit(
+    ignored: tuple[str, ...] = (),
+    groups: tuple[str, ...] = (),
+    type_: str = "LeastAllocated",
+    weights: tuple[int, ...] = (1, 1),
+    shape: tuple[tuple[int, int], ...] | None = None,
+) -> NodeResourcesFitArgs:
+    names = ("cpu", "memory", "example.com/gpu")
+    rtcr = (
+        None if shape is None else RequestedToCapacityRatioParam(tuple(UtilizationShapePoint(u, s) for u, s in shape))
+    )
+    resources = tuple(ResourceSpec(names[i], w) for i, w in enumerate(weights))
+    return NodeResourcesFitArgs(ignored, groups, ScoringStrategy(type_, resources, rtcr))
+
+
+# TestValidateFitArgs, TestValidate{LeastAllocated,MostAllocated,RequestedToCapacityRatio}ScoringStrategy
+# (validation_pluginargs_test.go): every error ValidateNodeResourcesFitArgs finds, by field, in order.
+@pytest.mark.parametrize(
+    "args,fields",
+    [
+        pytest.param(_fit(ignored=("longvalue" + "a" * 64,)), ["ignoredResources[0]"], id="ignored-too-long"),
+        pytest.param(
+            # IsQualifiedName: an empty name part is both empty and unmatched by the pattern
+            _fit(ignored=("example.com/",)),
+            ["ignoredResources[0]", "ignoredResources[0]"],
+            id="ignored-name-empty",
+        ),
+        pytest.param(_fit(ignored=("example.com/aaa/bbb",)), ["ignoredResources[0]"], id="ignored-two-slashes"),
+        pytest.param(_fit(ignored=("example.com",)), [], id="ignored-valid"),
+        pytest.param(_fit(groups=("example.com",)), [], id="groups-valid"),
+        pytest.param(_fit(groups=("example.com/",)), ["ignoredResourceGroups[0]"] * 3, id="groups-slash"),
+        pytest.param(_fit(groups=("a" * 64,)), ["ignoredResourceGroups[0]"], id="groups-too-long"),
+        pytest.param(_fit(groups=("example.com/aa",)), ["ignoredResourceGroups[0]"], id="groups-contain-slash"),
+        pytest.param(_fit(weights=(1, 10)), [], id="least-valid"),
+        pytest.param(_fit(weights=(0,)), ["scoringStrategy.resources[0].weight"], id="least-weight-below"),
+        pytest.param(_fit(weights=(101,)), ["scoringStrategy.resources[0].weight"], id="least-weight-above"),
+        pytest.param(
+            _fit(weights=(0, 101)),
+            ["scoringStrategy.resources[0].weight", "scoringStrategy.resources[1].weight"],
+            id="least-multi-invalid",
+        ),
+        pytest.param(
+            _fit(type_="MostAllocated", weights=(0, 101)),
+            ["scoringStrategy.resources[0].weight", "scoringStrategy.resources[1].weight"],
+            id="most-multi-invalid",
+        ),
+        pytest.param(_fit(type_="RequestedToCapacityRatio", shape=()), ["scoringStrategy.shape"], id="rtcr-no-shape"),
+        pytest.param(
+            _fit(type_="RequestedToCapacityRatio", weights=(101,), shape=((30, 3),)),
+            ["scoringStrategy.resources[0].weight"],
+            id="rtcr-weight-above",
+        ),
+        pytest.param(_fit(type_="RequestedToCapacityRatio", shape=((30, 3),)), [], id="rtcr-valid"),
+        pytest.param(
+            _fit(type_="RequestedToCapacityRatio", shape=((-1, 3),)),
+            ["scoringStrategy.shape[0].utilization"],
+            id="rtcr-utilization-below",
+        ),
+        pytest.param(
+            _fit(type_="RequestedToCapacityRatio", shape=((10, 3), (10, 3))),
+            ["scoringStrategy.shape[1].utilization"],
+            id="rtcr-duplicated-utilization",
+        ),
+        pytest.param(
+            _fit(type_="RequestedToCapacityRatio", shape=((10, 3), (20, 3), (15, 3))),
+            ["scoringStrategy.shape[2].utilization"],
+            id="rtcr-non-increasing",
+        ),
+        pytest.param(
+            _fit(type_="RequestedToCapacityRatio", shape=((10, -1),)),
+            ["scoringStrategy.shape[0].score"],
+            id="rtcr-score-below",
+        ),
+        pytest.param(
+            # ValidateVolumeBindingArgs's four-point case, through the same shape check
+            _fit(type_="RequestedToCapacityRatio", shape=((-1, 1), (10, -1), (20, 11), (101, 1))),
+            [
+                "scoringStrategy.shape[0].utilization",
+                "scoringStrategy.shape[1].score",
+                "scoringStrategy.shape[2].score",
+                "scoringStrategy.shape[3].utilization",
+            ],
+            id="rtcr-every-point-error",
+        ),
+        pytest.param(
+            _fit(type_="Foo", weights=(500,), groups=("a/b",)),
+            ["ignoredResourceGroups[0]", "scoringStrategy.type", "scoringStrategy.resources[0].weight"],
+            id="all-kinds-in-upstream-order",
+        ),
+    ],
+)
+def test_fit_args_errors(args: NodeResourcesFitArgs, fields: list[str]) -> None:
+    assert [e.field for e in node_resources_fit_args_errors(args)] == fields
+    if fields:
+        with pytest.raises(ConfigError):
+            validate_node_resources_fit_args(args)
+    else:
+        validate_node_resources_fit_args(args)
+
+
+def test_fit_args_aggregate_text() -> None:
+    with pytest.raises(ConfigError) as ei:
+        validate_node_resources_fit_args(_fit(weights=(0, 101)))
+    assert str(ei.value) == (
+        "[scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu not in valid range (0, 100], "
+        "scoringStrategy.resources[1].weight: Invalid value: 101: resource weight of memory not in valid range (0, 100]]"
+    )
+
+
+def test_constructor_error_names_the_plugin_before_the_field() -> None:
+    # frameworkImpl: initializing plugin "NodeResourcesFit": <the constructor's error, field first>
+    prof = parse(
+        "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n"
+        "    args: {scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, weight: 101}]}}\n"
+    ).profiles[0]
+    with pytest.raises(ConfigError) as ei:
+        framework(prof)
+    assert str(ei.value) == (
+        'profile "default-scheduler": initializing plugin "NodeResourcesFit": scoringStrategy.resources[0].weight: '
+        "Invalid value: 101: resource weight of cpu not in valid range (0, 100]"
+    )
+
+
+def test_configuration_errors_are_aggregated_in_order() -> None:
+    # ValidateKubeSchedulerConfiguration: Flatten(NewAggregate(errs)), errors in the order checked
+    err = raises(HEADER + 'parallelism: 0\nprofiles:\n- schedulerName: ""\n  percentageOfNodesToScore: 200\n')
+    assert err.field is None
+    assert str(err) == (
+        "sched.yaml: [parallelism: Invalid value: 0: should be an integer value greater than zero, "
+        "profiles[0].schedulerName: Required value, "
+        "profiles[0].percentageOfNodesToScore: Invalid value: 200: not in valid range [0-100]]"
+    )
+
+
+def test_repeated_errors_print_once() -> None:
+    # the aggregate prints each message once, in the order first seen
+    from kwhatif.config.errors import aggregate, required
+
+    assert str(aggregate([required("a"), required("a")])) == "a: Required value"
+    assert str(aggregate([required("a"), required("b"), required("a")])) == "[a: Required value, b: Required value]"
 
 
 # --- validation (ValidateKubeSchedulerConfiguration) --------------------------------------------
@@ -190,8 +339,11 @@ def na_expr(expr: str) -> str:
         ),
         pytest.param(
             args("DefaultPreemption", "{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}"),
-            f"{PC}.minCandidateNodesPercentage",
-            "Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute",
+            None,
+            # both errors, aggregated as upstream prints them
+            f"[{PC}.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+            f"minCandidateNodesAbsolute, {PC}.minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at "
+            "the same time as minCandidateNodesPercentage]",
             id="preemption-both-zero",
         ),
         pytest.param(
@@ -409,10 +561,10 @@ def na_expr(expr: str) -> str:
         ),
     ],
 )
-def test_validation_errors(body: str, field: str, message: str) -> None:
+def test_validation_errors(body: str, field: str | None, message: str) -> None:
     err = raises(HEADER + body)
     assert (err.field, err.message) == (field, message)
-    assert str(err) == f"sched.yaml: {field}: {message}"
+    assert str(err) == (f"sched.yaml: {field}: {message}" if field else f"sched.yaml: {message}")
     assert "\n" not in str(err)
 
 
