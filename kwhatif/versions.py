@@ -212,6 +212,14 @@ class Behaviour:
     # field.Error prints a value that is not a number, bool or string as encoding/json's text of
     # it (1.34+), where it printed fmt's %#v (or its String())
     field_error_values_as_json: bool = False
+    # The structured allocator's resource pool rules, named by the minor release that set them:
+    # 31 uses every pool (incomplete ones too) and knows no invalid pools; 32 fails the pod when
+    # a device it would take is in an invalid pool (duplicate device names); 33 fails it when the
+    # search reaches an invalid pool; 34 as 33, its experimental allocator (DRADeviceBindingConditions,
+    # DRAResourceClaimDeviceStatus or DRAConsumableCapacity) trying slices and pools with binding
+    # conditions last; 35 skips incomplete and invalid pools (an invalid one fails only the node)
+    # and judges completeness over the whole pool; 36 tries a pool's slices in name order.
+    dra_pool_rules: int = 31
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +314,24 @@ CHANGES: tuple[Change, ...] = (
         plugins=("NodeResourcesBalancedAllocation", "NodeResourcesFit"),
     ),
     Change(
+        ("1.32.0",),
+        (),
+        "DRA: a resource pool with duplicate device names is invalid; allocating one of its devices fails the pod",
+        {"dra_pool_rules": 32},
+        "openshift-kni/scheduler-plugins v1.32.5 vendor/k8s.io/dynamic-resource-allocation/structured/pools.go, "
+        "allocator.go (absent from v1.31.8)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.33.0",),
+        (),
+        "DRA: the device search fails the pod as soon as it reaches an invalid resource pool",
+        {"dra_pool_rules": 33},
+        "openshift-kni/scheduler-plugins v1.33.3 vendor/k8s.io/dynamic-resource-allocation/structured/allocator.go "
+        "(allocateOne)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
         ("1.33.0",),
         (130260,),
         "NodeResourcesBalancedAllocation skips best-effort pods (PreScore Skip)",
@@ -382,12 +408,31 @@ CHANGES: tuple[Change, ...] = (
         plugins=("DynamicResources",),
     ),
     Change(
+        ("1.34.0",),
+        (),
+        "DRA: the experimental allocator tries ResourceSlices and pools with binding conditions last",
+        {"dra_pool_rules": 34},
+        "openshift-kni/scheduler-plugins v1.34.7 vendor/k8s.io/dynamic-resource-allocation/structured/internal/"
+        "experimental/pools_experimental.go",
+        plugins=("DynamicResources",),
+    ),
+    Change(
         ("1.34.2", "1.35.0"),
         (134740, 135023),
         "TaintToleration's reason no longer names the taint",
         {"taint_reason": "node(s) had untolerated taint(s)"},
         f"{_VENDOR} v1.34.7 and v1.35.7 tainttoleration/taint_toleration.go; CHANGELOG-1.34 (1.34.2)",
         plugins=("TaintToleration",),
+    ),
+    Change(
+        ("1.35.0",),
+        (),
+        "DRA: incomplete and invalid resource pools are skipped (an invalid one fails only the node: "
+        '"invalid resource pools were encountered"); completeness counts the pool\'s slices on every node',
+        {"dra_pool_rules": 35},
+        "openshift-kni/scheduler-plugins v1.35.7 vendor/k8s.io/dynamic-resource-allocation/structured/internal/"
+        "stable (allocator_stable.go, pools_stable.go)",
+        plugins=("DynamicResources",),
     ),
     Change(
         ("1.35.0",),
@@ -421,6 +466,15 @@ CHANGES: tuple[Change, ...] = (
         {"dynamic_resources_score_weight": 2, "dynamic_resources_binding_timeout": True},
         f"{_VENDOR} v1.35.7 apis/config/v1/default_plugins.go, dynamicresources.go",
         plugins=("DynamicResources", "config"),
+    ),
+    Change(
+        ("1.36.0",),
+        (),
+        "DRA: a pool's ResourceSlices are tried in name order and pools in driver and pool name order",
+        {"dra_pool_rules": 36},
+        "openshift/kubernetes-autoscaler 70920d3c (v1.36.2) cluster-autoscaler/vendor/k8s.io/dynamic-resource-allocation/structured/internal/"
+        "incubating/pools_incubating.go (buildPool, GatherPools)",
+        plugins=("DynamicResources",),
     ),
     Change(
         ("1.36.0",),

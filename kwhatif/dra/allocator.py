@@ -118,9 +118,21 @@ class SliceIndex:
         return self.by_node.get(node.name, []) + self.other
 
 
+def _has_binding_conditions(s: ResourceSlice) -> bool:
+    return any(d.binding_conditions for d in s.devices)
+
+
 def gather_pools(index: SliceIndex, node: Node, features: Features) -> list[Pool]:
-    """GatherPools: the pools with devices reachable from the node, with their completeness."""
+    """GatherPools: the pools with devices reachable from the node, with their completeness, in
+    the order the search tries them.
+
+    Upstream's pools come from a Go map and its slices from the informer's lister, both in random
+    order (until 1.36 sorts them by name); kwhatif takes pools in driver and pool name order and a
+    pool's slices in name order, keeping the order upstream imposes: with ``binding_conditions_last``
+    pools with binding conditions go after the others, and in 1.34 and 1.35 so do such slices
+    within a pool."""
     pools: dict[tuple[str, str], list[ResourceSlice]] = {}
+    slices_last = features.binding_conditions_last and features.pool_rules < 36
 
     def add(s: ResourceSlice) -> None:
         key = (s.driver, s.pool)
@@ -146,20 +158,30 @@ def gather_pools(index: SliceIndex, node: Node, features: Features) -> list[Pool
             if any(node_matches(node, d.node_name, d.all_nodes, d.node_selector) for d in s.devices):
                 add(s)
         # else: some future kind of node selection; ignored
-    result = []
+    result: list[Pool] = []
+    with_binding: list[Pool] = []
     for (driver, pool_name), slices in sorted(pools.items()):
+        slices.sort(key=lambda sl: (slices_last and _has_binding_conditions(sl), sl.name))
         count = slices[0].resource_slice_count
-        if len(slices) == count:
-            result.append(_build_pool(driver, pool_name, slices, features, None))
-            continue
-        obsolete, all_slices = _check_slices_in_pool(index, driver, pool_name, slices[0].generation)
-        if obsolete:
-            continue
-        if len(all_slices) != count:
-            result.append(Pool(driver, pool_name, incomplete=True))
-            continue
-        result.append(_build_pool(driver, pool_name, slices, features, all_slices))
-    return result
+        if not features.skips_unusable_pools:
+            # until 1.34: complete when the node's slices are all there; every pool is searched
+            pool = _build_pool(driver, pool_name, slices, features, None)
+            pool.incomplete = len(slices) != count
+        elif len(slices) == count:
+            pool = _build_pool(driver, pool_name, slices, features, None)
+        else:
+            obsolete, all_slices = _check_slices_in_pool(index, driver, pool_name, slices[0].generation)
+            if obsolete:
+                continue
+            if len(all_slices) != count:
+                result.append(Pool(driver, pool_name, incomplete=True))
+                continue
+            pool = _build_pool(driver, pool_name, slices, features, all_slices)
+        if features.binding_conditions_last and any(_has_binding_conditions(sl) for sl in pool.slices):
+            with_binding.append(pool)
+        else:
+            result.append(pool)
+    return result + with_binding
 
 
 def _check_slices_in_pool(
@@ -183,10 +205,13 @@ def _build_pool(
     else:
         device_slices, counter_slices = slices, []
     seen: set[str] = set()
-    for s in device_slices:
+    for s in device_slices if features.pool_rules >= 32 else ():
         for d in s.devices:
             if d.name in seen:
-                return Pool(driver, pool_name, invalid=True, invalid_reason=f"duplicate device name {d.name}")
+                pool = Pool(driver, pool_name, invalid=True, invalid_reason=f"duplicate device name {d.name}")
+                if not features.skips_unusable_pools:
+                    pool.slices = device_slices  # searched until 1.35, which fails on meeting it
+                return pool
             seen.add(d.name)
     if not features.partitionable_devices:
         return Pool(driver, pool_name, slices=device_slices)
@@ -542,7 +567,7 @@ class _Run:
         except _MaxSizeExceeded:
             raise AllocationError("allocation max size exceeded") from None
         if not done:
-            for pool in self.pools:
+            for pool in self.pools if self.features.skips_unusable_pools else ():
                 if pool.invalid:
                     raise NodeAllocationError("invalid resource pools were encountered")
             return None
@@ -647,8 +672,12 @@ class _Run:
             if not done:
                 undo()
             return done
+        rules = self.features.pool_rules
         for pool in self.pools:
-            if pool.incomplete or pool.invalid:
+            if pool.invalid and 33 <= rules < 35:
+                # it is not safe to allocate from an invalid pool: the pod fails
+                raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
+            if rules >= 35 and (pool.incomplete or pool.invalid):
                 continue
             for s in pool.slices:
                 for d in s.devices:
@@ -660,6 +689,8 @@ class _Run:
                         continue
                     if not self._selectable((ci, ri, si), data, s, d):
                         continue
+                    if pool.invalid and rules == 32:
+                        raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
                     if self.features.consumable_capacity and not self._capacity_fits(request, did, d):
                         continue
                     undo = self._allocate_device(ci, ri, si, _Candidate(did, d, s, pool), must=False)

@@ -104,7 +104,7 @@ def diagnose(
     features = alloc.features
     pools = gather_pools(alloc.slices, node, features)
     lines: list[str] = []
-    for p in pools:
+    for p in pools if features.skips_unusable_pools else ():
         if p.incomplete:
             lines.append(f"resource pool {p.pool_id} is incomplete (not all of its ResourceSlices are there)")
         elif p.invalid:
@@ -127,7 +127,7 @@ def diagnose(
                 )
                 counts.append(rc)
                 for pool in pools:
-                    if pool.incomplete or pool.invalid:
+                    if features.skips_unusable_pools and (pool.incomplete or pool.invalid):
                         continue
                     for s in pool.slices:
                         for d in s.devices:

@@ -25,9 +25,30 @@ class Features:
     extended_resource: bool = False  # DRAExtendedResource
     # not a gate: the release's DynamicResources is also a Score plugin (1.35 and later)
     scores: bool = False
+    # not a gate: the release's resource pool rules (Behaviour.dra_pool_rules)
+    pool_rules: int = 36
+    # not a gate: upstream's allocator for these features is one that tries slices and pools with
+    # binding conditions after the others (its experimental one, and from 1.36 its incubating one)
+    binding_conditions_last: bool = False
+
+    @property
+    def skips_unusable_pools(self) -> bool:
+        """Incomplete and invalid pools offer no devices (1.35+); before, every pool does, and an
+        invalid one fails the pod when the search meets it (1.32-1.34)."""
+        return self.pool_rules >= 35
 
     @classmethod
-    def from_gates(cls, gates: Mapping[str, bool], scores: bool = True) -> Features:
+    def from_gates(cls, gates: Mapping[str, bool], scores: bool = True, pool_rules: int = 36) -> Features:
+        binding = gates.get("DRADeviceBindingConditions", False)
+        status = gates.get("DRAResourceClaimDeviceStatus", False)
+        capacity = gates.get("DRAConsumableCapacity", False)
+        if pool_rules >= 35:
+            # structured.NewAllocator: the first allocator supporting every feature in use
+            binding_last = (binding and status) or capacity
+        else:
+            # v1.34's experimental allocator alone supports DeviceBinding, DeviceStatus and
+            # ConsumableCapacity (separate features there); earlier releases know no binding conditions
+            binding_last = pool_rules >= 34 and (binding or status or capacity)
         return cls(
             enabled=gates.get("DynamicResourceAllocation", False),
             admin_access=gates.get("DRAAdminAccess", False),
@@ -39,12 +60,17 @@ class Features:
             and gates.get("DRAResourceClaimDeviceStatus", False),
             extended_resource=gates.get("DRAExtendedResource", False),
             scores=scores,
+            pool_rules=pool_rules,
+            binding_conditions_last=binding_last,
         )
 
 
 def for_version(version: versions.SchedulerVersion) -> Features:
     """The feature set of a release: its gate defaults, and whether its DynamicResources scores."""
-    return Features.from_gates(version.gates, scores=version.behaviour.dynamic_resources_score_weight is not None)
+    b = version.behaviour
+    return Features.from_gates(
+        version.gates, scores=b.dynamic_resources_score_weight is not None, pool_rules=b.dra_pool_rules
+    )
 
 
 def for_release(text: str) -> Features:
@@ -67,4 +93,5 @@ ALL = Features(
     device_taints=True,
     consumable_capacity=True,
     device_binding_and_status=True,
+    binding_conditions_last=True,
 )

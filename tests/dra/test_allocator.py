@@ -870,3 +870,155 @@ def test_allocate(case: Case) -> None:
             assert a.node_selector is not None
             assert a.node_selector.matches({"region": REGION1}, "any")
             assert not a.node_selector.matches({"region": REGION2}, "any")
+
+
+# --- resource pool rules by release (Behaviour.dra_pool_rules) --------------------------------
+# upstream's "duplicate-slice" case (allocator_testing.go): two slices of one pool publish the same
+# device. v1.31.8 knows no invalid pools; v1.32.5-v1.34.7 fail the pod ("pool %s is invalid: %s"
+# from allocateOne); from v1.35.7 the pool is skipped and only the node fails.
+
+DUPLICATE = [
+    slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1)),
+    slice_("slice-1-2", NODE1, (POOL1, 2), DRIVER_A, device(DEV1)),
+]
+INVALID = "pool pool-1 is invalid: duplicate device name device-1"
+
+
+def _rules(n: int, **extra: Any) -> Features:
+    return Features(pool_rules=n, **extra)
+
+
+POOL_RULE_CASES = [
+    *(
+        pytest.param(
+            Case(
+                features=_rules(n),
+                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=DUPLICATE,
+                results=[local((REQ0, DRIVER_A, POOL1, DEV1))] if n == 31 else None,
+                error=INVALID if 32 <= n <= 34 else "",
+                node_error="invalid resource pools were encountered" if n >= 35 else "",
+            ),
+            id=f"duplicate-slice-{n}",
+        )
+        for n in (31, 32, 33, 34, 35, 36)
+    ),
+    *(
+        pytest.param(
+            # until 1.34 an incomplete pool still offers its devices to a counted request
+            Case(
+                features=_rules(n),
+                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=[one_device(SLICE1, NODE1, (POOL1, 2), DRIVER_A)],
+                results=[local((REQ0, DRIVER_A, POOL1, DEV1))] if n <= 34 else None,
+            ),
+            id=f"incomplete-pool-exact-count-{n}",
+        )
+        for n in (31, 34, 35, 36)
+    ),
+    *(
+        pytest.param(
+            # the valid pool comes first and satisfies the claim: the invalid one is never reached
+            Case(
+                features=_rules(n),
+                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=[
+                    one_device(SLICE1, NODE1, "pool-0", DRIVER_A),
+                    *DUPLICATE,
+                ],
+                results=[local((REQ0, DRIVER_A, "pool-0", DEV1))],
+            ),
+            id=f"invalid-pool-not-reached-{n}",
+        )
+        for n in (32, 33, 34, 35)
+    ),
+    *(
+        pytest.param(
+            # a second device is needed; the invalid pool's devices are all in use. v1.32.5 fails
+            # only on a device it would take, v1.33.3 on reaching the pool
+            Case(
+                features=_rules(n),
+                claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=[one_device(SLICE1, NODE1, "pool-0", DRIVER_A), *DUPLICATE],
+                allocated=[(DRIVER_A, POOL1, DEV1)],
+                error=INVALID if n in (33, 34) else "",
+                node_error="invalid resource pools were encountered" if n >= 35 else "",
+            ),
+            id=f"invalid-pool-devices-in-use-{n}",
+        )
+        for n in (32, 33, 34, 35)
+    ),
+    *(
+        pytest.param(
+            # slices are tried in name order, whatever order the cluster listed them in (1.36's
+            # sortSlicesByName; a random order before, of which this is one)
+            Case(
+                features=_rules(n),
+                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=[
+                    slice_("slice-b", NODE1, (POOL1, 2), DRIVER_A, device("dev-b")),
+                    slice_("slice-a", NODE1, (POOL1, 2), DRIVER_A, device("dev-a")),
+                ],
+                results=[local((REQ0, DRIVER_A, POOL1, "dev-a"))],
+            ),
+            id=f"slices-in-name-order-{n}",
+        )
+        for n in (34, 35, 36)
+    ),
+    pytest.param(
+        # a pool with binding conditions is tried after the others (experimental and 1.36's
+        # incubating allocators)
+        Case(
+            features=_rules(36, device_binding_and_status=True, binding_conditions_last=True),
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
+                one_device(SLICE2, NODE1, POOL2, DRIVER_A),
+            ],
+            results=[local((REQ0, DRIVER_A, POOL2, DEV1))],
+        ),
+        id="binding-pool-last",
+    ),
+    pytest.param(
+        Case(
+            features=_rules(36, device_binding_and_status=True),
+            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            slices=[
+                slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
+                one_device(SLICE2, NODE1, POOL2, DRIVER_A),
+            ],
+            results=[local((REQ0, DRIVER_A, POOL1, DEV1))],
+        ),
+        id="binding-pool-in-name-order-when-not-last",
+    ),
+    *(
+        pytest.param(
+            # within a pool, 1.34's and 1.35's experimental allocator puts slices with binding
+            # conditions last; 1.36 orders them by name only
+            Case(
+                features=_rules(n, device_binding_and_status=True, binding_conditions_last=True),
+                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+                classes=[cls(CLASS_A, DRIVER_A)],
+                slices=[
+                    slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
+                    slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, device(DEV2)),
+                ],
+                results=[local((REQ0, DRIVER_A, POOL1, DEV2 if n < 36 else DEV1))],
+            ),
+            id=f"binding-slice-order-{n}",
+        )
+        for n in (34, 35, 36)
+    ),
+]
+
+
+@pytest.mark.parametrize("case", POOL_RULE_CASES)
+def test_pool_rules(case: Case) -> None:
+    test_allocate(case)

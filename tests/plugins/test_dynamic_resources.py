@@ -6,6 +6,7 @@ templates, explanations, hints."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -675,24 +676,33 @@ def test_release_1_34_does_not_score() -> None:
     case = Case(pod_with_claim_name(), [PENDING, device_class(), node_slice(NODE)], features=F.for_release("1.34"))
     plugin, _, _ = setup(case)
     assert not isinstance(plugin, dr.DynamicResourcesScoring)
-    assert F.for_release("1.33") == F.DISABLED
+    # 1.33: every DRA feature off; only its pool rules differ from the newest release's
+    assert F.for_release("1.33").pool_rules == 33
+    assert dataclasses.replace(F.for_release("1.33"), pool_rules=36) == F.DISABLED
     assert (
         F.for_release("1.35").scores and F.for_release("1.35").prioritized_list and F.for_release("1.35").admin_access
     )
 
 
-def _on(*names: str, scores: bool = True) -> F.Features:
-    return F.Features(enabled=True, scores=scores, **{n: True for n in names})
+def _on(*names: str, scores: bool = True, rules: int = 36, binding_last: bool = False) -> F.Features:
+    return F.Features(
+        enabled=True, scores=scores, pool_rules=rules, binding_conditions_last=binding_last, **{n: True for n in names}
+    )
 
 
 @pytest.mark.parametrize(
     "release,want",
     [
-        pytest.param("1.30", F.DISABLED, id="1.30-off"),
-        pytest.param("1.32", F.DISABLED, id="1.32-beta-off"),
-        pytest.param("1.33", F.DISABLED, id="1.33-off"),
-        pytest.param("1.34", _on("admin_access", "prioritized_list", scores=False), id="1.34-ga"),
-        pytest.param("1.35.7", _on("admin_access", "prioritized_list"), id="1.35-scores"),
+        pytest.param("1.30", dataclasses.replace(F.DISABLED, pool_rules=31), id="1.30-off"),
+        pytest.param("1.32", dataclasses.replace(F.DISABLED, pool_rules=32), id="1.32-beta-off"),
+        pytest.param("1.33", dataclasses.replace(F.DISABLED, pool_rules=33), id="1.33-off"),
+        pytest.param(
+            # DRAResourceClaimDeviceStatus (beta, on) selects v1.34's experimental allocator
+            "1.34",
+            _on("admin_access", "prioritized_list", scores=False, rules=34, binding_last=True),
+            id="1.34-ga",
+        ),
+        pytest.param("1.35.7", _on("admin_access", "prioritized_list", rules=35), id="1.35-scores"),
         pytest.param(
             "1.36",
             _on(
@@ -703,6 +713,7 @@ def _on(*names: str, scores: bool = True) -> F.Features:
                 "consumable_capacity",
                 "device_binding_and_status",
                 "extended_resource",
+                binding_last=True,
             ),
             id="1.36-betas-on",
         ),
@@ -716,6 +727,7 @@ def _on(*names: str, scores: bool = True) -> F.Features:
                 "consumable_capacity",
                 "device_binding_and_status",
                 "extended_resource",
+                binding_last=True,
             ),
             id="1.37",
         ),
