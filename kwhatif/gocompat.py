@@ -119,9 +119,45 @@ def format_float32_g(x: float) -> str:
     return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
+_GO_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    '"': '\\"',
+}
+
+
 def go_quote(s: str) -> str:
-    """strconv.Quote (fmt's %q) for the strings kube-scheduler's messages quote."""
-    return json.dumps(s, ensure_ascii=False)
+    """strconv.Quote (fmt's %q): printable characters as they are (Python's isprintable() is Go's
+    unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space), the
+    usual escapes, other control characters as \\xNN, other characters as \\uXXXX or \\UXXXXXXXX;
+    a lone surrogate (invalid UTF-8 in Go) as U+FFFD."""
+    if s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'
+    out = ['"']
+    for ch in s:
+        esc = _GO_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            c = ord(ch)
+            if c < 0x20 or c == 0x7F:
+                out.append(f"\\x{c:02x}")
+            elif 0xD800 <= c <= 0xDFFF:
+                out.append("\ufffd")  # Go's JSON decoder made it U+FFFD, which prints as itself
+            elif c < 0x10000:
+                out.append(f"\\u{c:04x}")
+            else:
+                out.append(f"\\U{c:08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def go_json_string(s: str) -> str:

@@ -188,6 +188,14 @@ def test_format_go_duration(ns: int, text: str) -> None:
         pytest.param('a"b', '"a\\"b"', id="quote"),
         pytest.param("a\\b", '"a\\\\b"', id="backslash"),
         pytest.param("a\nb", '"a\\nb"', id="newline"),
+        # strconv.Quote's own escapes, then \xNN for other control characters and \uXXXX or
+        # \UXXXXXXXX for what unicode.IsPrint refuses; printable characters beyond ASCII stay
+        pytest.param("\a\b\f\r\t\v", '"\\a\\b\\f\\r\\t\\v"', id="escapes"),
+        pytest.param("evil\x1b]0;t", '"evil\\x1b]0;t"', id="escape-character"),
+        pytest.param("\x00\x7f", '"\\x00\\x7f"', id="nul-and-delete"),
+        pytest.param("caf\u00e9 \u65e5\U0001f600", '"caf\u00e9 \u65e5\U0001f600"', id="printable-unicode"),
+        pytest.param("\x9b\u00a0\u2028\u200b", '"\\u009b\\u00a0\\u2028\\u200b"', id="unprintable-unicode"),
+        pytest.param("\U000e0001", '"\\U000e0001"', id="astral-format-character"),
     ],
 )
 def test_go_quote(s: str, want: str) -> None:

@@ -14,13 +14,15 @@ from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.errors import FieldError
+from kwhatif.gocompat import go_quote
 
 Dict = Mapping[str, Any]
 
 
 def render_value(value: object) -> str:
+    """A field's value as field.Invalid prints it: a string as fmt's %q."""
     if isinstance(value, str):
-        return json.dumps(value)
+        return go_quote(value)
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)
     if value is None:

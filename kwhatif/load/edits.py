@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from kwhatif.api import parse
+from kwhatif.api.names import is_dns1123_subdomain, is_valid_label_value
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.files import Limits, read_path
@@ -61,6 +62,16 @@ def add_nodes(state: ClusterState, specs: tuple[str, ...] | list[str], limits: L
             while f"{template.name}-{i}" in state.nodes:
                 i += 1
             name = f"{template.name}-{i}"
+            # the clone must be a node the API server would take: its name, and its name as the
+            # hostname label's value
+            problems = is_dns1123_subdomain(name) + is_valid_label_value(name)
+            if problems:
+                raise InputError(
+                    f"clone name {name!r} is not a valid node name and hostname label: {problems[0]}",
+                    source=doc.source,
+                    obj=doc.describe(),
+                    field="--add-node",
+                )
             labels: dict[str, Any] = dict(template.labels)
             labels[HOSTNAME_LABEL] = name
             node = dataclasses.replace(template, name=name, uid="", labels=labels, source=f"{doc.source} (clone {i})")

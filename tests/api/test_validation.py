@@ -125,6 +125,102 @@ def test_node_bad_taint_effect():
     assert 'Unsupported value: "Sometimes"' in ei.value.message
 
 
+DNS_SUBDOMAIN_ERR = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
+# ValidateNode (pkg/apis/core/validation): the node's name (ValidateNodeName), its labels
+# (ValidateLabels) and its taints (validateNodeTaints), with the API server's field and message.
+@pytest.mark.parametrize(
+    "builder,field,message",
+    [
+        pytest.param(
+            make_node().name("Node_1"),
+            "metadata.name",
+            f'Invalid value: "Node_1": {DNS_SUBDOMAIN_ERR}',
+            id="name-upper",
+        ),
+        pytest.param(
+            make_node().name("evil\x1b]0;t\x07"),
+            "metadata.name",
+            # the value as Go's %q prints it
+            'Invalid value: "evil\\x1b]0;t\\a": ' + DNS_SUBDOMAIN_ERR,
+            id="name-control",
+        ),
+        pytest.param(
+            make_node().name("n" * 254), "metadata.name", "must be no more than 253 characters", id="name-too-long"
+        ),
+        pytest.param(
+            make_node().name("n").label("zone\x1b[31m", "a"),
+            "metadata.labels",
+            "name part must consist of alphanumeric characters",
+            id="label-key",
+        ),
+        pytest.param(
+            make_node().name("n").label("zone", "a\r\nb"),
+            "metadata.labels[zone]",
+            "a valid label must be an empty string or consist of alphanumeric characters",
+            id="label-value",
+        ),
+        pytest.param(
+            make_node().name("n").taint("", "v"),
+            "spec.taints[0].key",
+            'Invalid value: "": name part must be non-empty',
+            id="taint-key-empty",
+        ),
+        pytest.param(
+            make_node().name("n").taint("a/b/c", "v"),
+            "spec.taints[0].key",
+            "a qualified name must consist of alphanumeric characters",
+            id="taint-key-two-slashes",
+        ),
+        pytest.param(
+            make_node().name("n").taint("k", "x\n::error::forged"),
+            "spec.taints[0].value",
+            "a valid label must be an empty string or consist of alphanumeric characters",
+            id="taint-value",
+        ),
+        pytest.param(
+            make_node().name("n").taint("k", "v", effect=""),
+            "spec.taints[0].effect",
+            "Required value",
+            id="taint-effect-empty",
+        ),
+        pytest.param(
+            make_node().name("n").taint("k", "a").taint("k", "b"),
+            "spec.taints[1]",
+            'Duplicate value: {"key":"k","value":"b","effect":"NoSchedule"}: taints must be unique by key and effect pair',
+            id="taint-duplicate",
+        ),
+    ],
+)
+def test_node_rejected(builder, field, message):
+    with pytest.raises(FieldError) as ei:
+        builder.obj()
+    assert ei.value.field == field
+    assert message in ei.value.message
+
+
+@pytest.mark.parametrize(
+    "builder",
+    [
+        pytest.param(
+            make_node().name("ip-10-0-1-2.ec2.internal").label("topology.kubernetes.io/zone", "us-east-1a"), id="dotted"
+        ),
+        pytest.param(
+            make_node().name("n").taint("k", "v").taint("k", "v", effect="NoExecute"), id="same-key-other-effect"
+        ),
+        pytest.param(make_node().name("n").taint("example.com/gpu", ""), id="empty-taint-value"),
+        pytest.param(make_node().name("n" * 253).label("kubernetes.io/hostname", "n"), id="longest-name"),
+    ],
+)
+def test_node_accepted(builder):
+    builder.obj()
+
+
 def test_missing_name():
     b = make_pod()
     b.d["metadata"].pop("name")
