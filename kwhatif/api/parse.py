@@ -361,52 +361,19 @@ def affinity(d: Dict | None, path: str) -> Affinity | None:
 
 
 def taint(d: Dict, path: str) -> Taint:
-    """A node's taint, as validateNodeTaints checks it: the key a label name, the value a label
-    value, an effect given and known."""
+    """A node's taint: a key, and an effect given and known (validateTaintEffect). The key's and
+    the value's form, and taints given twice, are left to the API server: the scheduler reads any,
+    and the integer values that TaintTolerationComparisonOperators compares may be negative, which
+    no label value is."""
     key = f.string(d, "key", path)
-    for msg in is_qualified_name(key):
-        raise f.invalid(f"{path}.key", key, msg)
-    value = f.string(d, "value", path)
-    value_errors = is_valid_label_value(value)
-    if value_errors:
-        raise f.invalid(f"{path}.value", value, ";".join(value_errors))
+    if not key:
+        raise f.required(f"{path}.key")
     effect = f.string(d, "effect", path)
     if not effect:
         raise f.required(f"{path}.effect")
     if effect not in _EFFECTS:
         raise f.unsupported(f"{path}.effect", effect, _EFFECT_ORDER)
-    return Taint(key, value, effect)
-
-
-def _node_taints(spec: Dict) -> tuple[Taint, ...]:
-    taints: list[Taint] = []
-    seen: set[tuple[str, str]] = set()
-    for i, t in enumerate(f.obj_seq(spec, "taints", "spec")):
-        tn = taint(t, f"spec.taints[{i}]")
-        if (tn.key, tn.effect) in seen:
-            body = {"key": tn.key, **({"value": tn.value} if tn.value else {}), "effect": tn.effect}
-            text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-            raise FieldError(
-                f"Duplicate value: {text}: taints must be unique by key and effect pair", field=f"spec.taints[{i}]"
-            )
-        seen.add((tn.key, tn.effect))
-        taints.append(tn)
-    return tuple(taints)
-
-
-# label keys already found valid: a cluster's nodes share most of theirs
-_VALID_LABEL_KEYS: set[str] = set()
-
-
-def _validate_node_labels(labels: Mapping[str, str]) -> None:
-    for k, v in labels.items():
-        if k not in _VALID_LABEL_KEYS:
-            for msg in is_qualified_name(k):
-                raise f.invalid("metadata.labels", k, msg)
-            if len(_VALID_LABEL_KEYS) < 100_000:
-                _VALID_LABEL_KEYS.add(k)
-        for msg in is_valid_label_value(v):
-            raise f.invalid(f"metadata.labels[{k}]", v, msg)
+    return Taint(key, f.string(d, "value", path), effect)
 
 
 def toleration(d: Dict, path: str) -> Toleration:
@@ -1325,14 +1292,13 @@ _REQUESTS_CACHE: dict[Any, tuple[Resource, int, int, dict[str, Fraction]]] = {}
 
 
 def node(d: Dict, source: str = "") -> Node:
-    """A Node; what ValidateNode checks of the fields the scheduler reads is checked here too (its
-    name, labels and taints), so a file the API server could never have served is refused."""
+    """A Node. Its name is checked as every release's API server checks it (ValidateNodeName): the
+    name is what the scheduler knows a node by, so a file no API server could have served is refused."""
     meta = f.mapping(d, "metadata", "")
     name = name_of(d)
     for msg in is_dns1123_subdomain(name):
         raise f.invalid("metadata.name", name, msg)
     labels = f.str_map(meta, "labels", "metadata")
-    _validate_node_labels(labels)
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
     alloc_list = f.resource_list(status, "allocatable", "status")
@@ -1351,7 +1317,7 @@ def node(d: Dict, source: str = "") -> Node:
         uid=f.string(meta, "uid", "metadata"),
         labels=labels,
         unschedulable=f.boolean(spec, "unschedulable", "spec"),
-        taints=_node_taints(spec),
+        taints=tuple(taint(t, f"spec.taints[{i}]") for i, t in enumerate(f.obj_seq(spec, "taints", "spec"))),
         allocatable=Resource.from_list(alloc_list),
         images=tuple(images),
         allocatable_list=alloc_list,

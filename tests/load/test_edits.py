@@ -53,6 +53,28 @@ def test_add_node_errors(tmp_path):
         add_nodes(state, [f"{two}:0"])
 
 
+@pytest.mark.parametrize(
+    "name,problem",
+    [
+        # "<name>-1" is too long for the hostname label (63 characters), whose value is the name
+        pytest.param("n" * 62, "must be no more than 63 characters", id="hostname-label-too-long"),
+        # and too long for a node name (253)
+        pytest.param("n." + "n" * 250, "must be no more than 253 characters", id="name-too-long"),
+    ],
+)
+def test_add_node_clone_names_must_be_valid(tmp_path, name, problem):
+    state = load_cluster(["samples/cluster.yaml"])
+    tmpl = tmp_path / "node.yaml"
+    body = make_node().name(name).capacity(cpu="4", memory="8Gi", pods="110").dict()
+    body["metadata"]["labels"] = {}  # the template itself is a valid node
+    tmpl.write_text(yaml.safe_dump(body))
+    with pytest.raises(InputError) as ei:
+        add_nodes(state, [str(tmpl)])
+    assert ei.value.field == "--add-node"
+    assert f"clone name '{name}-1' is not a valid node name and hostname label: {problem}" in str(ei.value)
+    assert f"{name}-1" not in state.nodes
+
+
 def test_cli_without_and_add_node(run_cli, tmp_path):
     tmpl = tmp_path / "node.yaml"
     tmpl.write_text(yaml.safe_dump(make_node().name("huge").capacity(cpu="64", memory="512Gi", pods="110").dict()))
