@@ -130,6 +130,14 @@ def name_of(d: Dict) -> str:
     return name
 
 
+def subdomain_name_of(d: Dict) -> str:
+    """The object's name, which must be a DNS-1123 subdomain (ValidateNodeName, ValidatePodName)."""
+    name = name_of(d)
+    for msg in is_dns1123_subdomain(name):
+        raise f.invalid("metadata.name", name, msg)
+    return name
+
+
 def namespace_of(d: Dict, default: str = "default") -> str:
     meta = d.get("metadata")
     ns = meta.get("namespace") if isinstance(meta, dict) else None
@@ -692,9 +700,7 @@ def pod(
     read from a cluster were checked when they were created; a large dump skips that work.
     """
     meta = f.mapping(d, "metadata", "")
-    name = name_of(d)
-    for msg in is_dns1123_subdomain(name):
-        raise f.invalid("metadata.name", name, msg)
+    name = subdomain_name_of(d)
     namespace = namespace_of(d, default_namespace)
     for msg in is_dns1123_label(namespace):
         raise f.invalid("metadata.namespace", namespace, msg)
@@ -1295,9 +1301,7 @@ def node(d: Dict, source: str = "") -> Node:
     """A Node. Its name is checked as every release's API server checks it (ValidateNodeName): the
     name is what the scheduler knows a node by, so a file no API server could have served is refused."""
     meta = f.mapping(d, "metadata", "")
-    name = name_of(d)
-    for msg in is_dns1123_subdomain(name):
-        raise f.invalid("metadata.name", name, msg)
+    name = subdomain_name_of(d)
     labels = f.str_map(meta, "labels", "metadata")
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")

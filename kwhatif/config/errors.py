@@ -20,8 +20,6 @@ def field_error(path: str, body: str) -> ConfigError:
 def aggregate(errs: Sequence[ConfigError]) -> ConfigError:
     """utilerrors.NewAggregate(errs): one error is itself; several print as ``[a, b]``, each
     message once, in order."""
-    if len(errs) == 1:
-        return errs[0]
     texts = list(dict.fromkeys(e.render() for e in errs))
     if len(texts) == 1:
         return errs[0]

@@ -97,6 +97,10 @@ class Pool:
     def pool_id(self) -> str:
         return f"{self.driver}/{self.pool}"
 
+    def invalid_error(self) -> AllocationError:
+        """What the search raises on an invalid pool until 1.35."""
+        return AllocationError(f"pool {self.pool} is invalid: {self.invalid_reason}")
+
 
 class SliceIndex:
     """The cluster's ResourceSlices, indexed so gathering a node's pools does not scan every
@@ -674,11 +678,11 @@ class _Run:
             return done
         rules = self.features.pool_rules
         for pool in self.pools:
-            if pool.invalid and 33 <= rules < 35:
-                # it is not safe to allocate from an invalid pool: the pod fails
-                raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
-            if rules >= 35 and (pool.incomplete or pool.invalid):
-                continue
+            if self.features.skips_unusable_pools:
+                if pool.incomplete or pool.invalid:
+                    continue
+            elif pool.invalid and rules >= 33:
+                raise pool.invalid_error()  # it is not safe to allocate from an invalid pool
             for s in pool.slices:
                 for d in s.devices:
                     did = (pool.driver, pool.pool, d.name)
@@ -690,7 +694,7 @@ class _Run:
                     if not self._selectable((ci, ri, si), data, s, d):
                         continue
                     if pool.invalid and rules == 32:
-                        raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid_reason}")
+                        raise pool.invalid_error()
                     if self.features.consumable_capacity and not self._capacity_fits(request, did, d):
                         continue
                     undo = self._allocate_device(ci, ri, si, _Candidate(did, d, s, pool), must=False)

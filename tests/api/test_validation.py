@@ -9,6 +9,14 @@ from kwhatif.errors import FieldError
 from builders import make_node, make_pod
 
 
+def assert_rejected(builder, field, message):
+    """Building the object raises the API server's error for that field, with that message."""
+    with pytest.raises(FieldError) as ei:
+        builder.obj()
+    assert ei.value.field == field
+    assert message in ei.value.message
+
+
 @pytest.mark.parametrize(
     "builder,field,message",
     [
@@ -112,10 +120,7 @@ from builders import make_node, make_pod
     ],
 )
 def test_pod_rejected(builder, field, message):
-    with pytest.raises(FieldError) as ei:
-        builder.obj()
-    assert ei.value.field == field
-    assert message in ei.value.message
+    assert_rejected(builder, field, message)
 
 
 def test_node_bad_taint_effect():
@@ -165,10 +170,7 @@ DNS_SUBDOMAIN_ERR = (
     ],
 )
 def test_node_rejected(builder, field, message):
-    with pytest.raises(FieldError) as ei:
-        builder.obj()
-    assert ei.value.field == field
-    assert message in ei.value.message
+    assert_rejected(builder, field, message)
 
 
 @pytest.mark.parametrize(
@@ -298,10 +300,7 @@ def test_empty_preferred_list_still_scores():
     ],
 )
 def test_more_api_rejections(builder, field, message):
-    with pytest.raises(FieldError) as ei:
-        builder.obj()
-    assert ei.value.field == field
-    assert message in ei.value.message
+    assert_rejected(builder, field, message)
 
 
 @pytest.mark.parametrize(

@@ -888,14 +888,18 @@ def _rules(n: int, **extra: Any) -> Features:
     return Features(pool_rules=n, **extra)
 
 
+def _one_claim(features: Features, slices: Sequence[ResourceSlice], **kw: Any) -> Case:
+    """claim-0 asks for one device of class-a (driver-a) under these rules, unless ``claims`` says more."""
+    kw.setdefault("claims", [claim_with_request(CLAIM0, REQ0, CLASS_A)])
+    return Case(features=features, classes=[cls(CLASS_A, DRIVER_A)], slices=slices, **kw)
+
+
 POOL_RULE_CASES = [
     *(
         pytest.param(
-            Case(
-                features=_rules(n),
-                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=DUPLICATE,
+            _one_claim(
+                _rules(n),
+                DUPLICATE,
                 results=[local((REQ0, DRIVER_A, POOL1, DEV1))] if n == 31 else None,
                 error=INVALID if 32 <= n <= 34 else "",
                 node_error="invalid resource pools were encountered" if n >= 35 else "",
@@ -907,11 +911,9 @@ POOL_RULE_CASES = [
     *(
         pytest.param(
             # until 1.34 an incomplete pool still offers its devices to a counted request
-            Case(
-                features=_rules(n),
-                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=[one_device(SLICE1, NODE1, (POOL1, 2), DRIVER_A)],
+            _one_claim(
+                _rules(n),
+                [one_device(SLICE1, NODE1, (POOL1, 2), DRIVER_A)],
                 results=[local((REQ0, DRIVER_A, POOL1, DEV1))] if n <= 34 else None,
             ),
             id=f"incomplete-pool-exact-count-{n}",
@@ -921,11 +923,9 @@ POOL_RULE_CASES = [
     *(
         pytest.param(
             # the valid pool comes first and satisfies the claim: the invalid one is never reached
-            Case(
-                features=_rules(n),
-                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=[
+            _one_claim(
+                _rules(n),
+                [
                     one_device(SLICE1, NODE1, "pool-0", DRIVER_A),
                     *DUPLICATE,
                 ],
@@ -939,11 +939,10 @@ POOL_RULE_CASES = [
         pytest.param(
             # a second device is needed; the invalid pool's devices are all in use. v1.32.5 fails
             # only on a device it would take, v1.33.3 on reaching the pool
-            Case(
-                features=_rules(n),
+            _one_claim(
+                _rules(n),
+                [one_device(SLICE1, NODE1, "pool-0", DRIVER_A), *DUPLICATE],
                 claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=[one_device(SLICE1, NODE1, "pool-0", DRIVER_A), *DUPLICATE],
                 allocated=[(DRIVER_A, POOL1, DEV1)],
                 error=INVALID if n in (33, 34) else "",
                 node_error="invalid resource pools were encountered" if n >= 35 else "",
@@ -956,11 +955,9 @@ POOL_RULE_CASES = [
         pytest.param(
             # slices are tried in name order, whatever order the cluster listed them in (1.36's
             # sortSlicesByName; a random order before, of which this is one)
-            Case(
-                features=_rules(n),
-                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=[
+            _one_claim(
+                _rules(n),
+                [
                     slice_("slice-b", NODE1, (POOL1, 2), DRIVER_A, device("dev-b")),
                     slice_("slice-a", NODE1, (POOL1, 2), DRIVER_A, device("dev-a")),
                 ],
@@ -973,11 +970,9 @@ POOL_RULE_CASES = [
     pytest.param(
         # a pool with binding conditions is tried after the others (experimental and 1.36's
         # incubating allocators)
-        Case(
-            features=_rules(36, device_binding_and_status=True, binding_conditions_last=True),
-            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-            classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[
+        _one_claim(
+            _rules(36, device_binding_and_status=True, binding_conditions_last=True),
+            [
                 slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
                 one_device(SLICE2, NODE1, POOL2, DRIVER_A),
             ],
@@ -986,11 +981,9 @@ POOL_RULE_CASES = [
         id="binding-pool-last",
     ),
     pytest.param(
-        Case(
-            features=_rules(36, device_binding_and_status=True),
-            claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-            classes=[cls(CLASS_A, DRIVER_A)],
-            slices=[
+        _one_claim(
+            _rules(36, device_binding_and_status=True),
+            [
                 slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
                 one_device(SLICE2, NODE1, POOL2, DRIVER_A),
             ],
@@ -1002,11 +995,9 @@ POOL_RULE_CASES = [
         pytest.param(
             # within a pool, 1.34's and 1.35's experimental allocator puts slices with binding
             # conditions last; 1.36 orders them by name only
-            Case(
-                features=_rules(n, device_binding_and_status=True, binding_conditions_last=True),
-                claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
-                classes=[cls(CLASS_A, DRIVER_A)],
-                slices=[
+            _one_claim(
+                _rules(n, device_binding_and_status=True, binding_conditions_last=True),
+                [
                     slice_(SLICE1, NODE1, (POOL1, 2), DRIVER_A, device(DEV1, bindingConditions=["IsPrepared"])),
                     slice_(SLICE2, NODE1, (POOL1, 2), DRIVER_A, device(DEV2)),
                 ],
