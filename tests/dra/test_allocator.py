@@ -1013,3 +1013,35 @@ POOL_RULE_CASES = [
 @pytest.mark.parametrize("case", POOL_RULE_CASES)
 def test_pool_rules(case: Case) -> None:
     test_allocate(case)
+
+
+@pytest.mark.parametrize(
+    "release,rules,outcome",
+    [
+        pytest.param("1.31.8", 31, "allocated", id="1.31-no-invalid-pools"),
+        pytest.param("1.32.5", 32, "pod fails", id="1.32-fails-the-pod"),
+        pytest.param("1.34.7", 34, "pod fails", id="1.34-fails-the-pod"),
+        pytest.param("1.35.7", 35, "node fails", id="1.35-fails-the-node"),
+        pytest.param("1.36.2", 36, "node fails", id="1.36-fails-the-node"),
+    ],
+)
+def test_duplicate_slice_by_release(release: str, rules: int, outcome: str) -> None:
+    """The same input under each release's pool rules (Behaviour.dra_pool_rules), with every DRA
+    feature of that release's defaults."""
+    from dataclasses import replace
+
+    from kwhatif.dra.features import for_release
+
+    features = replace(for_release(release), enabled=True)
+    assert features.pool_rules == rules
+    alloc = Allocator(features, set(), {CLASS_A: cls(CLASS_A, DRIVER_A)}, SliceIndex(DUPLICATE))
+    claims = [claim_with_request(CLAIM0, REQ0, CLASS_A)]
+    if outcome == "pod fails":
+        with pytest.raises(AllocationError, match=INVALID):
+            alloc.allocate(node(NODE1, REGION1), claims)
+    elif outcome == "node fails":
+        with pytest.raises(NodeAllocationError, match="invalid resource pools were encountered"):
+            alloc.allocate(node(NODE1, REGION1), claims)
+    else:
+        got = alloc.allocate(node(NODE1, REGION1), claims)
+        assert got is not None and [(r.pool, r.device) for r in got[0].results] == [(POOL1, DEV1)]
