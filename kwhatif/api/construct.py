@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -72,3 +73,32 @@ class _Factory:
 
 
 _FACTORY = _Factory()
+
+
+def template_constructor(cls: type[T], own: tuple[str, ...]) -> tuple[Callable[[T], tuple[Any, ...]], Callable[..., T]]:
+    """For objects that share most of their fields (the replicas of one spec): ``template(obj)``,
+    the values of ``obj``'s fields but ``own``, and ``build(template, *values of own)``, the object
+    with those fields from the template and the ``own`` fields (in ``cls``'s field order) given:
+    the object ``fast_constructor(cls)`` would build from the same values."""
+    fields = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    if not set(own) <= set(fields) or any(name == "o" or name.startswith("_") for name in fields):
+        raise TypeError(f"{cls.__name__}: {own} are not fields the generated code can name")
+    rest = [n for n in fields if n not in own]
+    ordered_own = [n for n in fields if n in own]
+    fast_constructor(cls)  # the same checks of cls (a frozen dataclass with slots, ...)
+    twin = type(f"_{cls.__name__}TemplateTwin", (), {"__slots__": cls.__dict__["__slots__"]})
+    env: dict[str, Any] = {"_new": object.__new__, "_twin": twin, "_cls": cls}
+    targets = "".join(f"o.{n}, " for n in rest)
+    src = (
+        f"def build_{cls.__name__}(_t, {', '.join(ordered_own)}):\n"
+        "    o = _new(_twin)\n"
+        f"    {targets}= _t\n" + "".join(f"    o.{n} = {n}\n" for n in ordered_own) + "    o.__class__ = _cls\n    return o\n"
+    )
+    exec(compile(src, f"<template constructor of {cls.__qualname__}>", "exec"), env)
+    build: Callable[..., T] = env[f"build_{cls.__name__}"]
+    getters = [operator.attrgetter(n) for n in rest]
+
+    def template(obj: T) -> tuple[Any, ...]:
+        return tuple(g(obj) for g in getters)
+
+    return template, build

@@ -199,19 +199,25 @@ def resource_list(d: Dict, key: str, path: str, defaulted: bool = True) -> dict[
 
 def timestamp(d: Dict, key: str, path: str) -> float:
     v = d.get(key)
+    seconds = _TIMES.get(v) if type(v) is str else None
+    return seconds if seconds is not None else time_value(v, join(path, key))
+
+
+def time_value(v: object, path: str) -> float:
+    """A metav1.Time as seconds since the epoch; null or "" is 0."""
     if v is None or v == "":
         return 0.0
     if isinstance(v, datetime):  # YAML may already have decoded it
         return v.timestamp() if v.tzinfo else v.replace(tzinfo=UTC).timestamp()
     if not isinstance(v, str):
-        raise type_error(join(path, key), v, "an RFC 3339 time")
+        raise type_error(path, v, "an RFC 3339 time")
     seconds = _TIMES.get(v)
     if seconds is not None:
         return seconds
     try:
         seconds = datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
     except ValueError:
-        raise FieldError(f"invalid time {v!r}: expected RFC 3339", field=join(path, key)) from None
+        raise FieldError(f"invalid time {v!r}: expected RFC 3339", field=path) from None
     if len(_TIMES) < 1 << 16:
         _TIMES[v] = seconds
     return seconds
@@ -219,3 +225,4 @@ def timestamp(d: Dict, key: str, path: str) -> float:
 
 # Objects created together share their timestamps: each distinct text is parsed once.
 _TIMES: dict[str, float] = {}
+TIMES = _TIMES  # for kwhatif.load.typed

@@ -41,6 +41,11 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
+def valid_dns1123_subdomain(value: str) -> bool:
+    """is_dns1123_subdomain(value) finds nothing wrong (without wording what)."""
+    return len(value) <= 253 and _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None
+
+
 def is_qualified_name(value: str) -> list[str]:
     """validation.IsQualifiedName: the problems with a label key or resource name, if any."""
     errs: list[str] = []

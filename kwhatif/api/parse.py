@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -51,6 +51,7 @@ from kwhatif.api.core import (
     WhenUnsatisfiable,
     new_pod,
 )
+from kwhatif.api.construct import template_constructor
 from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
@@ -717,24 +718,13 @@ def pod(
     skey = _spec_key(spec, node_name)
     entry = _MEMO.get(skey) if skey is not None else None
     if entry is None:
-        entry = [_spec_fields(spec, bool(node_name))]  # the spec's fields, then its template
+        entry = spec_entry(spec, bool(node_name))
         _remember(skey, entry)
-    kw: dict[str, Any] = entry[0]
     annotations = f.str_map(meta, "annotations", "metadata")
     conditions = f.obj_seq(status, "conditions", "status")
-    # the first DisruptionTarget condition decides, as podTerminatingByPreemption reads it
-    target = None
-    resize_infeasible = False
-    for c in conditions:
-        ctype = c.get("type")
-        if ctype == "DisruptionTarget":
-            if target is None:
-                target = c
-        elif ctype == "PodResizePending" and c.get("reason") == "Infeasible":
-            resize_infeasible = True
-    disruption_target = target is not None and target.get("status") == "True"
-    reason = target.get("reason") if target is not None else None
-    disruption_reason = reason if isinstance(reason, str) else ""
+    disruption_target, disruption_reason, resize_infeasible = pod_conditions(
+        (c.get("type"), c.get("status"), c.get("reason")) for c in conditions
+    )
     resource_claims: tuple[Any, ...] = ()
     claim_statuses: dict[str, str | None] = {}
     if spec.get("resourceClaims") or status.get("resourceClaimStatuses"):
@@ -744,11 +734,7 @@ def pod(
     namespace = _intern(namespace)
     uid = f.string(meta, "uid", "metadata")
     labels = _shared_map(labels)
-    kept = (
-        _shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
-        if annotations and not _KEPT_POD_ANNOTATIONS.isdisjoint(annotations)
-        else _EMPTY_MAP
-    )
+    kept = kept_annotations(annotations)
     owners = _memoized("ownerReferences", meta.get("ownerReferences"), lambda: owner_references(meta))
     created = f.timestamp(meta, "creationTimestamp", "metadata")
     deleting = meta.get("deletionTimestamp") is not None
@@ -768,13 +754,92 @@ def pod(
         if status.get("allocatedResources") is not None
         else None
     )
+    return finish_pod(
+        entry,
+        rules,
+        namespace,
+        name,
+        uid,
+        labels,
+        kept,
+        owners,
+        created,
+        deleting,
+        node_name,
+        phase,
+        nominated,
+        started,
+        disruption_target,
+        disruption_reason,
+        statuses,
+        resize_infeasible,
+        status_requests,
+        status_allocated,
+        source,
+        resource_claims,
+        claim_map,
+    )
+
+
+def kept_annotations(annotations: Mapping[str, str]) -> dict[str, str]:
+    """The annotations of a pod that the scheduler or kwhatif reads (shared, see _shared_map)."""
+    if annotations and not _KEPT_POD_ANNOTATIONS.isdisjoint(annotations):
+        return _shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
+    return _EMPTY_MAP
+
+
+def pod_conditions(conditions: Iterable[tuple[Any, Any, Any]]) -> tuple[bool, str, bool]:
+    """What status.conditions (type, status and reason of each) tell the scheduler: whether the
+    pod is a DisruptionTarget, and why (the first such condition decides, as
+    podTerminatingByPreemption reads it), and whether a resize of it is infeasible."""
+    target: tuple[Any, Any] | None = None
+    resize_infeasible = False
+    for ctype, cstatus, reason in conditions:
+        if ctype == "DisruptionTarget":
+            if target is None:
+                target = (cstatus, reason)
+        elif ctype == "PodResizePending" and reason == "Infeasible":
+            resize_infeasible = True
+    if target is None:
+        return False, "", resize_infeasible
+    return target[0] == "True", target[1] if isinstance(target[1], str) else "", resize_infeasible
+
+
+def finish_pod(
+    entry: list[Any],
+    rules: PodRules,
+    namespace: str,
+    name: str,
+    uid: str,
+    labels: dict[str, str],
+    kept: dict[str, str],
+    owners: tuple[OwnerReference, ...],
+    created: float,
+    deleting: bool,
+    node_name: str,
+    phase: str,
+    nominated: str,
+    started: float,
+    disruption_target: bool,
+    disruption_reason: str,
+    statuses: dict[str, ContainerStatusResources],
+    resize_infeasible: bool,
+    status_requests: dict[str, Fraction] | None,
+    status_allocated: dict[str, Fraction] | None,
+    source: str,
+    resource_claims: tuple[Any, ...],
+    claim_map: dict[str, str | None],
+) -> Pod:
+    """The Pod of a spec's memo ``entry`` (its fields first: see spec_entry) and the pod's own
+    values, read and shared as pod() reads them."""
     # Where the pod's status adds nothing to what its requests derive from (most pods), its spec
     # and the release's rules decide them: the first such pod of a spec leaves the spec's fields
     # and what was derived, in the order of Pod's fields, in the spec's memo entry for the next to
     # be built from, positionally.
     plain = not statuses and not resize_infeasible and status_requests is None and status_allocated is None
-    if plain and len(entry) == _TEMPLATE_LEN and entry[1] is rules:
-        return new_pod(
+    if plain and len(entry) == 3 and entry[1] is rules:
+        return pod_from_template(
+            entry[2],
             namespace,
             name,
             uid,
@@ -784,25 +849,14 @@ def pod(
             created,
             deleting,
             node_name,
-            *entry[2:_TEMPLATE_DERIVED_AT],
             phase,
             nominated,
             started,
             disruption_target,
-            *entry[_TEMPLATE_DERIVED_AT:],
-            statuses,
-            resize_infeasible,
-            status_requests,
-            status_allocated,
-            (),
-            kw["required_node_features"],
             source,
-            kw["priority_resolved"],
             resource_claims,
             claim_map,
-            kw["active_deadline_seconds"],
             disruption_reason,
-            kw["pod_group"],
         )
     p = build_pod(
         rules,
@@ -815,7 +869,7 @@ def pod(
         creation_timestamp=created,
         deleting=deleting,
         node_name=node_name,
-        **kw,
+        **entry[0],
         phase=phase,
         nominated_node_name=nominated,
         start_time=started,
@@ -831,53 +885,32 @@ def pod(
     )
     if plain:
         # one template per spec (one release's rules per load): the rules, then the Pod's values
-        entry[1:] = [rules, *(getattr(p, n) for n in _TEMPLATE_FIELDS)]
+        entry[1:] = [rules, pod_template(p)]
     return p
 
 
-# Pod's fields that a template of a spec holds, in Pod's order: from scheduler_name to
-# runtime_class_name, and from requests to pod_limits (checked against Pod at import).
-_TEMPLATE_SPEC_FIELDS = (
-    "scheduler_name",
-    "priority",
-    "priority_class_name",
-    "preemption_policy",
-    "containers",
-    "init_containers",
-    "overhead",
-    "node_selector",
-    "affinity",
-    "tolerations",
-    "topology_spread_constraints",
-    "volumes",
-    "scheduling_gates",
-    "host_network",
-    "runtime_class_name",
+# What differs between the plain replicas of a spec (pod_from_template's arguments, in Pod's
+# order); the rest of a plain pod is its spec's, derived under the release's rules.
+_OWN_POD_FIELDS = (
+    "namespace",
+    "name",
+    "uid",
+    "labels",
+    "annotations",
+    "owner_references",
+    "creation_timestamp",
+    "deleting",
+    "node_name",
+    "phase",
+    "nominated_node_name",
+    "start_time",
+    "disruption_target",
+    "source",
+    "resource_claims",
+    "resource_claim_statuses",
+    "disruption_reason",
 )
-_TEMPLATE_DERIVED_FIELDS = (
-    "requests",
-    "non0_cpu",
-    "non0_mem",
-    "request_list",
-    "host_port_list",
-    "pod_requests",
-    "pod_limits",
-)
-_TEMPLATE_ORDER = (
-    ("namespace", "name", "uid", "labels", "annotations", "owner_references", "creation_timestamp", "deleting")
-    + ("node_name",)
-    + _TEMPLATE_SPEC_FIELDS
-    + ("phase", "nominated_node_name", "start_time", "disruption_target")
-    + _TEMPLATE_DERIVED_FIELDS
-    + ("container_statuses", "resize_infeasible", "status_pod_requests", "status_pod_allocated", "admission_notes")
-    + ("required_node_features", "source", "priority_resolved", "resource_claims", "resource_claim_statuses")
-    + ("active_deadline_seconds", "disruption_reason", "pod_group")
-)
-if _TEMPLATE_ORDER != tuple(x.name for x in dataclasses.fields(Pod)):
-    raise ImportError("kwhatif.api.parse: the pod template's order is not Pod's")
-_TEMPLATE_FIELDS = _TEMPLATE_SPEC_FIELDS + _TEMPLATE_DERIVED_FIELDS
-_TEMPLATE_DERIVED_AT = 2 + len(_TEMPLATE_SPEC_FIELDS)  # where in a memo entry its derived values start
-_TEMPLATE_LEN = _TEMPLATE_DERIVED_AT + len(_TEMPLATE_DERIVED_FIELDS)
+pod_template, pod_from_template = template_constructor(Pod, _OWN_POD_FIELDS)
 
 
 def _spec_key(spec: Dict, node_name: str) -> Any:
@@ -886,13 +919,19 @@ def _spec_key(spec: Dict, node_name: str) -> Any:
     same key differ at most in their node (a cut elsewhere than the spec's own nodeName would
     leave that one in the text, with the same value)."""
     key = _memo_key(spec, 1 << 16)
-    if isinstance(key, bytes) and "nodeName" in spec:
+    if isinstance(key, bytes) and node_name:  # an empty nodeName stays in the text: no node
         cut = b'"nodeName":' + orjson.dumps(node_name)
         at = key.find(cut)
         return (at, key[:at] + key[at + len(cut) :]) if at >= 0 else None
     if isinstance(key, str):  # a value orjson does not write as it is: the spec without its node
         return _memo_key(("spec", bool(node_name), {k: v for k, v in spec.items() if k != "nodeName"}), 1 << 16)
     return key
+
+
+def spec_entry(spec: Dict, has_node: bool) -> list[Any]:
+    """A new memo entry of a spec: the fields it gives its Pods (_spec_fields), to which
+    finish_pod adds the template of its plain replicas."""
+    return [_spec_fields(spec, has_node)]
 
 
 def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
@@ -1077,6 +1116,11 @@ _SHARED_MAPS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
 
 _EMPTY_MAP: dict[str, Any] = {}
+
+# for kwhatif.load.typed, which builds pods as pod() does
+intern = _intern
+shared_map = _shared_map
+EMPTY_MAP = _EMPTY_MAP
 
 
 def _memoized(tag: str, raw: object, convert: Any) -> Any:

@@ -16,7 +16,9 @@ from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.dra import parse as dra_parse
 from kwhatif.errors import FieldError, InputError
+from kwhatif.load import typed
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
+from kwhatif.load.typed import TypedPod
 from kwhatif.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
@@ -286,6 +288,17 @@ def build_cluster(
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
     for doc in docs:
+        if type(doc) is TypedPod and doc.pod is not None and (doc.rules is rules or doc.rules == rules):
+            # a pod decoded into typed.py's schema and built as parse.pod builds it (one that
+            # needs more than that reads is read from its dict, below)
+            rules = doc.rules  # equal: the next pods compare by identity
+            pod = doc.pod
+            ident = ("Pod", pod.namespace, pod.name)
+            if ident not in seen:
+                seen[ident] = doc.source
+                if not pod.terminal:
+                    pods.append((pod, doc.source))
+                continue
         if doc.kind == SERVER_VERSION_KIND:
             state.recorded_server_version = doc.body["gitVersion"]
             continue
@@ -361,10 +374,13 @@ def load_cluster(paths: list[str], limits: Any = None, stdin: Any = None) -> Clu
     from kwhatif.load.files import Limits, read_path
 
     lim = limits or Limits()
+    # the pods of a JSON List are decoded and built as build_cluster builds them: under the rules
+    # of the release it loads the cluster as (its default)
+    pod_runs = typed.PodRuns(PodRules.of(default_version()))
 
     def docs() -> Iterable[Document]:
         for p in paths:
-            yield from read_path(p, lim, stdin)
+            yield from read_path(p, lim, stdin, pod_runs)
 
     with no_gc():
         # A dump can hold a pod bound to a node it does not hold (the node was deleted while the
