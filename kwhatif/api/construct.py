@@ -92,7 +92,9 @@ def template_constructor(cls: type[T], own: tuple[str, ...]) -> tuple[Callable[[
     src = (
         f"def build_{cls.__name__}(_t, {', '.join(ordered_own)}):\n"
         "    o = _new(_twin)\n"
-        f"    {targets}= _t\n" + "".join(f"    o.{n} = {n}\n" for n in ordered_own) + "    o.__class__ = _cls\n    return o\n"
+        f"    {targets}= _t\n"
+        + "".join(f"    o.{n} = {n}\n" for n in ordered_own)
+        + "    o.__class__ = _cls\n    return o\n"
     )
     exec(compile(src, f"<template constructor of {cls.__qualname__}>", "exec"), env)
     build: Callable[..., T] = env[f"build_{cls.__name__}"]

@@ -19,6 +19,7 @@ import orjson
 from kwhatif.api import fields as f
 from kwhatif.api import quantity as q
 from kwhatif.api import workload
+from kwhatif.api.construct import template_constructor
 from kwhatif.api.core import (
     DEFAULT_SCHEDULER_NAME,
     MIRROR_POD_ANNOTATION,
@@ -51,7 +52,6 @@ from kwhatif.api.core import (
     WhenUnsatisfiable,
     new_pod,
 )
-from kwhatif.api.construct import template_constructor
 from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, parse_int64
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
@@ -784,7 +784,8 @@ def pod(
 def kept_annotations(annotations: Mapping[str, str]) -> dict[str, str]:
     """The annotations of a pod that the scheduler or kwhatif reads (shared, see _shared_map)."""
     if annotations and not _KEPT_POD_ANNOTATIONS.isdisjoint(annotations):
-        return _shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
+        kept: dict[str, str] = _shared_map({k: annotations[k] for k in annotations if k in _KEPT_POD_ANNOTATIONS})
+        return kept
     return _EMPTY_MAP
 
 
@@ -1322,7 +1323,6 @@ _SHAPES: dict[int, tuple[tuple[Container, ...], tuple[Container, ...], Any]] = {
 
 def rebuild_pod(pod: Pod, rules: PodRules, **changes: Any) -> Pod:
     """The pod with ``changes`` applied and everything derived again under ``rules``."""
-    import dataclasses
 
     kw = {fld.name: getattr(pod, fld.name) for fld in dataclasses.fields(pod) if fld.name not in _DERIVED_FIELDS}
     kw.update(changes)

@@ -292,12 +292,12 @@ def build_cluster(
             # a pod decoded into typed.py's schema and built as parse.pod builds it (one that
             # needs more than that reads is read from its dict, below)
             rules = doc.rules  # equal: the next pods compare by identity
-            pod = doc.pod
-            ident = ("Pod", pod.namespace, pod.name)
+            built = doc.pod
+            ident = ("Pod", built.namespace, built.name)
             if ident not in seen:
                 seen[ident] = doc.source
-                if not pod.terminal:
-                    pods.append((pod, doc.source))
+                if not built.terminal:
+                    pods.append((built, doc.source))
                 continue
         if doc.kind == SERVER_VERSION_KIND:
             state.recorded_server_version = doc.body["gitVersion"]

@@ -892,6 +892,8 @@ def _looks_like_pods(run: str) -> bool:
     """Whether a run's first item says it is a Pod near its start, as kubectl writes items."""
     head = run[:200]
     return '"kind": "Pod"' in head or '"kind":"Pod"' in head
+
+
 _ESCAPED_COLON = re.compile(r"\\u003[aA]")
 
 

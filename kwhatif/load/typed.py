@@ -324,14 +324,18 @@ class _Run:
         return item
 
 
+# Document's own slot: a TypedPod's body is a property over it
+_BODY: Any = vars(Document)["body"]
+
+
 class TypedPod(Document):
     """A Pod item of a run and, unless the fast conversion handed it back (None), its Pod. Its
     ``body``, the item's dict as the generic path decodes it, is made from the run's text when
     something asks for it."""
 
     __slots__ = ("pod", "rules", "run", "index")
-    kind = "Pod"  # type: ignore[assignment]
-    api_version = "v1"  # type: ignore[assignment]
+    kind = "Pod"
+    api_version = "v1"
 
     def __init__(self, pod: Pod | None, rules: PodRules, source: str, run: _Run, index: int) -> None:
         self.source = source
@@ -340,18 +344,18 @@ class TypedPod(Document):
         self.run = run
         self.index = index
 
-    @property  # type: ignore[override]
+    @property
     def body(self) -> dict[str, Any]:
         try:
-            return Document.body.__get__(self)  # type: ignore[attr-defined,no-any-return]
+            body: dict[str, Any] = _BODY.__get__(self, TypedPod)
         except AttributeError:
             body = self.run.item(self.index)
-            Document.body.__set__(self, body)  # type: ignore[attr-defined]
-            return body
+            _BODY.__set__(self, body)
+        return body
 
     @body.setter
     def body(self, value: dict[str, Any]) -> None:
-        Document.body.__set__(self, value)  # type: ignore[attr-defined]
+        _BODY.__set__(self, value)
 
 
 class PodRuns:
@@ -381,15 +385,15 @@ class PodRuns:
                 if (
                     item.kind != "Pod"
                     or item.apiVersion != "v1"
-                    or raw_spec is UNSET
-                    or meta.__class__ is not _Meta
+                    or type(raw_spec) is not Raw
+                    or type(meta) is not _Meta
                 ):
                     return None
-                _check_fields(meta.managedFields)  # type: ignore[union-attr]
+                _check_fields(meta.managedFields)
                 spec, node = _spec_of(raw_spec)
-                owners = _owners_of(meta.ownerReferences)  # type: ignore[union-attr]
+                owners = _owners_of(meta.ownerReferences)
                 source = f"{where} (items[{first + i}])"
-                pod = None if owners is None else _convert(item, meta, spec, node, owners, source, rules)  # type: ignore[arg-type]
+                pod = None if owners is None else _convert(item, meta, spec, node, owners, source, rules)
                 out.append(TypedPod(pod, rules, source, r, i))
             return out
         except (_Bad, *_DECODE_ERRORS):
@@ -405,8 +409,17 @@ _FROM_TEMPLATE = parse.pod_from_template
 _intern = parse.intern
 _shared_map = parse.shared_map
 _kept = parse.kept_annotations
-_EMPTY_MAP = parse.EMPTY_MAP
+_EMPTY_MAP: dict[str, Any] = parse.EMPTY_MAP
 _UNUSUAL_CONDITIONS = ("DisruptionTarget", "PodResizePending")
+
+
+def _seconds(value: str | None | UnsetType, path: str) -> float:
+    """f.time_value of a metav1.Time (UNSET: absent)."""
+    if type(value) is str:
+        seconds = _TIMES.get(value)
+        if seconds is not None:
+            return seconds
+    return f.time_value(None if value is UNSET else value, path)
 
 
 def _convert(
@@ -416,31 +429,31 @@ def _convert(
     if spec.generic:
         return None
     name = meta.name
-    if name.__class__ is not str or not name or not valid_dns1123_subdomain(name):  # type: ignore[arg-type]
+    if type(name) is not str or not name or not valid_dns1123_subdomain(name):
         return None  # generateName, a null name: the generic path names it, or refuses it
     namespace = meta.namespace
-    if namespace.__class__ is not str or not namespace:
+    if type(namespace) is not str or not namespace:
         namespace = "default"
     elif namespace not in _VALID_NAMESPACES:
-        if is_dns1123_label(namespace):  # type: ignore[arg-type]
+        if is_dns1123_label(namespace):
             return None
-        _VALID_NAMESPACES.add(namespace)  # type: ignore[arg-type]
+        _VALID_NAMESPACES.add(namespace)
     status = item.status
-    if status.__class__ is not _Status:
+    if type(status) is not _Status:
         status = _EMPTY_STATUS
     if (
-        status.resourceClaimStatuses  # type: ignore[union-attr]
-        or (status.resources is not UNSET and status.resources is not None)  # type: ignore[union-attr]
-        or (status.allocatedResources is not UNSET and status.allocatedResources is not None)  # type: ignore[union-attr]
+        status.resourceClaimStatuses
+        or (status.resources is not UNSET and status.resources is not None)
+        or (status.allocatedResources is not UNSET and status.allocatedResources is not None)
     ):
         return None  # resource claims, resources the pod reports: the generic path
-    for key in (status.containerStatuses, status.initContainerStatuses):  # type: ignore[union-attr]
-        if key:
-            for cs in key:
+    for statuses in (status.containerStatuses, status.initContainerStatuses):
+        if statuses:
+            for cs in statuses:
                 if cs.resources is not UNSET or cs.allocatedResources is not UNSET:
                     return None  # a resized container
     target, reason = False, ""
-    conditions = status.conditions  # type: ignore[union-attr]
+    conditions = status.conditions
     if conditions:
         for c in conditions:
             if c.type in _UNUSUAL_CONDITIONS:
@@ -448,72 +461,38 @@ def _convert(
                 if infeasible:
                     return None
                 break
-    created = meta.creationTimestamp
-    started = status.startTime  # type: ignore[union-attr]
-    deletion = meta.deletionTimestamp
     labels = meta.labels
     annotations = meta.annotations
     uid = meta.uid
-    phase = status.phase  # type: ignore[union-attr]
-    nominated = status.nominatedNodeName  # type: ignore[union-attr]
+    phase = status.phase
+    nominated = status.nominatedNodeName
+    deletion = meta.deletionTimestamp
     try:
-        created_at = (_TIMES.get(created) if created.__class__ is str else None) or f.time_value(  # type: ignore[arg-type]
-            None if created is UNSET else created, "metadata.creationTimestamp"
-        )
-        started_at = (_TIMES.get(started) if started.__class__ is str else None) or f.time_value(  # type: ignore[arg-type]
-            None if started is UNSET else started, "status.startTime"
-        )
-        entry = spec.entry
-        if entry is not None and len(entry) == 3 and entry[1] is rules:
-            # a plain replica of a spec converted before: parse.finish_pod's template
-            return _FROM_TEMPLATE(
-                entry[2],
-                _intern(namespace),
-                name,
-                uid if uid.__class__ is str else "",
-                _shared_map(labels) if labels else _EMPTY_MAP,
-                _kept(annotations) if annotations else _EMPTY_MAP,
-                owners,
-                created_at,
-                deletion is not None and deletion is not UNSET,
-                _intern(node),
-                _intern(phase) if phase.__class__ is str else "",  # type: ignore[arg-type]
-                nominated if nominated.__class__ is str else "",
-                started_at,
-                target,
-                source,
-                (),
-                _EMPTY_MAP,
-                reason,
-            )
-        if entry is None:
-            entry = spec.entry = parse.spec_entry(spec.spec, spec.has_node)
-            spec.spec = None
-        return parse.finish_pod(
-            entry,
-            rules,
-            _intern(namespace),  # type: ignore[arg-type]
-            name,  # type: ignore[arg-type]
-            uid if uid.__class__ is str else "",  # type: ignore[arg-type]
+        created = _seconds(meta.creationTimestamp, "metadata.creationTimestamp")
+        started = _seconds(status.startTime, "status.startTime")
+        own = (
+            _intern(namespace),
+            name,
+            uid if type(uid) is str else "",
             _shared_map(labels) if labels else _EMPTY_MAP,
             _kept(annotations) if annotations else _EMPTY_MAP,
             owners,
-            created_at,
+            created,
             deletion is not None and deletion is not UNSET,
             _intern(node),
-            _intern(phase) if phase.__class__ is str else "",  # type: ignore[arg-type]
-            nominated if nominated.__class__ is str else "",  # type: ignore[arg-type]
-            started_at,
+            _intern(phase) if type(phase) is str else "",
+            nominated if type(nominated) is str else "",
+            started,
             target,
-            reason,
-            _EMPTY_MAP,
-            False,
-            None,
-            None,
-            source,
-            (),
-            _EMPTY_MAP,
         )
+        entry = spec.entry
+        if entry is not None and len(entry) == 3 and entry[1] is rules:
+            # a plain replica of a spec built before: parse.finish_pod's template
+            return _FROM_TEMPLATE(entry[2], *own, source, (), _EMPTY_MAP, reason)
+        if entry is None:
+            entry = spec.entry = parse.spec_entry(spec.spec, spec.has_node)
+            spec.spec = None
+        return parse.finish_pod(entry, rules, *own, reason, _EMPTY_MAP, False, None, None, source, (), _EMPTY_MAP)
     except FieldError:
         spec.generic = spec.entry is None  # a spec the API server refuses: its pods read as dicts
         return None
