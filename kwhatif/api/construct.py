@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -75,15 +74,16 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-def template_constructor(cls: type[T], own: tuple[str, ...]) -> tuple[Callable[[T], tuple[Any, ...]], Callable[..., T]]:
-    """For objects that share most of their fields (the replicas of one spec): ``template(obj)``,
-    the values of ``obj``'s fields but ``own``, and ``build(template, *values of own)``, the object
-    with those fields from the template and the ``own`` fields (in ``cls``'s field order) given:
-    the object ``fast_constructor(cls)`` would build from the same values."""
+def template_constructor(cls: type[T], own: tuple[str, ...]) -> tuple[tuple[str, ...], Callable[..., T]]:
+    """For objects that share most of their fields (the replicas of one spec): the names of the
+    fields but ``own``, in ``cls``'s order (a template holds their values), and
+    ``build(template, *values of own)``, the object with those fields from the template and the
+    ``own`` fields given in ``cls``'s order: what ``fast_constructor(cls)`` builds of the same
+    values."""
     fields = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     if not set(own) <= set(fields) or any(name == "o" or name.startswith("_") for name in fields):
         raise TypeError(f"{cls.__name__}: {own} are not fields the generated code can name")
-    rest = [n for n in fields if n not in own]
+    rest = tuple(n for n in fields if n not in own)
     ordered_own = [n for n in fields if n in own]
     fast_constructor(cls)  # the same checks of cls (a frozen dataclass with slots, ...)
     twin = type(f"_{cls.__name__}TemplateTwin", (), {"__slots__": cls.__dict__["__slots__"]})
@@ -98,9 +98,5 @@ def template_constructor(cls: type[T], own: tuple[str, ...]) -> tuple[Callable[[
     )
     exec(compile(src, f"<template constructor of {cls.__qualname__}>", "exec"), env)
     build: Callable[..., T] = env[f"build_{cls.__name__}"]
-    getters = [operator.attrgetter(n) for n in rest]
-
-    def template(obj: T) -> tuple[Any, ...]:
-        return tuple(g(obj) for g in getters)
-
-    return template, build
+    build.__doc__ = f"{cls.__name__}(...) of a template and its own fields (kwhatif.api.construct)."
+    return rest, build

@@ -192,7 +192,10 @@ def resource_list(d: Dict, key: str, path: str, defaulted: bool = True) -> dict[
         raise type_error(join(path, key), v, "a map of quantities")
     out: dict[str, Fraction] = {}
     for name, raw in v.items():
-        amount = quantity(raw, f"{join(path, key)}[{name}]")
+        try:
+            amount = q.parse_quantity(raw)
+        except q.QuantityError:
+            amount = quantity(raw, f"{join(path, key)}[{name}]")  # raises, naming the field
         out[str(name)] = q.round_up_milli(amount) if defaulted else amount
     return out
 

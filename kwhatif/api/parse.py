@@ -552,6 +552,11 @@ def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> N
         raise f.invalid(path, q.canonical(amount, q.format_of(raw)), "must be an integer")
 
 
+# Resource names validate_container_resource_name has let through, and whether each is an
+# extended resource: a non-negative amount of one (whole, if extended) needs no check.
+_VALID_CONTAINER_RESOURCES: dict[str, bool] = {}
+
+
 def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
     name = f.string(d, "name", path)
     if not name:
@@ -564,8 +569,11 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
-        validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
-        _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
+        extended = _VALID_CONTAINER_RESOURCES.get(rname)
+        if extended is None or amount.numerator < 0 or (extended and amount.denominator != 1):
+            validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
+            _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
+            _VALID_CONTAINER_RESOURCES[rname] = is_extended(rname)
         lim = limits.get(rname)
         if lim is not None:
             # value.String() of each, after the API server's defaulting
@@ -576,8 +584,11 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
             if amount > lim:
                 raise f.invalid(f"{rpath}.requests", raw, f"must be less than or equal to {rname} limit of {raw_lim}")
     for rname, amount in limits.items():
-        validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
-        _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
+        extended = _VALID_CONTAINER_RESOURCES.get(rname)
+        if extended is None or amount.numerator < 0 or (extended and amount.denominator != 1):
+            validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
+            _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
+            _VALID_CONTAINER_RESOURCES[rname] = is_extended(rname)
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
             requests[rname] = amount
@@ -859,7 +870,49 @@ def finish_pod(
             claim_map,
             disruption_reason,
         )
-    p = build_pod(
+    kw = entry[0]
+    if plain:
+        # the first plain pod of the spec under these rules: its template (the spec's fields, what
+        # they derive, and a plain pod's status values), kept in the spec's memo entry
+        derived, ports = _derive(
+            rules, kw["containers"], kw["init_containers"], kw["overhead"], kw["pod_requests"], {}, False, (None, None)
+        )
+        values = {
+            **kw,
+            "requests": derived[0],
+            "non0_cpu": derived[1],
+            "non0_mem": derived[2],
+            "request_list": derived[3],
+            "host_port_list": ports,
+            "container_statuses": _EMPTY_MAP,
+            "resize_infeasible": False,
+            "status_pod_requests": None,
+            "status_pod_allocated": None,
+            "admission_notes": (),
+        }
+        template = tuple(values[n] for n in _TEMPLATE_POD_FIELDS)
+        entry[1:] = [rules, template]
+        return pod_from_template(
+            template,
+            namespace,
+            name,
+            uid,
+            labels,
+            kept,
+            owners,
+            created,
+            deleting,
+            node_name,
+            phase,
+            nominated,
+            started,
+            disruption_target,
+            source,
+            resource_claims,
+            claim_map,
+            disruption_reason,
+        )
+    return build_pod(
         rules,
         namespace=namespace,
         name=name,
@@ -870,7 +923,7 @@ def finish_pod(
         creation_timestamp=created,
         deleting=deleting,
         node_name=node_name,
-        **entry[0],
+        **kw,
         phase=phase,
         nominated_node_name=nominated,
         start_time=started,
@@ -884,10 +937,6 @@ def finish_pod(
         status_pod_requests=status_requests,
         status_pod_allocated=status_allocated,
     )
-    if plain:
-        # one template per spec (one release's rules per load): the rules, then the Pod's values
-        entry[1:] = [rules, pod_template(p)]
-    return p
 
 
 # What differs between the plain replicas of a spec (pod_from_template's arguments, in Pod's
@@ -911,7 +960,7 @@ _OWN_POD_FIELDS = (
     "resource_claim_statuses",
     "disruption_reason",
 )
-pod_template, pod_from_template = template_constructor(Pod, _OWN_POD_FIELDS)
+_TEMPLATE_POD_FIELDS, pod_from_template = template_constructor(Pod, _OWN_POD_FIELDS)
 
 
 def _spec_key(spec: Dict, node_name: str) -> Any:
@@ -1012,9 +1061,13 @@ def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
     }
 
 
-def _read_of(c: Dict) -> tuple[Any, ...]:
-    """The fields of a container that container() reads (env, command, mounts... are not)."""
-    return (c.get("name"), c.get("image"), c.get("resources"), c.get("ports"), c.get("restartPolicy"))
+def _read_of(c: Dict) -> dict[str, Any]:
+    """The fields of a container that container() reads (env, command, mounts... are not), those
+    it has (an absent one is no null in the memo key: see _memo_key)."""
+    return {k: c[k] for k in _CONTAINER_READS if k in c}
+
+
+_CONTAINER_READS = ("name", "image", "resources", "ports", "restartPolicy")
 
 
 def _containers(
@@ -1081,7 +1134,8 @@ def _remember(key: Any, value: object) -> None:
         if isinstance(key, bytes):
             key = bytes(memoryview(key))  # orjson's buffer can be far larger than its text
         _MEMO[key] = value
-        _memo_chars[0] += len(key[1]) if isinstance(key, tuple) else len(key)
+        text = key[-1] if isinstance(key, tuple) else key
+        _memo_chars[0] += len(text) if isinstance(text, (bytes, str)) else 1
 
 
 _MISS = object()
@@ -1127,7 +1181,8 @@ EMPTY_MAP = _EMPTY_MAP
 def _memoized(tag: str, raw: object, convert: Any) -> Any:
     """``convert()`` of ``raw``, reusing the result for an equal ``raw`` (same repr); a result of
     None is reused too (most pods have no affinity)."""
-    key = _memo_key((tag, raw))
+    # most pods have no affinity, spreading...: the key of an absent value is made without a text
+    key = _memo_key((tag, raw)) if raw is not None else (tag, None)
     if key is not None:
         hit = _MEMO.get(key, _MISS)
         if hit is not _MISS:
@@ -1225,13 +1280,31 @@ _DERIVED_FIELDS = frozenset({"requests", "non0_cpu", "non0_mem", "request_list",
 def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
     """Construct a Pod and derive what the release's rules derive from it: its requests
     (framework.calculateResource) and its host ports (GetHostPorts)."""
-    containers: tuple[Container, ...] = kw["containers"]
-    init_containers: tuple[Container, ...] = kw["init_containers"]
-    overhead = kw["overhead"]
-    statuses = kw.get("container_statuses") or {}
-    pod_level = kw.get("pod_requests")
-    status_pod = (kw.get("status_pod_requests"), kw.get("status_pod_allocated"))
-    resize_infeasible = kw.get("resize_infeasible", False)
+    derived, ports = _derive(
+        rules,
+        kw["containers"],
+        kw["init_containers"],
+        kw["overhead"],
+        kw.get("pod_requests"),
+        kw.get("container_statuses") or {},
+        kw.get("resize_infeasible", False),
+        (kw.get("status_pod_requests"), kw.get("status_pod_allocated")),
+    )
+    return _new_pod(kw, derived, ports)
+
+
+def _derive(
+    rules: PodRules,
+    containers: tuple[Container, ...],
+    init_containers: tuple[Container, ...],
+    overhead: dict[str, Fraction] | None,
+    pod_level: dict[str, Fraction] | None,
+    statuses: Mapping[str, ContainerStatusResources],
+    resize_infeasible: bool,
+    status_pod: tuple[dict[str, Fraction] | None, dict[str, Fraction] | None],
+) -> tuple[tuple[Resource, int, int, dict[str, Fraction]], tuple[ContainerPort, ...]]:
+    """A pod's requests (the Resource, the non-zero cpu and memory, the request list) and host
+    ports, as the release's rules derive them."""
     if overhead is None and pod_level is None and not statuses and not resize_infeasible and status_pod == (None, None):
         # most pods: the containers decide, and replicas share their tuples (see _MEMO)
         key: Any = (rules, _request_shape(containers, init_containers))
@@ -1262,8 +1335,7 @@ def build_pod(rules: PodRules = DEFAULT_POD_RULES, **kw: Any) -> Pod:
         derived = (Resource.from_list(request_list), non0_cpu, non0_mem, request_list)
         if len(_REQUESTS_CACHE) < 4096:
             _REQUESTS_CACHE[key] = derived
-    ports = _host_ports(containers, init_containers, rules.sidecar_host_ports)
-    return _new_pod(kw, derived, ports)
+    return derived, _host_ports(containers, init_containers, rules.sidecar_host_ports)
 
 
 def _new_pod(

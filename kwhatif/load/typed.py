@@ -68,7 +68,7 @@ class _Meta(Struct):
     creationTimestamp: str | None | _Opt = UNSET
     deletionTimestamp: Any = UNSET
     deletionGracePeriodSeconds: Any = UNSET
-    labels: dict[str, str] | None | _Opt = UNSET
+    labels: Raw | _Opt = UNSET
     annotations: dict[str, str] | None | _Opt = UNSET
     ownerReferences: Raw | _Opt = UNSET
     finalizers: Any = UNSET
@@ -293,6 +293,30 @@ def _owners_of(raw: Raw | UnsetType) -> tuple[OwnerReference, ...] | None:
     return owners
 
 
+_LABELS: dict[bytes, dict[str, str] | None] = {}  # None: not a map of strings
+
+
+def _labels_of(raw: Raw | UnsetType) -> dict[str, str] | None:
+    """The labels of a pod, shared by every pod with the same text (parse's shared map)."""
+    if raw is UNSET:
+        return _EMPTY_MAP
+    text = bytes(raw)
+    labels: dict[str, str] | None = _LABELS.get(text, _MISS)
+    if labels is _MISS:
+        value = _checked(text)
+        if value is None:
+            labels = _EMPTY_MAP
+        elif type(value) is dict and all(type(v) is str for v in value.values()):
+            labels = _shared_map(value)
+        else:
+            labels = None  # the generic path words the error
+        _keep(_LABELS, text, len(text), labels)
+    return labels
+
+
+_MISS: Any = object()
+
+
 def _check_fields(entries: list[_ManagedFields] | None | UnsetType) -> None:
     if not entries:
         return
@@ -391,9 +415,16 @@ class PodRuns:
                     return None
                 _check_fields(meta.managedFields)
                 spec, node = _spec_of(raw_spec)
+                # every raw part is checked here, whatever becomes of the pod: its body is decoded
+                # from the run's text without that check
                 owners = _owners_of(meta.ownerReferences)
+                labels = _labels_of(meta.labels)
                 source = f"{where} (items[{first + i}])"
-                pod = None if owners is None else _convert(item, meta, spec, node, owners, source, rules)
+                pod = (
+                    None
+                    if owners is None or labels is None
+                    else _convert(item, meta, spec, node, owners, labels, source, rules)
+                )
                 out.append(TypedPod(pod, rules, source, r, i))
             return out
         except (_Bad, *_DECODE_ERRORS):
@@ -423,7 +454,14 @@ def _seconds(value: str | None | UnsetType, path: str) -> float:
 
 
 def _convert(
-    item: _Pod, meta: _Meta, spec: _Spec, node: str, owners: tuple[OwnerReference, ...], source: str, rules: PodRules
+    item: _Pod,
+    meta: _Meta,
+    spec: _Spec,
+    node: str,
+    owners: tuple[OwnerReference, ...],
+    labels: dict[str, str],
+    source: str,
+    rules: PodRules,
 ) -> Pod | None:
     """The Pod parse.pod builds of the item's dict (validate=False), or None: read the dict."""
     if spec.generic:
@@ -461,7 +499,6 @@ def _convert(
                 if infeasible:
                     return None
                 break
-    labels = meta.labels
     annotations = meta.annotations
     uid = meta.uid
     phase = status.phase
@@ -474,7 +511,7 @@ def _convert(
             _intern(namespace),
             name,
             uid if type(uid) is str else "",
-            _shared_map(labels) if labels else _EMPTY_MAP,
+            labels,
             _kept(annotations) if annotations else _EMPTY_MAP,
             owners,
             created,
