@@ -340,8 +340,11 @@ class Pod:
         )
 
 
-# Pod(...) for the loader, which builds one per pod of a dump (kwhatif.api.construct)
+# Pod(...) for the loader, which builds one per pod of a dump (kwhatif.api.construct), and the
+# containers of every distinct spec
 new_pod = fast_constructor(Pod)
+new_container = fast_constructor(Container)
+new_container_port = fast_constructor(ContainerPort)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,8 @@ from kwhatif.api.core import (
     Volume,
     WeightedPodAffinityTerm,
     WhenUnsatisfiable,
+    new_container,
+    new_container_port,
     new_pod,
 )
 from kwhatif.api.fields import Dict
@@ -608,7 +610,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
         proto = f.string(pd, "protocol", pp) or "TCP"
         if proto not in _PROTOCOLS:
             raise f.unsupported(f"{pp}.protocol", proto, _PROTOCOLS)
-        ports.append(ContainerPort(cport, hport, proto, f.string(pd, "hostIP", pp)))
+        ports.append(new_container_port(cport, hport, proto, f.string(pd, "hostIP", pp)))
     restart = f.string(d, "restartPolicy", path) or None
     if restart is not None:
         if not is_init:
@@ -618,14 +620,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                 raise f.unsupported(f"{path}.restartPolicy", restart, ("Always", "OnFailure", "Never"))
         elif restart != "Always":
             raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
-    return Container(
-        name=name,
-        image=image,
-        requests=requests,
-        limits=limits,
-        ports=tuple(ports),
-        restart_policy=restart,
-    )
+    return new_container(name, image, requests, limits, tuple(ports), restart)
 
 
 def _overcommit_allowed(name: str) -> bool:

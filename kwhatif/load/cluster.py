@@ -18,7 +18,7 @@ from kwhatif.dra import parse as dra_parse
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
-from kwhatif.load.typed import TypedPod
+from kwhatif.load.typed import TypedRun
 from kwhatif.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
@@ -287,25 +287,15 @@ def build_cluster(
     rules = PodRules.of(state.version)
     seen: dict[tuple[str, str, str], str] = {}
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
-    for doc in docs:
-        if type(doc) is TypedPod and doc.pod is not None and (doc.rules is rules or doc.rules == rules):
-            # a pod decoded into typed.py's schema and built as parse.pod builds it (one that
-            # needs more than that reads is read from its dict, below)
-            rules = doc.rules  # equal: the next pods compare by identity
-            built = doc.pod
-            ident = ("Pod", built.namespace, built.name)
-            if ident not in seen:
-                seen[ident] = doc.source
-                if not built.terminal:
-                    pods.append((built, doc.source))
-                continue
+
+    def add(doc: Document) -> None:
         if doc.kind == SERVER_VERSION_KIND:
             state.recorded_server_version = doc.body["gitVersion"]
-            continue
+            return
         kind = classify(doc)
         if kind is None:
             state.skipped[doc.kind] += 1
-            continue
+            return
         ident = _identity(doc, kind, state.names)
         prev = seen.get(ident)
         if prev is not None:
@@ -313,24 +303,44 @@ def build_cluster(
         seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
-            # _guard calls each parser at once: the loop variables are current
-            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))  # noqa: B023
+            pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
             if not pod.terminal:
                 pods.append((pod, doc.source))
-            continue
+            return
         if kind == "Node":
-            node: Node = _guard(doc, lambda b: parse.node(b, src))  # noqa: B023
+            node: Node = _guard(doc, lambda b: parse.node(b, src))
             state.nodes[node.name] = node
-            continue
+            return
         if kind in WORKLOAD_KINDS:
             meta = doc.body.get("metadata") or {}
             state.workloads[ident] = Workload(
                 kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
             )
-            continue
+            return
         reader = _OBJECTS[kind]
         api_version = doc.api_version
-        reader.store(state, _guard(doc, lambda b: reader.parse(b, api_version, src)))  # noqa: B023
+        reader.store(state, _guard(doc, lambda b: reader.parse(b, api_version, src)))
+
+    for doc in docs:
+        if type(doc) is TypedRun:
+            # pods decoded into typed.py's schema and built as parse.pod builds them, under the
+            # same rules (equal ones are the run's from then on); one the fast conversion handed
+            # back is read from its dict, as any other document
+            same = doc.rules is rules or doc.rules == rules
+            if same:
+                rules = doc.rules
+            sources = doc.sources
+            for k, built in enumerate(doc.pods):
+                if built is not None and same:
+                    ident = ("Pod", built.namespace, built.name)
+                    if ident not in seen:
+                        seen[ident] = sources[k]
+                        if not built.terminal:
+                            pods.append((built, sources[k]))
+                        continue
+                add(doc.document(k))
+            continue
+        add(doc)
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes

@@ -210,10 +210,19 @@ class Document:
         return f"{self.kind} {ns if isinstance(ns, str) and ns else 'default'}/{name}"
 
 
-# Decodes the text of a run of a List's items that look like Pods into their documents, or
-# answers None (kwhatif.load.typed.PodRuns): the loader's fast path for pods. It is given the
-# run's text, where the List is and the index in it of the run's first item.
-PodRuns = Callable[[str, str, int], "list[Document] | None"]
+class ItemRun(Document):
+    """A document that stands for a run of ``len()`` items of a List (see PodRuns)."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+
+# Decodes the text of a run of a List's items that look like Pods into one ItemRun, or answers
+# None (kwhatif.load.typed.PodRuns): the loader's fast path for pods. It is given the run's text,
+# where the List is and the index in it of the run's first item.
+PodRuns = Callable[[str, str, int], ItemRun | None]
 
 
 def read_path(
@@ -482,7 +491,7 @@ def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
 _COUNT_MIN_CHARS = 1 << 14
 
 
-def count_byte(data: bytes, byte: bytes) -> int:
+def count_byte(data: bytes | bytearray, byte: bytes) -> int:
     """``data.count(byte)`` of one byte, numpy's vector compare over long data (see count_char)."""
     if len(data) < _COUNT_MIN_CHARS:
         return data.count(byte)
@@ -787,10 +796,12 @@ class _JsonStream:
                         items = [item]
                     if progress is not None:
                         progress.update(self.base + pos)
+                    if isinstance(items, ItemRun):  # a run of pods, from pod_runs
+                        yield items
+                        i += len(items)
+                        items = []
                     for item in items:
-                        if type(item) is not dict and isinstance(item, Document):  # a pod of pod_runs
-                            yield item
-                        elif isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
+                        if isinstance(item, dict) and (item.get("kind") or obj.get("kind")):
                             yield from _expand_item(item, obj, where, i)
                         else:
                             waiting.append((i, item))
@@ -854,7 +865,7 @@ class _Batches:
         if self.term is None and self.misses < self.MAX_MISSES and text[end - 1 : end] == "}":
             self.term = "}" + text[end:start] + text[start : start + self.PREFIX_CHARS]
 
-    def take(self, stream: _JsonStream, pos: int) -> tuple[list[Any], int] | None:
+    def take(self, stream: _JsonStream, pos: int) -> tuple[list[Any] | ItemRun, int] | None:
         """The items from ``pos`` (an item's first character) to the end of the run, and the
         position just past the last; None: read the next item with the scanner."""
         term = self.term

@@ -38,7 +38,7 @@ from kwhatif.api.core import OwnerReference, Pod
 from kwhatif.api.names import is_dns1123_label, valid_dns1123_subdomain
 from kwhatif.api.resources import PodRules
 from kwhatif.errors import FieldError
-from kwhatif.load.files import Document, count_byte, count_char
+from kwhatif.load.files import Document, ItemRun, count_byte, count_char
 
 # --- the schema: core/v1 Pod as kubectl writes it (k8s.io/api core/v1 types.go, ObjectMeta of
 # apimachinery meta/v1), every field UNSET unless given. A field outside it sends the run back
@@ -180,7 +180,8 @@ class _NodeOfSpec(Struct):
 
 _DECODE_RUN = msgspec.json.Decoder(list[_Pod]).decode
 _DECODE_NODE = msgspec.json.Decoder(_NodeOfSpec).decode
-_ENCODE = msgspec.json.Encoder().encode
+_ENCODE_INTO = msgspec.json.Encoder().encode_into
+_ENCODED = bytearray()  # what _ENCODE_INTO writes, reused run after run
 _ENCODE_STRING = msgspec.json.Encoder().encode
 _DECODE_ANY = msgspec.json.Decoder().decode
 _ESCAPED_COLON = re.compile(rb"\\u003[aA]")
@@ -257,10 +258,9 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
     node, decoded."""
     text = bytes(raw)
     m = _NODE_NAME.search(text)
-    if m is not None:
-        at = m.start()
-        cut = (at, text[:at] + text[m.end() :])
-        spec = _SPECS.get(cut) if m.end(1) > m.start(1) else None
+    if m is not None and m.end(1) > m.start(1):
+        at, end = m.span()
+        spec = _SPECS.get((at, text[:at] + text[end:]))
         if spec is not None:
             return spec, m.group(1).decode()
     try:
@@ -273,17 +273,14 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
     if spec is None:
         spec = _Spec(_checked(text), bool(node))
         if m is not None and node == m.group(1).decode() and b"\\" not in text and text.count(b'"nodeName"') == 1:
-            key = cut  # its own nodeName, cut (see above)
+            at, end = m.span()
+            key = (at, text[:at] + text[end:])  # its own nodeName, cut (see above)
         _keep(_SPECS, key, len(text), spec)
     return spec, node
 
 
-def _owners_of(raw: Raw | UnsetType) -> tuple[OwnerReference, ...] | None:
-    if raw is UNSET:
-        return ()
-    text = bytes(raw)
-    if text in _OWNERS:
-        return _OWNERS[text]
+def _owners_of(text: bytes) -> tuple[OwnerReference, ...] | None:
+    """The owner references of a text not seen before (None: not convertible here)."""
     value = _checked(text)
     try:
         owners: tuple[OwnerReference, ...] | None = parse.owner_references({"ownerReferences": value})
@@ -296,21 +293,18 @@ def _owners_of(raw: Raw | UnsetType) -> tuple[OwnerReference, ...] | None:
 _LABELS: dict[bytes, dict[str, str] | None] = {}  # None: not a map of strings
 
 
-def _labels_of(raw: Raw | UnsetType) -> dict[str, str] | None:
-    """The labels of a pod, shared by every pod with the same text (parse's shared map)."""
-    if raw is UNSET:
-        return _EMPTY_MAP
-    text = bytes(raw)
-    labels: dict[str, str] | None = _LABELS.get(text, _MISS)
-    if labels is _MISS:
-        value = _checked(text)
-        if value is None:
-            labels = _EMPTY_MAP
-        elif type(value) is dict and all(type(v) is str for v in value.values()):
-            labels = _shared_map(value)
-        else:
-            labels = None  # the generic path words the error
-        _keep(_LABELS, text, len(text), labels)
+def _labels_of(text: bytes) -> dict[str, str] | None:
+    """The labels of a text not seen before, the map every pod with the same text shares (None:
+    not a map of strings)."""
+    value = _checked(text)
+    labels: dict[str, str] | None
+    if value is None:
+        labels = _EMPTY_MAP
+    elif type(value) is dict and all(type(v) is str for v in value.values()):
+        labels = _shared_map(value)
+    else:
+        labels = None  # the generic path words the error
+    _keep(_LABELS, text, len(text), labels)
     return labels
 
 
@@ -348,30 +342,27 @@ class _Run:
         return item
 
 
-# Document's own slot: a TypedPod's body is a property over it
+# Document's own slot: a LazyPod's body is a property over it
 _BODY: Any = vars(Document)["body"]
 
 
-class TypedPod(Document):
-    """A Pod item of a run and, unless the fast conversion handed it back (None), its Pod. Its
-    ``body``, the item's dict as the generic path decodes it, is made from the run's text when
-    something asks for it."""
+class LazyPod(Document):
+    """A Pod item of a run that the fast conversion handed back: its ``body``, the item's dict as
+    the generic path decodes it, is made from the run's text when something asks for it."""
 
-    __slots__ = ("pod", "rules", "run", "index")
+    __slots__ = ("run", "index")
     kind = "Pod"
     api_version = "v1"
 
-    def __init__(self, pod: Pod | None, rules: PodRules, source: str, run: _Run, index: int) -> None:
+    def __init__(self, source: str, run: _Run, index: int) -> None:
         self.source = source
-        self.pod = pod
-        self.rules = rules  # what ``pod`` was derived under
         self.run = run
         self.index = index
 
     @property
     def body(self) -> dict[str, Any]:
         try:
-            body: dict[str, Any] = _BODY.__get__(self, TypedPod)
+            body: dict[str, Any] = _BODY.__get__(self, LazyPod)
         except AttributeError:
             body = self.run.item(self.index)
             _BODY.__set__(self, body)
@@ -382,6 +373,29 @@ class TypedPod(Document):
         _BODY.__set__(self, value)
 
 
+class TypedRun(ItemRun):
+    """The pods of a run, in order: each the Pod built under ``rules``, or None where the fast
+    conversion handed it back (``document(k)`` is then its document, read as any other). It
+    has no body of its own."""
+
+    __slots__ = ("pods", "sources", "rules", "run")
+    kind = "Pod"
+    api_version = "v1"
+
+    def __init__(self, pods: list[Pod | None], sources: list[str], rules: PodRules, run: _Run) -> None:
+        self.source = sources[0] if sources else ""
+        self.pods = pods
+        self.sources = sources
+        self.rules = rules
+        self.run = run
+
+    def __len__(self) -> int:
+        return len(self.pods)
+
+    def document(self, k: int) -> Document:
+        return LazyPod(self.sources[k], self.run, k)
+
+
 class PodRuns:
     """files.PodRuns for the pods of one release's rules (parse.pod's ``rules``)."""
 
@@ -390,19 +404,20 @@ class PodRuns:
     def __init__(self, rules: PodRules) -> None:
         self.rules = rules
 
-    def __call__(self, run: str, where: str, first: int) -> list[Document] | None:
-        """The documents of a run (the text between a List's brackets; its first item is item
+    def __call__(self, run: str, where: str, first: int) -> TypedRun | None:
+        """The pods of a run (the text between a List's brackets; its first item is item
         ``first`` of the List at ``where``), when its items are all v1 Pods the schema holds and
         the run passes every test of the module's doc; None: decode it generically."""
         try:
             items = _DECODE_RUN("[" + run + "]")
             if "\\" in run and _ESCAPED_COLON_TEXT.search(run):
                 return None
-            if count_char(run, ":") != count_byte(_ENCODE(items), b":"):
+            _ENCODE_INTO(items, _ENCODED)
+            if count_char(run, ":") != count_byte(_ENCODED, b":"):
                 return None
-            r = _Run(run)
             rules = self.rules
-            out: list[Document] = []
+            pods: list[Pod | None] = []
+            sources: list[str] = []
             for i, item in enumerate(items):
                 meta = item.metadata
                 raw_spec = item.spec
@@ -413,20 +428,35 @@ class PodRuns:
                     or type(meta) is not _Meta
                 ):
                     return None
-                _check_fields(meta.managedFields)
+                if meta.managedFields:
+                    _check_fields(meta.managedFields)
                 spec, node = _spec_of(raw_spec)
                 # every raw part is checked here, whatever becomes of the pod: its body is decoded
                 # from the run's text without that check
-                owners = _owners_of(meta.ownerReferences)
-                labels = _labels_of(meta.labels)
+                raw = meta.ownerReferences
+                if raw is UNSET:
+                    owners: tuple[OwnerReference, ...] | None = ()
+                else:
+                    text = bytes(raw)
+                    owners = _OWNERS.get(text, _MISS)
+                    if owners is _MISS:
+                        owners = _owners_of(text)
+                raw = meta.labels
+                if raw is UNSET:
+                    labels: dict[str, str] | None = _EMPTY_MAP
+                else:
+                    text = bytes(raw)
+                    labels = _LABELS.get(text, _MISS)
+                    if labels is _MISS:
+                        labels = _labels_of(text)
                 source = f"{where} (items[{first + i}])"
-                pod = (
+                sources.append(source)
+                pods.append(
                     None
                     if owners is None or labels is None
                     else _convert(item, meta, spec, node, owners, labels, source, rules)
                 )
-                out.append(TypedPod(pod, rules, source, r, i))
-            return out
+            return TypedRun(pods, sources, rules, _Run(run))
         except (_Bad, *_DECODE_ERRORS):
             return None
 

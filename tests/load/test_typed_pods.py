@@ -270,7 +270,7 @@ class _Counted:
 
         def counted(runs: typed.PodRuns, run: str, where: str, first: int) -> Any:
             got = call(runs, run, where, first)
-            self.built += sum(1 for d in got or () if isinstance(d, typed.TypedPod) and d.pod is not None)
+            self.built += sum(1 for p in got.pods if p is not None) if got is not None else 0
             return got
 
         monkeypatch.setattr(typed.PodRuns, "__call__", counted)
@@ -369,14 +369,15 @@ def test_a_run_the_schema_cannot_take_is_read_as_dicts(
 def test_spec_texts_that_differ_only_in_their_node_share_one_conversion(tmp_path: Path) -> None:
     runs = typed.PodRuns(DEFAULT_POD_RULES)
     texts = [json.dumps(p) for p in _replicas(_base(9001))]
-    docs = runs(",\n".join(texts), "f", 0)
-    assert docs is not None and len(docs) == N
-    pods = [d.pod for d in docs if isinstance(d, typed.TypedPod)]
-    assert all(p is not None for p in pods)
-    assert {p.node_name for p in pods if p is not None} == {"node-0", "node-1"}
+    run = runs(",\n".join(texts), "f", 0)
+    assert run is not None and len(run) == N
+    pods = [p for p in run.pods if p is not None]
+    assert len(pods) == N
+    assert {p.node_name for p in pods} == {"node-0", "node-1"}
     # one spec, converted once: its containers are the same objects in every replica
-    assert len({id(p.containers) for p in pods if p is not None}) == 1
-    assert [d.source for d in docs][:2] == ["f (items[0])", "f (items[1])"]
+    assert len({id(p.containers) for p in pods}) == 1
+    assert run.sources[:2] == ["f (items[0])", "f (items[1])"]
+    assert [p.source for p in pods[:2]] == ["f (items[0])", "f (items[1])"]
 
 
 @pytest.mark.parametrize("real_key", ['"nodeName"', '"node\\u004eame"'])
@@ -391,16 +392,19 @@ def test_a_cut_that_is_not_the_node_is_never_shared(real_key: str) -> None:
         '"name": "web"', '"name": "web2"', 1
     )
     assert other != text
-    docs = runs(text + ",\n" + other, "f", 0)
-    assert docs is not None
-    assert [d.pod.node_name for d in docs if isinstance(d, typed.TypedPod) and d.pod] == ["node-0", "node-0"]
+    run = runs(text + ",\n" + other, "f", 0)
+    assert run is not None
+    assert [p.node_name for p in run.pods if p is not None] == ["node-0", "node-0"]
 
 
-def test_the_body_of_a_typed_pod_is_the_generic_dict() -> None:
+def test_the_body_of_a_pod_handed_back_is_the_generic_dict() -> None:
     runs = typed.PodRuns(DEFAULT_POD_RULES)
     items = _replicas(_base(9003), 3)
-    docs = runs(",\n".join(json.dumps(p) for p in items), "f", 5)
-    assert docs is not None
+    items[1]["metadata"].pop("name")  # generateName: handed back
+    run = runs(",\n".join(json.dumps(p) for p in items), "f", 5)
+    assert run is not None and len(run) == 3
+    assert [p is None for p in run.pods] == [False, True, False]
+    docs = [run.document(k) for k in range(3)]
     assert [d.body for d in docs] == items
     assert [d.source for d in docs] == ["f (items[5])", "f (items[6])", "f (items[7])"]
     assert {(d.kind, d.api_version) for d in docs} == {("Pod", "v1")}
