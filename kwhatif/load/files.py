@@ -296,7 +296,10 @@ def _open_stream(fh: Any, source: str, limits: Limits, limit: int, head: bytes =
     with os_errors(source):
         data = head + fh.read(max(0, min(WINDOW_MIN_BYTES + 1, limit + 1) - len(head)))
     if len(data) > WINDOW_MIN_BYTES and data.lstrip()[:1] in (b"{", b"[") and len(data) <= limit:
-        return _JsonStream.windowed(fh, data, source, limit)
+        stream = _JsonStream.windowed(fh, data, source, limit)
+        if stream.total >= NUMPY_COUNT_MIN_BYTES:
+            use_numpy_counts()
+        return stream
     with os_errors(source):
         data += fh.read(limit + 1 - len(data))
     if len(data) > limit:
@@ -489,27 +492,35 @@ def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
 
 
 _COUNT_MIN_CHARS = 1 << 14
+# An input this large counts characters with numpy: its import (about 60 ms of CPU, which every
+# command that schedules pays later anyway) is then a small part of what counting saves.
+NUMPY_COUNT_MIN_BYTES = 64 * MiB
+
+
+def use_numpy_counts() -> None:
+    """Count with numpy from now on (a large input is being read)."""
+    import numpy  # noqa: F401
 
 
 def count_byte(data: bytes | bytearray, byte: bytes) -> int:
-    """``data.count(byte)`` of one byte, numpy's vector compare over long data (see count_char)."""
-    if len(data) < _COUNT_MIN_CHARS:
+    """``data.count(byte)`` of one byte: numpy's vector compare over long data once numpy is
+    imported (see count_char)."""
+    np = sys.modules.get("numpy")
+    if np is None or len(data) < _COUNT_MIN_CHARS:
         return data.count(byte)
-    import numpy as np
-
     return int(np.count_nonzero(np.frombuffer(data, np.uint8) == byte[0]))
 
 
 def count_char(text: str, char: str, start: int = 0, end: int | None = None) -> int:
     """``text.count(char, start, end)`` of a one-character ASCII ``char``. str.count compares one
-    character at a time; over a long text, numpy's vector compare of the text's UTF-8 (where an
-    ASCII character occurs only as itself) is four times faster, copies included."""
+    character at a time; over a long text, once numpy is imported, its vector compare of the
+    text's UTF-8 (where an ASCII character occurs only as itself) is four times faster, copies
+    included."""
     if end is None:
         end = len(text)
-    if end - start < _COUNT_MIN_CHARS:
+    np = sys.modules.get("numpy")
+    if np is None or end - start < _COUNT_MIN_CHARS:
         return text.count(char, start, end)
-    import numpy as np  # imported by whatever schedules: only a large input needs it this early
-
     data = (text[start:end] if start or end < len(text) else text).encode("utf-8", "surrogatepass")
     return int(np.count_nonzero(np.frombuffer(data, np.uint8) == ord(char)))
 
