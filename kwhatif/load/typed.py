@@ -1,10 +1,10 @@
 """Pods of a JSON List decoded straight into what the loader reads of them.
 
 A run of a List's items that are all v1 Pods (files._Batches cuts the runs) is decoded by msgspec
-into the Structs below: the fields the scheduler reads are typed, the spec, the owner references
-and each managed-fields entry's fieldsV1 stay raw text, and nothing else of an item is kept. A
-replica's spec is the text of an earlier replica's but for its node, so a spec is decoded and
-converted once per distinct text (the node cut out of it), not once per pod.
+into the Structs below: every field of a Pod as kubectl writes it has its place, typed where the
+loader reads it; the spec and each managed-fields entry's fieldsV1 stay raw text. A replica's
+spec is the text of an earlier replica's but for its node, so a spec is decoded and converted
+once per distinct text (the node cut out of it), not once per pod.
 
 The answers are exactly those of decoding every item into dicts (files._Batches's generic path):
 
@@ -57,6 +57,15 @@ class _ManagedFields(Struct):
     subresource: Any = UNSET
 
 
+class _OwnerReference(Struct):
+    apiVersion: str | None | _Opt = UNSET
+    kind: str | None | _Opt = UNSET
+    name: str | None | _Opt = UNSET
+    uid: str | None | _Opt = UNSET
+    controller: bool | None | _Opt = UNSET
+    blockOwnerDeletion: Any = UNSET
+
+
 class _Meta(Struct):
     name: str | None | _Opt = UNSET
     generateName: Any = UNSET
@@ -68,9 +77,9 @@ class _Meta(Struct):
     creationTimestamp: str | None | _Opt = UNSET
     deletionTimestamp: Any = UNSET
     deletionGracePeriodSeconds: Any = UNSET
-    labels: Raw | _Opt = UNSET
+    labels: dict[str, str] | None | _Opt = UNSET
     annotations: dict[str, str] | None | _Opt = UNSET
-    ownerReferences: Raw | _Opt = UNSET
+    ownerReferences: list[_OwnerReference] | None | _Opt = UNSET
     finalizers: Any = UNSET
     managedFields: list[_ManagedFields] | None | _Opt = UNSET
     clusterName: Any = UNSET  # gone since 1.25; older dumps still write it
@@ -228,8 +237,8 @@ class _Spec:
         self.generic = not isinstance(spec, dict) or bool(spec.get("resourceClaims"))
 
 
-_SPECS: dict[Any, _Spec] = {}
-_OWNERS: dict[bytes, tuple[OwnerReference, ...] | None] = {}  # None: not convertible here
+_SPECS: dict[Any, _Spec] = {}  # by text (see _spec_of)
+_OWNERS: dict[tuple[tuple[Any, ...], ...], tuple[OwnerReference, ...]] = {}
 _FIELDS_CHECKED: set[bytes] = set()
 
 
@@ -277,38 +286,6 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
             key = (at, text[:at] + text[end:])  # its own nodeName, cut (see above)
         _keep(_SPECS, key, len(text), spec)
     return spec, node
-
-
-def _owners_of(text: bytes) -> tuple[OwnerReference, ...] | None:
-    """The owner references of a text not seen before (None: not convertible here)."""
-    value = _checked(text)
-    try:
-        owners: tuple[OwnerReference, ...] | None = parse.owner_references({"ownerReferences": value})
-    except FieldError:
-        owners = None
-    _keep(_OWNERS, text, len(text), owners)
-    return owners
-
-
-_LABELS: dict[bytes, dict[str, str] | None] = {}  # None: not a map of strings
-
-
-def _labels_of(text: bytes) -> dict[str, str] | None:
-    """The labels of a text not seen before, the map every pod with the same text shares (None:
-    not a map of strings)."""
-    value = _checked(text)
-    labels: dict[str, str] | None
-    if value is None:
-        labels = _EMPTY_MAP
-    elif type(value) is dict and all(type(v) is str for v in value.values()):
-        labels = _shared_map(value)
-    else:
-        labels = None  # the generic path words the error
-    _keep(_LABELS, text, len(text), labels)
-    return labels
-
-
-_MISS: Any = object()
 
 
 def _check_fields(entries: list[_ManagedFields] | None | UnsetType) -> None:
@@ -431,31 +408,9 @@ class PodRuns:
                 if meta.managedFields:
                     _check_fields(meta.managedFields)
                 spec, node = _spec_of(raw_spec)
-                # every raw part is checked here, whatever becomes of the pod: its body is decoded
-                # from the run's text without that check
-                raw = meta.ownerReferences
-                if raw is UNSET:
-                    owners: tuple[OwnerReference, ...] | None = ()
-                else:
-                    text = bytes(raw)
-                    owners = _OWNERS.get(text, _MISS)
-                    if owners is _MISS:
-                        owners = _owners_of(text)
-                raw = meta.labels
-                if raw is UNSET:
-                    labels: dict[str, str] | None = _EMPTY_MAP
-                else:
-                    text = bytes(raw)
-                    labels = _LABELS.get(text, _MISS)
-                    if labels is _MISS:
-                        labels = _labels_of(text)
                 source = f"{where} (items[{first + i}])"
                 sources.append(source)
-                pods.append(
-                    None
-                    if owners is None or labels is None
-                    else _convert(item, meta, spec, node, owners, labels, source, rules)
-                )
+                pods.append(_convert(item, meta, spec, node, source, rules))
             return TypedRun(pods, sources, rules, _Run(run))
         except (_Bad, *_DECODE_ERRORS):
             return None
@@ -483,16 +438,26 @@ def _seconds(value: str | None | UnsetType, path: str) -> float:
     return f.time_value(None if value is UNSET else value, path)
 
 
-def _convert(
-    item: _Pod,
-    meta: _Meta,
-    spec: _Spec,
-    node: str,
-    owners: tuple[OwnerReference, ...],
-    labels: dict[str, str],
-    source: str,
-    rules: PodRules,
-) -> Pod | None:
+def _owners(refs: list[_OwnerReference]) -> tuple[OwnerReference, ...]:
+    """parse.owner_references of the pod's references, one tuple for all pods with equal ones."""
+    key = tuple((r.apiVersion, r.kind, r.name, r.uid, r.controller) for r in refs)
+    owners = _OWNERS.get(key)
+    if owners is None:
+        owners = tuple(
+            OwnerReference(
+                api_version=r.apiVersion if type(r.apiVersion) is str else "",
+                kind=r.kind if type(r.kind) is str else "",
+                name=r.name if type(r.name) is str else "",
+                uid=r.uid if type(r.uid) is str else "",
+                controller=r.controller is True,
+            )
+            for r in refs
+        )
+        _keep(_OWNERS, key, 64 * len(refs), owners)
+    return owners
+
+
+def _convert(item: _Pod, meta: _Meta, spec: _Spec, node: str, source: str, rules: PodRules) -> Pod | None:
     """The Pod parse.pod builds of the item's dict (validate=False), or None: read the dict."""
     if spec.generic:
         return None
@@ -529,6 +494,8 @@ def _convert(
                 if infeasible:
                     return None
                 break
+    refs = meta.ownerReferences
+    labels = meta.labels
     annotations = meta.annotations
     uid = meta.uid
     phase = status.phase
@@ -541,9 +508,9 @@ def _convert(
             _intern(namespace),
             name,
             uid if type(uid) is str else "",
-            labels,
+            _shared_map(labels) if labels else _EMPTY_MAP,
             _kept(annotations) if annotations else _EMPTY_MAP,
-            owners,
+            _owners(refs) if refs else (),
             created,
             deletion is not None and deletion is not UNSET,
             _intern(node),
