@@ -57,8 +57,7 @@ def main() -> None:
             dumps.append(path)
     print(f"{'dump':<16}{'nodes':>7}{'pods':>9}{'s/cycle':>10}{'cycles/s':>10}{'capacity s/copy':>17}")
     for path in dumps:
-        state = load_cluster([path])
-        long_lived()  # as the command does with the cluster, then with the snapshot
+        state = load_cluster([path], long_lived=long_lived)  # as the command does, then with the snapshot
         template = state.admission.admit(parse.pod(POD), strict=True)
         sched = Scheduler(state, default_configuration())
         long_lived()

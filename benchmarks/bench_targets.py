@@ -69,8 +69,7 @@ def load(path: str) -> tuple[Any, float]:
     from kwhatif.load.cluster import load_cluster
 
     t0 = time.perf_counter()
-    state = load_cluster([path])
-    long_lived()
+    state = load_cluster([path], long_lived=long_lived)  # as the command loads a cluster
     return state, time.perf_counter() - t0
 
 

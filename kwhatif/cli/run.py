@@ -44,7 +44,7 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
     if co.cluster:
         from kwhatif.load.cluster import load_cluster
 
-        state = load_cluster(list(co.cluster), limits(co))
+        state = load_cluster(list(co.cluster), limits(co), long_lived=long_lived)
         if state.orphaned_pods:
             from kwhatif.load.live import orphan_note
 
