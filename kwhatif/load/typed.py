@@ -238,7 +238,7 @@ class _Spec:
 
 
 _SPECS: dict[Any, _Spec] = {}  # by text (see _spec_of)
-_OWNERS: dict[tuple[tuple[Any, ...], ...], tuple[OwnerReference, ...]] = {}
+_OWNERS: dict[tuple[Any, ...], tuple[OwnerReference, ...]] = {}
 _FIELDS_CHECKED: set[bytes] = set()
 
 
@@ -440,7 +440,11 @@ def _seconds(value: str | None | UnsetType, path: str) -> float:
 
 def _owners(refs: list[_OwnerReference]) -> tuple[OwnerReference, ...]:
     """parse.owner_references of the pod's references, one tuple for all pods with equal ones."""
-    key = tuple((r.apiVersion, r.kind, r.name, r.uid, r.controller) for r in refs)
+    if len(refs) == 1:  # most pods: one controller
+        r = refs[0]
+        key: tuple[Any, ...] = (r.apiVersion, r.kind, r.name, r.uid, r.controller)
+    else:
+        key = tuple([(r.apiVersion, r.kind, r.name, r.uid, r.controller) for r in refs])
     owners = _OWNERS.get(key)
     if owners is None:
         owners = tuple(
