@@ -192,12 +192,22 @@ def resource_list(d: Dict, key: str, path: str, defaulted: bool = True) -> dict[
         raise type_error(join(path, key), v, "a map of quantities")
     out: dict[str, Fraction] = {}
     for name, raw in v.items():
-        try:
-            amount = q.parse_quantity(raw)
-        except q.QuantityError:
-            amount = quantity(raw, f"{join(path, key)}[{name}]")  # raises, naming the field
-        out[str(name)] = q.round_up_milli(amount) if defaulted else amount
+        amount = _ROUNDED.get(raw) if defaulted and type(raw) is str else None
+        if amount is None:
+            try:
+                amount = q.parse_quantity(raw)
+            except q.QuantityError:
+                amount = quantity(raw, f"{join(path, key)}[{name}]")  # raises, naming the field
+            if defaulted:
+                amount = q.round_up_milli(amount)
+                if type(raw) is str and len(_ROUNDED) < 1 << 14:
+                    _ROUNDED[raw] = amount
+        out[str(name)] = amount
     return out
+
+
+# A core/v1 amount's text and the quantity it is once rounded: specs repeat a few dozen texts.
+_ROUNDED: dict[str, Fraction] = {}
 
 
 def timestamp(d: Dict, key: str, path: str) -> float:
