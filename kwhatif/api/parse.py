@@ -760,22 +760,11 @@ def pod(
         if status.get("allocatedResources") is not None
         else None
     )
+    own = (namespace, name, uid, labels, kept, owners, created, deleting, node_name, phase, nominated, started)
     return finish_pod(
         entry,
         rules,
-        namespace,
-        name,
-        uid,
-        labels,
-        kept,
-        owners,
-        created,
-        deleting,
-        node_name,
-        phase,
-        nominated,
-        started,
-        disruption_target,
+        (*own, disruption_target),
         disruption_reason,
         statuses,
         resize_infeasible,
@@ -815,19 +804,7 @@ def pod_conditions(conditions: Iterable[tuple[Any, Any, Any]]) -> tuple[bool, st
 def finish_pod(
     entry: list[Any],
     rules: PodRules,
-    namespace: str,
-    name: str,
-    uid: str,
-    labels: dict[str, str],
-    kept: dict[str, str],
-    owners: tuple[OwnerReference, ...],
-    created: float,
-    deleting: bool,
-    node_name: str,
-    phase: str,
-    nominated: str,
-    started: float,
-    disruption_target: bool,
+    own: tuple[Any, ...],
     disruption_reason: str,
     statuses: dict[str, ContainerStatusResources],
     resize_infeasible: bool,
@@ -838,75 +815,22 @@ def finish_pod(
     claim_map: dict[str, str | None],
 ) -> Pod:
     """The Pod of a spec's memo ``entry`` (its fields first: see spec_entry) and the pod's own
-    values, read and shared as pod() reads them."""
+    values, read and shared as pod() reads them: ``own`` is its namespace, name, uid, labels, kept
+    annotations, owner references, creation time, deleting, node, phase, nominated node, start
+    time and disruption target, in Pod's order (pod_from_template's first arguments)."""
     # Where the pod's status adds nothing to what its requests derive from (most pods), its spec
     # and the release's rules decide them: the first such pod of a spec leaves the spec's fields
     # and what was derived, in the order of Pod's fields, in the spec's memo entry for the next to
     # be built from, positionally.
     plain = not statuses and not resize_infeasible and status_requests is None and status_allocated is None
-    if plain and len(entry) == 3 and entry[1] is rules:
-        return pod_from_template(
-            entry[2],
-            namespace,
-            name,
-            uid,
-            labels,
-            kept,
-            owners,
-            created,
-            deleting,
-            node_name,
-            phase,
-            nominated,
-            started,
-            disruption_target,
-            source,
-            resource_claims,
-            claim_map,
-            disruption_reason,
-        )
-    kw = entry[0]
     if plain:
-        # the first plain pod of the spec under these rules: its template (the spec's fields, what
-        # they derive, and a plain pod's status values), kept in the spec's memo entry
-        derived, ports = _derive(
-            rules, kw["containers"], kw["init_containers"], kw["overhead"], kw["pod_requests"], {}, False, (None, None)
-        )
-        values = {
-            **kw,
-            "requests": derived[0],
-            "non0_cpu": derived[1],
-            "non0_mem": derived[2],
-            "request_list": derived[3],
-            "host_port_list": ports,
-            "container_statuses": _EMPTY_MAP,
-            "resize_infeasible": False,
-            "status_pod_requests": None,
-            "status_pod_allocated": None,
-            "admission_notes": (),
-        }
-        template = tuple(values[n] for n in _TEMPLATE_POD_FIELDS)
-        entry[1:] = [rules, template]
-        return pod_from_template(
-            template,
-            namespace,
-            name,
-            uid,
-            labels,
-            kept,
-            owners,
-            created,
-            deleting,
-            node_name,
-            phase,
-            nominated,
-            started,
-            disruption_target,
-            source,
-            resource_claims,
-            claim_map,
-            disruption_reason,
-        )
+        if len(entry) != 3 or entry[1] is not rules:
+            # the first plain pod of the spec under these rules: its template (the spec's fields,
+            # what they derive, and a plain pod's status values), kept in the spec's memo entry
+            entry[1:] = [rules, _template(entry[0], rules)]
+        return pod_from_template(entry[2], *own, source, resource_claims, claim_map, disruption_reason)
+    namespace, name, uid, labels, kept, owners, created, deleting, node_name, phase, nominated, started, target = own
+    kw = entry[0]
     return build_pod(
         rules,
         namespace=namespace,
@@ -922,7 +846,7 @@ def finish_pod(
         phase=phase,
         nominated_node_name=nominated,
         start_time=started,
-        disruption_target=disruption_target,
+        disruption_target=target,
         disruption_reason=disruption_reason,
         source=source,
         resource_claims=resource_claims,
@@ -932,6 +856,28 @@ def finish_pod(
         status_pod_requests=status_requests,
         status_pod_allocated=status_allocated,
     )
+
+
+def _template(kw: dict[str, Any], rules: PodRules) -> tuple[Any, ...]:
+    """The values of a plain pod of a spec but its own (pod_from_template's template): the spec's
+    fields ``kw``, what they derive under ``rules``, and a plain pod's status values."""
+    derived, ports = _derive(
+        rules, kw["containers"], kw["init_containers"], kw["overhead"], kw["pod_requests"], {}, False, (None, None)
+    )
+    values = {
+        **kw,
+        "requests": derived[0],
+        "non0_cpu": derived[1],
+        "non0_mem": derived[2],
+        "request_list": derived[3],
+        "host_port_list": ports,
+        "container_statuses": _EMPTY_MAP,
+        "resize_infeasible": False,
+        "status_pod_requests": None,
+        "status_pod_allocated": None,
+        "admission_notes": (),
+    }
+    return tuple(values[n] for n in _TEMPLATE_POD_FIELDS)
 
 
 # What differs between the plain replicas of a spec (pod_from_template's arguments, in Pod's

@@ -530,7 +530,7 @@ def _convert(item: _Pod, meta: _Meta, spec: _Spec, node: str, source: str, rules
         if entry is None:
             entry = spec.entry = parse.spec_entry(spec.spec, spec.has_node)
             spec.spec = None
-        return parse.finish_pod(entry, rules, *own, reason, _EMPTY_MAP, False, None, None, source, (), _EMPTY_MAP)
+        return parse.finish_pod(entry, rules, own, reason, _EMPTY_MAP, False, None, None, source, (), _EMPTY_MAP)
     except FieldError:
         spec.generic = spec.entry is None  # a spec the API server refuses: its pods read as dicts
         return None
