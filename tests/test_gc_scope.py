@@ -45,3 +45,13 @@ def test_a_command_freezes_while_it_runs_and_unfreezes_at_its_end(run_cli, monke
     assert code == 0 and "2" in out
     assert len(seen) == 1 and seen[0] > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_a_load_hands_the_command_its_cluster_before_the_collector_runs_again() -> None:
+    """load_cluster calls the command's long_lived while the collector it paused is still paused
+    (so that its first pass does not go over everything built), and leaves it as it found it."""
+    seen: list[bool] = []
+    assert gc.isenabled()
+    state = load_cluster([str(SAMPLES / "cluster.yaml")], long_lived=lambda: seen.append(gc.isenabled()))
+    assert seen == [False] and gc.isenabled() and state.nodes
+    assert gc.get_freeze_count() == 0  # the callback, not the load, decides what is kept

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from kwhatif.api import parse
-from kwhatif.api.construct import fast_constructor
+from kwhatif.api.construct import fast_constructor, template_constructor
 from kwhatif.api.core import Pod, new_pod
 
 
@@ -96,3 +96,30 @@ def test_parsed_pod_equals_the_dataclass_built_one() -> None:
     fields = {f.name: getattr(got, f.name) for f in dataclasses.fields(Pod)}
     assert Pod(**fields) == got == new_pod(**fields)
     assert got.requests.milli_cpu == 1000 and got.node_name == "n1" and got.labels == {"app": "a"}
+
+
+def test_template_constructor_builds_what_init_builds() -> None:
+    rest, build = template_constructor(Record, ("b",))
+    assert rest == ("a", "c")
+    template = (1, {"x": 1})
+    got = build(template, "own")
+    assert type(got) is Record and got == Record(1, "own", {"x": 1})
+    assert got.c is template[1]  # the template's values are shared, not copied
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.b = "z"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(got)) == got
+    with pytest.raises(TypeError):
+        template_constructor(Record, ("missing",))
+
+
+def test_replicas_of_a_spec_share_its_template_and_equal_full_builds() -> None:
+    """The second pod of a spec is built from the first one's template: the same Pod as the
+    dataclass makes of all its fields."""
+    spec = {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "250m"}}}]}
+    first = parse.pod({"metadata": {"name": "a", "namespace": "ns"}, "spec": {**spec, "nodeName": "n1"}})
+    second = parse.pod({"metadata": {"name": "b", "namespace": "ns"}, "spec": {**spec, "nodeName": "n2"}})
+    assert second.containers is first.containers and second.requests is first.requests
+    for pod in (first, second):
+        fields = {f.name: getattr(pod, f.name) for f in dataclasses.fields(Pod)}
+        assert Pod(**fields) == pod
+    assert (second.name, second.node_name, second.requests.milli_cpu) == ("b", "n2", 250)
