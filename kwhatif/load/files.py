@@ -857,17 +857,18 @@ class _Batches:
     (exact integers, correctly rounded floats) and refuses what the loader refuses (NaN, numbers
     beyond a float64, over 4,300 digits); what else it refuses (lone surrogates), the scanner reads."""
 
-    __slots__ = ("term", "misses", "slow_until", "pod_runs", "where", "first")
+    __slots__ = ("term", "misses", "slow_until", "pod_runs", "pod_misses", "where", "first")
 
     RUN_CHARS = 1 << 16  # 20 pods of a compact List, 8 of kubectl's indented output: decoded at once
     PREFIX_CHARS = 16
-    MAX_MISSES = 3  # runs of no separator in a row before batching stops for this List
+    MAX_MISSES = 3  # runs of no separator (or pods pod_runs hands back) in a row before it stops for this List
 
     def __init__(self, pod_runs: PodRuns | None = None, where: str = "") -> None:
         self.term: str | None = None
         self.misses = 0
         self.slow_until = -1  # a run that failed: its items are read one by one up to here
         self.pod_runs = pod_runs
+        self.pod_misses = 0  # runs of pods in a row that pod_runs handed back; at MAX_MISSES it stops
         self.where = where  # the List's source, and the index in it of the next item (pod_runs)
         self.first = 0
 
@@ -893,7 +894,11 @@ class _Batches:
         if self.pod_runs is not None and _looks_like_pods(run):
             pods = self.pod_runs(run, self.where, self.first)
             if pods is not None:
+                self.pod_misses = 0
                 return pods, cut + 1
+            self.pod_misses += 1
+            if self.pod_misses >= self.MAX_MISSES:
+                self.pod_runs = None  # these pods are not what it decodes (fields of a newer release?)
         try:
             items = _MSGSPEC_DECODE("[" + run + "]")
             escaped_colon = "\\" in run and _ESCAPED_COLON.search(run) is not None

@@ -432,3 +432,24 @@ def test_read_path_without_pod_runs_gives_dicts(tmp_path: Path) -> None:
     path = tmp_path / "in.json"
     path.write_text(CORPUS["plain"], encoding="utf-8")
     assert all(type(d) is files.Document for d in read_path(str(path)))
+
+
+def test_a_list_of_pods_the_schema_never_takes_stops_being_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pods with a field the schema does not know (a newer release's, say): after three runs in a
+    row handed back, the List's items are decoded as dicts without being offered again."""
+    pods = _replicas(_with("status.somethingNew", {"a": 1}), 200)
+    path = tmp_path / "in.json"
+    path.write_text(_dump(pods), encoding="utf-8")
+    expected = _generic(monkeypatch, str(path))
+    offered = []
+    call = typed.PodRuns.__call__
+
+    def counted(runs: typed.PodRuns, run: str, where: str, first: int) -> Any:
+        offered.append(first)
+        return call(runs, run, where, first)
+
+    monkeypatch.setattr(typed.PodRuns, "__call__", counted)
+    assert _state(str(path)) == expected
+    assert len(offered) == files._Batches.MAX_MISSES
