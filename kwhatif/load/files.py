@@ -494,7 +494,7 @@ def _first_duplicate_key(text: str, pos: int) -> tuple[int, int, str] | None:
 _COUNT_MIN_CHARS = 1 << 14
 # An input this large counts characters with numpy: its import (about 60 ms of CPU, which every
 # command that schedules pays later anyway) is then a small part of what counting saves.
-NUMPY_COUNT_MIN_BYTES = 64 * MiB
+NUMPY_COUNT_MIN_BYTES = 128 * MiB
 
 
 def use_numpy_counts() -> None:
