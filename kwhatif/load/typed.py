@@ -281,7 +281,13 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
     spec = _SPECS.get(key)
     if spec is None:
         spec = _Spec(_checked(text), bool(node))
-        if m is not None and node == m.group(1).decode() and b"\\" not in text and text.count(b'"nodeName"') == 1:
+        if (
+            node  # a pod with no node is no replica of one with a node (spec_entry reads has_node)
+            and m is not None
+            and node == m.group(1).decode()
+            and b"\\" not in text
+            and text.count(b'"nodeName"') == 1
+        ):
             at, end = m.span()
             key = (at, text[:at] + text[end:])  # its own nodeName, cut (see above)
         _keep(_SPECS, key, len(text), spec)

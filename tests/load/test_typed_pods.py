@@ -453,3 +453,24 @@ def test_a_list_of_pods_the_schema_never_takes_stops_being_offered(
     monkeypatch.setattr(typed.PodRuns, "__call__", counted)
     assert _state(str(path)) == expected
     assert len(offered) == files._Batches.MAX_MISSES
+
+
+def _gated(name: str, node: str) -> dict[str, Any]:
+    spec = {"nodeName": node, "schedulingGates": [{"name": "g"}], "containers": [{"name": "c", "image": "i"}]}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ns"}, "spec": spec}
+
+
+def test_a_gated_spec_without_a_node_is_no_template_for_one_with_a_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Replicas whose specs differ only in an empty and a set nodeName: the gates are allowed on
+    the first and refused on the second, in one load and in a later one."""
+    pending = tmp_path / "pending.json"
+    bound = tmp_path / "bound.json"
+    pending.write_text(_dump([_gated(f"p{i}", "") for i in range(4)]), encoding="utf-8")
+    mixed = [_gated("a", ""), _gated("b", ""), _gated("c", "node-1"), _gated("d", "")]
+    bound.write_text(_dump(mixed), encoding="utf-8")
+    expected = _generic(monkeypatch, str(bound))
+    assert expected[0] == "error" and "Pod ns/c: spec.nodeName: Forbidden" in expected[1]  # type: ignore[index]
+    assert isinstance(_state(str(pending)), tuple)
+    assert _state(str(bound)) == expected
