@@ -902,6 +902,9 @@ _OWN_POD_FIELDS = (
     "disruption_reason",
 )
 _TEMPLATE_POD_FIELDS, pod_from_template = template_constructor(Pod, _OWN_POD_FIELDS)
+if tuple(fld.name for fld in dataclasses.fields(Pod) if fld.name in _OWN_POD_FIELDS) != _OWN_POD_FIELDS:
+    # pod_from_template takes them positionally, in Pod's order, as its callers pass them
+    raise ImportError("kwhatif.api.parse: a pod's own fields are not listed in Pod's order")
 
 
 def _spec_key(spec: Dict, node_name: str) -> Any:

@@ -221,8 +221,9 @@ class ItemRun(Document):
 
 # Decodes the text of a run of a List's items that look like Pods into one ItemRun, or answers
 # None (kwhatif.load.typed.PodRuns): the loader's fast path for pods. It is given the run's text,
-# where the List is and the index in it of the run's first item.
-PodRuns = Callable[[str, str, int], ItemRun | None]
+# where the List is, the index in it of the run's first item, and the kind and apiVersion of an
+# item that names none (the List's: "Pod" in a PodList, as _expand_item reads them).
+PodRuns = Callable[[str, str, int, str, str], ItemRun | None]
 
 
 def read_path(
@@ -795,7 +796,7 @@ class _JsonStream:
                 ch, pos = self.expect(pos + 1, "]" + _VALUE_START)
                 i = 0
                 progress = self.progress
-                batches = _Batches(self.pod_runs, where)
+                batches = _Batches(self.pod_runs, where, obj)
                 while ch != "]":
                     start = pos - 1
                     batches.first = i
@@ -857,13 +858,13 @@ class _Batches:
     (exact integers, correctly rounded floats) and refuses what the loader refuses (NaN, numbers
     beyond a float64, over 4,300 digits); what else it refuses (lone surrogates), the scanner reads."""
 
-    __slots__ = ("term", "misses", "slow_until", "pod_runs", "pod_misses", "where", "first")
+    __slots__ = ("term", "misses", "slow_until", "pod_runs", "pod_misses", "where", "first", "kind", "api_version")
 
     RUN_CHARS = 1 << 16  # 20 pods of a compact List, 8 of kubectl's indented output: decoded at once
     PREFIX_CHARS = 16
     MAX_MISSES = 3  # runs of no separator (or pods pod_runs hands back) in a row before it stops for this List
 
-    def __init__(self, pod_runs: PodRuns | None = None, where: str = "") -> None:
+    def __init__(self, pod_runs: PodRuns | None = None, where: str = "", lst: dict[str, Any] | None = None) -> None:
         self.term: str | None = None
         self.misses = 0
         self.slow_until = -1  # a run that failed: its items are read one by one up to here
@@ -871,6 +872,13 @@ class _Batches:
         self.pod_misses = 0  # runs of pods in a row that pod_runs handed back; at MAX_MISSES it stops
         self.where = where  # the List's source, and the index in it of the next item (pod_runs)
         self.first = 0
+        # what an item that names no kind or apiVersion is, as _expand_item reads them (the List's
+        # kind and apiVersion, where they come before its items)
+        lst = lst or {}
+        list_kind = lst.get("kind") if isinstance(lst.get("kind"), str) else ""
+        self.kind = list_kind[: -len("List")] if list_kind.endswith("List") else ""
+        api_version = lst.get("apiVersion")
+        self.api_version = api_version if isinstance(api_version, str) else ""
 
     def learn(self, text: str, end: int, start: int) -> None:
         """The separator from the item ending at ``end`` to the one starting at ``start``."""
@@ -891,8 +899,8 @@ class _Batches:
             return None
         self.misses = 0
         run = text[pos : cut + 1]
-        if self.pod_runs is not None and _looks_like_pods(run):
-            pods = self.pod_runs(run, self.where, self.first)
+        if self.pod_runs is not None and (self.kind == "Pod" or _looks_like_pods(run)):
+            pods = self.pod_runs(run, self.where, self.first, self.kind, self.api_version)
             if pods is not None:
                 self.pod_misses = 0
                 return pods, cut + 1
@@ -916,9 +924,13 @@ _MSGSPEC_DECODE = msgspec.json.Decoder().decode
 
 
 def _looks_like_pods(run: str) -> bool:
-    """Whether a run's first item says it is a Pod near its start, as kubectl writes items."""
-    head = run[:200]
+    """Whether a run's first item may say it is a Pod (kubectl writes the kind second; other
+    writers last, or in a pod's owner references: a guess that costs one attempt)."""
+    head = run[: _FIRST_ITEM_CHARS]
     return '"kind": "Pod"' in head or '"kind":"Pod"' in head
+
+
+_FIRST_ITEM_CHARS = 8192
 
 
 _ESCAPED_COLON = re.compile(r"\\u003[aA]")

@@ -253,18 +253,21 @@ def _keep(table: Any, key: Any, size: int, value: Any = None) -> None:
 
 # `"nodeName": "<a string without escapes or control characters>"`
 _NODE_NAME = re.compile(rb'"nodeName"[ \t\n\r]*:[ \t\n\r]*"([^"\\\x00-\x1f]*)"')
+# an escape that writes one of the letters of "nodeName" (Go's encoder escapes <, > and &, never
+# a letter: kubectl's specs have none)
+_LETTER_ESCAPE = re.compile(rb"\\u00(?:6[14-9a-fA-F]|4[eE])")
 
 
 def _spec_of(raw: Raw) -> tuple[_Spec, str]:
     """The spec of a pod and its node.
 
     Replicas are keyed by their text without its `"nodeName": "<node>"` (and where that was cut),
-    under which a spec is kept only when the cut is certainly its own nodeName: its text has no
-    escape (every key is written as it is) and names nodeName once. The text of a pod with the
-    same key is then that text with another node written in the same place (a string without
-    escapes or control characters: valid where the first was), so that is its own nodeName too,
-    and the rest of its spec is the first one's. Any other spec is keyed by its whole text and its
-    node, decoded."""
+    under which a spec is kept only when the cut is certainly its own nodeName: it names a node,
+    its text writes no letter of "nodeName" as an escape (so the key is written as it is) and
+    holds `"nodeName"` once. The text of a pod with the same key is then that text with another
+    node written in the same place (a string without escapes or control characters: valid where
+    the first was), so that is its own nodeName too, and the rest of its spec is the first one's.
+    Any other spec is keyed by its whole text and its node, decoded."""
     text = bytes(raw)
     m = _NODE_NAME.search(text)
     if m is not None and m.end(1) > m.start(1):
@@ -285,8 +288,8 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
             node  # a pod with no node is no replica of one with a node (spec_entry reads has_node)
             and m is not None
             and node == m.group(1).decode()
-            and b"\\" not in text
             and text.count(b'"nodeName"') == 1
+            and not (b"\\" in text and _LETTER_ESCAPE.search(text))
         ):
             at, end = m.span()
             key = (at, text[:at] + text[end:])  # its own nodeName, cut (see above)
@@ -387,10 +390,11 @@ class PodRuns:
     def __init__(self, rules: PodRules) -> None:
         self.rules = rules
 
-    def __call__(self, run: str, where: str, first: int) -> TypedRun | None:
+    def __call__(self, run: str, where: str, first: int, kind: str, api_version: str) -> TypedRun | None:
         """The pods of a run (the text between a List's brackets; its first item is item
-        ``first`` of the List at ``where``), when its items are all v1 Pods the schema holds and
-        the run passes every test of the module's doc; None: decode it generically."""
+        ``first`` of the List at ``where``, and an item that names no kind or apiVersion is a
+        ``kind`` of ``api_version``), when its items are all v1 Pods the schema holds and the run
+        passes every test of the module's doc; None: decode it generically."""
         try:
             items = _DECODE_RUN("[" + run + "]")
             if "\\" in run and _ESCAPED_COLON_TEXT.search(run):
@@ -405,8 +409,8 @@ class PodRuns:
                 meta = item.metadata
                 raw_spec = item.spec
                 if (
-                    item.kind != "Pod"
-                    or item.apiVersion != "v1"
+                    (item.kind or kind) != "Pod"
+                    or (item.apiVersion or api_version) != "v1"
                     or type(raw_spec) is not Raw
                     or type(meta) is not _Meta
                 ):
