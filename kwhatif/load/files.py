@@ -875,8 +875,8 @@ class _Batches:
         # what an item that names no kind or apiVersion is, as _expand_item reads them (the List's
         # kind and apiVersion, where they come before its items)
         lst = lst or {}
-        list_kind = lst.get("kind") if isinstance(lst.get("kind"), str) else ""
-        self.kind = list_kind[: -len("List")] if list_kind.endswith("List") else ""
+        list_kind = lst.get("kind")
+        self.kind = list_kind[: -len("List")] if isinstance(list_kind, str) and list_kind.endswith("List") else ""
         api_version = lst.get("apiVersion")
         self.api_version = api_version if isinstance(api_version, str) else ""
 
