@@ -926,7 +926,7 @@ _MSGSPEC_DECODE = msgspec.json.Decoder().decode
 def _looks_like_pods(run: str) -> bool:
     """Whether a run's first item may say it is a Pod (kubectl writes the kind second; other
     writers last, or in a pod's owner references: a guess that costs one attempt)."""
-    head = run[: _FIRST_ITEM_CHARS]
+    head = run[:_FIRST_ITEM_CHARS]
     return '"kind": "Pod"' in head or '"kind":"Pod"' in head
 
 
