@@ -553,13 +553,19 @@ class _JsonStream:
         )
         self.progress: Any = None
         self.total = len(text) if total is None else total
-        # the window: ``base`` characters lie before it, holding ``lines`` newlines, the last at
-        # absolute offset ``last_nl`` (-1: none); a line count up to window offset ``counted``
+        # the window: ``base`` characters lie before it, holding ``lines`` newlines (None: not
+        # counted, see ``recount``), the last at absolute offset ``last_nl`` (-1: none); a line
+        # count up to window offset ``counted``
         self.base = 0
-        self.lines = 0
+        self.lines: int | None = 0
         self.last_nl = -1
         self.counted = 0
-        self.counted_lines = 0
+        self.counted_lines: int | None = 0
+        # A file that can be read again counts the lines of what the window drops only once a
+        # line number is asked for (an error, a second document): ``recount(n)`` counts the
+        # newlines of the input's first n characters, and where the last is, from the file.
+        self.recount: Callable[[int], tuple[int, int]] | None = None
+        self.eager = False  # count the lines of what is dropped as it is dropped
         self.more: Any = None  # reads the next piece of text ("" at the end), None when whole
         self.chunk = WINDOW_CHUNK_BYTES
         self.keep = True  # nothing is dropped until the first object is out (the YAML fallback)
@@ -585,6 +591,34 @@ class _JsonStream:
             size = 0
         stream = cls(decode(first, False), source, total=max(size, len(first)))
         stream.fh = fh
+        try:
+            origin = fh.tell() - len(first) if fh.seekable() else -1
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            origin = -1
+
+        def recount(n: int) -> tuple[int, int]:
+            again = codecs.getincrementaldecoder("utf-8-sig")()
+            lines, last, done = 0, -1, 0
+            with os_errors(source):
+                here = fh.tell()
+                fh.seek(origin)
+                try:
+                    while done < n:
+                        data = fh.read(WINDOW_CHUNK_BYTES)
+                        text = again.decode(data, not data)[: n - done]
+                        if not text and not data:
+                            break
+                        found = count_char(text, "\n")
+                        if found:
+                            lines += found
+                            last = done + text.rfind("\n")
+                        done += len(text)
+                finally:
+                    fh.seek(here)
+            return lines, last
+
+        if origin >= 0:
+            stream.recount = recount
 
         def more(n: int) -> str:
             while True:
@@ -634,7 +668,8 @@ class _JsonStream:
             self.chunk *= 2  # a value longer than the window: read on faster
         else:
             self.chunk = WINDOW_CHUNK_BYTES
-            self.lines = self.line_index(cut)
+            # the lines of what is dropped: counted now, or from the file if ever asked for
+            self.lines = self.line_index(cut) if self.recount is None or self.eager else None
             nl = self.text.rfind("\n", 0, cut)
             if nl >= 0:
                 self.last_nl = self.base + nl
@@ -645,6 +680,11 @@ class _JsonStream:
 
     def line_index(self, pos: int) -> int:
         """How many newlines lie before window offset ``pos`` (from the start of the input)."""
+        if self.lines is None or self.counted_lines is None:
+            assert self.recount is not None
+            self.lines = self.recount(self.base)[0]
+            self.counted, self.counted_lines = 0, self.lines
+            self.eager = True  # asked once, likely again (documents of a stream): count as it goes
         if pos >= self.counted:
             self.counted_lines += count_char(self.text, "\n", self.counted, pos)
             self.counted = pos
@@ -655,6 +695,21 @@ class _JsonStream:
         nl = self.text.rfind("\n", 0, pos)
         col = pos - nl if nl >= 0 else self.base + pos - self.last_nl
         return self.line_index(pos) + 1, col
+
+    def where(self, pos: int) -> int | tuple[int, int]:
+        """What line_at needs of window offset ``pos`` later, when the window may have moved on:
+        its absolute offset where the file can be read again, else its line and column now."""
+        return self.base + pos if self.recount is not None else self.line_col(pos)
+
+    def line_at(self, where: int | tuple[int, int]) -> tuple[int, int]:
+        """The line and column of what ``where`` returned."""
+        if isinstance(where, tuple):
+            return where
+        if where >= self.base:
+            return self.line_col(where - self.base)
+        assert self.recount is not None
+        lines, last = self.recount(where)
+        return lines + 1, where - last
 
     def fail(self, pos: int, msg: str) -> InputError:
         line, col = self.line_col(pos)
@@ -780,15 +835,15 @@ class _JsonStream:
         waiting: list[tuple[int, Any]] = []  # items without a kind, until the list's kind is known
         streamed = False
         ch, pos = self.expect(pos + 1, '"}')
-        key_at: dict[str, tuple[int, int]] = {}
+        key_at: dict[str, int | tuple[int, int]] = {}
         while ch != "}":
             start = pos - 1
             key, pos = self.value(start)
             start = self.start  # the window may have moved on
             first = key_at.get(key)
             if first is not None:
-                raise self.key_given_twice(start, first, key)
-            key_at[key] = self.line_col(start)
+                raise self.key_given_twice(start, self.line_at(first), key)
+            key_at[key] = self.where(start)
             _, pos = self.expect(pos, ":")
             pos = self.skip_ws(pos)
             if key == "items" and self.text.startswith("[", pos):

@@ -47,7 +47,7 @@ from kwhatif.load.files import Document, ItemRun, count_byte, count_char
 _Opt = UnsetType
 
 
-class _ManagedFields(Struct):
+class _ManagedFields(Struct, gc=False):
     manager: Any = UNSET
     operation: Any = UNSET
     apiVersion: Any = UNSET
@@ -57,7 +57,7 @@ class _ManagedFields(Struct):
     subresource: Any = UNSET
 
 
-class _OwnerReference(Struct):
+class _OwnerReference(Struct, gc=False):
     apiVersion: str | None | _Opt = UNSET
     kind: str | None | _Opt = UNSET
     name: str | None | _Opt = UNSET
@@ -66,7 +66,7 @@ class _OwnerReference(Struct):
     blockOwnerDeletion: Any = UNSET
 
 
-class _Meta(Struct):
+class _Meta(Struct, gc=False):
     name: str | None | _Opt = UNSET
     generateName: Any = UNSET
     namespace: str | None | _Opt = UNSET
@@ -85,7 +85,7 @@ class _Meta(Struct):
     clusterName: Any = UNSET  # gone since 1.25; older dumps still write it
 
 
-class _Condition(Struct):
+class _Condition(Struct, gc=False):
     type: Any = UNSET
     observedGeneration: Any = UNSET
     status: Any = UNSET
@@ -95,16 +95,16 @@ class _Condition(Struct):
     message: Any = UNSET
 
 
-class _Waiting(Struct):
+class _Waiting(Struct, gc=False):
     reason: Any = UNSET
     message: Any = UNSET
 
 
-class _Running(Struct):
+class _Running(Struct, gc=False):
     startedAt: Any = UNSET
 
 
-class _Terminated(Struct):
+class _Terminated(Struct, gc=False):
     exitCode: Any = UNSET
     signal: Any = UNSET
     reason: Any = UNSET
@@ -114,13 +114,13 @@ class _Terminated(Struct):
     containerID: Any = UNSET
 
 
-class _State(Struct):
+class _State(Struct, gc=False):
     waiting: _Waiting | None | _Opt = UNSET
     running: _Running | None | _Opt = UNSET
     terminated: _Terminated | None | _Opt = UNSET
 
 
-class _VolumeMount(Struct):
+class _VolumeMount(Struct, gc=False):
     name: Any = UNSET
     mountPath: Any = UNSET
     readOnly: Any = UNSET
@@ -128,7 +128,7 @@ class _VolumeMount(Struct):
     volumeStatus: Any = UNSET
 
 
-class _ContainerStatus(Struct):
+class _ContainerStatus(Struct, gc=False):
     name: Any = UNSET
     state: _State | None | _Opt = UNSET
     lastState: _State | None | _Opt = UNSET
@@ -146,11 +146,11 @@ class _ContainerStatus(Struct):
     stopSignal: Any = UNSET
 
 
-class _IP(Struct):
+class _IP(Struct, gc=False):
     ip: Any = UNSET
 
 
-class _Status(Struct):
+class _Status(Struct, gc=False):
     observedGeneration: Any = UNSET
     phase: str | None | _Opt = UNSET
     conditions: list[_Condition] | None | _Opt = UNSET
@@ -175,7 +175,7 @@ class _Status(Struct):
     volumeHealth: Any = UNSET
 
 
-class _Pod(Struct):
+class _Pod(Struct, gc=False):
     apiVersion: str | _Opt = UNSET
     kind: str | _Opt = UNSET
     metadata: _Meta | None | _Opt = UNSET
@@ -183,7 +183,7 @@ class _Pod(Struct):
     status: _Status | None | _Opt = UNSET
 
 
-class _NodeOfSpec(Struct):
+class _NodeOfSpec(Struct, gc=False):
     nodeName: str | None | _Opt = UNSET
 
 

@@ -171,3 +171,57 @@ def test_large_inputs_are_not_held_whole(tmp_path: Path, monkeypatch: pytest.Mon
     assert names == [f"p{i}" for i in range(2000)]
     assert len(data) > 300_000
     assert largest < 4000
+
+
+class _Unseekable(io.BytesIO):
+    """A stream that cannot be read again (a pipe): the lines of what the window drops are
+    counted as it drops them, where a file's are counted again from the file when asked for."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(("min_bytes", "chunk"), [(0, 1), (2, 3), (16, 64)])
+def test_a_pipe_read_a_window_at_a_time_answers_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, min_bytes: int, chunk: int
+) -> None:
+    path = tmp_path / "in.json"
+    path.write_bytes(CASES[name].encode("utf-8"))
+    expected = _whole(str(path))
+    monkeypatch.setattr(files, "WINDOW_MIN_BYTES", min_bytes)
+    monkeypatch.setattr(files, "WINDOW_CHUNK_BYTES", chunk)
+    try:
+        got = _answer(read_path("-", Limits(), stdin=_Unseekable(path.read_bytes())))
+    except InputError as e:
+        got = ("error", str(e))
+    assert got == expected_stdin(expected, str(path))
+
+
+def test_lines_before_the_window_are_counted_from_the_file_only_when_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A List read a window at a time: nothing counts the lines it drops unless an error names a
+    line (then the file is read again, once)."""
+    good = _list(*(_pod(f"p{i}") for i in range(300)))
+    bad = good[: good.rindex('"p299"')] + '"p299", "x": 1, "x": 2' + good[good.rindex('"p299"') + len('"p299"') :]
+    monkeypatch.setattr(files, "WINDOW_MIN_BYTES", 0)
+    monkeypatch.setattr(files, "WINDOW_CHUNK_BYTES", 2048)
+    counts: list[int] = []
+    real = files.count_char
+
+    def counting(text: str, char: str, start: int = 0, end: int | None = None) -> int:
+        if char == "\n":
+            counts.append((len(text) if end is None else end) - start)
+        return real(text, char, start, end)
+
+    monkeypatch.setattr(files, "count_char", counting)
+    path = tmp_path / "in.json"
+    path.write_text(good)
+    assert len(list(read_path(str(path)))) == 300
+    assert sum(counts) < 2048  # only the window's own text, never what was dropped
+    path.write_text(bad)
+    with pytest.raises(InputError) as e:
+        list(read_path(str(path)))
+    line = bad[: bad.index('"x": 2')].count("\n") + 1
+    assert f"line {line} column" in str(e.value) and 'key "x" already defined' in str(e.value)
