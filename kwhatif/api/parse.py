@@ -559,13 +559,11 @@ def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> N
 _VALID_CONTAINER_RESOURCES: dict[str, bool] = {}
 
 
-def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
-    name = f.string(d, "name", path)
-    if not name:
-        raise f.required(f"{path}.name")
-    image = f.string(d, "image", path)
-    if not image.strip():
-        raise f.required(f"{path}.image")
+def _resources_and_ports(
+    d: Dict, path: str, host_network: bool
+) -> tuple[dict[str, Fraction], dict[str, Fraction], tuple[ContainerPort, ...]]:
+    """A container's requests (defaulted from its limits), limits and ports, checked as the API
+    server checks them; the containers of many specs share them (container() keeps them)."""
     res = f.mapping(d, "resources", path)
     rpath = f"{path}.resources"
     requests = f.resource_list(res, "requests", rpath)
@@ -611,6 +609,22 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
         if proto not in _PROTOCOLS:
             raise f.unsupported(f"{pp}.protocol", proto, _PROTOCOLS)
         ports.append(new_container_port(cport, hport, proto, f.string(pd, "hostIP", pp)))
+    return requests, limits, tuple(ports)
+
+
+def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Container:
+    name = f.string(d, "name", path)
+    if not name:
+        raise f.required(f"{path}.name")
+    image = f.string(d, "image", path)
+    if not image.strip():
+        raise f.required(f"{path}.image")
+    key = _memo_key(("container resources and ports", host_network, d.get("resources", {}), d.get("ports", [])))
+    both = _MEMO.get(key) if key is not None else None
+    if both is None:
+        both = _resources_and_ports(d, path, host_network)
+        _remember(key, both)
+    requests, limits, ports = both
     restart = f.string(d, "restartPolicy", path) or None
     if restart is not None:
         if not is_init:
@@ -620,7 +634,7 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
                 raise f.unsupported(f"{path}.restartPolicy", restart, ("Always", "OnFailure", "Never"))
         elif restart != "Always":
             raise f.unsupported(f"{path}.restartPolicy", restart, ("Always",))
-    return new_container(name, image, requests, limits, tuple(ports), restart)
+    return new_container(name, image, requests, limits, ports, restart)
 
 
 def _overcommit_allowed(name: str) -> bool:
