@@ -74,16 +74,24 @@ def _whole(path: str) -> object:
         return ("error", str(e))
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize(("min_bytes", "chunk"), [(0, 1), (0, 2), (2, 3), (5, 7), (16, 64), (0, 4096)])
-def test_windowed_reading_answers_as_the_whole_text(
+def _case_in_windows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, min_bytes: int, chunk: int
-) -> None:
+) -> tuple[Path, object]:
+    """The case's file and its answer read whole; from then on, inputs are read in windows."""
     path = tmp_path / "in.json"
     path.write_bytes(CASES[name].encode("utf-8"))
     expected = _whole(str(path))
     monkeypatch.setattr(files, "WINDOW_MIN_BYTES", min_bytes)
     monkeypatch.setattr(files, "WINDOW_CHUNK_BYTES", chunk)
+    return path, expected
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(("min_bytes", "chunk"), [(0, 1), (0, 2), (2, 3), (5, 7), (16, 64), (0, 4096)])
+def test_windowed_reading_answers_as_the_whole_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, min_bytes: int, chunk: int
+) -> None:
+    path, expected = _case_in_windows(tmp_path, monkeypatch, name, min_bytes, chunk)
     assert _whole(str(path)) == expected
     # standard input is read the same way
     assert _answer_stdin(path.read_bytes()) == expected_stdin(expected, str(path))
@@ -186,11 +194,7 @@ class _Unseekable(io.BytesIO):
 def test_a_pipe_read_a_window_at_a_time_answers_as_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, min_bytes: int, chunk: int
 ) -> None:
-    path = tmp_path / "in.json"
-    path.write_bytes(CASES[name].encode("utf-8"))
-    expected = _whole(str(path))
-    monkeypatch.setattr(files, "WINDOW_MIN_BYTES", min_bytes)
-    monkeypatch.setattr(files, "WINDOW_CHUNK_BYTES", chunk)
+    path, expected = _case_in_windows(tmp_path, monkeypatch, name, min_bytes, chunk)
     try:
         got = _answer(read_path("-", Limits(), stdin=_Unseekable(path.read_bytes())))
     except InputError as e:
