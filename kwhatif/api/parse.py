@@ -559,6 +559,18 @@ def _validate_quantity(name: str, raw: object, amount: Fraction, path: str) -> N
 _VALID_CONTAINER_RESOURCES: dict[str, bool] = {}
 
 
+def _check_container_amount(rname: str, amount: Fraction, res: Dict, field: str, rpath: str) -> None:
+    """The API server's checks of the amount of ``rname`` in ``res[field]`` (requests or limits):
+    its name, and the amount (non-negative; whole, if extended), unless the name passed before and
+    the amount needs no check."""
+    extended = _VALID_CONTAINER_RESOURCES.get(rname)
+    if extended is None or amount.numerator < 0 or (extended and amount.denominator != 1):
+        path = f"{rpath}.{field}[{rname}]"
+        validate_container_resource_name(rname, path)
+        _validate_quantity(rname, res[field][rname], amount, path)
+        _VALID_CONTAINER_RESOURCES[rname] = is_extended(rname)
+
+
 def _resources_and_ports(
     d: Dict, path: str, host_network: bool
 ) -> tuple[dict[str, Fraction], dict[str, Fraction], tuple[ContainerPort, ...]]:
@@ -569,11 +581,7 @@ def _resources_and_ports(
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
     for rname, amount in requests.items():
-        extended = _VALID_CONTAINER_RESOURCES.get(rname)
-        if extended is None or amount.numerator < 0 or (extended and amount.denominator != 1):
-            validate_container_resource_name(rname, f"{rpath}.requests[{rname}]")
-            _validate_quantity(rname, res["requests"][rname], amount, f"{rpath}.requests[{rname}]")
-            _VALID_CONTAINER_RESOURCES[rname] = is_extended(rname)
+        _check_container_amount(rname, amount, res, "requests", rpath)
         lim = limits.get(rname)
         if lim is not None:
             # value.String() of each, after the API server's defaulting
@@ -584,11 +592,7 @@ def _resources_and_ports(
             if amount > lim:
                 raise f.invalid(f"{rpath}.requests", raw, f"must be less than or equal to {rname} limit of {raw_lim}")
     for rname, amount in limits.items():
-        extended = _VALID_CONTAINER_RESOURCES.get(rname)
-        if extended is None or amount.numerator < 0 or (extended and amount.denominator != 1):
-            validate_container_resource_name(rname, f"{rpath}.limits[{rname}]")
-            _validate_quantity(rname, res["limits"][rname], amount, f"{rpath}.limits[{rname}]")
-            _VALID_CONTAINER_RESOURCES[rname] = is_extended(rname)
+        _check_container_amount(rname, amount, res, "limits", rpath)
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         if rname not in requests:
             requests[rname] = amount

@@ -927,13 +927,9 @@ class _Batches:
         self.pod_misses = 0  # runs of pods in a row that pod_runs handed back; at MAX_MISSES it stops
         self.where = where  # the List's source, and the index in it of the next item (pod_runs)
         self.first = 0
-        # what an item that names no kind or apiVersion is, as _expand_item reads them (the List's
-        # kind and apiVersion, where they come before its items)
-        lst = lst or {}
-        list_kind = lst.get("kind")
-        self.kind = list_kind[: -len("List")] if isinstance(list_kind, str) and list_kind.endswith("List") else ""
-        api_version = lst.get("apiVersion")
-        self.api_version = api_version if isinstance(api_version, str) else ""
+        # what an item that names no kind or apiVersion is (the List's kind and apiVersion, where
+        # they come before its items)
+        self.kind, self.api_version = _item_defaults(lst or {})
 
     def learn(self, text: str, end: int, start: int) -> None:
         """The separator from the item ending at ``end`` to the one starting at ``start``."""
@@ -963,11 +959,10 @@ class _Batches:
             if self.pod_misses >= self.MAX_MISSES:
                 self.pod_runs = None  # these pods are not what it decodes (fields of a newer release?)
         try:
-            items = _MSGSPEC_DECODE("[" + run + "]")
-            escaped_colon = "\\" in run and _ESCAPED_COLON.search(run) is not None
-            if escaped_colon or count_char(run, ":") != count_byte(orjson.dumps(items), b":"):
+            items = MSGSPEC_DECODE("[" + run + "]")
+            if not keys_once(run, orjson.dumps(items)):
                 items = None
-        except (msgspec.MsgspecError, ValueError, TypeError, RecursionError, orjson.JSONEncodeError):
+        except DECODE_ERRORS:
             items = None
         if items is None:
             self.slow_until = cut
@@ -975,7 +970,18 @@ class _Batches:
         return items, cut + 1
 
 
-_MSGSPEC_DECODE = msgspec.json.Decoder().decode
+MSGSPEC_DECODE = msgspec.json.Decoder().decode
+# what decoding a text with msgspec and writing the value again may raise: the text is not plain
+DECODE_ERRORS = (msgspec.MsgspecError, ValueError, TypeError, RecursionError, orjson.JSONEncodeError)
+
+
+def keys_once(text: str, encoded: bytes | bytearray) -> bool:
+    """Whether a JSON ``text`` that msgspec decoded names no key twice (nor, decoded into Structs,
+    a key their schema does not know), ``encoded`` being msgspec's or orjson's text of what it
+    decoded (see _Batches): it writes no colon as an escape and holds as many colons."""
+    if "\\" in text and ESCAPED_COLON.search(text) is not None:
+        return False
+    return count_char(text, ":") == count_byte(encoded, b":")
 
 
 def _looks_like_pods(run: str) -> bool:
@@ -988,7 +994,7 @@ def _looks_like_pods(run: str) -> bool:
 _FIRST_ITEM_CHARS = 8192
 
 
-_ESCAPED_COLON = re.compile(r"\\u003[aA]")
+ESCAPED_COLON = re.compile(r"\\u003[aA]")
 
 
 _DOC_START = re.compile(r"^---", re.M)
@@ -1101,8 +1107,9 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
     list_kind = list_kind or "List"
     if not isinstance(item, dict):
         raise InputError(f"is a {type(item).__name__}, not an object", source=where, obj=list_kind, field=f"items[{i}]")
-    kind = item.get("kind") or (list_kind[: -len("List")] if list_kind.endswith("List") else "")
-    api_version = item.get("apiVersion") or lst.get("apiVersion") or ""
+    default_kind, default_api_version = _item_defaults(lst)
+    kind = item.get("kind") or default_kind
+    api_version = item.get("apiVersion") or default_api_version
     if not kind or not isinstance(kind, str):
         raise InputError("missing kind", source=where, obj=list_kind, field=f"items[{i}].kind")
     src = f"{where} (items[{i}])"
@@ -1110,6 +1117,15 @@ def _expand_item(item: Any, lst: dict[str, Any], where: str, i: int) -> Iterator
         yield from _expand(item, src, i)
         return
     yield Document(item, src, kind, api_version if isinstance(api_version, str) else "")
+
+
+def _item_defaults(lst: dict[str, Any]) -> tuple[str, str]:
+    """The kind and apiVersion of a List's item that names none: the List's kind without its
+    "List" ("PodList" → "Pod"; "" for a plain List) and its apiVersion ("" where not a string)."""
+    list_kind = lst.get("kind")
+    kind = list_kind[: -len("List")] if isinstance(list_kind, str) and list_kind.endswith("List") else ""
+    api_version = lst.get("apiVersion")
+    return kind, api_version if isinstance(api_version, str) else ""
 
 
 # Files larger than this keep the coarser location of their documents.

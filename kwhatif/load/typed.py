@@ -38,7 +38,7 @@ from kwhatif.api.core import OwnerReference, Pod
 from kwhatif.api.names import is_dns1123_label, valid_dns1123_subdomain
 from kwhatif.api.resources import PodRules
 from kwhatif.errors import FieldError
-from kwhatif.load.files import Document, ItemRun, count_byte, count_char
+from kwhatif.load.files import DECODE_ERRORS, MSGSPEC_DECODE, Document, ItemRun, keys_once
 
 # --- the schema: core/v1 Pod as kubectl writes it (k8s.io/api core/v1 types.go, ObjectMeta of
 # apimachinery meta/v1), every field UNSET unless given. A field outside it sends the run back
@@ -191,11 +191,6 @@ _DECODE_RUN = msgspec.json.Decoder(list[_Pod]).decode
 _DECODE_NODE = msgspec.json.Decoder(_NodeOfSpec).decode
 _ENCODE_INTO = msgspec.json.Encoder().encode_into
 _ENCODED = bytearray()  # what _ENCODE_INTO writes, reused run after run
-_ENCODE_STRING = msgspec.json.Encoder().encode
-_DECODE_ANY = msgspec.json.Decoder().decode
-_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
-_ESCAPED_COLON_TEXT = re.compile(r"\\u003[aA]")
-_DECODE_ERRORS = (msgspec.MsgspecError, ValueError, TypeError, RecursionError, orjson.JSONEncodeError)
 
 
 class _Bad(Exception):
@@ -206,13 +201,12 @@ def _checked(text: bytes) -> Any:
     """The value of a raw part, decoded as the generic path decodes it, when it names no key twice
     (see the module's doc); raises _Bad otherwise."""
     try:
-        value = _DECODE_ANY(text)
-        if b"\\" in text and _ESCAPED_COLON.search(text):
-            raise _Bad
-        if text.count(b":") != orjson.dumps(value).count(b":"):
-            raise _Bad
-    except _DECODE_ERRORS:
+        value = MSGSPEC_DECODE(text)
+        plain = keys_once(text.decode(), orjson.dumps(value))
+    except DECODE_ERRORS:
         raise _Bad from None
+    if not plain:
+        raise _Bad
     return value
 
 
@@ -277,7 +271,7 @@ def _spec_of(raw: Raw) -> tuple[_Spec, str]:
             return spec, m.group(1).decode()
     try:
         node = _DECODE_NODE(text).nodeName
-    except _DECODE_ERRORS:
+    except DECODE_ERRORS:
         raise _Bad from None
     node = node if isinstance(node, str) else ""
     key: Any = (node, text)
@@ -323,7 +317,7 @@ class _Run:
 
     def item(self, i: int) -> dict[str, Any]:
         if self.items is None:
-            self.items = _DECODE_ANY("[" + self.text + "]")
+            self.items = MSGSPEC_DECODE("[" + self.text + "]")
         item: dict[str, Any] = self.items[i]
         return item
 
@@ -397,10 +391,8 @@ class PodRuns:
         passes every test of the module's doc; None: decode it generically."""
         try:
             items = _DECODE_RUN("[" + run + "]")
-            if "\\" in run and _ESCAPED_COLON_TEXT.search(run):
-                return None
             _ENCODE_INTO(items, _ENCODED)
-            if count_char(run, ":") != count_byte(_ENCODED, b":"):
+            if not keys_once(run, _ENCODED):
                 return None
             rules = self.rules
             pods: list[Pod | None] = []
@@ -422,7 +414,7 @@ class PodRuns:
                 sources.append(source)
                 pods.append(_convert(item, meta, spec, node, source, rules))
             return TypedRun(pods, sources, rules, _Run(run))
-        except (_Bad, *_DECODE_ERRORS):
+        except (_Bad, *DECODE_ERRORS):
             return None
 
 
