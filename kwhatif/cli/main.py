@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from kwhatif import __version__
+from kwhatif.cli.autoscale import autoscale
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
@@ -63,7 +64,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, autoscale, snapshot, completion):
     cli.add_command(_command)
 
 
