@@ -26,7 +26,8 @@ class EstimationContext:
     """estimator.EstimationContext: --max-nodes-total, the similar groups' room, the node count."""
 
     max_nodes_total: int
-    similar_room: int  # the group's and its similar groups' room (max - target, each at least 0)
+    similar_room: int | None  # the group's and its similar groups' room (max - target, each at least
+    # 0); None: no such threshold (upstream's tests run the estimator without a context)
     current_node_count: int
     max_nodes_per_scale_up: int = MAX_NODES_PER_SCALE_UP
 
@@ -44,7 +45,8 @@ def node_limit(ctx: EstimationContext) -> int:
     """The thresholds of the default limiter: static (--max-nodes-per-scaleup), the similar node
     groups' capacity (sng_capacity_threshold.go), the cluster's (cluster_capacity_threshold.go)."""
     limit = _min_limit(0, ctx.max_nodes_per_scale_up)
-    limit = _min_limit(limit, ctx.similar_room if ctx.similar_room > 0 else -1)
+    if ctx.similar_room is not None:
+        limit = _min_limit(limit, ctx.similar_room if ctx.similar_room > 0 else -1)
     if ctx.max_nodes_total:
         cluster = -1 if ctx.max_nodes_total <= ctx.current_node_count else ctx.max_nodes_total - ctx.current_node_count
         limit = _min_limit(limit, cluster)
@@ -139,7 +141,9 @@ def estimate(sim: Simulator, groups: list[list[Pod]], template: Template, ctx: E
                         found = True
                         track(pod, last)
                     elif _uses_hostname_topology(pod) and ERR_REASON_CONSTRAINTS_NOT_MATCH in fail.reasons:
-                        others = [n for n in new_nodes if n != last]
+                        # any node but the last: an existing one too (its pods then count it
+                        # among the nodes "with pods", as upstream's trackScheduledPod does)
+                        others = [ni.name for ni in sim.snapshot.node_infos if ni.name != last]
                         k = sim.fits_any(pod, others, 0)
                         if k >= 0:
                             found = True

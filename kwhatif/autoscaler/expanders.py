@@ -210,24 +210,28 @@ class Pricing:
         return milli_cpu / 1000 * self.cpu + memory / GIB * self.memory
 
 
-def price(options: list[Option], pricing: Pricing, cluster_nodes: int) -> list[Option]:
+def price(
+    options: list[Option],
+    node_price: Callable[[Option], float | None],
+    pod_price: Callable[[Pod], float],
+    stabilization: float,
+    preferred_cpu: int,
+) -> list[Option]:
     """price.go BestOptions with SimpleNodeUnfitness: the lowest score of (node price + a
     stabilising pod's price) / (the pods' price + it), times how far the node's cpu is from the
-    preferred size (suppressed as more nodes are added), doubled for a group that does not exist
-    yet; an option whose group has no price is left out."""
-    pref_cpu, _ = preferred_node(cluster_nodes)
-    stab = pricing.pod_price(*STABILIZATION_POD)
+    preferred size (suppressed as more nodes are added; 1000 for a GPU node), doubled for a group
+    that does not exist yet. An option whose node has no price is left out."""
     best: list[Option] = []
     best_score = 0.0
     for o in options:
-        node_price = pricing.node_prices.get(o.group)
-        if node_price is None:
+        one = node_price(o)
+        if one is None:
             continue
-        total_node = node_price * o.node_count
-        total_pods = sum(pricing.pod_price(p.requests.milli_cpu, p.requests.memory) for p in o.pods)
-        sub = (total_node + stab) / (total_pods + stab) if total_pods + stab else math.inf
+        total_node = one * o.node_count
+        total_pods = sum(pod_price(p) for p in o.pods)
+        sub = (total_node + stabilization) / (total_pods + stabilization) if total_pods + stabilization else math.inf
         cpu, _ = capacity_of(o.template)
-        unfit = max(pref_cpu / cpu, cpu / pref_cpu) if cpu else math.inf
+        unfit = max(preferred_cpu / cpu, cpu / preferred_cpu) if cpu else math.inf
         suppressed = (unfit - 1.0) * (1.0 - math.tanh((o.node_count - 1) / 15.0)) + 1.0
         if has_gpu(o.template):
             suppressed = GPU_UNFITNESS_OVERRIDE
@@ -244,6 +248,17 @@ def price(options: list[Option], pricing: Pricing, cluster_nodes: int) -> list[O
     return best
 
 
+def priced(options: list[Option], pricing: Pricing, cluster_nodes: int) -> list[Option]:
+    """The price expander with the file's pricing model and SimplePreferredNodeProvider."""
+    return price(
+        options,
+        lambda o: pricing.node_prices.get(o.group),
+        lambda p: pricing.pod_price(p.requests.milli_cpu, p.requests.memory),
+        pricing.pod_price(*STABILIZATION_POD),
+        preferred_node(cluster_nodes)[0],
+    )
+
+
 def choose(
     options: list[Option],
     chain: list[ExpanderName],
@@ -258,7 +273,7 @@ def choose(
         ExpanderName.MOST_PODS: most_pods,
         ExpanderName.LEAST_NODES: least_nodes,
         ExpanderName.PRIORITY: lambda os: priority(os, priorities),
-        ExpanderName.PRICE: lambda os: price(os, pricing or Pricing({}, 0.0, 0.0), cluster_nodes),
+        ExpanderName.PRICE: lambda os: priced(os, pricing or Pricing({}, 0.0, 0.0), cluster_nodes),
         ExpanderName.RANDOM: lambda os: _random(os)[:1],
     }
     steps: list[Step] = []

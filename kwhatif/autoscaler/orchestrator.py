@@ -284,7 +284,7 @@ def _limit_reason(ctx: EstimationContext, group: str) -> str:
     limit = node_limit(ctx)
     if ctx.max_nodes_total and (ctx.max_nodes_total - ctx.current_node_count) == limit:
         return "cut off by --max-nodes-total"
-    if limit == ctx.max_nodes_per_scale_up and ctx.similar_room > limit:
+    if limit == ctx.max_nodes_per_scale_up and (ctx.similar_room is None or ctx.similar_room > limit):
         return f"cut off by --max-nodes-per-scaleup ({ctx.max_nodes_per_scale_up})"
     return f"cut off by maxSize of {group}"
 
