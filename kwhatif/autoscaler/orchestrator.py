@@ -49,6 +49,9 @@ class ScaleUpOptions:
     max_nodes_per_scale_up: int = MAX_NODES_PER_SCALE_UP
     priorities: Mapping[int, tuple[str, ...]] | None = None
     pricing: expanders.Pricing | None = None
+    # the estimator's limiter thresholds (static, similar groups' room, cluster size), as
+    # core/autoscaler.go builds them; upstream's orchestrator tests run it without any
+    estimator_thresholds: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,11 +176,15 @@ def scale_up(
                 for s in balancing.similar_groups(g.name, {n: templates[n] for n in templates if n in schedulable})
                 if mine <= {id(eg) for eg in schedulable.get(s, [])}
             ]
-        ctx = EstimationContext(
-            opts.max_nodes_total,
-            _room(g, sizes) + sum(_room(by_name[s], sizes) for s in similar),
-            node_count,
-            opts.max_nodes_per_scale_up,
+        ctx = (
+            EstimationContext(
+                opts.max_nodes_total,
+                _room(g, sizes) + sum(_room(by_name[s], sizes) for s in similar),
+                node_count,
+                opts.max_nodes_per_scale_up,
+            )
+            if opts.estimator_thresholds
+            else EstimationContext(0, None, node_count, 0)
         )
         est = estimate(sim, [list(eg.pods) for eg in pod_groups], templates[g.name], ctx, f"{templates[g.name].node.name}-e")
         estimates[g.name] = (est, ctx)
