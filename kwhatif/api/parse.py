@@ -1408,6 +1408,7 @@ def node(d: Dict, source: str = "") -> Node:
         declared_features=f.str_list(status, "declaredFeatures", "status"),
         capacity_list=f.resource_list(status, "capacity", "status") or alloc_list,
         ready=_ready_condition(status),
+        annotations=f.str_map(meta, "annotations", "metadata"),
     )
 
 

@@ -331,9 +331,24 @@ def run_cluster_autoscaler(
         commit(sim, templates, res.chosen)
     scale_down_result = None
     if options.scale_down:
+        # over the cluster with the pods that fit the existing nodes, before any scale-up (the
+        # autoscaler does not scale down in a loop that scaled up): a snapshot of its own
         from kwhatif.autoscaler.scaledown import scale_down
 
-        scale_down_result = scale_down(sim, ngs, sizes, options.scale_down_utilization_threshold, work)
+        placed = [
+            dataclasses.replace(e.pod, node_name=e.node)
+            for e in entries.values()
+            if e.outcome is Outcome.EXISTING and e.loop == 0 and e.node
+        ]
+        sd_state = dataclasses.replace(work, pods=[*work.pods, *placed])
+        sd_sched = Scheduler(
+            sd_state,
+            config,
+            options=Options(preemption=False, filter_excluded=False, compact=True, incremental=False),
+        )
+        scale_down_result = scale_down(
+            Simulator(sd_sched), ngs, before, options.scale_down_utilization_threshold, work
+        )
     groups = [
         GroupEntry(
             g.name,
