@@ -78,7 +78,12 @@ DEFAULT_POD_RULES = PodRules.of(default_version())
 
 # Annotations the scheduler or kwhatif reads; the rest (often large) are dropped at parse.
 _KEPT_POD_ANNOTATIONS = frozenset(
-    {MIRROR_POD_ANNOTATION, "kubernetes.io/config.source", "cluster-autoscaler.kubernetes.io/safe-to-evict"}
+    {
+        MIRROR_POD_ANNOTATION,
+        "kubernetes.io/config.source",
+        "cluster-autoscaler.kubernetes.io/safe-to-evict",
+        "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes",
+    }
 )
 _EFFECTS = tuple(e.value for e in TaintEffect)
 # validateTaintEffect lists the supported effects in this order

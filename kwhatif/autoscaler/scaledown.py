@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kwhatif.api.core import Pod, Taint
+from kwhatif.api.core import Node, Pod, Taint
 from kwhatif.autoscaler.nodegroups import NodeGroupSet
 from kwhatif.autoscaler.simulator import Simulator
 from kwhatif.autoscaler.template import TO_BE_DELETED_TAINT
@@ -97,6 +97,25 @@ def drainable(pod: Pod, state: ClusterState, now: float) -> tuple[str, str | Non
     return "move", None
 
 
+def eligibility(node: Node, pods: list[Pod], group: str | None, threshold: float) -> tuple[str | None, float]:
+    """Checker.unremovableReasonAndNodeUtilization: why the node is not a candidate (None: it is),
+    and its utilization. Unready nodes are candidates (--scale-down-unready-enabled)."""
+    if any(t.key == TO_BE_DELETED_TAINT for t in node.taints):
+        return "CurrentlyBeingDeleted", 0.0
+    if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
+        return f"ScaleDownDisabledAnnotation: {SCALE_DOWN_DISABLED}=true", 0.0
+    if group is None:
+        return "NotAutoscaled: the node is in no node group", 0.0
+    alloc = node.allocatable
+    if alloc.milli_cpu == 0 or alloc.memory == 0:
+        which = "cpu" if alloc.milli_cpu == 0 else "memory"
+        return f"UnexpectedError: {which} is 0 at {node.name}", 0.0
+    util, which = utilization(pods, alloc.milli_cpu, alloc.memory)
+    if util > threshold:
+        return f"NotUnderutilized: {which} utilization {util:.2f} is above {threshold:g}", util
+    return None, util
+
+
 def scale_down(
     sim: Simulator, ngs: NodeGroupSet, sizes: Mapping[str, int], threshold: float, state: ClusterState, now: float | None = None
 ) -> ScaleDownResult:
@@ -114,22 +133,12 @@ def scale_down(
         group = group_of.get(name)
         if name not in state.nodes:
             continue  # a node this run added
-        if any(t.key == TO_BE_DELETED_TAINT for t in node.taints):
-            res.not_removable.append(NotRemovable(name, "CurrentlyBeingDeleted"))
-            continue
-        if node.annotations.get(SCALE_DOWN_DISABLED) == "true":
-            res.not_removable.append(NotRemovable(name, f"ScaleDownDisabledAnnotation: {SCALE_DOWN_DISABLED}=true"))
-            continue
-        if group is None:
-            res.not_removable.append(NotRemovable(name, "NotAutoscaled: the node is in no node group"))
-            continue
         pods = [pi.pod for pi in ni.pods]
-        util, which = utilization(pods, node.allocatable.milli_cpu, node.allocatable.memory)
-        if util > threshold:
-            res.not_removable.append(
-                NotRemovable(name, f"NotUnderutilized: {which} utilization {util:.2f} is above {threshold:g}")
-            )
+        reason, util = eligibility(node, pods, group, threshold)
+        if reason is not None:
+            res.not_removable.append(NotRemovable(name, reason))
             continue
+        assert group is not None
         if left[group] <= by_name[group].min_size:
             res.not_removable.append(
                 NotRemovable(name, f"NodeGroupMinSizeReached: {group} is at its minimum size {by_name[group].min_size}")
