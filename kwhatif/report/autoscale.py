@@ -14,6 +14,7 @@ from kwhatif.report.schedule import API_VERSION, version_fields
 if TYPE_CHECKING:
     from kwhatif.autoscaler.orchestrator import ScaleUpResult
     from kwhatif.autoscaler.scaledown import ScaleDownResult
+    from kwhatif.report.check import CheckReport
     from kwhatif.versions import ChosenVersion
     from kwhatif.whatif.autoscale import AutoscaleResult
 
@@ -284,3 +285,52 @@ def autoscale_report(
         tuple(res.notes) + notes,
         scheduler_version,
     )
+
+
+def with_autoscale(report: CheckReport, auto: AutoscaleReport) -> CheckReport:
+    """`check --autoscale`: a workload whose pods that do not fit all go to new nodes is "fits
+    after scale-up" (naming the groups and node counts); one that does not fit says why the
+    autoscaler gives some of its pods no node, with each group's reason."""
+    import dataclasses
+
+    from kwhatif.framework.types import PodOutcome
+    from kwhatif.report.verdict import Verdict
+
+    by_pod = {p.key: p for p in auto.pods}
+    reasons: dict[str, Mapping[str, str]] = {}
+    for s in auto.scale_ups:
+        for pod, r in s.no_group:
+            reasons[pod] = r
+    entries = []
+    for w in report.workloads:
+        if w.verdict is not Verdict.DOES_NOT_FIT or w.refused or w.never_created:
+            entries.append(w)
+            continue
+        lines = [by_pod.get(str(r.pod)) for r in w.results if r.status is not PodOutcome.SCHEDULED]
+        if lines and all(x is not None and x.outcome == "scale-up" for x in lines):
+            nodes: dict[str, set[str]] = {}
+            pods: dict[str, int] = {}
+            for x in lines:
+                assert x is not None and x.node_group is not None
+                nodes.setdefault(x.node_group, set()).add(x.node or "")
+                pods[x.node_group] = pods.get(x.node_group, 0) + 1
+            what = ", ".join(
+                f"{pods[g]} pod(s) on {len(nodes[g])} new node(s) of {g}" for g in sorted(nodes)
+            )
+            entries.append(
+                dataclasses.replace(
+                    w, verdict=Verdict.FITS_AFTER_SCALE_UP, message=f"fits after scale-up: {what}", dominant_reason="scale-up"
+                )
+            )
+            continue
+        first = next((x for x in lines if x is not None and x.outcome != "scale-up"), None)
+        if first is not None:
+            why = f"cluster-autoscaler: {first.why}"
+            per_group = reasons.get(first.key)
+            if per_group:
+                why += " (" + "; ".join(f"{g}: {r}" for g, r in per_group.items()) + ")"
+            message = f"{w.message}; {why}" if w.message else why
+            entries.append(dataclasses.replace(w, message=message))
+        else:
+            entries.append(w)
+    return dataclasses.replace(report, workloads=tuple(entries), autoscale=auto)

@@ -251,18 +251,62 @@ def _allocatable(tmpl: Template) -> dict[str, int]:
 def run_cluster_autoscaler(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
 ) -> AutoscaleResult:
+    ngs, notes = _groups_and_notes(state, options, limits_)
+    work = fork(state)
+    # the scheduler places what fits the existing nodes (those pods never reach the autoscaler)
+    first = Scheduler(work, config, options=Options(preemption=False, filter_excluded=False, compact=True))
+    attempts = first.run(pods, rounds=1)
+    return after_scheduler(work, first, attempts, pods, config, options, ngs, notes)
+
+
+def _groups_and_notes(state: ClusterState, options: AutoscaleOptions, limits_: Any) -> tuple[NodeGroupSet, list[str]]:
     ngs = node_group_set(state, options, limits_)
-    opts = scale_up_options(ngs, state, options)
+    scale_up_options(ngs, state, options)  # bad options fail before anything is scheduled
     notes = list(ngs.notes)
     if state.skipped.get("NodePool"):
         notes.append(
             f"Karpenter provisioning not modelled: {state.skipped['NodePool']} NodePool(s) in the cluster state are "
             "left out of cluster-autoscaler's answer (--autoscaler karpenter answers for them)"
         )
-    work = fork(state)
-    # the scheduler places what fits the existing nodes (those pods never reach the autoscaler)
-    first = Scheduler(work, config, options=Options(preemption=False, filter_excluded=False, compact=True))
-    attempts = first.run(pods, rounds=1)
+    return ngs, notes
+
+
+def autoscale_after_check(
+    state: ClusterState,
+    sched: Scheduler,
+    attempts: list[Any],
+    config: SchedulerConfiguration,
+    options: AutoscaleOptions,
+    limits_: Any = None,
+) -> AutoscaleResult:
+    """`check --autoscale`: cluster-autoscaler's loops over what the check's scheduler could not
+    place (its snapshot, with the check's placements, is simulated on; the state is only read)."""
+    kind = options.autoscaler or default_autoscaler(state, options)
+    if kind is AutoscalerKind.KARPENTER:
+        raise InputError("check --autoscale answers for cluster-autoscaler only here", field="--autoscale")
+    ngs, notes = _groups_and_notes(state, options, limits_)
+    pods = [att.pod for att in attempts]
+    return after_scheduler(state, sched, attempts, list(dict((p.key, p) for p in pods).values()), config, options, ngs, notes)
+
+
+def after_scheduler(
+    work: ClusterState,
+    first: Scheduler,
+    attempts: list[Any],
+    pods: list[Pod],
+    config: SchedulerConfiguration,
+    options: AutoscaleOptions,
+    ngs: NodeGroupSet,
+    notes: list[str],
+) -> AutoscaleResult:
+    """cluster-autoscaler's loops over what a scheduler left unschedulable: ``first`` has run
+    ``attempts`` (the last attempt of each pod counts) over ``work``; its snapshot, with their
+    placements, is the one the autoscaler simulates on (template and new nodes are added to it)."""
+    opts = scale_up_options(ngs, work, options)
+    last: dict[str, Any] = {}
+    for att in attempts:
+        last[att.pod.key] = att
+    attempts = [last[k] for k in dict.fromkeys(att.pod.key for att in attempts)]
     sched = Scheduler(
         work,
         config,
