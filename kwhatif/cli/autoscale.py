@@ -121,7 +121,8 @@ def autoscale(
     """
     from kwhatif.cli.options import limits
     from kwhatif.report.autoscale import autoscale_report
-    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, autoscale as run_autoscale, input_pods
+    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, input_pods
+    from kwhatif.whatif.autoscale import autoscale as run_autoscale
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)
@@ -130,9 +131,10 @@ def autoscale(
     paths = sources.paths(manifests)
     if "-" in paths and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
-    run = Run.start(co, output, color)
+    run = Run.start(co, output, color, allow_no_nodes=True)  # every group may be at zero
     docs = run.documents(paths, namespace, False, kustomize=sources.kustomize)
-    pods, notes = input_pods(run.state, docs, pending=pending, namespace=namespace or "default", profile=co.profile)
+    state = fork(run.state)  # the manifests' other objects join a copy
+    pods, notes = input_pods(state, docs, pending=pending, namespace=namespace or "default", profile=co.profile)
     for n in notes:
         run.note(n)
     options = AutoscaleOptions(
@@ -150,5 +152,5 @@ def autoscale(
         instance_types=instance_types,
         consolidation=consolidation,
     )
-    result = run_autoscale(run.state, pods, run.config, options, limits(co))
+    result = run_autoscale(state, pods, run.config, options, limits(co))
     return run.emit(autoscale_report(result, run.chosen, run.chosen.notes))

@@ -106,13 +106,16 @@ class AutoscaleResult:
 
 def fork(state: ClusterState) -> ClusterState:
     """A copy to change: ClusterState.fork() where it exists, else a copy of the node table and
-    the pod lists (the objects themselves are immutable)."""
+    the pod lists (every table and list of the state: the objects themselves are immutable)."""
     fork_fn: Callable[[], ClusterState] | None = getattr(state, "fork", None)
     if fork_fn is not None:
         return fork_fn()
-    return dataclasses.replace(
-        state, nodes=dict(state.nodes), pods=list(state.pods), pending_pods=list(state.pending_pods)
-    )
+    copies = {
+        f.name: type(v)(v)
+        for f in dataclasses.fields(state)
+        if type(v := getattr(state, f.name)) in (dict, list)
+    }
+    return dataclasses.replace(state, **copies)
 
 
 # --- the pods ---------------------------------------------------------------------------------
@@ -128,10 +131,20 @@ def input_pods(
     from kwhatif.load.workloads import expand_workload
     from kwhatif.whatif.schedule import manifest_pods
 
+    from kwhatif.whatif.check import merge_objects
+    from kwhatif.whatif.schedule import COMPANION_KINDS
+
     notes: list[str] = []
-    workload_docs = [d for d in docs if classify(d) in WORKLOAD_KINDS]
-    rest = [d for d in docs if classify(d) not in WORKLOAD_KINDS]
-    pods, _ = manifest_pods(state, rest, namespace=namespace, enforce_namespace=False, note=notes.append)
+    kinds = [classify(d) for d in docs]
+    workload_docs = [d for d, k in zip(docs, kinds, strict=True) if k in WORKLOAD_KINDS]
+    pod_docs = [d for d, k in zip(docs, kinds, strict=True) if k == "Pod" or d.kind in COMPANION_KINDS]
+    others = [d for d, k in zip(docs, kinds, strict=True) if k is not None and k not in WORKLOAD_KINDS and k != "Pod" and d.kind not in COMPANION_KINDS]
+    skipped = sorted({d.kind for d, k in zip(docs, kinds, strict=True) if k is None})
+    if skipped:
+        notes.append(f"objects in the manifests that run no pods, left out: {', '.join(skipped)}")
+    if others:
+        merge_objects(state, others, notes)  # Services, PodDisruptionBudgets, claims, ... join the cluster
+    pods, _ = manifest_pods(state, pod_docs, namespace=namespace, enforce_namespace=False, note=notes.append)
     if workload_docs:
         manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
         for i, w in enumerate(manifest_state.workloads.values()):
