@@ -37,18 +37,21 @@ spec:
         resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}
 """
 
-NODE_GROUPS = """\
+NODE_GROUPS = (
+    """\
 apiVersion: kwhatif/v1
 kind: NodeGroups
 nodeGroups:
-""" + "".join(
-    f"""- name: m6i-{cpu}xlarge
+"""
+    + "".join(
+        f"""- name: m6i-{cpu}xlarge
   minSize: 0
   maxSize: 5000
   nodeSelector: {{node.kubernetes.io/instance-type: m6i.{cpu}xlarge}}
 """
-    for cpu in (4, 8, 16, 32)
-) + """\
+        for cpu in (4, 8, 16, 32)
+    )
+    + """\
 - name: burst
   minSize: 0
   maxSize: 2000
@@ -59,6 +62,7 @@ nodeGroups:
       capacity: {cpu: "16", memory: 64Gi, pods: "110"}
       allocatable: {cpu: 15850m, memory: 63Gi, pods: "110"}
 """
+)
 
 
 def main() -> None:

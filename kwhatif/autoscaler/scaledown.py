@@ -117,7 +117,12 @@ def eligibility(node: Node, pods: list[Pod], group: str | None, threshold: float
 
 
 def scale_down(
-    sim: Simulator, ngs: NodeGroupSet, sizes: Mapping[str, int], threshold: float, state: ClusterState, now: float | None = None
+    sim: Simulator,
+    ngs: NodeGroupSet,
+    sizes: Mapping[str, int],
+    threshold: float,
+    state: ClusterState,
+    now: float | None = None,
 ) -> ScaleDownResult:
     """The unneeded nodes of the simulator's snapshot, removed one after another (each removal
     kept). Changes the snapshot: give it one of its own."""
@@ -176,7 +181,9 @@ def _find_place(sim: Simulator, removed_node: str, pods: list[Pod], removed: set
     original = ni.node
     for p in pods:
         snap.remove_pod(p)
-    snap.replace_node(dataclasses.replace(original, taints=(*original.taints, Taint(TO_BE_DELETED_TAINT, "", "NoSchedule"))))
+    snap.replace_node(
+        dataclasses.replace(original, taints=(*original.taints, Taint(TO_BE_DELETED_TAINT, "", "NoSchedule")))
+    )
     candidates = [n.name for n in snap.node_infos if n.name != removed_node and n.name not in removed]
     placed: list[Pod] = []
     moves: dict[str, str] = {}

@@ -56,7 +56,12 @@ EPILOG = (
     help="cluster-autoscaler's --expander chain: least-waste (default), most-pods, least-nodes, priority, "
     "price, random (deterministic here: the first group by name, the tie named).",
 )
-@click.option("--max-nodes-total", type=click.IntRange(0), default=None, help="cluster-autoscaler's --max-nodes-total (0: no limit).")
+@click.option(
+    "--max-nodes-total",
+    type=click.IntRange(0),
+    default=None,
+    help="cluster-autoscaler's --max-nodes-total (0: no limit).",
+)
 @click.option("--cores-total", metavar="MIN:MAX", help="cluster-autoscaler's --cores-total (cores).")
 @click.option("--memory-total", metavar="MIN:MAX", help="cluster-autoscaler's --memory-total (GiB).")
 @click.option(
@@ -71,7 +76,9 @@ EPILOG = (
     show_default=True,
     help="Autoscaler loops: each later one sees the nodes the earlier ones added (stops when nothing changes).",
 )
-@click.option("--scale-down", is_flag=True, help="Also say which nodes the autoscaler could remove, and why the others stay.")
+@click.option(
+    "--scale-down", is_flag=True, help="Also say which nodes the autoscaler could remove, and why the others stay."
+)
 @click.option(
     "--scale-down-utilization-threshold",
     type=click.FloatRange(0, 1),
@@ -80,7 +87,9 @@ EPILOG = (
     help="A node whose requested cpu and memory are both below this share of allocatable is a candidate.",
 )
 @click.option("--node-pools", metavar="FILE", help="Karpenter: NodePools (karpenter.sh/v1) besides the cluster's.")
-@click.option("--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1).")
+@click.option(
+    "--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1)."
+)
 @click.option("--consolidation", is_flag=True, help="Karpenter: also the nodes consolidation would delete or replace.")
 @namespace_option
 def autoscale(

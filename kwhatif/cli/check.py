@@ -52,7 +52,10 @@ from kwhatif.report.base import ReportKind
 @click.option("--node-groups", metavar="FILE", help="With --autoscale: the node groups (see `kwhatif autoscale`).")
 @click.option("--expander", metavar="NAME[,NAME]", help="With --autoscale: cluster-autoscaler's --expander.")
 @click.option(
-    "--max-nodes-total", type=click.IntRange(0), default=None, help="With --autoscale: cluster-autoscaler's --max-nodes-total."
+    "--max-nodes-total",
+    type=click.IntRange(0),
+    default=None,
+    help="With --autoscale: cluster-autoscaler's --max-nodes-total.",
 )
 @namespace_option
 @ignore_node_name_option
@@ -114,7 +117,9 @@ def check(
         from kwhatif.whatif.autoscale import AutoscaleOptions, autoscale_after_check
 
         # until nothing changes: a pod that waits for a later loop of the autoscaler fits too
-        options = AutoscaleOptions(node_groups=node_groups, expander=expander, max_nodes_total=max_nodes_total, loops=20)
+        options = AutoscaleOptions(
+            node_groups=node_groups, expander=expander, max_nodes_total=max_nodes_total, loops=20
+        )
         auto = autoscale_after_check(run.state, sched, result.attempts, run.config, options, limits(co))
         report = with_autoscale(report, autoscale_report(auto, run.chosen))
     return run.emit(report)

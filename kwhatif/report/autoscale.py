@@ -14,8 +14,8 @@ from kwhatif.report.schedule import API_VERSION, version_fields
 if TYPE_CHECKING:
     from kwhatif.autoscaler.orchestrator import ScaleUpResult
     from kwhatif.autoscaler.scaledown import ScaleDownResult
-    from kwhatif.report.check import CheckReport
     from kwhatif.release.versions import ChosenVersion
+    from kwhatif.report.check import CheckReport
     from kwhatif.whatif.autoscale import AutoscaleResult
 
 WAITS = "waits for a later scale-up"
@@ -181,9 +181,7 @@ class AutoscaleReport:
             "none": sum(1 for p in self.pods if p.outcome == "none"),
             "waiting": sum(1 for p in self.pods if p.outcome == "none" and p.why == WAITS),
             "nodesAdded": dict(sorted(added.items())),
-            **(
-                {"removableNodes": len(self.scale_down.removable)} if self.scale_down is not None else {}
-            ),
+            **({"removableNodes": len(self.scale_down.removable)} if self.scale_down is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -277,8 +275,7 @@ def autoscale_report(
             for g in res.groups
         ),
         tuple(
-            PodLine(p.pod.namespace, p.pod.name, p.outcome.value, p.node, p.node_group, p.why, p.loop)
-            for p in res.pods
+            PodLine(p.pod.namespace, p.pod.name, p.outcome.value, p.node, p.node_group, p.why, p.loop) for p in res.pods
         ),
         tuple(scale_up_section(i + 1, s) for i, s in enumerate(res.loops)),
         scale_down_section(res.scale_down) if res.scale_down is not None else None,
@@ -314,12 +311,13 @@ def with_autoscale(report: CheckReport, auto: AutoscaleReport) -> CheckReport:
                 assert x is not None and x.node_group is not None
                 nodes.setdefault(x.node_group, set()).add(x.node or "")
                 pods[x.node_group] = pods.get(x.node_group, 0) + 1
-            what = ", ".join(
-                f"{pods[g]} pod(s) on {len(nodes[g])} new node(s) of {g}" for g in sorted(nodes)
-            )
+            what = ", ".join(f"{pods[g]} pod(s) on {len(nodes[g])} new node(s) of {g}" for g in sorted(nodes))
             entries.append(
                 dataclasses.replace(
-                    w, verdict=Verdict.FITS_AFTER_SCALE_UP, message=f"fits after scale-up: {what}", dominant_reason="scale-up"
+                    w,
+                    verdict=Verdict.FITS_AFTER_SCALE_UP,
+                    message=f"fits after scale-up: {what}",
+                    dominant_reason="scale-up",
                 )
             )
             continue

@@ -111,9 +111,7 @@ def fork(state: ClusterState) -> ClusterState:
     if fork_fn is not None:
         return fork_fn()
     copies = {
-        f.name: type(v)(v)
-        for f in dataclasses.fields(state)
-        if type(v := getattr(state, f.name)) in (dict, list)
+        f.name: type(v)(v) for f in dataclasses.fields(state) if type(v := getattr(state, f.name)) in (dict, list)
     }
     return dataclasses.replace(state, **copies)
 
@@ -127,18 +125,20 @@ def input_pods(
     """The pods to place: the manifests' Pods, the pods their workloads' controllers create (as
     `kwhatif check` expands them: the objects that come with them join the cluster first), and
     with ``pending`` the cluster's pending pods. Notes say what was left out."""
-    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
     from kwhatif.controlplane.controllers.workloads import expand_workload
-    from kwhatif.whatif.schedule import manifest_pods
-
+    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
     from kwhatif.whatif.check import merge_objects
-    from kwhatif.whatif.schedule import COMPANION_KINDS
+    from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
     notes: list[str] = []
     kinds = [classify(d) for d in docs]
     workload_docs = [d for d, k in zip(docs, kinds, strict=True) if k in WORKLOAD_KINDS]
     pod_docs = [d for d, k in zip(docs, kinds, strict=True) if k == "Pod" or d.kind in COMPANION_KINDS]
-    others = [d for d, k in zip(docs, kinds, strict=True) if k is not None and k not in WORKLOAD_KINDS and k != "Pod" and d.kind not in COMPANION_KINDS]
+    others = [
+        d
+        for d, k in zip(docs, kinds, strict=True)
+        if k is not None and k not in WORKLOAD_KINDS and k != "Pod" and d.kind not in COMPANION_KINDS
+    ]
     skipped = sorted({d.kind for d, k in zip(docs, kinds, strict=True) if k is None})
     if skipped:
         notes.append(f"objects in the manifests that run no pods, left out: {', '.join(skipped)}")
@@ -149,7 +149,9 @@ def input_pods(
         manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
         for i, w in enumerate(manifest_state.workloads.values()):
             if (w.kind, w.namespace or namespace, w.name) in state.workloads:
-                notes.append(f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones")
+                notes.append(
+                    f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones"
+                )
             exp = expand_workload(w, state, index=i)
             if exp.refusal:
                 notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")
@@ -190,7 +192,9 @@ def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> Autosc
 def run_karpenter(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
 ) -> AutoscaleResult:
-    raise InputError("--autoscaler karpenter: Karpenter's provisioning is not available in this build", field="--autoscaler")
+    raise InputError(
+        "--autoscaler karpenter: Karpenter's provisioning is not available in this build", field="--autoscaler"
+    )
 
 
 # --- cluster-autoscaler ---------------------------------------------------------------------------
@@ -242,9 +246,7 @@ def scale_up_options(ngs: NodeGroupSet, state: ClusterState, options: AutoscaleO
         balance = bool(ngs.balance_similar_node_groups)
     return ScaleUpOptions(
         expander=tuple(chain),
-        max_nodes_total=options.max_nodes_total
-        if options.max_nodes_total is not None
-        else (ngs.max_nodes_total or 0),
+        max_nodes_total=options.max_nodes_total if options.max_nodes_total is not None else (ngs.max_nodes_total or 0),
         cores_total=cores,
         memory_total=memory,
         balance_similar_node_groups=balance,
@@ -299,7 +301,9 @@ def autoscale_after_check(
         raise InputError("check --autoscale answers for cluster-autoscaler only here", field="--autoscale")
     ngs, notes = _groups_and_notes(state, options, limits_)
     pods = [att.pod for att in attempts]
-    return after_scheduler(state, sched, attempts, list(dict((p.key, p) for p in pods).values()), config, options, ngs, notes)
+    return after_scheduler(
+        state, sched, attempts, list(dict((p.key, p) for p in pods).values()), config, options, ngs, notes
+    )
 
 
 def after_scheduler(
@@ -403,9 +407,7 @@ def after_scheduler(
             config,
             options=Options(preemption=False, filter_excluded=False, compact=True, incremental=False),
         )
-        scale_down_result = scale_down(
-            Simulator(sd_sched), ngs, before, options.scale_down_utilization_threshold, work
-        )
+        scale_down_result = scale_down(Simulator(sd_sched), ngs, before, options.scale_down_utilization_threshold, work)
     groups = [
         GroupEntry(
             g.name,

@@ -19,7 +19,18 @@ def autoscale_report() -> AutoscaleReport:
         autoscaler="cluster-autoscaler",
         expander="least-waste",
         groups=(
-            GroupLine("ng-1", 1, 5, 2, 3, "eks.amazonaws.com/nodegroup", "template-node-for-ng-1", "node n1", ("kube-system/aws-node-x",), {"cpu": 3920, "memory": 16 * 2**30, "pods": 58}),
+            GroupLine(
+                "ng-1",
+                1,
+                5,
+                2,
+                3,
+                "eks.amazonaws.com/nodegroup",
+                "template-node-for-ng-1",
+                "node n1",
+                ("kube-system/aws-node-x",),
+                {"cpu": 3920, "memory": 16 * 2**30, "pods": 58},
+            ),
             GroupLine("gpu", 0, None, 0, 0, "file", None, None, (), {}),
         ),
         pods=(
@@ -41,6 +52,10 @@ def autoscale_report() -> AutoscaleReport:
                 (),
             ),
         ),
-        scale_down=ScaleDownSection(0.5, (RemovableLine("n2", "ng-1", 0.1, {"shop/a": "n1"}),), (("n1", "NotUnderutilized: cpu utilization 0.80 is above 0.5"),)),
+        scale_down=ScaleDownSection(
+            0.5,
+            (RemovableLine("n2", "ng-1", 0.1, {"shop/a": "n1"}),),
+            (("n1", "NotUnderutilized: cpu utilization 0.80 is above 0.5"),),
+        ),
         notes=("a note",),
     )

@@ -17,6 +17,7 @@ from kwhatif.autoscaler.nodegroups import NodeGroup
 from kwhatif.autoscaler.orchestrator import NO_GROUP, WAITS, ScaleUpOptions, scale_up
 from kwhatif.autoscaler.template import build_template
 from tests.autoscaler.ca_helpers import make_pod_obj, simulator
+
 from builders import make_pod
 
 MIB = 2**20
@@ -31,7 +32,9 @@ def node(name: str, cpu: int, mem: int, gpu: int = 0) -> Node:
         res["nvidia.com/gpu"] = str(gpu)
         spec["taints"] = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
         labels["GPULabel"] = "nvidia-tesla-k80"
-    return parse.node({"metadata": {"name": name, "labels": labels}, "spec": spec, "status": {"capacity": res, "allocatable": res}})
+    return parse.node(
+        {"metadata": {"name": name, "labels": labels}, "spec": spec, "status": {"capacity": res, "allocatable": res}}
+    )
 
 
 def pod(name: str, cpu: int, mem: int = 0, gpu: int = 0, on: str = "", tolerates_gpu: bool = False) -> Pod:
@@ -179,14 +182,21 @@ def test_max_total_nodes_limits_the_estimate():
     )
     assert r.options == [("ng2", 1)]
     assert r.chosen == [("ng2", 1)]
-    assert r.verdicts == {"p-new-1": None, "p-new-2": "cut off by --max-nodes-total", "p-new-3": "cut off by --max-nodes-total"}
+    assert r.verdicts == {
+        "p-new-1": None,
+        "p-new-2": "cut off by --max-nodes-total",
+        "p-new-3": "cut off by --max-nodes-total",
+    }
 
 
 def test_will_consider_gpu_and_standard_pool_for_pod_which_does_not_require_gpu():
     """TestWillConsiderGpuAndStandardPoolForPodWhichDoesNotRequireGpu."""
     r = run(
         [(node("gpu-node-1", 2000, 1000 * MIB, 1), "gpu-pool"), (node("std-node-1", 2000, 1000 * MIB), "std-pool")],
-        [pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True), pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1")],
+        [
+            pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True),
+            pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1"),
+        ],
         [pod("extra-std-pod", 2000, 1000 * MIB, tolerates_gpu=True)],
         choose="std-pool",
         max_nodes_total=100,
@@ -200,7 +210,10 @@ def test_will_consider_only_gpu_pool_for_pod_which_does_requires_gpu():
     """TestWillConsiderOnlyGpuPoolForPodWhichDoesRequiresGpu."""
     r = run(
         [(node("gpu-node-1", 2000, 1000 * MIB, 1), "gpu-pool"), (node("std-node-1", 2000, 1000 * MIB), "std-pool")],
-        [pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True), pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1")],
+        [
+            pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True),
+            pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1"),
+        ],
         [pod("extra-gpu-pod", 2000, 1000 * MIB, 1, tolerates_gpu=True)],
         choose="gpu-pool",
         max_nodes_total=100,
@@ -271,7 +284,10 @@ def test_pods_of_other_groups_wait():
     """GetPodsAwaitingEvaluation: a pod another group could host waits for a later scale-up."""
     r = run(
         [(node("gpu-node-1", 2000, 1000 * MIB, 1), "gpu-pool"), (node("std-node-1", 2000, 1000 * MIB), "std-pool")],
-        [pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True), pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1")],
+        [
+            pod("gpu-pod-1", 2000, 1000 * MIB, 1, "gpu-node-1", True),
+            pod("std-pod-1", 2000, 1000 * MIB, on="std-node-1"),
+        ],
         [pod("extra-gpu-pod", 2000, 1000 * MIB, 1, tolerates_gpu=True), pod("extra-std", 2000, 1000 * MIB)],
         choose="std-pool",
     )
@@ -279,7 +295,10 @@ def test_pods_of_other_groups_wait():
     assert r.verdicts == {"extra-gpu-pod": WAITS, "extra-std": None}
 
 
-@pytest.mark.parametrize(("delta", "left", "allowed", "exceeded"), [(1, {"cpu": 3}, 1, ()), (2, {"cpu": 3}, 1, ("cpu",)), (3, {"cpu": 8, "memory": 2 * MIB}, 2, ("memory",))])
+@pytest.mark.parametrize(
+    ("delta", "left", "allowed", "exceeded"),
+    [(1, {"cpu": 3}, 1, ()), (2, {"cpu": 3}, 1, ("cpu",)), (3, {"cpu": 8, "memory": 2 * MIB}, 2, ("memory",))],
+)
 def test_tracker_check(delta, left, allowed, exceeded):
     """resourcequotas Tracker.CheckDelta: the nodes the limits leave room for, and which limit."""
     t = limits.Tracker(dict(left))

@@ -5,7 +5,6 @@ removal (simulator/cluster_test.go TestFindNodesToRemove), cluster-autoscaler-re
 from __future__ import annotations
 
 import pytest
-from builders import make_pod
 
 from kwhatif.api import parse
 from kwhatif.api.core import Node
@@ -13,6 +12,8 @@ from kwhatif.autoscaler.nodegroups import NodeGroup, NodeGroupSet
 from kwhatif.autoscaler.scaledown import drainable, eligibility, scale_down
 from kwhatif.cache.cluster import ClusterState
 from tests.autoscaler.ca_helpers import make_pod_obj, simulator
+
+from builders import make_pod
 
 
 def node(name: str, cpu: int, mem: int, *, taint: str = "", annotations: dict[str, str] | None = None) -> Node:
@@ -34,7 +35,9 @@ def pod(name: str, cpu: int, on: str = "regular", owner: str = "", ns: str = "de
 
 REGULAR = node("regular", 1000, 10)
 JUST_DELETED = node("justdeleted", 1000, 10, taint="ToBeDeletedByClusterAutoscaler")
-NO_SCALE_DOWN = node("noscaledown", 1000, 10, annotations={"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"})
+NO_SCALE_DOWN = node(
+    "noscaledown", 1000, 10, annotations={"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"}
+)
 BROKEN_UTIL = node("regular", 0, 0)
 
 
@@ -48,7 +51,11 @@ BROKEN_UTIL = node("regular", 0, 0)
         (REGULAR, [pod("smallpod", 100)], None),  # underutilized node stays
         (BROKEN_UTIL, [pod("smallpod", 100)], "UnexpectedError: cpu is 0 at regular"),
         # DaemonSet pods count (--ignore-daemonsets-utilization false)
-        (REGULAR, [pod("smallpod", 100), pod("dspod", 500, owner="DaemonSet")], "NotUnderutilized: cpu utilization 0.60 is above 0.5"),
+        (
+            REGULAR,
+            [pod("smallpod", 100), pod("dspod", 500, owner="DaemonSet")],
+            "NotUnderutilized: cpu utilization 0.60 is above 0.5",
+        ),
     ],
     ids=[
         "regular node stays",
@@ -87,11 +94,27 @@ STATE = ClusterState()
         ),
         (
             pod("sys", 10, owner="ReplicaSet", ns="kube-system"),
-            ("block", "UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: sys"),
+            (
+                "block",
+                "UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: sys",
+            ),
         ),
-        (pod("job", 10, owner="Job", **{"cluster-autoscaler.kubernetes.io__safe-to-evict": "on-completion"}), ("wait", None)),
+        (
+            pod("job", 10, owner="Job", **{"cluster-autoscaler.kubernetes.io__safe-to-evict": "on-completion"}),
+            ("wait", None),
+        ),
     ],
-    ids=["mirror", "daemonset", "not replicated", "safe to evict", "replicated", "custom controller", "not safe to evict", "kube-system without pdb", "on completion"],
+    ids=[
+        "mirror",
+        "daemonset",
+        "not replicated",
+        "safe to evict",
+        "replicated",
+        "custom controller",
+        "not safe to evict",
+        "kube-system without pdb",
+        "on completion",
+    ],
 )
 def test_drainability_rules(p, want):
     assert drainable(p, STATE, now=0.0) == want
@@ -100,7 +123,10 @@ def test_drainability_rules(p, want):
 def test_local_storage_blocks_unless_annotated():
     b = make_pod().name("web").req(cpu="10m").node("regular").owner("ReplicaSet", "web-rs", uid="u")
     b = b.volume({"name": "scratch", "emptyDir": {}})
-    assert drainable(make_pod_obj(b.dict()), STATE, 0.0) == ("block", "LocalStorageRequested: pod with local storage present: web")
+    assert drainable(make_pod_obj(b.dict()), STATE, 0.0) == (
+        "block",
+        "LocalStorageRequested: pod with local storage present: web",
+    )
     d = b.dict()
     d["metadata"]["annotations"] = {"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "scratch"}
     assert drainable(make_pod_obj(d), STATE, 0.0) == ("move", None)

@@ -95,7 +95,19 @@ def test_expanders(run, tmp_path, flags, chosen, tie):
     ngs["priorities"] = {10: [".*"], 50: ["general"]}
     f = tmp_path / "ng.yaml"
     f.write_text(yaml.safe_dump(ngs))
-    d = doc(run("autoscale", ROLLOUT, "--cluster", "samples/autoscale/cluster.yaml", "--node-groups", str(f), *flags, "-o", "json"))
+    d = doc(
+        run(
+            "autoscale",
+            ROLLOUT,
+            "--cluster",
+            "samples/autoscale/cluster.yaml",
+            "--node-groups",
+            str(f),
+            *flags,
+            "-o",
+            "json",
+        )
+    )
     assert d["scaleUp"]["chosen"][0]["nodeGroup"] == chosen
     assert d["scaleUp"]["tie"] == tie
 
@@ -105,7 +117,11 @@ def test_price_expander(run):
     assert d["scaleUp"]["expanderSteps"][0]["expander"] == "price"
     # general's 4-cpu nodes are nearest the preferred node size (2 cpus for 3 nodes) and cheapest
     assert d["scaleUp"]["chosen"][0]["nodeGroup"] == "general"
-    assert [o["debug"] for o in d["scaleUp"]["options"]] == ["price score=4.1703", "price score=29.9393", "price score=16979.6268"]
+    assert [o["debug"] for o in d["scaleUp"]["options"]] == [
+        "price score=4.1703",
+        "price score=29.9393",
+        "price score=16979.6268",
+    ]
 
 
 def test_limits(run):
@@ -128,7 +144,15 @@ def test_balance_similar_node_groups(run, tmp_path):
     twin = dict(ngs["nodeGroups"][0], name="general-b", maxSize=3)
     twin.pop("nodeSelector")
     twin["template"] = {
-        "metadata": {"labels": {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", "node.kubernetes.io/instance-type": "m5.xlarge", "eks.amazonaws.com/nodegroup": "general", "topology.kubernetes.io/zone": "us-east-1c"}},
+        "metadata": {
+            "labels": {
+                "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64",
+                "node.kubernetes.io/instance-type": "m5.xlarge",
+                "eks.amazonaws.com/nodegroup": "general",
+                "topology.kubernetes.io/zone": "us-east-1c",
+            }
+        },
         "status": {
             "capacity": {"cpu": "4", "memory": "16Gi", "pods": "58", "ephemeral-storage": "100Gi"},
             "allocatable": {"cpu": "3920m", "memory": "15784Mi", "pods": "58", "ephemeral-storage": "95Gi"},
@@ -137,7 +161,16 @@ def test_balance_similar_node_groups(run, tmp_path):
     ngs["nodeGroups"].append(twin)
     f = tmp_path / "ng.yaml"
     f.write_text(yaml.safe_dump(ngs))
-    args = ["autoscale", ROLLOUT, "--cluster", "samples/autoscale/cluster.yaml", "--node-groups", str(f), "--loops", "2"]
+    args = [
+        "autoscale",
+        ROLLOUT,
+        "--cluster",
+        "samples/autoscale/cluster.yaml",
+        "--node-groups",
+        str(f),
+        "--loops",
+        "2",
+    ]
     d = doc(run(*args, "--balance-similar-node-groups", "-o", "json"))
     later = d["loops"][0]
     # general (2 nodes) and general-b (none) are alike: the two new nodes even them out
@@ -202,7 +235,11 @@ def test_scale_down_of_an_idle_cluster(run, tmp_path):
     the other); compute is at its minimum."""
     empty = tmp_path / "none.yaml"
     empty.write_text("apiVersion: v1\nkind: List\nitems: []\n")
-    d = doc(run("autoscale", "--pending", *SAMPLE, "--scale-down", "--scale-down-utilization-threshold", "0.6", "-o", "json"))
+    d = doc(
+        run(
+            "autoscale", "--pending", *SAMPLE, "--scale-down", "--scale-down-utilization-threshold", "0.6", "-o", "json"
+        )
+    )
     sd = d["scaleDown"]
     assert [(r["node"], r["podsTo"]) for r in sd["removable"]] == [
         ("ip-10-0-1-11.ec2.internal", {"shop/api-7d4f9-2kq8x": "ip-10-0-1-21.ec2.internal"})
@@ -258,7 +295,9 @@ def test_real_eks_dump(run, tmp_path):
     assert (g["name"], g["maxSize"], g["source"]) == ("ecommerce-dev-node-group", None, "eks.amazonaws.com/nodegroup")
     assert any("maximum size is unknown" in n for n in d["notes"])
     # its pods ask for Karpenter's nodes (managed-by: karpenter): the group's template refuses them
-    assert d["scaleUp"]["noGroup"][0]["reasons"] == {"ecommerce-dev-node-group": "node(s) didn't match Pod's node affinity/selector"}
+    assert d["scaleUp"]["noGroup"][0]["reasons"] == {
+        "ecommerce-dev-node-group": "node(s) didn't match Pod's node affinity/selector"
+    }
     # without that affinity: one 1-cpu pod per t3.small, the group grows
     body = list(yaml.safe_load_all(f.read_text()))
     dep = next(x for x in body if x and x.get("kind") == "Deployment")
@@ -272,11 +311,15 @@ def test_real_eks_dump(run, tmp_path):
 def test_gke_labels_and_text_status(run, tmp_path):
     """Nodes labelled cloud.google.com/gke-nodepool, sizes from the status ConfigMap's older text
     form; a pool at its maximum is skipped."""
+
     def node(name, pool):
         return {
             "apiVersion": "v1",
             "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "cloud.google.com/gke-nodepool": pool}},
+            "metadata": {
+                "name": name,
+                "labels": {"kubernetes.io/hostname": name, "cloud.google.com/gke-nodepool": pool},
+            },
             "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}},
         }
 
@@ -289,8 +332,19 @@ NodeGroups:
   Name:        https://www.googleapis.com/compute/v1/projects/p/zones/z/instanceGroups/gke-c-batch-pool-3c4d
   Health:      Healthy (ready=1 unready=0 notStarted=0 longNotStarted=0 registered=1 longUnregistered=0 cloudProviderTarget=1 (minSize=0, maxSize=6))
 """
-    items = [node("gke-c-default-pool-1a2b-x1", "default-pool"), node("gke-c-default-pool-1a2b-x2", "default-pool"), node("gke-c-batch-pool-3c4d-y1", "batch-pool")]
-    items.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"}, "data": {"status": status}})
+    items = [
+        node("gke-c-default-pool-1a2b-x1", "default-pool"),
+        node("gke-c-default-pool-1a2b-x2", "default-pool"),
+        node("gke-c-batch-pool-3c4d-y1", "batch-pool"),
+    ]
+    items.append(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+            "data": {"status": status},
+        }
+    )
     c = tmp_path / "gke.yaml"
     c.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     pods = tmp_path / "pods.yaml"
@@ -303,7 +357,12 @@ NodeGroups:
                 "spec": {
                     "replicas": 5,
                     "selector": {"matchLabels": {"app": "job"}},
-                    "template": {"metadata": {"labels": {"app": "job"}}, "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1500m"}}}]}},
+                    "template": {
+                        "metadata": {"labels": {"app": "job"}},
+                        "spec": {
+                            "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1500m"}}}]
+                        },
+                    },
                 },
             }
         )
@@ -312,23 +371,44 @@ NodeGroups:
     sizes = {g["name"]: (g["minSize"], g["maxSize"], g["before"]) for g in d["nodeGroups"]}
     assert sizes == {"batch-pool": (0, 6, 1), "default-pool": (1, 2, 2)}
     assert d["scaleUp"]["skipped"] == [{"nodeGroup": "default-pool", "reason": "max node group size reached"}]
-    assert d["scaleUp"]["chosen"] == [{"nodeGroup": "batch-pool", "nodeCount": 2, "before": 1, "after": 3, "maxSize": 6, "nodes": ["batch-pool-new-0", "batch-pool-new-1"]}]
+    assert d["scaleUp"]["chosen"] == [
+        {
+            "nodeGroup": "batch-pool",
+            "nodeCount": 2,
+            "before": 1,
+            "after": 3,
+            "maxSize": 6,
+            "nodes": ["batch-pool-new-0", "batch-pool-new-1"],
+        }
+    ]
 
 
 def test_karpenter_not_available(run):
     r = run("autoscale", ROLLOUT, *SAMPLE, "--autoscaler", "karpenter")
     assert r.code == 2
-    assert r.err.strip() == "kwhatif: error: --autoscaler: --autoscaler karpenter: Karpenter's provisioning is not available in this build"
+    assert (
+        r.err.strip()
+        == "kwhatif: error: --autoscaler: --autoscaler karpenter: Karpenter's provisioning is not available in this build"
+    )
 
 
 @pytest.mark.parametrize(
     ("body", "error"),
     [
         ("apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups: [{name: a, maxSize: x}]\n", "nodeGroups[0].maxSize"),
-        ("apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups: [{name: a, nodes: [nope]}]\n", 'nodeGroups[0].nodes[0]: Invalid value: "nope": no such node'),
-        ("apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups: [{name: a, minSize: 3, maxSize: 1}]\n", "must not be less than minSize"),
+        (
+            "apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups: [{name: a, nodes: [nope]}]\n",
+            'nodeGroups[0].nodes[0]: Invalid value: "nope": no such node',
+        ),
+        (
+            "apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups: [{name: a, minSize: 3, maxSize: 1}]\n",
+            "must not be less than minSize",
+        ),
         ("apiVersion: v1\nkind: Foo\n", "must be kwhatif/v1 NodeGroups"),
-        ("apiVersion: kwhatif/v1\nkind: NodeGroups\npriorities: {1: ['(']}\nnodeGroups: [{name: a}]\n", "priorities[1]"),
+        (
+            "apiVersion: kwhatif/v1\nkind: NodeGroups\npriorities: {1: ['(']}\nnodeGroups: [{name: a}]\n",
+            "priorities[1]",
+        ),
     ],
 )
 def test_bad_node_groups_file(run, tmp_path, body, error):
