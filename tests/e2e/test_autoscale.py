@@ -425,3 +425,38 @@ def test_help_and_nothing_to_do(run):
     assert r.code == 0 and "--node-groups" in r.out and "--scale-down" in r.out and "--autoscaler" in r.out
     r = run("autoscale", *SAMPLE)
     assert r.code == 2 and "nothing to autoscale for" in r.err
+
+
+def test_live_and_snapshot_read_the_autoscaler_config_maps(run, tmp_path):
+    """Live, the status ConfigMap gives the groups' sizes; `kwhatif snapshot` saves it (and the
+    priority expander's), not the other ConfigMaps of kube-system."""
+    from tests.e2e.fake_apiserver import FakeAPIServer
+
+    items = yaml.safe_load(Path("samples/autoscale/cluster.yaml").read_text())["items"]
+    other = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "coredns", "namespace": "kube-system"},
+        "data": {"Corefile": "."},
+    }
+    prio = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"},
+        "data": {"priorities": "10:\n  - .*\n50:\n  - compute\n"},
+    }
+    with FakeAPIServer([*items, other, prio]) as api:
+        kubeconfig = api.kubeconfig(str(tmp_path / "kubeconfig"))
+        live = run("autoscale", ROLLOUT, "--kubeconfig", kubeconfig, "--expander", "priority", "-o", "json")
+        snap = tmp_path / "snap.json"
+        assert run("snapshot", str(snap), "--kubeconfig", kubeconfig).code == 0
+    d = json.loads(live.out)
+    assert {g["name"]: (g["minSize"], g["maxSize"]) for g in d["nodeGroups"]} == {"compute": (1, 3), "general": (1, 4)}
+    assert d["scaleUp"]["chosen"][0]["nodeGroup"] == "compute"  # the priority expander's ConfigMap
+    saved = json.loads(snap.read_text())["items"]
+    assert sorted(i["metadata"]["name"] for i in saved if i["kind"] == "ConfigMap") == [
+        "cluster-autoscaler-priority-expander",
+        "cluster-autoscaler-status",
+    ]
+    again = json.loads(run("autoscale", ROLLOUT, "--cluster", str(snap), "--expander", "priority", "-o", "json").out)
+    assert again["scaleUp"] == d["scaleUp"]
