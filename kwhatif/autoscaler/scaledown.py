@@ -82,10 +82,11 @@ def drainable(pod: Pod, state: ClusterState, now: float) -> tuple[str, str | Non
     pdbs = [b for b in state.pdbs if b.namespace == pod.namespace and b.selector.matches(pod.labels)]
     if pod.namespace == "kube-system" and not pdbs:
         created = pod.creation_timestamp
-        if not (created and now > created + BSP_DISRUPTION_TIMEOUT):
-            return "block", (
-                f"UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}"
-            )
+        if created and now > created + BSP_DISRUPTION_TIMEOUT:
+            return "move", None  # past --blocking-system-pod-distruption-timeout: drainable, no later rule
+        return "block", (
+            f"UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}"
+        )
     if ann.get(SAFE_TO_EVICT) == "false":
         return "block", f"NotSafeToEvictAnnotation: pod annotated as not safe to evict present: {pod.name}"
     safe_volumes = set(filter(None, ann.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",")))
