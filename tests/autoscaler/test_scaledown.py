@@ -143,7 +143,7 @@ def test_removal_keeps_each_success():
     assert [(r.node, dict(r.pods_to)) for r in res.removable] == [("n1", {"default/p1": "n2"})]
     assert [(n.node, n.reason) for n in res.not_removable] == [
         ("n2", "NotUnderutilized: cpu utilization 0.70 is above 0.5"),
-        ("n3", "NoPlaceToMovePods: a pod fits no other node"),
+        ("n3", "NoPlaceToMovePods: default/p3 fits no other node"),
     ]
     # the group's minimum: with minSize 2, only one of three may go
     sim = simulator([n1, n2, n3], pods)
