@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from kwhatif import __version__
+from kwhatif.version import __version__
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport, WorkloadEntry, file_and_line
 from kwhatif.report.formats.formatter import Formatter
