@@ -25,6 +25,7 @@ from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
+from kwhatif.cli.mcp import mcp
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
@@ -63,7 +64,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, snapshot, completion, mcp):
     cli.add_command(_command)
 
 
