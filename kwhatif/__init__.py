@@ -52,7 +52,24 @@ _PUBLIC = {
     "ExitCode": "kwhatif.errors",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = [
+    "__version__",
+    "load_cluster",
+    "Cluster",
+    "render",
+    "Source",
+    "Sources",
+    "ScheduleReport",
+    "CheckReport",
+    "CapacityReport",
+    "DrainReport",
+    "KwhatifError",
+    "InputError",
+    "FieldError",
+    "ConfigError",
+    "ClusterError",
+    "ExitCode",
+]
 
 
 def __getattr__(name: str) -> Any:

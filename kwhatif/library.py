@@ -26,7 +26,7 @@ import json
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -78,7 +78,7 @@ def load_cluster(
         items = _items(paths)
         if items and all(not isinstance(s, Mapping) and not _is_text(s) and os.fspath(s) != "-" for s in items):
             # files only: the loader's own path (its fast decoding of large Lists)
-            state = load_files([os.fspath(s) for s in items], limits)  # type: ignore[arg-type]
+            state = load_files([_path(s) for s in items], limits)
         else:
             state = build_cluster(iter(_documents(paths, limits, what="cluster")), check_node_refs=False)
         if not state.nodes:
@@ -360,7 +360,9 @@ class Cluster:
         if disable_eviction:
             notes.insert(0, "--disable-eviction: the pods are deleted, no PodDisruptionBudget is checked")
         if selector is not None and result.unselected:
-            notes.insert(0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay")
+            notes.insert(
+                0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay"
+            )
         return drain_report(result, profile or cfg.profiles[0].scheduler_name, chosen, tuple(notes))
 
     # Cluster.autoscale(...) and Cluster.diff(...) go here: each forks the state with _prepare,
@@ -428,6 +430,11 @@ def _items(sources: Sources) -> list[Source]:
     return list(sources)
 
 
+def _path(s: Source) -> str:
+    assert not isinstance(s, Mapping)
+    return os.fspath(s)
+
+
 def _is_text(s: Source) -> bool:
     return isinstance(s, str) and "\n" in s
 
@@ -441,7 +448,7 @@ def _describe(sources: Sources) -> str:
         elif _is_text(s):
             out.append(f"<text {i}>")
         else:
-            out.append(os.fspath(s))  # type: ignore[arg-type]
+            out.append(os.fspath(s))
     return ", ".join(out)
 
 
@@ -464,7 +471,7 @@ def _documents(sources: Sources, limits: Limits, *, what: str) -> list[Document]
                 raise InputError(f"text is larger than the {limits.max_yaml_bytes} bytes limit", source=f"<text {i}>")
             docs.extend(parse_text(s, f"<text {i}>", limits.max_yaml_bytes))
         else:
-            path = os.fspath(s)  # type: ignore[arg-type]
+            path = os.fspath(s)
             if path == "-":
                 raise InputError(f"'-' (standard input) is not an input of the Python API: give the {what}'s text")
             docs.extend(read_path(path, limits))
@@ -503,7 +510,7 @@ def _split_pods(pods: Sources) -> tuple[list[Source], list[Any], list[Source]]:
         if isinstance(s, Mapping) or _is_text(s):
             texts.append(s)
             continue
-        found, named = split_arguments([os.fspath(s)])  # type: ignore[arg-type]
+        found, named = split_arguments([os.fspath(s)])
         paths.extend(found)
         names.extend(named)
     return paths, names, texts
@@ -538,7 +545,7 @@ def _configuration(config: Source | None, chosen: ChosenVersion) -> SchedulerCon
     if _is_text(config):
         assert isinstance(config, str)
         return parse_configuration(config, "<config>", chosen.version)
-    return load_configuration(os.fspath(config), chosen.version)  # type: ignore[arg-type]
+    return load_configuration(os.fspath(config), chosen.version)
 
 
 def _factory(cfg: SchedulerConfiguration, preemption: bool, **options: Any) -> Any:
@@ -598,7 +605,7 @@ def _fork_state(state: ClusterState) -> ClusterState:
 
 
 # The tables a Cluster.apply() merges: (field, key of an item) for the listed kinds.
-_LISTED_KEYS = {
+_LISTED_KEYS: dict[str, Callable[[Any], object]] = {
     "services": lambda o: (o.namespace, o.name),
     "pdbs": lambda o: (o.namespace, o.name),
     "volume_attachments": lambda o: o.name,
@@ -646,7 +653,10 @@ def _add_pods(state: ClusterState, docs: list[Document]) -> None:
         pod = admission.admit(pod, strict=False)
         if pod.node_name and pod.node_name not in state.nodes:
             raise InputError(
-                f'node "{pod.node_name}" is not in the cluster', source=doc.source, obj=f"Pod {pod.key}", field="spec.nodeName"
+                f'node "{pod.node_name}" is not in the cluster',
+                source=doc.source,
+                obj=f"Pod {pod.key}",
+                field="spec.nodeName",
             )
         state.pods = [p for p in state.pods if p.key != pod.key]
         state.pending_pods = [p for p in state.pending_pods if p.key != pod.key]

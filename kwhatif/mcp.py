@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
+    import mcp_types
+
     from kwhatif.library import Cluster
 
 SERVER_NAME = "kwhatif"
@@ -138,7 +140,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "every filter's reasons and every score per node, and preemption.",
         {
             "pods": {**_STRINGS, "description": f"Pod manifests: {_MANIFESTS_HELP}."},
-            "pod_names": {**_STRINGS, "description": "Pods of the cluster to schedule anew: NAMESPACE/NAME or pod/NAME."},
+            "pod_names": {
+                **_STRINGS,
+                "description": "Pods of the cluster to schedule anew: NAMESPACE/NAME or pod/NAME.",
+            },
             "pending": {**_BOOL, "description": "Also schedule the cluster's pending pods."},
             "namespace": {**_STRING, "description": "Namespace of pod/NAME, of manifests without one, of pending."},
             "all_namespaces": {**_BOOL, "description": "pending takes the pods of every namespace."},
@@ -154,7 +159,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "would create; each workload gets a verdict, its placed and not placed pods and the dominant reason.",
         {
             "manifests": {**_STRINGS, "description": f"Manifests: {_MANIFESTS_HELP}."},
-            "surge": {**_BOOL, "description": "Keep the running pods of updated workloads (rolling update's worst case)."},
+            "surge": {
+                **_BOOL,
+                "description": "Keep the running pods of updated workloads (rolling update's worst case).",
+            },
             "hpa_max": {**_BOOL, "description": "Check autoscaled workloads at their HPA's maxReplicas."},
             "strict": {**_BOOL, "description": "Count warnings as failures."},
             "namespace": {**_STRING, "description": "Namespace of objects that name none."},
@@ -229,7 +237,9 @@ def check_arguments(spec: ToolSpec, args: Mapping[str, Any], roots: tuple[str, .
     for name in (*COMMON_PATHS, *spec.paths):
         if name in out:
             value = out[name]
-            out[name] = [confine(v, roots, name) for v in value] if isinstance(value, list) else confine(value, roots, name)
+            out[name] = (
+                [confine(v, roots, name) for v in value] if isinstance(value, list) else confine(value, roots, name)
+            )
     if "cluster" in out and "context" in out:
         raise InputError("give either cluster or context, not both", field="cluster")
     if "cluster" not in out and "context" not in out:
@@ -262,7 +272,9 @@ def summary(doc: Mapping[str, Any]) -> str:
     lines: list[str] = []
     s = doc.get("summary", {})
     if kind == "ScheduleReport":
-        lines.append(f"{s.get('scheduled', 0)}/{s.get('pods', 0)} pod(s) scheduled, {s.get('unschedulable', 0)} unschedulable")
+        lines.append(
+            f"{s.get('scheduled', 0)}/{s.get('pods', 0)} pod(s) scheduled, {s.get('unschedulable', 0)} unschedulable"
+        )
         final: dict[str, Mapping[str, Any]] = {}
         for r in doc.get("results", []):
             final[f"{r['pod']['namespace']}/{r['pod']['name']}"] = r
@@ -437,7 +449,7 @@ class Worker:
 # --- the server ------------------------------------------------------------------------------
 
 
-def answer(options: ServerOptions, status: str, payload: Any) -> Any:
+def answer(options: ServerOptions, status: str, payload: Any) -> mcp_types.CallToolResult:
     """The CallToolResult of a worker's answer."""
     import mcp_types as types
 
@@ -478,7 +490,9 @@ def serve(options: ServerOptions) -> None:
                     name=t.name,
                     description=t.description,
                     input_schema=t.input_schema(),
-                    annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False),
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=True, destructive_hint=False, open_world_hint=False
+                    ),
                 )
                 for t in TOOLS
             ]
@@ -491,8 +505,7 @@ def serve(options: ServerOptions) -> None:
             status, payload = await anyio.to_thread.run_sync(worker.call, params.name, dict(params.arguments or {}))
         except ToolTimeout as e:
             status, payload = "error", str(e)
-        result: types.CallToolResult = answer(options, status, payload)
-        return result
+        return answer(options, status, payload)
 
     server: Any = Server(
         SERVER_NAME,

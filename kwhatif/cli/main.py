@@ -19,7 +19,6 @@ from typing import Any
 
 import click
 
-from kwhatif.version import __version__
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
@@ -30,6 +29,7 @@ from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.report.formats.escape import visible
+from kwhatif.version import __version__
 
 
 class _Group(click.Group):

@@ -10,7 +10,9 @@ from kwhatif.cli.options import parse_size
 from kwhatif.errors import InputError
 
 
-@click.command(epilog="\b\nExit status:\n  0   the client closed the connection\n  2   bad usage, or the mcp extra is missing")
+@click.command(
+    epilog="\b\nExit status:\n  0   the client closed the connection\n  2   bad usage, or the mcp extra is missing"
+)
 @click.option(
     "--root",
     "roots",

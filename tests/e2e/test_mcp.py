@@ -65,7 +65,9 @@ def test_tools_answer_with_the_commands_json_and_a_summary(run):
         assert json.loads(body) == json.loads(cli.out) == result.structured_content
         assert summary.endswith(f"exit status of the command: {cli.code}")
     sched, check, capacity, drain = (texts(r)[0] for r in results)
-    assert sched.startswith("0/1 pod(s) scheduled, 1 unschedulable\nml/inference: Unschedulable 0/11 nodes are available")
+    assert sched.startswith(
+        "0/1 pod(s) scheduled, 1 unschedulable\nml/inference: Unschedulable 0/11 nodes are available"
+    )
     assert check.startswith("4/4 workload(s) fit; 21/21 pod(s) placed")
     assert capacity.startswith("5 more cop(ies) of shop/web-canary fit\nper node: ")
     assert drain.startswith("drain general-a-1: 2 pod(s) evicted, 2 placed, 0 not placed")

@@ -101,9 +101,7 @@ def test_a_fork_is_changed_the_original_never(run, cluster):
     node_file = ROOT / "tests" / "e2e" / "big-node.yaml"
     try:
         node_file.write_text(yaml.safe_dump(BIG_NODE))
-        code, doc = cli_json(
-            run, "capacity", WEB, "--add-node", f"{node_file}:2", "--without-node", "general-a-1"
-        )
+        code, doc = cli_json(run, "capacity", WEB, "--add-node", f"{node_file}:2", "--without-node", "general-a-1")
     finally:
         node_file.unlink()
     assert grown == doc
@@ -145,9 +143,7 @@ def test_apply_places_pods_and_adds_objects(cluster):
         pytest.param(
             lambda c: c.drain("no-such-node"), kwhatif.InputError, "no node named 'no-such-node'", id="unknown-node"
         ),
-        pytest.param(
-            lambda c: c.schedule(WEB, scheduler_version="1.9"), kwhatif.ConfigError, "1.9", id="bad-release"
-        ),
+        pytest.param(lambda c: c.schedule(WEB, scheduler_version="1.9"), kwhatif.ConfigError, "1.9", id="bad-release"),
         pytest.param(lambda c: c.schedule("missing.yaml"), kwhatif.InputError, "missing.yaml", id="missing-file"),
         pytest.param(
             lambda c: c.schedule("kind: Pod\nmetadata: {name: [x]}\n"), kwhatif.InputError, "<text 1>", id="bad-text"
