@@ -162,7 +162,10 @@ def test_formats_import_only_the_report_models_and_base():
     formats = [m for m in graph if m == "kwhatif.report.formats" or m.startswith("kwhatif.report.formats.")]
     assert "kwhatif.report.formats.table" in formats and "kwhatif.report.formats.wide" in formats
     offenders = sorted(
-        f"{m} -> {t}" for m in formats for t in graph[m] if not t.startswith("kwhatif.report.") and t != "kwhatif.version"
+        f"{m} -> {t}"
+        for m in formats
+        for t in graph[m]
+        if not t.startswith("kwhatif.report.") and t != "kwhatif.version"
     )
     assert offenders == []
 
