@@ -4,6 +4,7 @@ errors are the command line's."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import textwrap
 
@@ -177,3 +178,13 @@ def test_the_package_is_typed_and_lists_its_public_names():
         assert getattr(k, name) is not None
     with pytest.raises(AttributeError):
         k.no_such_name  # noqa: B018
+
+
+def test_the_api_page_examples_run(monkeypatch):
+    """docs/api.md's examples, as a notebook in the repository's root runs them."""
+    monkeypatch.chdir(ROOT)
+    result = doctest.testfile(
+        str(ROOT / "docs" / "api.md"), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False
+    )
+    assert result.attempted >= 20
+    assert result.failed == 0
