@@ -36,12 +36,12 @@ if TYPE_CHECKING:
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
     from kwhatif.load.files import Document, Limits
+    from kwhatif.release.versions import ChosenVersion
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
     from kwhatif.report.drain import DrainReport
     from kwhatif.report.schedule import ScheduleReport
-    from kwhatif.scheduler import Scheduler
-    from kwhatif.versions import ChosenVersion
+    from kwhatif.scheduling.scheduler import Scheduler
 
 log = logging.getLogger("kwhatif")
 
@@ -483,9 +483,9 @@ def _read(
 ) -> list[Document]:
     """The manifests given to an engine, with namespace= and ignore_node_name= applied, as the
     command's run.documents()."""
+    from kwhatif.controlplane.controllers.pods import drop_node_names
     from kwhatif.load.cluster import apply_namespace
     from kwhatif.load.files import precise_sources
-    from kwhatif.load.pods import drop_node_names
 
     docs = _documents(sources, _limits(None), what="manifests")
     if precise:
@@ -550,7 +550,7 @@ def _configuration(config: Source | None, chosen: ChosenVersion) -> SchedulerCon
 
 def _factory(cfg: SchedulerConfiguration, preemption: bool, **options: Any) -> Any:
     from kwhatif.config.options import Options
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
 
     opts = Options(preemption=preemption, **options)
 
@@ -588,7 +588,7 @@ def _fork_state(state: ClusterState) -> ClusterState:
     counters are copied, the immutable objects in them shared; the scheduler's mutable
     bookkeeping (pod groups, generated names) is copied whole."""
     from kwhatif.api.parse import NameGenerator
-    from kwhatif.gang.state import PodGroupStates
+    from kwhatif.cache.pod_groups import PodGroupStates
 
     changes: dict[str, Any] = {}
     for f in dataclasses.fields(state):

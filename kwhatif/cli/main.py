@@ -28,7 +28,7 @@ from kwhatif.cli.mcp import mcp
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
-from kwhatif.report.formats.escape import visible
+from kwhatif.escape import visible
 from kwhatif.version import __version__
 
 
