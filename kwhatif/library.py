@@ -87,6 +87,7 @@ def load_cluster(
             from kwhatif.load.live import orphan_note
 
             log.info(orphan_note(state.orphaned_pods, live=False))
+        _note_skipped(state)
         return Cluster(state)
     from kwhatif.load.kubeconfig import live_requested
 
@@ -98,7 +99,14 @@ def load_cluster(
     from kwhatif.load.live import live_options, load_live_cluster
 
     state = load_live_cluster(kc, context, live_options(request_timeout, max_input_size))
+    _note_skipped(state)
     return Cluster(state, live=_Live(kc, context))
+
+
+def _note_skipped(state: ClusterState) -> None:
+    if state.skipped:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(state.skipped.items()))
+        log.info(f"skipped objects kwhatif does not read: {kinds}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,10 +212,10 @@ class Cluster:
         ``pending``, the cluster's pending pods, one after another, and explain every decision."""
         from kwhatif.whatif import schedule as engine
 
-        texts, names, others = _split_pods(pods)
+        sources, names = _split_pods(pods)
         if scheduler_name and not pending:
             raise InputError("scheduler_name selects pending pods: add pending=True", field="scheduler_name")
-        if not texts and not names and not others and not pending:
+        if not sources and not names and not pending:
             raise InputError("nothing to schedule: give pods or pending=True", field="pods")
         label_selector = _selector(selector, "selector")
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
@@ -218,7 +226,7 @@ class Cluster:
                 from kwhatif.load.kubeconfig import context_namespace
 
                 default_ns = context_namespace(self._live.kubeconfig, self._live.context)
-        docs = _read(state, [*texts, *others], None, ignore_node_name)
+        docs = _read(state, sources, None, ignore_node_name)
         from_files, _ = engine.manifest_pods(
             state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=log.info
         )
@@ -499,21 +507,21 @@ def _read(
     return docs
 
 
-def _split_pods(pods: Sources) -> tuple[list[Source], list[Any], list[Source]]:
-    """schedule's arguments: paths, pod/NAME and NAMESPACE/NAME names, texts and dicts."""
+def _split_pods(pods: Sources) -> tuple[list[Source], list[Any]]:
+    """schedule's arguments: the manifests (paths, texts, dicts, in the order given) and the pods
+    of the cluster named as pod/NAME or NAMESPACE/NAME."""
     from kwhatif.whatif.schedule import split_arguments
 
-    texts: list[Source] = []
+    sources: list[Source] = []
     names: list[Any] = []
-    paths: list[Source] = []
     for s in _items(pods):
         if isinstance(s, Mapping) or _is_text(s):
-            texts.append(s)
+            sources.append(s)
             continue
-        found, named = split_arguments([os.fspath(s)])
-        paths.extend(found)
+        found, named = split_arguments([_path(s)])
+        sources.extend(found)
         names.extend(named)
-    return paths, names, texts
+    return sources, names
 
 
 def _selector(text: str | None, field: str) -> Any:

@@ -57,6 +57,11 @@ def cli_json(run, *args: str) -> tuple[int, dict]:
             ["schedule", WEB, "--scheduler-version", "1.34", "--feature-gates", "PodLevelResources=false"],
             id="schedule-release-and-gates",
         ),
+        pytest.param(
+            lambda c: c.schedule("data/postgres-0", ignore_node_name=True, scheduler_version="1.36"),
+            ["schedule", "data/postgres-0", "--ignore-node-name", "--scheduler-version", "1.36"],
+            id="schedule-a-pod-of-the-cluster-anew",
+        ),
         pytest.param(lambda c: c.check(RELEASE), ["check", RELEASE], id="check"),
         pytest.param(lambda c: c.check(RELEASE, surge=True), ["check", RELEASE, "--surge"], id="check-surge"),
         pytest.param(lambda c: c.capacity(WEB), ["capacity", WEB], id="capacity"),
@@ -151,6 +156,12 @@ def test_apply_places_pods_and_adds_objects(cluster):
         ),
         pytest.param(lambda c: c.schedule(WEB, profile="nope"), kwhatif.InputError, "no profile named", id="profile"),
         pytest.param(lambda c: c.schedule(), kwhatif.InputError, "nothing to schedule", id="nothing"),
+        pytest.param(
+            lambda c: c.schedule("pod/postgres-0", namespace="data"),
+            kwhatif.InputError,
+            "pod/postgres-0: pod data/postgres-0 is already bound to node memory-c-1",
+            id="bound-pod",
+        ),
     ],
 )
 def test_errors_are_the_command_lines(cluster, call, error, message):
