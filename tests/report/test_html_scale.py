@@ -39,6 +39,8 @@ def test_every_node_shown_draws_only_the_rows_in_view_around_the_linked_node(pag
     assert_clean(r)
     assert f"{NODES} nodes" in r.text and "show the top 50" in r.text  # every node shown
     rows = node_rows(r.dom)
+    # the linked node's rows are marked
+    assert len(re.findall(rf'<tr class="[^"]*\bfocus\b[^"]*" data-node="{re.escape(target)}"', r.dom)) == 2
     # two tables (filters of every node, scores of the feasible ones), each a window of rows
     assert 0 < len(rows) < 2 * 100
     assert rows.count(target) == 2
@@ -73,3 +75,16 @@ def test_the_page_opens_within_five_seconds(page, tmp_path):
     took = time.monotonic() - start
     assert took < OPEN_WITHIN, f"{took:.1f} s"
     assert_not_blank(shot)
+
+
+def test_a_node_link_marks_its_rows_in_a_small_table_too(tmp_path):
+    report = large_report(tmp_path, 80)
+    doc = report.to_dict()
+    nodes = doc["results"][0]["nodes"]
+    target = sorted(n["name"] for n in nodes if not n["feasible"])[-1]
+    r = browse(get_formatter("html").format(report), tmp_path / "page", hash_=f"node={target}")
+    assert_clean(r)
+    assert len(node_rows(r.dom)) == len(nodes) + sum(1 for n in nodes if n["feasible"])  # every row, no window
+    assert 'data-spacer="1" aria-hidden' not in r.dom
+    # an infeasible node: its row of the filter table only
+    assert re.findall(r'<tr class="([^"]*)" data-node="' + re.escape(target) + '"', r.dom) == ["focus"]

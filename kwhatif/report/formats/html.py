@@ -134,6 +134,7 @@ th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font
 td.cell{text-align:center;min-width:1.8em}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.chosen td:first-child{box-shadow:inset 4px 0 0 var(--accent)}tr.chosen{font-weight:600}
 tr.tie td:first-child{box-shadow:inset 4px 0 0 var(--warn)}
+tr.focus>*{background:var(--mark)}
 .scroll{overflow:auto;max-height:75vh;border:1px solid var(--line);border-radius:6px}
 table.virtual th,table.virtual td{white-space:nowrap}
 .controls{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.4rem 0}
@@ -219,6 +220,9 @@ function nodeView(rows,opts){
   var virt=null;
   function windowRows(from,to){var tmp=el('div');opts.draw(tmp,virt.rows.slice(from,to));
     var tb=tmp.querySelector('tbody');return tb?Array.prototype.slice.call(tb.rows):[];}
+  function mark(root){/* the row of #node=NAME */if(FOCUS==null)return null;var found=null;
+    Array.prototype.forEach.call(root.querySelectorAll('tr[data-node]'),function(tr){
+      if(tr.getAttribute('data-node')===FOCUS){tr.classList.add('focus');found=tr;}});return found;}
   function spacer(h){return el('tr',{'data-spacer':'1','aria-hidden':'true'},el('td',{colspan:virt.cols,
     style:'height:'+Math.round(h)+'px;padding:0;border:0'}));}
   function paint(force){
@@ -227,7 +231,8 @@ function nodeView(rows,opts){
     var from=Math.max(0,Math.floor(top/v.h)-OVERSCAN),to=Math.min(n,Math.ceil((top+view)/v.h)+OVERSCAN);
     if(!force&&from===v.from&&to===v.to)return;v.from=from;v.to=to;
     var tb=v.tbody;tb.textContent='';if(from>0)tb.appendChild(spacer(from*v.h));
-    windowRows(from,to).forEach(function(tr){tb.appendChild(tr);});if(to<n)tb.appendChild(spacer((n-to)*v.h));}
+    windowRows(from,to).forEach(function(tr){tb.appendChild(tr);});if(to<n)tb.appendChild(spacer((n-to)*v.h));
+    mark(tb);}
   function measure(){
     /* the row height and the head's, once the table is laid out (it is not while the page is built) */
     var v=virt;if(!v)return;var drawn=Array.prototype.filter.call(v.tbody.rows,function(r){return!r.hasAttribute('data-spacer');});
@@ -245,7 +250,9 @@ function nodeView(rows,opts){
       (n<rows.length?' (of '+rows.length+')':'');
     more.hidden=n<=TOP;more.textContent=state.all?'show the top '+TOP:'show all '+n;
     body.textContent='';virt=null;
-    if(cut.length<=VIRTUAL){opts.draw(body,cut);return;}
+    if(cut.length<=VIRTUAL){opts.draw(body,cut);var tr=mark(body);if(tr){var go=function(){
+      var sc=body.querySelector('.scroll');if(sc)sc.scrollTop=Math.max(0,tr.offsetTop-3*tr.offsetHeight);};
+      if(LAID)LAID.push(go);else go();}return;}
     opts.draw(body,cut.slice(0,1));
     var sc=body.querySelector('.scroll'),t=sc.querySelector('table'),tb=t.tBodies[0];t.classList.add('virtual');
     virt={rows:cut,scroll:sc,table:t,tbody:tb,cols:tb.rows[0].cells.length,h:ROW_GUESS,head:0,from:-1,to:-1};
