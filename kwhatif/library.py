@@ -173,7 +173,13 @@ class Cluster:
         """Take nodes out with the pods bound to them, as ``--without-node``. Returns this cluster."""
         from kwhatif.load.edits import remove_nodes
 
-        remove_nodes(self._state, [names] if isinstance(names, str) else list(names))
+        wanted = [names] if isinstance(names, str) else list(names)
+        missing = [n for n in wanted if n not in self._state.nodes]
+        if missing:
+            raise InputError(
+                f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="remove_nodes"
+            )
+        remove_nodes(self._state, wanted)
         return self
 
     def apply(self, objects: Sources) -> Cluster:
@@ -634,11 +640,8 @@ def _merge(state: ClusterState, extra: ClusterState) -> None:
             key = _LISTED_KEYS[f.name]
             new = {key(o) for o in theirs}
             setattr(state, f.name, [o for o in mine if key(o) not in new] + list(theirs))
+    # a node replaced keeps the pods bound to it
     state.nodes = dict(sorted(state.nodes.items()))
-    if extra.nodes:
-        gone = set(extra.nodes)
-        # a node replaced keeps its pods; a new one starts empty
-        state.pods = [p for p in state.pods if p.node_name not in gone or p.node_name in state.nodes]
 
 
 def _add_pods(state: ClusterState, docs: list[Document]) -> None:

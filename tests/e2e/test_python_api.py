@@ -138,6 +138,26 @@ def test_apply_places_pods_and_adds_objects(cluster):
     )
     fork.apply(pending)
     assert "shop/waiting" in fork.pending_pods
+    # a node, and a PriorityClass a pod of the same call names
+    urgent = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "urgent"},
+        "value": 1000000,
+    }
+    pod = yaml.safe_load(pending)
+    pod["metadata"]["name"] = "first"
+    pod["spec"]["priorityClassName"] = "urgent"
+    pod["spec"]["nodeName"] = "big"
+    fork.apply([BIG_NODE, urgent, pod])
+    assert "big" in fork.nodes and "big" not in cluster.nodes
+    assert "shop/first" in fork.pods
+    with pytest.raises(
+        kwhatif.InputError, match='<object 1>: Pod shop/first: spec.nodeName: node "nowhere" is not in the cluster'
+    ):
+        fork.apply({**pod, "spec": {**pod["spec"], "nodeName": "nowhere"}})
+    with pytest.raises(kwhatif.InputError, match="remove_nodes: no node named 'nope' in the cluster"):
+        fork.remove_nodes("nope")
     report = fork.schedule(pending=True, namespace="shop").to_dict()
     assert [r["pod"] for r in report["results"]] == [{"namespace": "shop", "name": "waiting"}]
     assert report["summary"]["scheduled"] == 1
