@@ -219,3 +219,27 @@ def test_the_api_page_examples_run(monkeypatch):
     )
     assert result.attempted >= 20
     assert result.failed == 0
+
+
+BIN_PACKING = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {"schedulerName": "default-scheduler"},
+        {
+            "schedulerName": "bin-packing",
+            "pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}],
+        },
+    ],
+}
+
+
+def test_a_configuration_as_a_dict_text_or_file_is_the_commands_config(run, cluster, tmp_path):
+    path = tmp_path / "sched.yaml"
+    path.write_text(yaml.safe_dump(BIN_PACKING))
+    code, doc = cli_json(run, "schedule", WEB, "--config", str(path), "--profile", "bin-packing")
+    assert doc["profile"] == "bin-packing"
+    for config in (BIN_PACKING, path.read_text(), str(path)):
+        assert cluster.schedule(WEB, config=config, profile="bin-packing").to_dict() == doc
+    # the profile changes the answer
+    assert cluster.schedule(WEB).to_dict()["results"][0]["node"] != doc["results"][0]["node"]
