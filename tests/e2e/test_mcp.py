@@ -44,8 +44,16 @@ def test_tools_answer_with_the_commands_json_and_a_summary(run):
         ("check", {"cluster": ["samples/cluster.yaml"], "manifests": ["samples/workloads/release.yaml"]}),
         ("capacity", {"cluster": ["samples/cluster.yaml"], "pod": "samples/pods/web-canary.yaml", "max_copies": 5}),
         ("drain", {"cluster": ["samples/cluster.yaml"], "nodes": ["general-a-1"], "ignore_daemonsets": True}),
+        # YAML text is an input too
+        (
+            "schedule",
+            {"cluster": ["samples/cluster.yaml"], "pods": [(ROOT / "samples/pods/web-canary.yaml").read_text()]},
+        ),
     ]
     tools, results = session_run(calls)
+    *results, from_text = results
+    assert not from_text.is_error
+    assert from_text.structured_content["results"][0]["node"] == "general-c-2"
     assert {t.name for t in tools} == TOOLS
     for t in tools:
         assert t.annotations.read_only_hint is True
@@ -71,13 +79,6 @@ def test_tools_answer_with_the_commands_json_and_a_summary(run):
     assert check.startswith("4/4 workload(s) fit; 21/21 pod(s) placed")
     assert capacity.startswith("5 more cop(ies) of shop/web-canary fit\nper node: ")
     assert drain.startswith("drain general-a-1: 2 pod(s) evicted, 2 placed, 0 not placed")
-
-
-def test_yaml_text_is_an_input_too():
-    pod = (ROOT / "samples" / "pods" / "web-canary.yaml").read_text()
-    _, (result,) = session_run([("schedule", {"cluster": ["samples/cluster.yaml"], "pods": [pod]})])
-    assert not result.is_error
-    assert result.structured_content["results"][0]["node"] == "general-c-2"
 
 
 def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
