@@ -5,7 +5,7 @@
   with its help as ``--help`` prints it, exit statuses) is generated from the click command at
   build time, so the site cannot drift from ``--help``, and a command added to the app gets its
   page without a change here.
-- The navigation: the pages of NAV that exist, the commands in the app's order, then any other
+- The navigation: the pages of NAV that exist, the commands in the order the app adds them, then any other
   page of docs/ (so a new page is never left out).
 """
 
@@ -61,11 +61,10 @@ NAV: list[tuple[str, Any]] = [
 
 
 def commands() -> dict[str, click.Command]:
-    """The app's commands, in the order it lists them in --help's."""
+    """The app's commands, in the order it adds them (schedule first, completion last)."""
     from kwhatif.cli.main import cli
 
-    ctx = click.Context(cli, info_name="kwhatif")
-    return {name: cli.commands[name] for name in cli.list_commands(ctx)}
+    return dict(cli.commands)
 
 
 def _context(name: str, cmd: click.Command) -> click.Context:
