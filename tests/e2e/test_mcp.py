@@ -19,12 +19,17 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 TOOLS = {"schedule", "check", "capacity", "drain"}
 
 
-def session_run(calls: list[tuple[str, dict[str, Any]]], *extra: str, roots: tuple[Path, ...] = (ROOT,)) -> Any:
+def session_run(
+    calls: list[tuple[str, dict[str, Any]]],
+    *extra: str,
+    roots: tuple[Path, ...] = (ROOT,),
+    env: dict[str, str] | None = None,
+) -> Any:
     """Start `kwhatif mcp --root ...`, list its tools, make ``calls``; the tools and the results."""
 
     async def main() -> Any:
         args = ["mcp", *(a for r in roots for a in ("--root", str(r))), *extra]
-        params = StdioServerParameters(command=kwhatif_command(), args=args, cwd=str(ROOT))
+        params = StdioServerParameters(command=kwhatif_command(), args=args, cwd=str(ROOT), env=env)
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             tools = (await session.list_tools()).tools
