@@ -61,7 +61,7 @@ def mcp(roots: tuple[str, ...], timeout: float, max_output_size: str, max_input_
     options = ServerOptions(
         roots=tuple(os.path.realpath(r) for r in (roots or (os.getcwd(),))),
         timeout=timeout,
-        max_output=parse_size(max_output_size),
+        max_output=parse_size(max_output_size, "--max-output-size"),
         max_input_size=parse_size(max_input_size) if max_input_size else None,
     )
     serve(options)

@@ -30,8 +30,12 @@ def test_without_the_sdk_the_command_says_how_to_install_it(monkeypatch):
     [
         (["--timeout", "0"], "Invalid value for '--timeout': 0.0 is not in the range x>0."),
         (["--root", "/no/such/dir"], "Invalid value for '--root': Directory '/no/such/dir' does not exist."),
+        (
+            ["--max-output-size", "lots"],
+            "Invalid value for '--max-output-size': 'lots' is not a size such as 500M or 2G",
+        ),
     ],
-    ids=["timeout", "root"],
+    ids=["timeout", "root", "output-size"],
 )
 def test_bad_options_are_usage_errors(args, message):
     code, err = run(["mcp", *args])
