@@ -126,8 +126,10 @@ def reference(name: str, cmd: click.Command) -> str:
 
 
 def _stub(name: str, cmd: click.Command) -> str:
-    """The page of a command that has no page of its own: its reference alone."""
-    return f"# kwhatif {name}\n\n{MARKER}\n"
+    """The page of a command that has no page of its own: its reference, after a link to the
+    topic page of the same name when there is one (docs/autoscale.md for autoscale)."""
+    topic = f"The guide: [{name}](../{name}.md).\n\n" if (DOCS / f"{name}.md").exists() else ""
+    return f"# kwhatif {name}\n\n{topic}{MARKER}\n"
 
 
 def on_config(config: Any) -> Any:

@@ -99,3 +99,14 @@ def test_the_nav_lists_the_pages_that_exist_and_every_command(tmp_path, monkeypa
     scheduling = next(e["Scheduling"] for e in nav if "Scheduling" in e)
     assert {"Autoscaling": "autoscale.md"} in scheduling
     assert {"More": ["brand-new.md"]} in nav
+
+
+def test_a_command_without_a_page_gets_one_that_links_its_guide(tmp_path, monkeypatch):
+    h = hooks()
+    copy = tmp_path / "docs"
+    copy.mkdir()
+    monkeypatch.setattr(h, "DOCS", copy)
+    assert h._stub("snapshot", cli.commands["snapshot"]) == f"# kwhatif snapshot\n\n{h.MARKER}\n"
+    (copy / "snapshot.md").write_text("# Snapshots\n")
+    stub = h._stub("snapshot", cli.commands["snapshot"])
+    assert stub == f"# kwhatif snapshot\n\nThe guide: [snapshot](../snapshot.md).\n\n{h.MARKER}\n"
