@@ -26,8 +26,8 @@ from kwhatif.version import __version__
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if TYPE_CHECKING:
+    from kwhatif.api_public import Cluster, Source, Sources, load_cluster, render
     from kwhatif.errors import ClusterError, ConfigError, ExitCode, FieldError, InputError, KwhatifError
-    from kwhatif.library import Cluster, Source, Sources, load_cluster, render
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
     from kwhatif.report.drain import DrainReport
@@ -35,11 +35,11 @@ if TYPE_CHECKING:
 
 # public name -> the module that defines it
 _PUBLIC = {
-    "load_cluster": "kwhatif.library",
-    "Cluster": "kwhatif.library",
-    "render": "kwhatif.library",
-    "Source": "kwhatif.library",
-    "Sources": "kwhatif.library",
+    "load_cluster": "kwhatif.api_public",
+    "Cluster": "kwhatif.api_public",
+    "render": "kwhatif.api_public",
+    "Source": "kwhatif.api_public",
+    "Sources": "kwhatif.api_public",
     "ScheduleReport": "kwhatif.report.schedule",
     "CheckReport": "kwhatif.report.check",
     "CapacityReport": "kwhatif.report.capacity",

@@ -2,7 +2,7 @@
 output (the official Python SDK, the optional extra ``mcp``).
 
 Each tool takes the cluster (file paths, or a kubeconfig context) and its command's inputs and
-options, runs the Python API (kwhatif.library) and answers with a short text summary and the
+options, runs the Python API (kwhatif.api_public) and answers with a short text summary and the
 JSON report (the document of the command's ``-o json``, also as structured content).
 
 Bounds: read-only (no tool binds, nothing is written to a cluster); every path must lie under
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     import mcp_types
 
-    from kwhatif.library import Cluster
+    from kwhatif.api_public import Cluster
 
 SERVER_NAME = "kwhatif"
 DEFAULT_TIMEOUT = 120.0  # seconds a call may take

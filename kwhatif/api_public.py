@@ -20,13 +20,11 @@ command line), ConfigError, ClusterError (3). Notes the commands print on standa
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import logging
 import os
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -154,7 +152,7 @@ class Cluster:
     def fork(self) -> Cluster:
         """A copy to change: what is done to it (add_nodes, remove_nodes, apply) leaves this one as
         it is. The objects themselves are immutable and shared; only the tables are copied."""
-        return Cluster(_fork_state(self._state), live=self._live)
+        return Cluster(self._state.fork(), live=self._live)
 
     def add_nodes(self, node: Source, count: int = 1) -> Cluster:
         """Add ``count`` clones of one Node (a path, YAML text or a dict), named <name>-1, <name>-2,
@@ -396,7 +394,7 @@ class Cluster:
 
         if scheduler_version is not None:
             parse_flag(scheduler_version)
-        state = _fork_state(self._state)
+        state = self._state.fork()
         chosen = choose(scheduler_version, state, live=self._live is not None)
         chosen = chosen.with_feature_gates(_gates_text(feature_gates))
         state.use_version(chosen.version)
@@ -597,50 +595,21 @@ def _schedule_report(
     )
 
 
-def _fork_state(state: ClusterState) -> ClusterState:
-    """A copy of ``state`` whose tables can change without changing ``state``'s: dicts, lists and
-    counters are copied, the immutable objects in them shared; the scheduler's mutable
-    bookkeeping (pod groups, generated names) is copied whole."""
-    from kwhatif.api.parse import NameGenerator
-    from kwhatif.cache.pod_groups import PodGroupStates
-
-    changes: dict[str, Any] = {}
-    for f in dataclasses.fields(state):
-        v = getattr(state, f.name)
-        if isinstance(v, Counter):
-            changes[f.name] = Counter(v)
-        elif isinstance(v, dict):
-            changes[f.name] = dict(v)
-        elif isinstance(v, list):
-            changes[f.name] = list(v)
-        elif isinstance(v, PodGroupStates | NameGenerator):
-            changes[f.name] = copy.deepcopy(v)
-    return dataclasses.replace(state, **changes)
-
-
-# The tables a Cluster.apply() merges: (field, key of an item) for the listed kinds.
-_LISTED_KEYS: dict[str, Callable[[Any], object]] = {
-    "services": lambda o: (o.namespace, o.name),
-    "pdbs": lambda o: (o.namespace, o.name),
-    "volume_attachments": lambda o: o.name,
-    "csi_capacities": lambda o: (o.namespace, o.name),
-    "resource_slices": lambda o: o.name,
-}
-
-
 def _merge(state: ClusterState, extra: ClusterState) -> None:
-    """``extra``'s objects (no pods) join ``state``, replacing those of the same key."""
-    for f in dataclasses.fields(state):
-        if f.name in ("pods", "pending_pods", "skipped", "pod_group_states", "names"):
+    """``extra``'s objects (no pods) join ``state``, replacing those of the same key, kind by kind
+    as the table of kinds keeps them; a node replaced keeps the pods bound to it."""
+    from kwhatif.cache.kinds import KINDS, Store
+
+    for k in KINDS:
+        if k.kind == "Pod":
             continue
-        mine, theirs = getattr(state, f.name), getattr(extra, f.name)
+        mine, theirs = getattr(state, k.field), getattr(extra, k.field)
         if isinstance(mine, dict):
             mine.update(theirs)
-        elif isinstance(mine, list):
-            key = _LISTED_KEYS[f.name]
-            new = {key(o) for o in theirs}
-            setattr(state, f.name, [o for o in mine if key(o) not in new] + list(theirs))
-    # a node replaced keeps the pods bound to it
+        elif k.store is Store.LISTED:
+            new = {(getattr(o, "namespace", ""), o.name) for o in theirs}
+            kept = [o for o in mine if (getattr(o, "namespace", ""), o.name) not in new]
+            setattr(state, k.field, kept + list(theirs))
     state.nodes = dict(sorted(state.nodes.items()))
 
 
