@@ -266,6 +266,10 @@ def confine(value: str, roots: tuple[str, ...], name: str) -> str:
 # --- summaries -------------------------------------------------------------------------------
 
 
+def _n(count: Any, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
 def summary(doc: Mapping[str, Any]) -> str:
     """A few lines saying what the report says, for the agent to read before the JSON."""
     kind = doc.get("kind")
@@ -273,7 +277,8 @@ def summary(doc: Mapping[str, Any]) -> str:
     s = doc.get("summary", {})
     if kind == "ScheduleReport":
         lines.append(
-            f"{s.get('scheduled', 0)}/{s.get('pods', 0)} pod(s) scheduled, {s.get('unschedulable', 0)} unschedulable"
+            f"{s.get('scheduled', 0)} of {_n(s.get('pods', 0), 'pod', 'pods')} scheduled, "
+            f"{s.get('unschedulable', 0)} unschedulable"
         )
         final: dict[str, Mapping[str, Any]] = {}
         for r in doc.get("results", []):
@@ -282,11 +287,12 @@ def summary(doc: Mapping[str, Any]) -> str:
             where = f"-> {r['node']}" if r.get("node") else (r.get("message") or "")
             lines.append(f"{pod}: {r['status']} {where}".rstrip())
         if len(final) > SUMMARY_LINES:
-            lines.append(f"... and {len(final) - SUMMARY_LINES} more pod(s) in the report")
+            lines.append(f"... and {_n(len(final) - SUMMARY_LINES, 'more pod', 'more pods')} in the report")
     elif kind == "CheckReport":
         lines.append(
-            f"{s.get('fit', 0)}/{s.get('workloads', 0)} workload(s) fit; {s.get('placed', 0)}/{s.get('pods', 0)} pod(s) "
-            f"placed, {s.get('doNotFit', 0)} workload(s) do not fit, {s.get('warnings', 0)} warning(s)"
+            f"{s.get('fit', 0)} of {_n(s.get('workloads', 0), 'workload', 'workloads')} fit; "
+            f"{s.get('placed', 0)} of {_n(s.get('pods', 0), 'pod', 'pods')} placed; "
+            f"{s.get('doNotFit', 0)} do not fit; {_n(s.get('warnings', 0), 'warning', 'warnings')}"
         )
         for w in doc.get("workloads", [])[:SUMMARY_LINES]:
             why = f": {w['dominantReason']}" if w.get("dominantReason") else ""
@@ -295,7 +301,8 @@ def summary(doc: Mapping[str, Any]) -> str:
             )
     elif kind == "CapacityReport":
         pod = doc.get("pod", {})
-        lines.append(f"{doc.get('fits')} more cop(ies) of {pod.get('namespace')}/{pod.get('name')} fit")
+        copies = _n(doc.get("fits"), "more copy", "more copies")
+        lines.append(f"{copies} of {pod.get('namespace')}/{pod.get('name')} fit")
         per_node = doc.get("perNode") or {}
         if per_node:
             lines.append("per node: " + ", ".join(f"{n} {k}" for n, k in list(per_node.items())[:SUMMARY_LINES]))
@@ -303,9 +310,9 @@ def summary(doc: Mapping[str, Any]) -> str:
             lines.append(f"the next one: {doc['firstFailure']}")
     elif kind == "DrainReport":
         lines.append(
-            f"drain {', '.join(doc.get('nodes', []))}: {s.get('evicted', 0)} pod(s) evicted, {s.get('placed', 0)} placed, "
-            f"{s.get('notPlaced', 0)} not placed, {s.get('pdbBlocked', 0)} blocked by a PodDisruptionBudget, "
-            f"{s.get('refused', 0)} refused"
+            f"drain {', '.join(doc.get('nodes', []))}: {_n(s.get('evicted', 0), 'pod', 'pods')} evicted, "
+            f"{s.get('placed', 0)} placed, {s.get('notPlaced', 0)} not placed, "
+            f"{s.get('pdbBlocked', 0)} blocked by a PodDisruptionBudget, {s.get('refused', 0)} refused"
         )
         for r in doc.get("refusals", [])[:SUMMARY_LINES]:
             lines.append(f"refused: {r.get('message') if isinstance(r, dict) else r}")

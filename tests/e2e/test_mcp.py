@@ -79,11 +79,14 @@ def test_tools_answer_with_the_commands_json_and_a_summary(run):
         assert summary.endswith(f"exit status of the command: {cli.code}")
     sched, check, capacity, drain = (texts(r)[0] for r in results)
     assert sched.startswith(
-        "0/1 pod(s) scheduled, 1 unschedulable\nml/inference: Unschedulable 0/11 nodes are available"
+        "0 of 1 pod scheduled, 1 unschedulable\nml/inference: Unschedulable 0/11 nodes are available"
     )
-    assert check.startswith("4/4 workload(s) fit; 21/21 pod(s) placed")
-    assert capacity.startswith("5 more cop(ies) of shop/web-canary fit\nper node: ")
-    assert drain.startswith("drain general-a-1: 2 pod(s) evicted, 2 placed, 0 not placed")
+    assert check.startswith("4 of 4 workloads fit; 21 of 21 pods placed; 0 do not fit; 0 warnings")
+    assert capacity.startswith("5 more copies of shop/web-canary fit\nper node: ")
+    assert drain.startswith("drain general-a-1: 2 pods evicted, 2 placed, 0 not placed")
+    # the answer docs/mcp.md shows is this one
+    shown = (ROOT / "docs" / "mcp.md").read_text().split("structured\ncontent:\n\n```text\n", 1)[1].split("```", 1)[0]
+    assert shown == sched + "\n"
 
 
 def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
@@ -120,7 +123,7 @@ def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
     assert msgs[6].startswith("error: apply: unknown argument (arguments: ")
     assert msgs[7] == "error: cluster: required: the cluster's files (cluster) or a kubeconfig context (context)"
     assert msgs[8] == "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain)"
-    assert msgs[9].startswith("1 more cop(ies) of shop/web-canary fit")
+    assert msgs[9].startswith("1 more copy of shop/web-canary fit")
 
 
 def test_a_call_over_the_time_limit_is_stopped_and_the_server_goes_on():
@@ -140,5 +143,5 @@ def test_a_report_over_the_size_limit_is_its_summary_and_an_error():
     _, (result,) = session_run(calls, "--max-output-size", "1k")
     assert result.is_error
     (text,) = texts(result)
-    assert text.startswith("96 more cop(ies) of shop/web-canary fit")
+    assert text.startswith("96 more copies of shop/web-canary fit")
     assert "more than the server's --max-output-size 1024" in text
