@@ -19,16 +19,17 @@ from typing import Any
 
 import click
 
-from kwhatif import __version__
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
+from kwhatif.cli.mcp import mcp
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.escape import visible
+from kwhatif.version import __version__
 
 
 class _Group(click.Group):
@@ -63,7 +64,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, snapshot, completion, mcp):
     cli.add_command(_command)
 
 
