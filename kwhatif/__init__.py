@@ -28,6 +28,7 @@ _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if TYPE_CHECKING:
     from kwhatif.api_public import Cluster, Source, Sources, load_cluster, render
     from kwhatif.errors import ClusterError, ConfigError, ExitCode, FieldError, InputError, KwhatifError
+    from kwhatif.report.autoscale import AutoscaleReport
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
     from kwhatif.report.drain import DrainReport
@@ -44,6 +45,7 @@ _PUBLIC = {
     "CheckReport": "kwhatif.report.check",
     "CapacityReport": "kwhatif.report.capacity",
     "DrainReport": "kwhatif.report.drain",
+    "AutoscaleReport": "kwhatif.report.autoscale",
     "KwhatifError": "kwhatif.errors",
     "InputError": "kwhatif.errors",
     "FieldError": "kwhatif.errors",
@@ -63,6 +65,7 @@ __all__ = [
     "CheckReport",
     "CapacityReport",
     "DrainReport",
+    "AutoscaleReport",
     "KwhatifError",
     "InputError",
     "FieldError",

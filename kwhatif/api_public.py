@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from kwhatif.config.types import SchedulerConfiguration
     from kwhatif.load.files import Document, Limits
     from kwhatif.release.versions import ChosenVersion
+    from kwhatif.report.autoscale import AutoscaleReport
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
     from kwhatif.report.drain import DrainReport
@@ -377,9 +378,71 @@ class Cluster:
             )
         return drain_report(result, profile or cfg.profiles[0].scheduler_name, chosen, tuple(notes))
 
-    # Cluster.autoscale(...) and Cluster.diff(...) go here: each forks the state with _prepare,
-    # runs its engine (kwhatif.whatif.autoscale, kwhatif.whatif.diff) and returns the report of
-    # its command, as the four above do.
+    def autoscale(
+        self,
+        pods: Sources | None = None,
+        *,
+        pending: bool = False,
+        node_groups: str | os.PathLike[str] | None = None,
+        expander: str | None = None,
+        max_nodes_total: int | None = None,
+        cores_total: str | None = None,
+        memory_total: str | None = None,
+        balance_similar_node_groups: bool | None = None,
+        loops: int = 1,
+        scale_down: bool = False,
+        scale_down_utilization_threshold: float = 0.5,
+        autoscaler: str | None = None,
+        namespace: str | None = None,
+        scheduler_version: str | None = None,
+        feature_gates: str | Mapping[str, bool] | None = None,
+        config: Source | None = None,
+        profile: str | None = None,
+    ) -> AutoscaleReport:
+        """``kwhatif autoscale``: what the cluster autoscaler would do for the pods (manifests,
+        with their workloads expanded, and/or the cluster's ``pending`` pods) that do not fit the
+        existing nodes. The keyword arguments are the command's options."""
+        from kwhatif.report.autoscale import autoscale_report
+        from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, input_pods
+        from kwhatif.whatif.autoscale import autoscale as run_autoscale
+
+        if pods is None and not pending:
+            raise InputError("nothing to autoscale for: give pods or pending=True", field="pods")
+        if loops < 1:
+            raise InputError(f"loops must be at least 1, not {loops}", field="loops")
+        try:
+            kind = AutoscalerKind(autoscaler) if autoscaler else None
+        except ValueError:
+            raise InputError(f"unknown autoscaler {autoscaler!r}", field="autoscaler") from None
+        state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
+        docs = _read(state, pods, namespace, False) if pods is not None else []
+        found, notes = input_pods(
+            state,
+            docs,
+            pending=pending,
+            namespace=namespace or "default",
+            profile=profile,
+            profiles=frozenset(p.scheduler_name for p in cfg.profiles),
+        )
+        for line in notes:
+            log.info(line)
+        options = AutoscaleOptions(
+            autoscaler=kind,
+            node_groups=os.fspath(node_groups) if node_groups is not None else None,
+            expander=expander,
+            max_nodes_total=max_nodes_total,
+            cores_total=cores_total,
+            memory_total=memory_total,
+            balance_similar_node_groups=balance_similar_node_groups,
+            scale_down=scale_down,
+            scale_down_utilization_threshold=scale_down_utilization_threshold,
+            loops=loops,
+        )
+        result = run_autoscale(state, found, cfg, options, _limits(None))
+        return autoscale_report(result, chosen, chosen.notes)
+
+    # Cluster.diff(...) goes here: it forks the state with _prepare, runs its engine
+    # (kwhatif.whatif.diff) and returns the report of its command, as the others do.
 
     def _prepare(
         self,
