@@ -23,6 +23,7 @@ from kwhatif import __version__
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
+from kwhatif.cli.diff import diff
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
 from kwhatif.cli.schedule import schedule
@@ -63,7 +64,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, diff, snapshot, completion):
     cli.add_command(_command)
 
 

@@ -117,6 +117,10 @@ EXIT_STATUS_HELP = {
         "0   every evicted pod lands somewhere",
         "1   a replacement does not fit, a PodDisruptionBudget refuses an eviction, or drain refuses a node",
     ),
+    "diff": _exit_statuses(
+        "0   no pod's status changes (with --fail-on node/any: no node change / no change at all)",
+        "1   some pod's status (or a workload's verdict) changes, or what --fail-on names",
+    ),
     "snapshot": _exit_statuses("0   the snapshot was written"),
     "completion": "\b\nExit status:\n  0   the script was printed\n  2   bad usage",
 }
