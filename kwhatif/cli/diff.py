@@ -209,7 +209,14 @@ def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_g
         base = ChosenVersion(r.version, VersionSource.FLAG, r.notes)
     else:
         base = dataclasses.replace(chosen, version=for_release(chosen.version.release), notes=())
-    return base.with_feature_gates(to_gates if to_gates is not None else gates)
+    from kwhatif.featuregates import FeatureGateError
+    from kwhatif.errors import InputError
+
+    try:
+        return base.with_feature_gates(to_gates if to_gates is not None else gates)
+    except FeatureGateError as e:
+        flag_name = "--to-feature-gates" if to_gates is not None else "--feature-gates (for --to-scheduler-version)"
+        raise InputError(e.message, field=flag_name) from None
 
 
 def _resolve_to(flag: str) -> Resolved:
