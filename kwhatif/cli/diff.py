@@ -209,8 +209,8 @@ def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_g
         base = ChosenVersion(r.version, VersionSource.FLAG, r.notes)
     else:
         base = dataclasses.replace(chosen, version=for_release(chosen.version.release), notes=())
-    from kwhatif.featuregates import FeatureGateError
     from kwhatif.errors import InputError
+    from kwhatif.featuregates import FeatureGateError
 
     try:
         return base.with_feature_gates(to_gates if to_gates is not None else gates)
