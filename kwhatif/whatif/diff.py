@@ -18,9 +18,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import Profile, SchedulerConfiguration
-from kwhatif.framework.types import PodOutcome
+from kwhatif.framework.types import NodeScores, PodOutcome
+from kwhatif.incremental.scores import ScoreTable
 from kwhatif.scheduler import Attempt, Scheduler
 from kwhatif.versions import MODELLED_GATES, Change, ChosenVersion, Release
 
@@ -152,8 +155,9 @@ class PodValues:
     feasible: tuple[str, ...]
     # each feasible node's total, when upstream scores (more than one feasible node)
     totals: Mapping[str, int]
-    # each feasible node's weighted score per plugin (what names the plugins behind a change)
-    plugin_scores: Mapping[str, Mapping[str, int]]
+    # each scored node's plugin scores (what names the plugins behind a change), read only for
+    # the nodes whose totals differ: a cycle's table builds a node's breakdown when it is read
+    scores: Mapping[str, NodeScores]
     nominated_node: str | None
     victims: tuple[str, ...]
     profile: str = ""
@@ -161,6 +165,42 @@ class PodValues:
 
 
 ABSENT = PodValues("-", None, (), None, {}, (), {}, {}, None, ())
+
+
+def _totals(scores: Mapping[str, NodeScores]) -> dict[str, int]:
+    """Each node's total; from a cycle's score table at once, without building every node's
+    breakdown."""
+    if isinstance(scores, ScoreTable):
+        return dict(zip(scores.names, scores.totals.tolist(), strict=True))
+    return {name: ns.total for name, ns in scores.items()}
+
+
+def _score_plugins_differing(a: PodValues, b: PodValues, nodes: list[str]) -> set[str]:
+    """The plugins whose weighted score differs on one of ``nodes`` (scored on both sides); a
+    plugin one side does not score with scores 0 there. Two cycles' score tables are compared a
+    plugin row at a time over their common nodes."""
+    ta, tb = a.scores, b.scores
+    if not nodes:
+        return set()
+    if isinstance(ta, ScoreTable) and isinstance(tb, ScoreTable):
+        _, ia, ib = np.intersect1d(np.array(ta.names), np.array(tb.names), assume_unique=True, return_indices=True)
+        rows_a = {p: ta.norm[k][ia] * ta.weights[k] for k, p in enumerate(ta.plugins)}
+        rows_b = {p: tb.norm[k][ib] * tb.weights[k] for k, p in enumerate(tb.plugins)}
+        zero = np.zeros(len(ia), dtype=np.int64)
+        return {
+            p for p in dict.fromkeys([*rows_a, *rows_b]) if bool(np.any(rows_a.get(p, zero) != rows_b.get(p, zero)))
+        }
+    out: set[str] = set()
+    for node in nodes:
+        sa, sb = plugin_weighted(a, node), plugin_weighted(b, node)
+        out.update(p for p in dict.fromkeys([*sa, *sb]) if sa.get(p, 0) != sb.get(p, 0))
+    return out
+
+
+def plugin_weighted(v: PodValues, node: str) -> dict[str, int]:
+    """A node's weighted score per plugin on one side ({} when it was not scored)."""
+    ns = v.scores.get(node) if node in v.totals else None
+    return {s.plugin: s.weighted for s in ns.scores} if ns is not None else {}
 
 
 def pod_values(att: Attempt, preemption_of: Attempt | None = None) -> PodValues:
@@ -175,11 +215,10 @@ def pod_values(att: Attempt, preemption_of: Attempt | None = None) -> PodValues:
                 st = fit.pre_filter.status
             filters[name] = None if st is None else (st.plugin, st.code.label, tuple(st.reasons))
     totals: dict[str, int] = {}
-    plugin_scores: dict[str, dict[str, int]] = {}
+    scores: Mapping[str, NodeScores] = {}
     if prio is not None and prio.upstream_scored:
-        for name, ns in prio.scores.items():
-            totals[name] = ns.total
-            plugin_scores[name] = {s.plugin: s.weighted for s in ns.scores}
+        scores = prio.scores
+        totals = _totals(scores)
     scheduled = att.result is PodOutcome.SCHEDULED
     best = prio.best if prio is not None else []
     pre = preemption_of if preemption_of is not None else att
@@ -191,7 +230,7 @@ def pod_values(att: Attempt, preemption_of: Attempt | None = None) -> PodValues:
         filters=filters,
         feasible=tuple(sorted(att.feasible)) if fit is not None else (),
         totals=totals,
-        plugin_scores=plugin_scores,
+        scores=scores,
         nominated_node=pre.nominated_node or None,
         victims=tuple(f"{v.namespace}/{v.name}" for v in pre.victims) if pre.nominated_node else (),
         profile=att.profile,
@@ -301,14 +340,12 @@ def compare(a: PodValues, b: PodValues) -> tuple[tuple[Aspect, ...], tuple[str, 
         changed.append(Aspect.FILTERS)
         for fa, fb in filters.values():
             plugins.update(f[0] for f in (fa, fb) if f is not None and f[0])
-    if a.feasible != b.feasible or _changed_totals(a, b):
+    totals = _changed_totals(a, b)
+    if a.feasible != b.feasible or totals:
         changed.append(Aspect.SCORES)
-        for node in dict.fromkeys([*a.plugin_scores, *b.plugin_scores]):
-            sa, sb = a.plugin_scores.get(node), b.plugin_scores.get(node)
-            if sa is None or sb is None:
-                continue
-            # a plugin one side does not score with scores 0 there
-            plugins.update(p for p in dict.fromkeys([*sa, *sb]) if sa.get(p, 0) != sb.get(p, 0))
+        plugins.update(
+            _score_plugins_differing(a, b, [n for n, (ta, tb) in totals.items() if ta is not None and tb is not None])
+        )
     if (a.nominated_node, a.victims) != (b.nominated_node, b.victims):
         changed.append(Aspect.PREEMPTION)
         plugins.add(PREEMPTION_PLUGIN)
