@@ -355,6 +355,9 @@ def cause_text(c: Mapping[str, Any]) -> str:
     return f"[{', '.join(c['plugins'])}] {c['change']} {when} {c['release']}{prs}"
 
 
+# both sides' values of an aspect on one line when they are this short together
+ONE_LINE = 60
+
 # at most this many differing nodes of one pod in the text formats (JSON and YAML have them all)
 TEXT_NODES = 10
 
@@ -385,6 +388,9 @@ def table_text(report: DiffReport) -> str:
             for aspect, a, b in _capped(aspect_lines(p)):
                 if aspect == "...":
                     lines.append(f"  ... {a}")
+                    continue
+                if len(a) + len(b) <= ONE_LINE:
+                    lines.append(f"  {visible(aspect)}: {visible(a)} -> {visible(b)}")
                     continue
                 lines.append(f"  {visible(aspect)}: {visible(a)}")
                 lines.append(f"  {' ' * len(visible(aspect))}  -> {visible(b)}")
