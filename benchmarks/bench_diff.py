@@ -61,11 +61,11 @@ def main() -> None:
     from kwhatif.config.options import Options
     from kwhatif.load.cluster import load_cluster
     from kwhatif.load.files import read_path
+    from kwhatif.release.versions import ChosenVersion, VersionSource, get
     from kwhatif.report.diff import diff_report, render
     from kwhatif.report.formats.output import get_formatter
     from kwhatif.report.schedule import schedule_report
-    from kwhatif.scheduler import Scheduler
-    from kwhatif.versions import ChosenVersion, VersionSource, get
+    from kwhatif.scheduling.scheduler import Scheduler
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.diff import Side, SideRun, diff, fork
 

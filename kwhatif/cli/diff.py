@@ -24,7 +24,7 @@ from kwhatif.report.base import ReportKind
 
 if TYPE_CHECKING:
     from kwhatif.cache.cluster import ClusterState
-    from kwhatif.versions import ChosenVersion, Resolved
+    from kwhatif.release.versions import ChosenVersion, Resolved
     from kwhatif.whatif.diff import Side, SideRun
 
 
@@ -147,7 +147,7 @@ def diff(
 
     def schedule_side(state: ClusterState, side: Side) -> SideRun:
         from kwhatif.config.options import Options
-        from kwhatif.scheduler import Scheduler
+        from kwhatif.scheduling.scheduler import Scheduler
         from kwhatif.whatif import schedule as engine
         from kwhatif.whatif.diff import SideRun
 
@@ -175,7 +175,7 @@ def diff(
 
     def check_side(state: ClusterState, side: Side) -> SideRun:
         from kwhatif.config.options import Options
-        from kwhatif.scheduler import Scheduler
+        from kwhatif.scheduling.scheduler import Scheduler
         from kwhatif.whatif.check import check as run_check
         from kwhatif.whatif.diff import SideRun
 
@@ -202,7 +202,7 @@ def diff(
 def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_gates: str | None) -> ChosenVersion:
     """The compared side's release: --to-scheduler-version, else the first side's; with
     --to-feature-gates, else --feature-gates."""
-    from kwhatif.versions import ChosenVersion, VersionSource, for_release
+    from kwhatif.release.versions import ChosenVersion, VersionSource, for_release
 
     if flag:
         r = _resolve_to(flag)
@@ -210,7 +210,7 @@ def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_g
     else:
         base = dataclasses.replace(chosen, version=for_release(chosen.version.release), notes=())
     from kwhatif.errors import InputError
-    from kwhatif.featuregates import FeatureGateError
+    from kwhatif.release.featuregates import FeatureGateError
 
     try:
         return base.with_feature_gates(to_gates if to_gates is not None else gates)
@@ -221,7 +221,7 @@ def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_g
 
 def _resolve_to(flag: str) -> Resolved:
     from kwhatif.errors import ConfigError
-    from kwhatif.versions import resolve
+    from kwhatif.release.versions import resolve
 
     try:
         return resolve(flag)

@@ -15,17 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
+from kwhatif.escape import github_data, github_property, guard_commands, json_text, markdown, markdown_code, visible
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.check import file_and_line
-from kwhatif.report.formats.escape import (
-    github_data,
-    github_property,
-    guard_commands,
-    json_text,
-    markdown,
-    markdown_code,
-    visible,
-)
 from kwhatif.report.formats.formatter import RenderOptions
 from kwhatif.report.schedule import API_VERSION
 from kwhatif.whatif.diff import Aspect, Cause, DiffResult, FailOn, PodDiff, PodValues

@@ -23,9 +23,9 @@ import numpy as np
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import Profile, SchedulerConfiguration
 from kwhatif.framework.types import NodeScores, PodOutcome
-from kwhatif.incremental.scores import ScoreTable
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import MODELLED_GATES, Change, ChosenVersion, Release
+from kwhatif.plugins.incremental_scores import ScoreTable
+from kwhatif.release.versions import MODELLED_GATES, Change, ChosenVersion, Release
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 
 class Aspect(enum.StrEnum):
