@@ -1,4 +1,4 @@
-"""The kube-scheduler releases kwhatif answers as: one profile per minor (1.30 … 1.37), as data.
+"""The kube-scheduler releases kwhatif answers as: one profile per minor (1.30 … 1.38), as data.
 
 A release's behaviour is its minor's feature-gate defaults plus every recorded change that had
 landed by that patch release. Each change names where it landed on every release line it reached
@@ -28,15 +28,20 @@ from kwhatif.release import featuregates
 from kwhatif.release.featuregates import FeatureGates
 
 MAJOR = 1
-SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
+SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37, 38)
 # What kwhatif answers as when nothing says which release a cluster runs: the newest release whose
 # answers are checked exactly against the real scheduler's (the fidelity sample's releases/1.36.2).
 DEFAULT_MINOR = 36
 DEFAULT_PATCH = 2
 
 # The newest patch release of each minor that this table knows (k8s.io/api tags v0.MINOR.PATCH).
-# "1.34" means 1.34.10. 1.37 has no patch release yet.
-NEWEST_PATCH: Mapping[int, int] = {30: 14, 31: 14, 32: 13, 33: 13, 34: 10, 35: 7, 36: 3, 37: 0}
+# "1.34" means 1.34.10. 1.37.2 is the newest 1.37 patch (no recorded change landed in 1.37.1 or
+# 1.37.2: no stored changelog of those patches names a scheduler change); 1.38.0 is due 2026-12-16.
+NEWEST_PATCH: Mapping[int, int] = {30: 14, 31: 14, 32: 13, 33: 13, 34: 10, 35: 7, 36: 3, 37: 2, 38: 0}
+
+# Minors answered from upstream's sources and changelogs alone, never checked against the real
+# scheduler's answers: a run answering as one says so.
+FROM_SOURCES_MINORS: tuple[int, ...] = (38,)
 
 # Version skew policy: a kubelet may be up to three minors older than the control plane, never newer.
 KUBELET_MAX_MINORS_OLDER = 3
@@ -196,6 +201,14 @@ class Behaviour:
     image_locality_threshold_counts_image_volumes: bool = False
     # NodeResourcesBalancedAllocation scores the change of balance: 50 + (50 + with - without) / 2.
     balanced_allocation_with_and_without_pod: bool = False
+    # PodTopologySpread: a constraint's empty labelSelector ({}) counts every pod of the namespace
+    # (1.38); before, an empty selector counted nothing (the constraint was ignored).
+    spread_empty_selector_matches_all: bool = False
+    # DefaultPreemption: a PodDisruptionBudget with an empty selector ({}) covers every pod of its
+    # namespace, unlabeled ones too (1.38); before, it and unlabeled pods were skipped.
+    preemption_pdb_empty_selector_matches_all: bool = False
+    # GangScheduling has a Permit extension point (until 1.37; 1.38 leaves it to PlacementFeasible).
+    gang_scheduling_permit: bool = True
     # DefaultPreemption's message when it found a node (1.37); None: no message.
     preemption_success_message: str | None = None
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
@@ -217,7 +230,8 @@ class Behaviour:
     # search reaches an invalid pool; 34 as 33, its experimental allocator (DRADeviceBindingConditions,
     # DRAResourceClaimDeviceStatus or DRAConsumableCapacity) trying slices and pools with binding
     # conditions last; 35 skips incomplete and invalid pools (an invalid one fails only the node)
-    # and judges completeness over the whole pool; 36 tries a pool's slices in name order.
+    # and judges completeness over the whole pool; 36 tries a pool's slices in name order; 38 fails
+    # only the node when an AllocationMode All request meets an incomplete or invalid pool there.
     dra_pool_rules: int = 31
 
 
@@ -525,6 +539,43 @@ CHANGES: tuple[Change, ...] = (
         "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
         plugins=("DefaultPreemption", "framework"),
     ),
+    # 1.38: from CHANGELOG-1.38 (kubernetes/kubernetes CHANGELOG/CHANGELOG-1.38.md at 0411cc704533,
+    # v1.38.0-alpha.1 and alpha.2) and the PRs' descriptions; not checked against the real scheduler.
+    Change(
+        ("1.38.0",),
+        (141340,),
+        "PodTopologySpread: a constraint's empty labelSelector ({}) matches every pod of the namespace "
+        "instead of being ignored",
+        {"spread_empty_selector_matches_all": True},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533",
+        plugins=("PodTopologySpread",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141785,),
+        "DefaultPreemption no longer ignores a PodDisruptionBudget with an empty selector: it covers every pod "
+        "of its namespace, unlabeled pods too",
+        {"preemption_pdb_empty_selector_matches_all": True},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #141785 description (both checks removed)",
+        plugins=("DefaultPreemption",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141898,),
+        "DRA: an AllocationMode All request that meets an incomplete or invalid resource pool fails only that "
+        "node (Unschedulable there, the same message), so other nodes are tried",
+        {"dra_pool_rules": 38},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #141898 description (ErrFailedAllocationOnNode)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141182,),
+        "GangScheduling has no Permit: PlacementFeasible alone decides whether a pod group's minCount is met",
+        {"gang_scheduling_permit": False},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533",
+        plugins=("GangScheduling", "framework"),
+    ),
 )
 
 
@@ -701,6 +752,8 @@ def resolve(text: str, *, lenient: bool = False) -> Resolved:
     newest = NEWEST_PATCH[minor]
     if patch is None:
         patch = newest
+    if minor in FROM_SOURCES_MINORS:
+        notes.append(f"{MAJOR}.{minor} (from sources, not checked against the real scheduler)")
     elif patch > newest:
         notes.append(
             f"{MAJOR}.{minor}.{patch} is newer than the newest {MAJOR}.{minor} release kwhatif knows "

@@ -29,10 +29,16 @@ NOTE_FOLLOWS_GENERIC_WORKLOAD = (
 
 class GangQueue:
     def __init__(
-        self, gates: GangGates, pod_groups: Mapping[str, PodGroup], states: PodGroupStates, minor: int = 36
+        self,
+        gates: GangGates,
+        pod_groups: Mapping[str, PodGroup],
+        states: PodGroupStates,
+        minor: int = 36,
+        permit: bool = True,
     ) -> None:
         self.gates = gates
         self.minor = minor
+        self.permit = permit  # the release's GangScheduling has a Permit (Behaviour.gang_scheduling_permit)
         self.pod_groups = pod_groups
         self.states = states
         self.outcomes: list[GroupOutcome] = []
@@ -62,9 +68,11 @@ class GangQueue:
         if any(p.pod_group for p in pending):
             if self.minor >= 37:
                 self.notes.append(NOTE_FOLLOWS_GENERIC_WORKLOAD)
+            if not self.permit:
                 self.notes.append(
-                    "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
-                    "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"
+                    f"kube-scheduler 1.{self.minor}'s GangScheduling has no Permit: PlacementFeasible decides a gang's "
+                    "quorum inside the pod-group cycle (and its messages differ); kwhatif answers with the Permit-based "
+                    "cycle of the releases before it"
                 )
             if self.gates.topology_aware:
                 self.notes.append(

@@ -213,7 +213,11 @@ class Scheduler:
         )
         self.pod_group_states = cluster.pod_group_states
         self.gang = GangQueue(
-            gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states, self.version.minor
+            gang_gates(self.version, feature_gates or {}),
+            cluster.pod_groups,
+            self.pod_group_states,
+            self.version.minor,
+            permit=self.version.behaviour.gang_scheduling_permit,
         )
 
     # --- queue ----------------------------------------------------------------------------------
