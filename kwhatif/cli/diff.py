@@ -72,6 +72,13 @@ if TYPE_CHECKING:
     show_default=True,
     help="Exit 1 when some pod's status changes (status), also when its node changes (node), or on any change.",
 )
+@click.option(
+    "--detail",
+    type=click.Choice(["full", "summary"]),
+    default="full",
+    show_default=True,
+    help="summary: the table and Markdown list each changed pod and its causes, without the per-node values.",
+)
 @output_options(ReportKind.DIFF)
 @ignore_node_name_option
 def diff(
@@ -86,6 +93,7 @@ def diff(
     to_config: str | None,
     to_profile: str | None,
     fail_on: str,
+    detail: str,
     output: str,
     color: str,
     ignore_node_name: bool,
@@ -194,7 +202,7 @@ def diff(
     for line in dict.fromkeys([*result.before.notes, *result.after.notes]):
         run.note(line)
     report = diff_report(result, FailOn(fail_on), notes=run.chosen.notes)
-    run.env.stdout.write(render(report, output, render_options(run.env, color)))
+    run.env.stdout.write(render(report, output, render_options(run.env, color), summary=detail == "summary"))
     run.env.stdout.flush()
     return int(report.exit_code)
 

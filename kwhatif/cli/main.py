@@ -56,7 +56,7 @@ def cli(debug: bool) -> None:
     """What would kube-scheduler do with this pod, on this cluster, and why?
 
     kwhatif replays the upstream scheduling framework (the default profile of the cluster's own
-    kube-scheduler release, 1.30 to 1.37, or your KubeSchedulerConfiguration) over a snapshot of a
+    kube-scheduler release, 1.30 to 1.38, or your KubeSchedulerConfiguration) over a snapshot of a
     cluster, without touching it, and explains every filter rejection and every score.
 
     The release is --scheduler-version if given, else the live cluster's version, else the image

@@ -202,7 +202,7 @@ def cluster_options(fn: F) -> F:
             "--scheduler-version",
             metavar="VERSION",
             shell_complete=complete_release,
-            help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+            help="Answer as this kube-scheduler release: 1.30 to 1.38 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.36.2 (the newest release checked exactly).",
         ),

@@ -250,8 +250,9 @@ def diff_report(result: DiffResult, fail_on: FailOn = FailOn.STATUS, notes: tupl
 # --- formats --------------------------------------------------------------------------------------
 
 
-def render(report: DiffReport, output: str, options: RenderOptions | None = None) -> str:
-    """The report in format ``output`` (one of ReportKind.DIFF.formats)."""
+def render(report: DiffReport, output: str, options: RenderOptions | None = None, *, summary: bool = False) -> str:
+    """The report in format ``output`` (one of ReportKind.DIFF.formats); ``summary`` (--detail
+    summary): the table and Markdown list each changed pod and its causes, not its per-node values."""
     fmt = OutputFormat(output)
     if fmt not in ReportKind.DIFF.formats:
         raise TypeError(f"no {fmt} rendering for {ReportKind.DIFF}")
@@ -264,14 +265,14 @@ def render(report: DiffReport, output: str, options: RenderOptions | None = None
 
         return dump_block(report.to_dict())
     if fmt is OutputFormat.MARKDOWN:
-        return guard_commands(markdown_text(report))
+        return guard_commands(markdown_text(report, summary))
     if fmt is OutputFormat.JUNIT:
         return guard_commands(junit_text(report), "&#58;", "&#35;")
     if fmt is OutputFormat.GITHUB:
         return github_text(report)
     if fmt is OutputFormat.HTML:
         return html_page(report)
-    return guard_commands(table_text(report))
+    return guard_commands(table_text(report, summary))
 
 
 def side_title(side: Mapping[str, Any]) -> str:
@@ -338,6 +339,8 @@ def aspect_lines(d: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def cause_text(c: Mapping[str, Any]) -> str:
+    if "earlierPod" in c:
+        return f"pod {c['earlierPod']}, placed before it, moved from {c['from'] or 'no node'} to {c['to'] or 'no node'}"
     if "gate" in c:
         return f"feature gate {c['gate']} {str(c['from']).lower()} -> {str(c['to']).lower()}"
     if "config" in c:
@@ -364,7 +367,7 @@ def _capped(lines: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     return out
 
 
-def table_text(report: DiffReport) -> str:
+def table_text(report: DiffReport, summary: bool = False) -> str:
     doc = report.to_dict()
     lines = [f"from: {visible(side_title(doc['from']))}", f"to:   {visible(side_title(doc['to']))}", ""]
     changed = [p for p in doc["pods"] if p["changed"]]
@@ -377,7 +380,7 @@ def table_text(report: DiffReport) -> str:
         lines += ["  ".join(c.ljust(widths[i]) if i < 3 else c for i, c in enumerate(r)).rstrip() for r in rows]
         for p in changed:
             lines += ["", f"{visible(p['pod']['namespace'])}/{visible(p['pod']['name'])}:"]
-            for aspect, a, b in _capped(aspect_lines(p)):
+            for aspect, a, b in [] if summary else _capped(aspect_lines(p)):
                 if aspect == "...":
                     lines.append(f"  ... {a}")
                     continue
@@ -413,7 +416,7 @@ def _workload_short(v: Mapping[str, Any] | None) -> str:
     return f"{v['verdict']} ({v['placed']}/{desired} placed)"
 
 
-def markdown_text(report: DiffReport) -> str:
+def markdown_text(report: DiffReport, summary: bool = False) -> str:
     doc = report.to_dict()
     out = [
         "## kwhatif diff",
@@ -435,9 +438,10 @@ def markdown_text(report: DiffReport) -> str:
             )
         for p in changed:
             pod = f"{p['pod']['namespace']}/{p['pod']['name']}"
-            out += ["", f"### {markdown_code(pod)}", "", "| Aspect | From | To |", "|---|---|---|"]
-            for aspect, a, b in _capped(aspect_lines(p)):
-                out.append(f"| {markdown(aspect)} | {markdown(a)} | {markdown(b)} |")
+            out += ["", f"### {markdown_code(pod)}"]
+            if not summary:
+                out += ["", "| Aspect | From | To |", "|---|---|---|"]
+                out += [f"| {markdown(a)} | {markdown(x)} | {markdown(y)} |" for a, x, y in _capped(aspect_lines(p))]
             if p["causes"]:
                 out.append("")
                 out += [f"- {markdown(cause_text(c))}" for c in p["causes"]]

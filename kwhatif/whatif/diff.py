@@ -239,11 +239,13 @@ def pod_values(att: Attempt, preemption_of: Attempt | None = None) -> PodValues:
 
 
 def final_values(attempts: Iterable[Attempt]) -> dict[str, PodValues]:
-    """Each pod's values, by "namespace/name", in the order pods were first attempted."""
+    """Each pod's values, by "namespace/name", in the order of the pods' final attempts (what a
+    pod met depends on the placements made before its final attempt)."""
     last: dict[str, Attempt] = {}
     nominated: dict[str, Attempt] = {}
     for a in attempts:
         key = a.pod.key
+        last.pop(key, None)
         last[key] = a
         if a.nominated_node:
             nominated[key] = a
@@ -258,7 +260,7 @@ class Cause:
     """What can explain a difference: a recorded upstream change in force on one side only, a
     feature gate whose value differs, or the configurations' difference for a plugin."""
 
-    kind: str  # "release", "gate" or "config"
+    kind: str  # "release", "gate", "config", or "earlier" (a pod placed before it moved)
     text: str  # the change's summary, the gate's name, or what differs in the configuration
     release: str = ""  # where the change landed on the line of the side that has it
     plugins: tuple[str, ...] = ()
@@ -268,6 +270,8 @@ class Cause:
     side: str = ""  # "to" when the change is in force on the compared side only, else "from"
 
     def to_dict(self) -> dict[str, Any]:
+        if self.kind == "earlier":
+            return {"earlierPod": self.text, "from": self.release or None, "to": self.side or None}
         if self.kind == "gate":
             return {"gate": self.text, "from": self.from_value, "to": self.to_value, "plugins": list(self.plugins)}
         out: dict[str, Any] = {"change": self.text, "plugins": list(self.plugins)}
@@ -279,6 +283,10 @@ class Cause:
 
     def describe(self) -> str:
         """One line for people: ``BalancedAllocation scores ... from 1.36.0 (#135573)``."""
+        if self.kind == "earlier":
+            return (
+                f"pod {self.text} was placed earlier on {self.side or 'no node'} instead of {self.release or 'no node'}"
+            )
         if self.kind == "gate":
             return f"feature gate {self.text} {str(self.from_value).lower()} -> {str(self.to_value).lower()}"
         if self.kind == "config":
@@ -436,13 +444,23 @@ def config_causes(a: Side, b: Side) -> list[Cause]:
 
 
 def diff_pods(before: Mapping[str, PodValues], after: Mapping[str, PodValues], causes: CauseIndex) -> list[PodDiff]:
-    """Every pod of either side, in the order the first side attempted them, with what differs."""
+    """Every pod of either side, in the order of the first side's final attempts, with what differs.
+    A pod placed before another (its node or its victims changed) changes what the later one
+    meets: the first such pods (EARLIER_CAUSES) are named first among the later pods' causes."""
     out = []
+    moved: list[Cause] = []
     for key in dict.fromkeys([*before, *after]):
         a, b = before.get(key, ABSENT), after.get(key, ABSENT)
         changed, plugins = compare(a, b)
-        out.append(PodDiff(key, changed, a, b, plugins, causes.for_plugins(plugins) if changed else ()))
+        found = (*moved[:EARLIER_CAUSES], *causes.for_plugins(plugins)) if changed else ()
+        out.append(PodDiff(key, changed, a, b, plugins, found))
+        if Aspect.NODE in changed or Aspect.PREEMPTION in changed:
+            moved.append(Cause("earlier", key, release=a.node or "", side=b.node or ""))
     return out
+
+
+# at most this many earlier pods named among a pod's causes
+EARLIER_CAUSES = 3
 
 
 # --- running both sides ---------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def test_1_37_does_not_serve_v1alpha2(run) -> None:  # type: ignore[no-untyped-d
     assert r.out == ""
     assert r.err.strip() == (
         f"kwhatif: error: {TRAIN}:2: Workload ml/train: apiVersion: unknown apiVersion 'scheduling.k8s.io/v1alpha2' "
-        "for Workload (the API server of 1.37.0 serves scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1beta1)"
+        "for Workload (the API server of 1.37.2 serves scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1beta1)"
     )
 
 
