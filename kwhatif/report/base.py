@@ -55,7 +55,7 @@ class ReportKind(enum.StrEnum):
 _ONLY_FOR = {
     OutputFormat.WIDE: (ReportKind.SCHEDULE,),
     OutputFormat.GITHUB: (ReportKind.CHECK, ReportKind.DIFF),
-    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK),
+    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.DIFF),
 }
 
 

@@ -272,6 +272,8 @@ def render(report: DiffReport, output: str, options: RenderOptions | None = None
         return github_text(report)
     if fmt is OutputFormat.HTML:
         return html_page(report)
+    if fmt is OutputFormat.SARIF:
+        return sarif_text(report)
     return guard_commands(table_text(report, summary))
 
 
@@ -534,6 +536,70 @@ def github_text(report: DiffReport) -> str:
         )
     lines.append(f"::notice title=kwhatif diff::{github_data(report.summary_line())}")
     return "\n".join(lines) + "\n"
+
+
+def sarif_text(report: DiffReport) -> str:
+    """A SARIF 2.1.0 log: a result per changed pod (at its manifest's line when it came from one)
+    and per changed workload, an error where the difference is one --fail-on names, a warning
+    otherwise; the rule is the most telling aspect that changed."""
+    from kwhatif.report.formats.sarif import Rule, _location, _Log
+
+    rules = {
+        "status": Rule(
+            "diff/status",
+            "DiffStatus",
+            "A pod's status changes under the other scheduler",
+            "The pod is Scheduled under one scheduler and not under the other (or fails differently).",
+            "Read the causes: the recorded upstream changes, gates or configuration that differ.",
+            "error",
+        ),
+        "node": Rule(
+            "diff/node",
+            "DiffNode",
+            "A pod lands on another node under the other scheduler",
+            "The chosen node differs (each side breaks ties by node name; the tie is named).",
+            "Read the causes; a pod moved earlier changes what later pods meet.",
+            "warning",
+        ),
+        "other": Rule(
+            "diff/answer",
+            "DiffAnswer",
+            "The scheduler's answer for a pod differs",
+            "The FitError message, some node's first failing filter, some feasible node's total or the "
+            "preemption differs.",
+            "Read the causes: the recorded upstream changes, gates or configuration that differ.",
+            "note",
+        ),
+        "workload": Rule(
+            "diff/workload",
+            "DiffWorkload",
+            "A workload's verdict or placed count changes under the other scheduler",
+            "kwhatif check's verdict or placed count for the workload differs between the two schedulers.",
+            "Read the changed pods of the workload and their causes.",
+            "error",
+        ),
+    }
+    log = _Log()
+    for pd in report.pods:
+        if not pd.changed:
+            continue
+        key = "status" if Aspect.STATUS in pd.changed else "node" if Aspect.NODE in pd.changed else "other"
+        d = pod_dict(pd)
+        text = "; ".join(f"{a}: {x} -> {y}" for a, x, y in _capped(aspect_lines(d)))
+        causes = [cause_text(c) for c in d["causes"]]
+        level = "error" if report.fails(pd) else "warning"
+        location = _location(pd.after.source or pd.before.source, "Pod", pd.namespace, pd.name)
+        log.add(rules[key], level, text, location, {"changed": d["changed"], "causes": causes})
+    for w in report.workloads:
+        if not w.changed:
+            continue
+        wd = workload_dict(w)
+        text = f"{_workload_short(wd['from'])} -> {_workload_short(wd['to'])}"
+        level = "error" if report.workload_fails(w) else "warning"
+        log.add(
+            rules["workload"], level, text, _location(w.source, w.kind, w.namespace, w.name), {"changed": wd["changed"]}
+        )
+    return log.document(report.summary_line())
 
 
 def html_page(report: DiffReport) -> str:

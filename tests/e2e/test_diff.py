@@ -171,6 +171,15 @@ def test_every_format(run) -> None:
         line.startswith("::error file=") and "pod data/nightly-export%3A node%2C scores changed" in line for line in gh
     )
     assert gh[-1] == "::notice title=kwhatif diff::4 of 6 pods change (node 1, message 2, filters 2, scores 2)"
+    sarif = json.loads(run(*args, "-o", "sarif", "--fail-on", "node").out)
+    results = sarif["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        ("diff/node", "error"),
+        ("diff/answer", "warning"),
+        ("diff/answer", "warning"),
+        ("diff/answer", "warning"),
+    ]
+    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("samples/pods/tie.yaml")
     page = run(*args, "-o", "html").out
     assert page.startswith("<!DOCTYPE html>") and 'data-kind="DiffReport"' in page
     assert '<th class="a">kube-scheduler 1.35.7</th><th class="b">kube-scheduler 1.36.2</th>' in page
