@@ -164,6 +164,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return claim
         return dataclasses.replace(claim, allocation=None, reserved_for=())
 
+    def _missing_claim(self, namespace: str, name: str) -> str:
+        """How the release words a claim it cannot find: the claim lister's NotFound (1.30), the
+        claims' assume cache's NotFoundError from 1.31 (assumecache.NotFoundError, TypeName
+        "ResourceClaim", key "namespace/name"; pkg/scheduler/util/assumecache/assume_cache.go)."""
+        if self.handle.version.behaviour.dra_claim_lookup_in_assume_cache:
+            return f'could not find ResourceClaim "{namespace}/{name}"'
+        return f'resourceclaim.resource.k8s.io "{name}" not found'
+
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """foreachPodResourceClaim: the pod's claims in spec order; raises ClaimError with
         upstream's reason (and kwhatif's details)."""
@@ -179,7 +187,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             key = f"{pod.namespace}/{name}"
             claim_or_none = self.claim(key) or self._generated_by_key(key)
             if claim_or_none is None:
-                raise _ClaimProblem(f'resourceclaim.resource.k8s.io "{name}" not found', *self._elsewhere(pod, name))
+                raise _ClaimProblem(self._missing_claim(pod.namespace, name), *self._elsewhere(pod, name))
             claim = claim_or_none
             if claim.deleting:
                 raise _ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')

@@ -201,6 +201,9 @@ class Behaviour:
     image_locality_threshold_counts_image_volumes: bool = False
     # NodeResourcesBalancedAllocation scores the change of balance: 50 + (50 + with - without) / 2.
     balanced_allocation_with_and_without_pod: bool = False
+    # DynamicResources looks the pod's claims up in its assume cache (1.31+): a missing one is
+    # `could not find ResourceClaim "ns/name"`; before, the lister's `... "name" not found`.
+    dra_claim_lookup_in_assume_cache: bool = False
     # PodTopologySpread: a constraint's empty labelSelector ({}) counts every pod of the namespace
     # (1.38); before, an empty selector counted nothing (the constraint was ignored).
     spread_empty_selector_matches_all: bool = False
@@ -293,6 +296,18 @@ CHANGES: tuple[Change, ...] = (
         {"preemption_resorts_victims": True},
         f"{_VENDOR} v1.31.8 defaultpreemption/default_preemption.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
         plugins=("DefaultPreemption",),
+    ),
+    Change(
+        ("1.31.0",),
+        (),
+        "DynamicResources reads a pod's claims from its assume cache: a missing claim is "
+        '`could not find ResourceClaim "ns/name"`',
+        {"dra_claim_lookup_in_assume_cache": True},
+        "openshift-kni/scheduler-plugins 4d80e29f1 (v1.31.2) vendor/k8s.io/kubernetes/pkg/scheduler/framework/plugins/"
+        "dynamicresources/dynamicresources.go (claimAssumeCache.Get), util/assumecache/assume_cache.go (NotFoundError), "
+        "scheduler.go (description \"ResourceClaim\"); the same through claimTracker.Get in v1.32.5 to v1.35.7 and in "
+        "openshift/kubernetes-autoscaler 70920d3c (v1.36.2); 1.30 not read (kept the lister's text)",
+        plugins=("DynamicResources",),
     ),
     Change(
         ("1.32.0",),
