@@ -305,7 +305,7 @@ CHANGES: tuple[Change, ...] = (
         {"dra_claim_lookup_in_assume_cache": True},
         "openshift-kni/scheduler-plugins 4d80e29f1 (v1.31.2) vendor/k8s.io/kubernetes/pkg/scheduler/framework/plugins/"
         "dynamicresources/dynamicresources.go (claimAssumeCache.Get), util/assumecache/assume_cache.go (NotFoundError), "
-        "scheduler.go (description \"ResourceClaim\"); the same through claimTracker.Get in v1.32.5 to v1.35.7 and in "
+        'scheduler.go (description "ResourceClaim"); the same through claimTracker.Get in v1.32.5 to v1.35.7 and in '
         "openshift/kubernetes-autoscaler 70920d3c (v1.36.2); 1.30 not read (kept the lister's text)",
         plugins=("DynamicResources",),
     ),
