@@ -146,11 +146,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def _present_pods(self) -> frozenset[str]:
         """The uids of the pods that exist now: bound ones in the snapshot (which evictions,
-        preemption and updated workloads change during a run) and pending ones."""
+        preemption and updated workloads change during a run), pending ones, and those bound to
+        a node the cluster no longer has."""
         gen = self.handle.snapshot.generation
         if self._present is None or self._present[0] != gen:
             uids = {dra_claims.pod_uid(pi.pod) for pi in self.handle.snapshot.pods()}
             uids.update(dra_claims.pod_uid(p) for p in self.cluster.pending_pods)
+            # pods bound to a node that is gone still exist: what is reserved for them stays so,
+            # and a claim allocated on that node is not available anywhere else
+            uids.update(self.cluster.orphaned_pod_uids)
             self._present = (gen, frozenset(uids))
         return self._present[1]
 
