@@ -201,6 +201,8 @@ def diff(
     result = run_diff(run.state, before, after, check_side if check_ else schedule_side)
     for line in dict.fromkeys([*result.before.notes, *result.after.notes]):
         run.note(line)
+    if pending and not result.pods:
+        run.note("no pending pods to compare")
     report = diff_report(result, FailOn(fail_on), notes=run.chosen.notes)
     run.env.stdout.write(render(report, output, render_options(run.env, color), summary=detail == "summary"))
     run.env.stdout.flush()
