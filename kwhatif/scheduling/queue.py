@@ -17,6 +17,7 @@ from kwhatif.cache.pod_groups import PodGroupStates, group_key
 from kwhatif.framework import pod_group_preemption as preemption
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import PodOutcome
+from kwhatif.release.versions import Behaviour
 from kwhatif.release.workload_gates import GangGates
 from kwhatif.scheduling.pod_group_cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
 
@@ -33,12 +34,10 @@ class GangQueue:
         gates: GangGates,
         pod_groups: Mapping[str, PodGroup],
         states: PodGroupStates,
-        minor: int = 36,
-        permit: bool = True,
+        behaviour: Behaviour | None = None,
     ) -> None:
         self.gates = gates
-        self.minor = minor
-        self.permit = permit  # the release's GangScheduling has a Permit (Behaviour.gang_scheduling_permit)
+        self.behaviour = behaviour or Behaviour()
         self.pod_groups = pod_groups
         self.states = states
         self.outcomes: list[GroupOutcome] = []
@@ -66,13 +65,18 @@ class GangQueue:
         for p in pending:
             self.states.add_pod(p)
         if any(p.pod_group for p in pending):
-            if self.minor >= 37:
+            if self.behaviour.gang_follows_generic_workload:
                 self.notes.append(NOTE_FOLLOWS_GENERIC_WORKLOAD)
-            if not self.permit:
+            if not self.behaviour.gang_scheduling_permit:
                 self.notes.append(
-                    f"kube-scheduler 1.{self.minor}'s GangScheduling has no Permit: PlacementFeasible decides a gang's "
-                    "quorum inside the pod-group cycle (and its messages differ); kwhatif answers with the Permit-based "
-                    "cycle of the releases before it"
+                    "GangScheduling has no Permit from 1.38 (#141182): PlacementFeasible decides a gang's quorum inside "
+                    "the pod-group cycle (and its messages differ); kwhatif answers with the Permit-based cycle of the "
+                    "releases before it"
+                )
+            elif self.behaviour.gang_placement_feasible:
+                self.notes.append(
+                    "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
+                    "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"
                 )
             if self.gates.topology_aware:
                 self.notes.append(

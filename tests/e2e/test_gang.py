@@ -156,17 +156,18 @@ def test_1_37_generic_workload_alone_gives_the_group_verdict(run, tmp_path) -> N
     )
     # workload-aware preemption ran (it follows GenericWorkload in 1.37) and found no victims
     assert g["condition"]["message"] == "pod group is unschedulable, No preemption victims found for incoming preemptor"
-    # 1.37 still has GangScheduling's Permit (CHANGELOG-1.38 removes it, #141182)
     assert rep["notes"] == [
         "kube-scheduler 1.37 has no GangScheduling or WorkloadAwarePreemption feature gate: kwhatif runs the "
         "GangScheduling plugin and workload-aware preemption whenever GenericWorkload is on",
+        "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the pod-group "
+        "cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle",
     ]
     r38 = run(*base[:-4], "--scheduler-version", "1.38", "-o", "json", "--feature-gates", "GenericWorkload=true")
     assert r38.code == 1, r38.err
     notes38 = json.loads(r38.out)["notes"]
     assert notes38[0] == "1.38 (from sources, not checked against the real scheduler)"
     assert notes38[-1:] == [
-        "kube-scheduler 1.38's GangScheduling has no Permit: PlacementFeasible decides a gang's quorum inside the "
+        "GangScheduling has no Permit from 1.38 (#141182): PlacementFeasible decides a gang's quorum inside the "
         "pod-group cycle (and its messages differ); kwhatif answers with the Permit-based cycle of the releases "
         "before it",
     ]
