@@ -113,7 +113,8 @@ def diff(
     feasible set) and preemption (the nominated node or the victims), with the recorded upstream
     changes and feature gates that can explain them.
     """
-    from kwhatif.whatif.diff import FailOn, Side
+    from kwhatif.report.diff_aspects import FailOn
+    from kwhatif.whatif.diff import Side
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)

@@ -286,6 +286,11 @@ class Change:
     # the framework, "config" for KubeSchedulerConfiguration, "api" for the API server's side
     plugins: tuple[str, ...] = ()
 
+    def landed_on(self, release: Release) -> str:
+        """Where the change landed on ``release``'s line: its pin on that minor, else the first
+        minor it reached (in force on every minor after)."""
+        return next((v for v in self.landed if Release.parse(v).minor == release.minor), self.landed[-1])
+
     def applies(self, release: Release) -> bool:
         pins = [Release.parse(v) for v in self.landed]
         for pin in pins:

@@ -12,15 +12,19 @@ import html
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.escape import github_data, github_property, guard_commands, json_text, markdown, markdown_code, visible
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.check import file_and_line
+from kwhatif.report.diff_aspects import Aspect, FailOn
 from kwhatif.report.formats.formatter import RenderOptions
 from kwhatif.report.schedule import API_VERSION
-from kwhatif.whatif.diff import Aspect, Cause, DiffResult, FailOn, PodDiff, PodValues
+
+if TYPE_CHECKING:
+    # the engine's results, read as they are given (reports import no engine)
+    from kwhatif.whatif.diff import Cause, DiffResult, PodDiff, PodValues
 
 WORKLOAD_VERDICT = "verdict"
 WORKLOAD_PLACED = "placed"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,35 +24,8 @@ from kwhatif.config.types import Profile, SchedulerConfiguration
 from kwhatif.framework.types import NodeScores, PodOutcome
 from kwhatif.plugins.incremental_scores import ScoreTable
 from kwhatif.release.versions import MODELLED_GATES, Change, ChosenVersion, Release
+from kwhatif.report.diff_aspects import Aspect
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
-
-
-class Aspect(enum.StrEnum):
-    """What can differ for a pod between the two sides, in the order reports list them."""
-
-    STATUS = "status"  # Scheduled / Unschedulable / Error / Gated
-    NODE = "node"  # the chosen node (each side breaks ties as kwhatif does: the first by name)
-    MESSAGE = "message"  # the FitError text
-    FILTERS = "filters"  # some node's first failing filter: plugin, code or reasons
-    SCORES = "scores"  # some feasible node's total, or the feasible set
-    PREEMPTION = "preemption"  # the nominated node or the victims
-
-
-class FailOn(enum.StrEnum):
-    """--fail-on: which differences make the command exit 1."""
-
-    STATUS = "status"
-    NODE = "node"
-    ANY = "any"
-
-    def fails(self, changed: Iterable[Aspect]) -> bool:
-        aspects = set(changed)
-        if self is FailOn.STATUS:
-            return Aspect.STATUS in aspects
-        if self is FailOn.NODE:
-            return bool(aspects & {Aspect.STATUS, Aspect.NODE})
-        return bool(aspects)
-
 
 # Plugin names the recorded changes use for what is not one plugin (versions.Change.plugins)
 FRAMEWORK = "framework"
@@ -402,8 +374,7 @@ class CauseIndex:
 
 
 def _change_cause(c: Change, side: str, line: Release) -> Cause:
-    at = next((v for v in c.landed if Release.parse(v).minor == line.minor), c.landed[-1])
-    return Cause("release", c.summary, release=at, plugins=c.plugins, prs=c.prs, side=side)
+    return Cause("release", c.summary, release=c.landed_on(line), plugins=c.plugins, prs=c.prs, side=side)
 
 
 def _profile_of(side: Side, name: str | None) -> Profile:

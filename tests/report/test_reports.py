@@ -78,7 +78,8 @@ def render(report: AnyReport | DiffReport, fmt: OutputFormat) -> str:
 
 def diff_of() -> DiffReport:
     """A DiffReport of one pod whose node changes (a recorded change as the cause)."""
-    from kwhatif.whatif.diff import Aspect, Cause, PodDiff, PodValues
+    from kwhatif.report.diff_aspects import Aspect
+    from kwhatif.whatif.diff import Cause, PodDiff, PodValues
 
     def values(node: str) -> PodValues:
         return PodValues("Scheduled", node, (), None, {"a": None, "b": None}, ("a", "b"), {}, {}, None, ())

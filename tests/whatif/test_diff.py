@@ -9,7 +9,8 @@ import pytest
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.release.versions import ChosenVersion, VersionSource, get
-from kwhatif.whatif.diff import ABSENT, Aspect, CauseIndex, FailOn, PodValues, Side, compare, diff_pods, fork
+from kwhatif.report.diff_aspects import Aspect, FailOn
+from kwhatif.whatif.diff import ABSENT, CauseIndex, PodValues, Side, compare, diff_pods, fork
 from tests.builders import make_node, make_pod
 
 
