@@ -305,7 +305,7 @@ def _template_pod(
         admission = ctx.state.admission
         pod = parse.pod(manifest, ctx.namespace, ctx.w.source, rules=admission.rules)
     except FieldError as e:
-        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+        raise e.under(path) from None
     # The pod the controller creates meets the API server's admission (its namespace was
     # admitted with the workload): what LimitRanger sets can make the pod invalid, and what it
     # checks can refuse it; the controller retries, and the first refusal is its answer.
@@ -615,7 +615,7 @@ def _new_claim(
     try:
         pvc = storage.persistent_volume_claim(body)
     except FieldError as e:
-        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+        raise e.under(path) from None
     return chain.default_storage_class(pvc)  # the API server's DefaultStorageClass admission
 
 

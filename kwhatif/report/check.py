@@ -81,24 +81,28 @@ class WorkloadEntry:
         """One line on what went wrong, for annotations and test cases."""
         if self.verdict is Verdict.NOT_CHECKED:
             what = "a custom resource" if self.custom else "a kind kwhatif does not evaluate"
-            return f"{self.kind} {self.namespace}/{self.name}: not checked ({what})"
+            return f"{self.kind} {self.ref}: not checked ({what})"
         if self.verdict is Verdict.UNKNOWN:
-            return f"{self.kind} {self.namespace}/{self.name}: unknown ({self.dominant_reason})"
+            return f"{self.kind} {self.ref}: unknown ({self.dominant_reason})"
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
-            return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
-        if self.verdict is Verdict.REFUSED_BY_API:
-            return f"{self.kind} {self.namespace}/{self.name}: {self.verdict}"
+            return f"{self.kind} {self.ref}: no eligible nodes"
+        if self.verdict is Verdict.REFUSED_BY_API or (self.verdict in REFUSALS and not self.refused):
+            # the object itself is refused (it asks for no pods, or kwhatif does not count them)
+            return f"{self.kind} {self.ref}: {self.verdict}"
         if self.never_created and self.results:
             pending = self.results[-1].pod.name
             return (
-                f"{self.kind} {self.namespace}/{self.name}: {pending} does not fit; the {self.never_created} pod(s) "
+                f"{self.kind} {self.ref}: {pending} does not fit; the {self.never_created} pod(s) "
                 "after it are never created while it is pending (OrderedReady)"
             )
         if self.refused and self.refused == self.not_placed:
-            return (
-                f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"
-            )
-        return f"{self.kind} {self.namespace}/{self.name}: {self.not_placed} of {self.desired_text} pods do not fit"
+            return f"{self.kind} {self.ref}: {self.refused} of {self.desired_text} pods {self.verdict}"
+        return f"{self.kind} {self.ref}: {self.not_placed} of {self.desired_text} pods do not fit"
+
+    @property
+    def ref(self) -> str:
+        """namespace/name, or the name alone of a cluster-scoped object."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
     @property
     def desired_text(self) -> str:

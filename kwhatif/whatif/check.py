@@ -27,13 +27,20 @@ from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
+from kwhatif.load.cluster import (
+    READ_KINDS,
+    WORKLOAD_KINDS,
+    UnservedVersion,
+    build_cluster,
+    classify,
+    is_custom_resource,
+)
 from kwhatif.load.files import Document
 from kwhatif.load.pods import pods_from_documents, prepare_incoming
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.whatif.unevaluated import group_of, operator_pods, runs_no_pods
+from kwhatif.whatif.unevaluated import group_of, is_cluster_scoped, operator_pods, runs_no_pods
 
 __all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
 
@@ -196,6 +203,8 @@ def check(
     priority_classes_listed = whole or bool(state.priority_classes)
     other_docs, invalid_docs = _screen_objects(other_docs)
     refused_docs += invalid_docs
+    other_docs, missing_ns = _namespace_refused(chain, other_docs, _manifest_namespaces(docs))
+    refused_docs += missing_ns
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -278,8 +287,10 @@ def check(
         state.workloads[w.key] = w
         ns_refusal = chain.namespace_lifecycle(w.namespace)
         if ns_refusal is not None:
-            # the API server refuses the workload itself: no controller, no pods
+            # the API server refuses the workload itself (plugin/pkg/admission/namespace/lifecycle):
+            # no controller, no pods, whether it asks for any or not
             cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+            cw.verdict = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
         elif exp.refusal is not None:
             cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, _refused_by(exp.refused_by)
         elif w.kind == "DaemonSet" and exp.desired == 0:
@@ -329,6 +340,8 @@ def check(
                     "a cluster keeps its node): drop spec.nodeName, or run with --ignore-node-name, to schedule it anew"
                 )
         checked.append(cw)
+    custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset())
+    checked += missing_ns
     for d in custom_docs:
         checked.append(_not_checked(d))
     checked.extend(refused_docs)
@@ -730,7 +743,7 @@ def _name_error(w: Workload) -> FieldError | None:
 
 def _field_error_text(error: FieldError) -> str:
     """The field error as the API server words it: "<path>: <what is wrong>"."""
-    return f"{error.field}: {error.message}" if error.field else error.message
+    return error.detail
 
 
 def _invalid_entry(w: Workload, error: FieldError, notes: list[str]) -> CheckedWorkload:
@@ -779,6 +792,45 @@ def _screen_objects(docs: list[Document]) -> tuple[list[Document], list[CheckedW
     return good, refused
 
 
+def _manifest_namespaces(docs: list[Document]) -> frozenset[str]:
+    """The Namespaces the manifests create (they exist when the other objects are created)."""
+    out = set()
+    for d in docs:
+        meta = d.body.get("metadata")
+        if d.kind == "Namespace" and d.api_version == "v1" and isinstance(meta, dict):
+            out.add(str(meta.get("name") or ""))
+    return frozenset(out)
+
+
+def _namespace_refused(
+    chain: AdmissionChain, docs: list[Document], created: frozenset[str]
+) -> tuple[list[Document], list[CheckedWorkload]]:
+    """The namespaced objects NamespaceLifecycle admits, and an entry for each one it refuses
+    (plugin/pkg/admission/namespace/lifecycle: any object created in a namespace that does not
+    exist, whatever it runs). A custom resource counts as namespaced when it names a namespace
+    and its kind is not one known to be cluster-scoped."""
+    kept: list[Document] = []
+    refused: list[CheckedWorkload] = []
+    for d in docs:
+        meta = d.body.get("metadata")
+        named = meta.get("namespace") if isinstance(meta, dict) else None
+        if is_custom_resource(d):
+            namespaced = bool(named) and not is_cluster_scoped(d.api_version, d.kind)
+        else:
+            spec = READ_KINDS.get(d.kind)
+            namespaced = spec is not None and spec[1]
+        ns = str(named) if isinstance(named, str) and named else "default"
+        answer = chain.namespace_lifecycle(ns) if namespaced and ns not in created else None
+        if answer is None:
+            kept.append(d)
+            continue
+        cw = _unevaluated(d, None, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE)
+        cw.refused_by, cw.refusal = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE, answer
+        cw.custom = is_custom_resource(d)
+        refused.append(cw)
+    return kept, refused
+
+
 def _unserved(doc: Document) -> CheckedWorkload:
     """An object of a group/version the release's API server does not serve: kubectl's answer."""
     cw = _unevaluated(doc, None, Verdict.REFUSED_BY_API)
@@ -809,6 +861,8 @@ def _unevaluated(doc: Document, desired: int | None, verdict: Verdict) -> Checke
     meta = doc.body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
+    if is_cluster_scoped(doc.api_version, doc.kind):
+        ns = ""  # shown by its name alone
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
     return CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=verdict)
 
