@@ -40,6 +40,7 @@ from kwhatif.load.pods import pods_from_documents, prepare_incoming
 from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.whatif import kubelet
 from kwhatif.whatif.unevaluated import group_of, is_cluster_scoped, operator_pods, runs_no_pods
 
 __all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
@@ -357,7 +358,7 @@ def check(
         _unknown_priority_classes(checked)
     if not whole:
         _unknown_namespaces(chain, checked)
-    new_claims += _ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
+    new_claims += ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
@@ -385,7 +386,8 @@ def check(
         for cw in checked:
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
-    attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
+    # pods bound by spec.nodeName go to their node's kubelet, the others to the scheduler
+    attempts = kubelet.run(sched, all_pods, skip_unchanged=True) if all_pods else []
     ordered = [cw for cw in checked if cw.ordered_ready and len(cw.pods) > 1]
     for _ in ordered:
         # OrderedReady: the pods after the first one that stays pending are never created, so
@@ -395,7 +397,7 @@ def check(
             break
         all_pods = [p for p in all_pods if p.key not in never]
         sched = sched_factory(state)
-        attempts = sched.run(all_pods, skip_unchanged=True)
+        attempts = kubelet.run(sched, all_pods, skip_unchanged=True)
     for cw in ordered:
         if cw.never_created:
             pending = cw.pods[-1].name
@@ -677,7 +679,7 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
 
 
-def _ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
+def ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
     """The ephemeral volume controller creates each generic ephemeral volume's claim
     ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
     from kwhatif.api import storage
@@ -699,7 +701,14 @@ def _ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod
                     "namespace": pod.namespace,
                     "uid": f"kwhatif-ephemeral-{pod.namespace}-{name}",
                     "ownerReferences": [
-                        {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "name": pod.name,
+                            # a new pod without one gets the uid its selection gives it
+                            "uid": pod.uid or f"kwhatif-{pod.namespace}-{pod.name}",
+                            "controller": True,
+                        }
                     ],
                 },
                 "spec": dict(v.ephemeral_spec or {}),

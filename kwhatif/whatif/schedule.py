@@ -301,10 +301,12 @@ def manifest_pods(
             if isinstance(meta, dict) and not meta.get("namespace"):
                 meta["namespace"] = namespace
         merged: list[str] = []
-        merge_objects(state, companions, merged)
+        new_claims = merge_objects(state, companions, merged)
         for line in merged:
             note(line)
         docs = [d for d in docs if d.kind not in COMPANION_KINDS]
+    else:
+        new_claims = []
     chain = AdmissionChain(
         state,
         namespaces_listed=listed,
@@ -321,6 +323,14 @@ def manifest_pods(
         outcome = chain.resource_quota(pod)
         if isinstance(outcome, Refused):
             raise InputError(outcome.message, source=pod.source or None, obj=f"Pod {pod.key}")
+    from kwhatif.load.pv_controller import sync_claims
+    from kwhatif.whatif.check import ephemeral_claims
+
+    # as in `kwhatif check`: the ephemeral volume controller creates each generic ephemeral
+    # volume's claim, then the PV controller binds or provisions the Immediate ones
+    new_claims += ephemeral_claims(chain, state, pods)
+    for outcome in sync_claims(state, new_claims):
+        note(f"PersistentVolumeClaim {outcome.claim}: {outcome.note}")
     unverified = unverified_namespaces_note(chain, {p.namespace for p in pods})
     if unverified:
         note(unverified)
@@ -337,7 +347,20 @@ def manifest_pods(
 
 # The objects `kwhatif schedule` creates with the pods of its manifests, before them
 COMPANION_KINDS = frozenset(
-    {"Namespace", "PriorityClass", "LimitRange", "ResourceQuota", "ResourceClaim", "ResourceClaimTemplate"}
+    {
+        "Namespace",
+        "PriorityClass",
+        "LimitRange",
+        "ResourceQuota",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        # what the pods run with and mount, as `kwhatif check` creates them
+        "RuntimeClass",
+        "StorageClass",
+        "CSIDriver",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+    }
 )
 
 
@@ -399,7 +422,10 @@ def plan(
 
 def schedule(sched: Scheduler, plan: Plan) -> list[Attempt]:
     """Schedule the plan's pods one after another; each result starts with its selection notes."""
-    attempts = sched.run(plan.pods, skip_unchanged=True)
+    from kwhatif.whatif import kubelet
+
+    # a pod bound by spec.nodeName goes to its node's kubelet, never to the scheduler
+    attempts = kubelet.run(sched, plan.pods, skip_unchanged=True)
     for att in attempts:
         extra = plan.selection.pod_notes.get(att.pod.key)
         if extra:
