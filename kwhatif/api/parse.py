@@ -583,6 +583,13 @@ def _resources_and_ports(
     # validateResourceRequirements (pkg/apis/core/validation/validation.go, v1.36.2) runs after
     # SetDefaults_Pod copied each limit without a request into the requests, and reports every
     # error it finds, not the first one: limits, then requests.
+    raw_requests = dict(res.get("requests") or {})
+    for rname, amount in limits.items():
+        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
+        if rname not in requests:
+            requests[rname] = amount
+            raw_requests[rname] = res["limits"][rname]
+    res = {"requests": raw_requests, "limits": res.get("limits") or {}}
     errors: list[FieldError] = []
     for rname, amount in limits.items():
         _collect(errors, _check_container_amount, rname, amount, res, "limits", rpath)
@@ -614,10 +621,6 @@ def _resources_and_ports(
         first, *rest = errors
         more = tuple(pair for e in rest for pair in ((e.field or "", e.message), *e.more))
         raise FieldError(first.message, field=first.field, more=first.more + more)
-    for rname, amount in limits.items():
-        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
-        if rname not in requests:
-            requests[rname] = amount
     ports = []
     for i, pd in enumerate(f.obj_seq(d, "ports", path)):
         pp = f"{path}.ports[{i}]"

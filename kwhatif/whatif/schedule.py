@@ -329,8 +329,8 @@ def manifest_pods(
     # as in `kwhatif check`: the ephemeral volume controller creates each generic ephemeral
     # volume's claim, then the PV controller binds or provisions the Immediate ones
     new_claims += ephemeral_claims(chain, state, pods)
-    for outcome in sync_claims(state, new_claims):
-        note(f"PersistentVolumeClaim {outcome.claim}: {outcome.note}")
+    for synced in sync_claims(state, new_claims):
+        note(f"PersistentVolumeClaim {synced.claim}: {synced.note}")
     unverified = unverified_namespaces_note(chain, {p.namespace for p in pods})
     if unverified:
         note(unverified)

@@ -248,8 +248,9 @@ def test_empty_preferred_list_still_scores():
         ),
         (make_pod().name("p").set("spec.containers", [{"name": "c"}]), "spec.containers[0].image", "Required value"),
         (
+            # validateResourceRequirements checks the limits first
             make_pod().name("p").req(**{"example.com/gpu": "500m"}).limits(**{"example.com/gpu": "500m"}),
-            "spec.containers[0].resources.requests[example.com/gpu]",
+            "spec.containers[0].resources.limits[example.com/gpu]",
             'Invalid value: "500m": must be an integer',
         ),
         (
@@ -259,8 +260,9 @@ def test_empty_preferred_list_still_scores():
         ),
         # the messages show value.String(): the canonical text, after the defaulting's rounding
         (
+            # validateResourceRequirements checks the limits first
             make_pod().name("p").req(**{"example.com/gpu": "0.5"}).limits(**{"example.com/gpu": "0.5"}),
-            "spec.containers[0].resources.requests[example.com/gpu]",
+            "spec.containers[0].resources.limits[example.com/gpu]",
             'Invalid value: "500m": must be an integer',
         ),
         (
