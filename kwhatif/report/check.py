@@ -47,6 +47,7 @@ class WorkloadEntry:
     custom: bool = False  # a custom resource (not checked: its operator makes the pods)
     verdict_notes: tuple[str, ...] = ()  # the notes that change or qualify the verdict (shown in every format)
     never_created: int = 0  # OrderedReady StatefulSet: pods after the first one that does not fit
+    suspended: bool = False  # not checked: suspended (it creates no pods until it is resumed)
 
     @property
     def evicts(self) -> list[str]:
@@ -80,7 +81,13 @@ class WorkloadEntry:
     def headline(self) -> str:
         """One line on what went wrong, for annotations and test cases."""
         if self.verdict is Verdict.NOT_CHECKED:
-            what = "a custom resource" if self.custom else "a kind kwhatif does not evaluate"
+            what = (
+                "suspended"
+                if self.suspended
+                else "a custom resource"
+                if self.custom
+                else "a kind kwhatif does not evaluate"
+            )
             return f"{self.kind} {self.ref}: not checked ({what})"
         if self.verdict is Verdict.UNKNOWN:
             return f"{self.kind} {self.ref}: unknown ({self.dominant_reason})"
@@ -282,6 +289,7 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
                 custom=w.custom,
                 verdict_notes=tuple(w.verdict_notes),
                 never_created=never,
+                suspended=getattr(w, "suspended", False),
             )
         )
     return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)

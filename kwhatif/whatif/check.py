@@ -68,6 +68,7 @@ class CheckedWorkload:
     verdict_notes: list[str] = field(default_factory=list)
     ordered_ready: bool = False  # a StatefulSet that creates its pods one at a time (OrderedReady)
     never_created: int = 0  # OrderedReady: pods after the first one that does not fit
+    suspended: bool = False  # not checked because suspended (see --admit-suspended)
 
     @property
     def key(self) -> str:
@@ -166,7 +167,11 @@ def check(
     surge: bool = False,
     profile: str | None = None,
     hpa_max: bool = False,
+    admit_suspended: bool = False,
 ) -> tuple[CheckResult, Scheduler]:
+    """Place the pods the manifests' workloads and Pods create (see the module's doc).
+    ``admit_suspended``: suspended Jobs and operators' objects are checked as if resumed (else
+    they are listed as not checked)."""
     from kwhatif.load import workloads as wl
     from kwhatif.load.pv_controller import sync_claims
 
@@ -271,12 +276,19 @@ def check(
         replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
         try:
-            exp = wl.expand_workload(w, state, index=index, stale=stale)
+            exp = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=admit_suspended)
+            suspension = None if admit_suspended else _suspension(w)
+            if suspension is not None:
+                # how many pods it runs once resumed (Kueue resumes the Jobs it admits)
+                would = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=True)
         except FieldError as e:
             checked.append(_invalid_entry(w, e, notes))
             index += 1
             continue
         index += 1
+        if suspension is not None:
+            checked.append(_suspended_entry(w.kind, w.namespace, w.name, w.source, would.desired, suspension, notes))
+            continue
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
         cw.ordered_ready = w.kind == "StatefulSet" and _pod_management_policy(w) == "OrderedReady"
         if running:
@@ -344,7 +356,10 @@ def check(
     custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset())
     checked += missing_ns
     for d in custom_docs:
-        checked.append(_not_checked(d))
+        entry = _operator_entry(d, state, chain, index, admit_suspended)
+        checked.append(entry if entry is not None else _not_checked(d))
+        # each workload the operator creates makes its pods a day after the one before
+        index += 1 + (len(entry.notes) if entry is not None else 0)
     checked.extend(refused_docs)
     if not checked:
         held: dict[str, int] = {}
@@ -844,6 +859,78 @@ def _unserved(doc: Document) -> CheckedWorkload:
     """An object of a group/version the release's API server does not serve: kubectl's answer."""
     cw = _unevaluated(doc, None, Verdict.REFUSED_BY_API)
     cw.refusal = f'no matches for kind "{doc.kind}" in version "{doc.api_version}"'
+    return cw
+
+
+def _suspension(w: Workload) -> str | None:
+    """The field that suspends a Job or CronJob, when it is set (its controller then creates no
+    pods, or no Jobs, until it is resumed)."""
+    spec = w.body.get("spec")
+    if not isinstance(spec, dict) or w.kind not in ("Job", "CronJob"):
+        return None
+    if spec.get("suspend") is True:
+        return "spec.suspend"
+    template = spec.get("jobTemplate") if w.kind == "CronJob" else None
+    job_spec = template.get("spec") if isinstance(template, dict) else None
+    if isinstance(job_spec, dict) and job_spec.get("suspend") is True:
+        return "spec.jobTemplate.spec.suspend"
+    return None
+
+
+def _suspended_entry(
+    kind: str, namespace: str, name: str, source: str, desired: int, suspension: str, notes: list[str]
+) -> CheckedWorkload:
+    """A suspended object: it runs no pods until it is resumed, so none are checked."""
+    cw = CheckedWorkload(kind, namespace, name, source, desired, [], notes=list(notes))
+    cw.verdict, cw.suspended = Verdict.NOT_CHECKED, True
+    cw.notes.append(
+        f"{kind}: suspended ({suspension} true): it creates none of its {desired} pod(s) until it is resumed (Kueue "
+        "resumes what it admits), so they are not checked; --admit-suspended checks them as if it were resumed"
+    )
+    return cw
+
+
+def _operator_entry(
+    doc: Document, state: ClusterState, chain: AdmissionChain, index: int, admit_suspended: bool
+) -> CheckedWorkload | None:
+    """The pods of an operator's object whose manifest declares them (load/operators.py): placed
+    like a workload's; None for a kind kwhatif does not expand."""
+    from kwhatif.load import operators
+    from kwhatif.load import workloads as wl
+
+    if not operators.known(doc.api_version, doc.kind):
+        return None
+    cw = _unevaluated(doc, 0, Verdict.FITS)
+    cw.verdict, cw.custom = None, True
+    ns = cw.namespace or "default"
+    try:
+        plan = operators.expansion(doc.api_version, doc.kind, ns, cw.name, doc.body, doc.source)
+        assert plan is not None
+        parts = []
+        for i, part in enumerate(plan.parts):
+            try:
+                parts.append((part, wl.expand_workload(part.workload, state, index=index + i, admit_suspended=True)))
+            except FieldError as e:
+                raise operators.remap(e, part.template) from None
+    except FieldError as e:
+        cw.verdict = cw.refused_by = Verdict.REFUSED_BY_API
+        cw.refusal, cw.desired = _field_error_text(e), None
+        return cw
+    cw.desired = sum(exp.desired for _, exp in parts)
+    if plan.suspended is not None and not admit_suspended:
+        return _suspended_entry(doc.kind, cw.namespace, cw.name, doc.source, cw.desired, plan.suspended, [])
+    cw.notes.append(plan.describe)
+    if plan.suspended is not None:
+        cw.notes.append(f"{doc.kind}: suspended; checked as if it were resumed (--admit-suspended)")
+    for part, exp in parts:
+        if exp.refusal is not None:
+            cw.refused += exp.desired
+            if cw.refusal is None:
+                cw.refusal, cw.refused_by = exp.refusal, _refused_by(exp.refused_by)
+            continue
+        cw.notes.extend(n for n in exp.notes if not n.startswith(f"{part.workload.kind}:"))
+        cw.pods += _admit_by_quota(chain, cw, list(exp.pods), generated=part.workload.kind == "Job")
+    cw.notes = list(dict.fromkeys(cw.notes))
     return cw
 
 

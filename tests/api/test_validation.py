@@ -281,8 +281,9 @@ def test_empty_preferred_list_still_scores():
             "must be a standard resource for containers",
         ),
         (
+            # (the builder sets the limit a valid pod needs: the limits are checked first)
             make_pod().name("p").req(**{"requests.example.com/gpu": "1"}),
-            "spec.containers[0].resources.requests[requests.example.com/gpu]",
+            "spec.containers[0].resources.limits[requests.example.com/gpu]",
             "doesn't follow extended resource name standard",
         ),
     ],
