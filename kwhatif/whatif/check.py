@@ -181,6 +181,8 @@ def check(
     custom_docs: list[Document] = []
     skipped: dict[str, int] = {}
     refused_docs: list[CheckedWorkload] = []
+    _CLUSTER_SCOPED_CRDS[0] = crd_cluster_scoped(docs)
+    strict_notes: list[str] = []
     for d in docs:
         try:
             kind = classify(d)
@@ -195,13 +197,17 @@ def check(
             else:
                 custom_docs.append(d)
             continue
+        unknown = _strict_refusal(d, state.version.minor, strict_notes)
+        if unknown is not None:
+            refused_docs.append(unknown)
+            continue
         if kind in WORKLOAD_KINDS:
             workload_docs.append(d)
         elif kind == "Pod":
             pod_docs.append(d)
         else:
             other_docs.append(d)
-    result_notes: list[str] = []
+    result_notes: list[str] = list(strict_notes)
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
     # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
@@ -403,6 +409,14 @@ def check(
     sched: Scheduler = sched_factory(state)
     # pods bound by spec.nodeName go to their node's kubelet, the others to the scheduler
     attempts = kubelet.run(sched, all_pods, skip_unchanged=True) if all_pods else []
+    for cw in checked:
+        nodes = sorted({p.node_name for p in cw.pods if kubelet.is_bound(p, sched)})
+        if nodes:
+            cw.notes.append(
+                f"{cw.kind}: its pods name node {', '.join(nodes)} in spec.nodeName: the scheduler never sees them, "
+                "the node's kubelet admits or rejects them (resources, node affinity, host ports and NoExecute "
+                "taints; cordoning and NoSchedule taints do not matter)"
+            )
     ordered = [cw for cw in checked if cw.ordered_ready and len(cw.pods) > 1]
     for _ in ordered:
         # OrderedReady: the pods after the first one that stays pending are never created, so
@@ -839,7 +853,8 @@ def _namespace_refused(
         meta = d.body.get("metadata")
         named = meta.get("namespace") if isinstance(meta, dict) else None
         if is_custom_resource(d):
-            namespaced = bool(named) and not is_cluster_scoped(d.api_version, d.kind)
+            scoped = (group_of(d.api_version), d.kind) in _CLUSTER_SCOPED_CRDS[0]
+            namespaced = bool(named) and not scoped and not is_cluster_scoped(d.api_version, d.kind)
         else:
             spec = READ_KINDS.get(d.kind)
             namespaced = spec is not None and spec[1]
@@ -853,6 +868,32 @@ def _namespace_refused(
         cw.custom = is_custom_resource(d)
         refused.append(cw)
     return kept, refused
+
+
+def _strict_refusal(doc: Document, minor: int, notes: list[str]) -> CheckedWorkload | None:
+    """kubectl apply's strict field validation: the entry of an object the API server refuses for
+    fields its schema does not know (api/strict.py). When the selected release is newer than the
+    schema kwhatif reads, an unknown field may be one that release added: a note, not a refusal."""
+    from kwhatif.api import strict
+
+    cls = strict.model_of(doc.api_version, doc.kind)
+    if cls is None:
+        return None
+    unknown = strict.unknown_fields(doc.body, cls)
+    if not unknown:
+        return None
+    message = strict.strict_decoding_error(doc.api_version, doc.kind, unknown)
+    known = strict.client_release()
+    if known is not None and minor > known:
+        notes.append(
+            f"{doc.describe()}: {message} in the API schema of 1.{known} kwhatif reads; 1.{minor} may know "
+            "these fields, so the object is checked without them"
+        )
+        return None
+    cw = _unevaluated(doc, 1 if doc.kind == "Pod" else None, Verdict.REFUSED_BY_API)
+    cw.refused_by, cw.refusal = Verdict.REFUSED_BY_API, message
+    cw.refused = 1 if doc.kind == "Pod" else 0
+    return cw
 
 
 def _unserved(doc: Document) -> CheckedWorkload:
@@ -952,13 +993,30 @@ def _not_checked(doc: Document) -> CheckedWorkload:
     return cw
 
 
+def crd_cluster_scoped(docs: list[Document]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of the custom resources whose CustomResourceDefinition in the manifests says
+    `scope: Cluster`."""
+    out = set()
+    for d in docs:
+        spec = d.body.get("spec") if d.kind == "CustomResourceDefinition" else None
+        names = spec.get("names") if isinstance(spec, dict) else None
+        if isinstance(names, dict) and spec.get("scope") == "Cluster":  # type: ignore[union-attr]
+            out.add((str(spec.get("group") or ""), str(names.get("kind") or "")))  # type: ignore[union-attr]
+    return frozenset(out)
+
+
+_CLUSTER_SCOPED_CRDS: list[frozenset[tuple[str, str]]] = [frozenset()]
+
+
 def _unevaluated(doc: Document, desired: int | None, verdict: Verdict) -> CheckedWorkload:
-    """The entry of an object kwhatif does not expand into pods, named as its metadata names it."""
+    """The entry of an object kwhatif does not expand into pods, named as its metadata names it
+    (a cluster-scoped one by its name alone)."""
     meta = doc.body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
-    if is_cluster_scoped(doc.api_version, doc.kind):
-        ns = ""  # shown by its name alone
+    scoped = _CLUSTER_SCOPED_CRDS[0]
+    if is_cluster_scoped(doc.api_version, doc.kind) or (group_of(doc.api_version), doc.kind) in scoped:
+        ns = ""
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
     return CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=verdict)
 
