@@ -34,9 +34,11 @@ from typing import Any
 from kwhatif.api import fields as f
 from kwhatif.api.fields import Dict
 from kwhatif.cache.cluster import Workload
-from kwhatif.errors import FieldError
+from kwhatif.errors import FieldError, InputError
 
 _INT32_MAX = (1 << 31) - 1
+# more pods than this in one check is a mistake, not a what-if (whatif/check.py's MAX_PODS)
+MAX_PODS = 100_000
 
 # sigs.k8s.io/lws api/leaderworkerset/v1 well-known names
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
@@ -162,6 +164,16 @@ def _stateful(
     return obj.workload("StatefulSet", name, spec, labels)
 
 
+def _bound(obj: _Obj, pods: int, field: str) -> None:
+    """Refuse, before anything is built, an object that asks for more pods than one check places."""
+    if pods > MAX_PODS:
+        raise InputError(
+            f"{field} would make {pods} pods, more than {MAX_PODS} to place in one check",
+            source=obj.source,
+            obj=f"{obj.kind} {obj.namespace}/{obj.name}",
+        )
+
+
 def _suspended(d: Dict, path: str) -> str | None:
     return f"{path}.suspend" if f.boolean(d, "suspend", path) else None
 
@@ -202,6 +214,7 @@ def _leader_worker_set(obj: _Obj) -> Expansion:
     size = _count(lwt, "size", path, 1)
     if size < 1:
         raise f.invalid(f"{path}.size", size, "must be greater than or equal to 1")
+    _bound(obj, replicas * size, "spec.replicas x spec.leaderWorkerTemplate.size")
     leader_key = "leaderTemplate" if isinstance(lwt.get("leaderTemplate"), dict) else "workerTemplate"
     annotations = f.str_map(f.mapping(obj.body, "metadata", ""), "annotations", "metadata")
     topology = annotations.get(LWS_EXCLUSIVE_ANNOTATION)
@@ -237,12 +250,15 @@ def _job_set(obj: _Obj) -> Expansion:
     spec = f.mapping(obj.body, "spec", "")
     parts: list[Part] = []
     counts: list[str] = []
+    total = 0
     for i, rj in enumerate(f.obj_seq(spec, "replicatedJobs", "spec")):
         path = f"spec.replicatedJobs[{i}]"
         rj_name = f.string(rj, "name", path)
         if not rj_name:
             raise f.required(f"{path}.name")
         replicas = _count(rj, "replicas", path, 1)
+        total += replicas
+        _bound(obj, total, "the replicas of spec.replicatedJobs")
         job_template = f.mapping(rj, "template", path)
         job_spec = f.mapping(job_template, "spec", f"{path}.template")
         for index in range(replicas):
@@ -275,6 +291,7 @@ def _ray_cluster(obj: _Obj) -> Expansion:
     tmpl = _pod_template(head, "template", "spec.headGroupSpec", labels, "Always")
     parts = [Part(_stateful(obj, f"{obj.name}-head", 1, tmpl, labels), "spec.headGroupSpec.template")]
     counts = ["head 1"]
+    total = 1
     for i, group in enumerate(f.obj_seq(spec, "workerGroupSpecs", "spec")):
         path = f"spec.workerGroupSpecs[{i}]"
         group_name = f.string(group, "groupName", path) or str(i)
@@ -293,6 +310,8 @@ def _ray_cluster(obj: _Obj) -> Expansion:
         else:
             want = min(raw, hi)
         pods = want * hosts
+        total += pods
+        _bound(obj, total, "the replicas of spec.workerGroupSpecs")
         counts.append(f"{group_name} {want} x numOfHosts {hosts}" if hosts != 1 else f"{group_name} {want}")
         if pods:
             wl = {RAY_CLUSTER_LABEL: obj.name, RAY_NODE_TYPE_LABEL: "worker", RAY_GROUP_LABEL: group_name}
@@ -313,10 +332,13 @@ def _kubeflow_job(obj: _Obj) -> Expansion:
     order = {t: i for i, t in enumerate(_TYPE_ORDER)}
     parts: list[Part] = []
     counts: list[str] = []
+    total = 0
     for rtype in sorted(specs, key=lambda t: (order.get(str(t), len(order)), str(t))):
         path = f"spec.{key}.{rtype}"
         rspec = f.mapping(specs, str(rtype), f"spec.{key}")
         replicas = _count(rspec, "replicas", path, 1)
+        total += replicas
+        _bound(obj, total, f"the replicas of spec.{key}")
         counts.append(f"{rtype} {replicas}")
         if not replicas:
             continue

@@ -947,6 +947,15 @@ def _operator_entry(
     try:
         plan = operators.expansion(doc.api_version, doc.kind, ns, cw.name, doc.body, doc.source)
         assert plan is not None
+        planned = 0
+        for part in plan.parts:
+            planned += _planned_pods(part.workload)
+            if planned > MAX_PODS:
+                raise InputError(
+                    f"{doc.kind} {ns}/{cw.name} would make more than {MAX_PODS} pods to place in one check",
+                    source=doc.source,
+                    obj=f"{doc.kind} {ns}/{cw.name}",
+                )
         parts = []
         for i, part in enumerate(plan.parts):
             try:
@@ -973,6 +982,13 @@ def _operator_entry(
         cw.pods += _admit_by_quota(chain, cw, list(exp.pods), generated=part.workload.kind == "Job")
     cw.notes = list(dict.fromkeys(cw.notes))
     return cw
+
+
+def _planned_pods(w: Workload) -> int:
+    """At most how many pods a stand-in workload of an operator makes (before it is expanded)."""
+    spec = w.body.get("spec")
+    n = spec.get("replicas" if w.kind == "StatefulSet" else "parallelism", 1) if isinstance(spec, dict) else 1
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 1
 
 
 def _not_checked(doc: Document) -> CheckedWorkload:

@@ -314,6 +314,7 @@ def manifest_pods(
         if state.resource_quotas
         else None,
     )
+    _strict_fields(state, docs, note)
     manifests: dict[str, dict[str, Any]] = {}
     pods, rest = pods_from_documents(
         docs, state, manifests=manifests, namespace=namespace, enforce_namespace=enforce_namespace, chain=chain
@@ -343,6 +344,24 @@ def manifest_pods(
             obj=doc.describe(),
         )
     return pods, manifests
+
+
+def _strict_fields(state: ClusterState, docs: list[Document], note: Callable[[str], None]) -> None:
+    """kubectl apply's strict field validation of the manifests' Pods (api/strict.py): a field the
+    API server's schema does not know is an error, as the API server answers it."""
+    from kwhatif.api import strict
+
+    for d in docs:
+        cls = strict.model_of(d.api_version, d.kind) if d.kind == "Pod" else None
+        unknown = strict.unknown_fields(d.body, cls) if cls is not None else []
+        if not unknown:
+            continue
+        message = strict.strict_decoding_error(d.api_version, d.kind, unknown)
+        known = strict.client_release()
+        if known is not None and state.version.minor > known:
+            note(f"{d.describe()}: {message} in the API schema of 1.{known} kwhatif reads; scheduled without them")
+            continue
+        raise InputError(message, source=d.source, obj=d.describe())
 
 
 # The objects `kwhatif schedule` creates with the pods of its manifests, before them

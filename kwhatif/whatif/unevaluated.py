@@ -183,6 +183,9 @@ OPERATOR_PODS: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("mongodbcommunity.mongodb.com", "MongoDBCommunity"): (("spec.members",),),
     ("acid.zalan.do", "postgresql"): (("spec.numberOfInstances",),),
     ("postgres-operator.crunchydata.com", "PostgresCluster"): (("spec.instances[].replicas",),),
+    # Kubeflow Trainer: the nodes of the training job (its runtime, which holds the pod templates,
+    # is another object)
+    ("trainer.kubeflow.org", "TrainJob"): (("spec.trainer.numNodes",),),
 }
 # a custom resource of no known operator: its spec.replicas, when it has one
 _FALLBACK: tuple[tuple[str, ...], ...] = (("spec.replicas",),)

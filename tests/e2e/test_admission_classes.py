@@ -347,6 +347,26 @@ def test_unknown_fields_are_refused_by_strict_field_validation(run, tmp_path, cl
     ]
 
 
+def test_schedule_refuses_unknown_fields_too(run, tmp_path, cluster):
+    manifest = write(
+        tmp_path,
+        "pod.yaml",
+        """\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: typo}
+        spec:
+          containers: [{name: c, image: nginx, resources: {limit: {cpu: "1"}}}]
+        """,
+    )
+    r = run("schedule", manifest, "--cluster", cluster)
+    assert r.code == 2
+    assert r.err.strip().splitlines()[-1] == (
+        f'kwhatif: error: {manifest}: Pod default/typo: Pod in version "v1" cannot be handled as a Pod: strict '
+        'decoding error: unknown field "spec.containers[0].resources.limit"'
+    )
+
+
 # --- pods bound by spec.nodeName: the kubelet's admission ---------------------------------------------
 
 
@@ -623,6 +643,31 @@ def test_operators_pods_are_expanded_and_queues_run_none(run, tmp_path, cluster)
         "kwhatif: note: objects in the manifests that run no pods, not checked: 1 ClusterQueue, 1 LocalQueue, "
         "1 ResourceFlavor"
     ) in r.err
+
+
+def test_operator_pod_counts_are_bounded(run, tmp_path, cluster):
+    manifest = write(
+        tmp_path,
+        "huge.yaml",
+        """\
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {name: huge}
+        spec:
+          replicas: 2000000
+          leaderWorkerTemplate:
+            size: 2000000
+            workerTemplate:
+              spec:
+                containers: [{name: w, image: vllm}]
+        """,
+    )
+    r = run("check", manifest, "--cluster", cluster)
+    assert r.code == 2
+    assert r.err.strip().splitlines()[-1] == (
+        f"kwhatif: error: {manifest}:1: LeaderWorkerSet default/huge: spec.replicas x spec.leaderWorkerTemplate.size "
+        "would make 4000000000000 pods, more than 100000 to place in one check"
+    )
 
 
 def test_cluster_scoped_custom_resources_have_no_namespace(run, tmp_path, cluster):
