@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from itertools import chain as chain_pods
 from typing import Any
 
-from kwhatif.api.admission_chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
-from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.controlplane.admission.chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
+from kwhatif.controlplane.admission.resourcequota import QuotaLedger
+from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_incoming
+from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import (
@@ -36,10 +38,8 @@ from kwhatif.load.cluster import (
     is_custom_resource,
 )
 from kwhatif.load.files import Document
-from kwhatif.load.pods import pods_from_documents, prepare_incoming
-from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif import kubelet
 from kwhatif.whatif.unevaluated import group_of, is_cluster_scoped, operator_pods, runs_no_pods
 
@@ -142,7 +142,7 @@ def merge_objects(
     new_pvs = [name for name in extra.pvs if name not in state.pvs]
     for name in new_pvs:
         state.pvs[name] = extra.pvs[name]
-    from kwhatif.load.pv_controller import available_new_volumes
+    from kwhatif.controlplane.controllers.pv_controller import available_new_volumes
 
     available_new_volumes(state, new_pvs)
     new_claims = []
@@ -172,8 +172,8 @@ def check(
     """Place the pods the manifests' workloads and Pods create (see the module's doc).
     ``admit_suspended``: suspended Jobs and operators' objects are checked as if resumed (else
     they are listed as not checked)."""
-    from kwhatif.load import workloads as wl
-    from kwhatif.load.pv_controller import sync_claims
+    from kwhatif.controlplane.controllers import workloads as wl
+    from kwhatif.controlplane.controllers.pv_controller import sync_claims
 
     workload_docs: list[Document] = []
     pod_docs: list[Document] = []
@@ -759,7 +759,7 @@ def _uses_claim(pod: Pod, key: str) -> bool:
 
 def _invalid(w: Workload, state: ClusterState, index: int, stale: frozenset[str]) -> FieldError | None:
     """The field error the API server answers ``w`` with, if any (its pods are not built for keeps)."""
-    from kwhatif.load import workloads as wl
+    from kwhatif.controlplane.controllers import workloads as wl
 
     try:
         wl.expand_workload(w, state, index=index, stale=stale)
@@ -934,10 +934,10 @@ def _suspended_entry(
 def _operator_entry(
     doc: Document, state: ClusterState, chain: AdmissionChain, index: int, admit_suspended: bool
 ) -> CheckedWorkload | None:
-    """The pods of an operator's object whose manifest declares them (load/operators.py): placed
+    """The pods of an operator's object whose manifest declares them (controlplane/controllers/operators.py): placed
     like a workload's; None for a kind kwhatif does not expand."""
-    from kwhatif.load import operators
-    from kwhatif.load import workloads as wl
+    from kwhatif.controlplane.controllers import operators
+    from kwhatif.controlplane.controllers import workloads as wl
 
     if not operators.known(doc.api_version, doc.kind):
         return None

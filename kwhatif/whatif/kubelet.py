@@ -25,7 +25,7 @@ from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 from kwhatif.plugins.node_ports import ERR_REASON as NODE_PORTS_REASON
 from kwhatif.plugins.node_ports import container_ports, fits_ports
 from kwhatif.plugins.node_resources_fit import fits_request
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 # pkg/kubelet/lifecycle/predicate.go
 OS_LABEL = "kubernetes.io/os"
