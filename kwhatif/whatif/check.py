@@ -362,10 +362,10 @@ def check(
     custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset())
     checked += missing_ns
     for d in custom_docs:
-        entry = _operator_entry(d, state, chain, index, admit_suspended)
+        entry, made = _operator_entry(d, state, chain, index, admit_suspended)
         checked.append(entry if entry is not None else _not_checked(d))
         # each workload the operator creates makes its pods a day after the one before
-        index += 1 + (len(entry.notes) if entry is not None else 0)
+        index += max(made, 1)
     checked.extend(refused_docs)
     if not checked:
         held: dict[str, int] = {}
@@ -933,14 +933,15 @@ def _suspended_entry(
 
 def _operator_entry(
     doc: Document, state: ClusterState, chain: AdmissionChain, index: int, admit_suspended: bool
-) -> CheckedWorkload | None:
-    """The pods of an operator's object whose manifest declares them (controlplane/controllers/operators.py): placed
-    like a workload's; None for a kind kwhatif does not expand."""
+) -> tuple[CheckedWorkload | None, int]:
+    """The pods of an operator's object whose manifest declares them (controlplane/controllers/
+    operators.py), placed like a workload's, and how many workloads its operator creates; None
+    for a kind kwhatif does not expand."""
     from kwhatif.controlplane.controllers import operators
     from kwhatif.controlplane.controllers import workloads as wl
 
     if not operators.known(doc.api_version, doc.kind):
-        return None
+        return None, 0
     cw = _unevaluated(doc, 0, Verdict.FITS)
     cw.verdict, cw.custom = None, True
     ns = cw.namespace or "default"
@@ -965,10 +966,10 @@ def _operator_entry(
     except FieldError as e:
         cw.verdict = cw.refused_by = Verdict.REFUSED_BY_API
         cw.refusal, cw.desired = _field_error_text(e), None
-        return cw
+        return cw, 0
     cw.desired = sum(exp.desired for _, exp in parts)
     if plan.suspended is not None and not admit_suspended:
-        return _suspended_entry(doc.kind, cw.namespace, cw.name, doc.source, cw.desired, plan.suspended, [])
+        return _suspended_entry(doc.kind, cw.namespace, cw.name, doc.source, cw.desired, plan.suspended, []), 0
     cw.notes.append(plan.describe)
     if plan.suspended is not None:
         cw.notes.append(f"{doc.kind}: suspended; checked as if it were resumed (--admit-suspended)")
@@ -981,7 +982,7 @@ def _operator_entry(
         cw.notes.extend(n for n in exp.notes if not n.startswith(f"{part.workload.kind}:"))
         cw.pods += _admit_by_quota(chain, cw, list(exp.pods), generated=part.workload.kind == "Job")
     cw.notes = list(dict.fromkeys(cw.notes))
-    return cw
+    return cw, len(parts)
 
 
 def _planned_pods(w: Workload) -> int:

@@ -22,6 +22,7 @@ from kwhatif.framework.types import PodOutcome
 from kwhatif.plugins.helper import find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import ERR_REASON_POD as NODE_AFFINITY_REASON
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
+from kwhatif.plugins.node_name import ERR_REASON as NODE_NAME_REASON
 from kwhatif.plugins.node_ports import ERR_REASON as NODE_PORTS_REASON
 from kwhatif.plugins.node_ports import container_ports, fits_ports
 from kwhatif.plugins.node_resources_fit import fits_request
@@ -36,6 +37,7 @@ INSUFFICIENT_RESOURCE_PREFIX = "OutOf"
 TAINT_REASON = "node(s) had taints that the pod didn't tolerate"
 NO_EXECUTE = frozenset({"NoExecute"})
 REJECTED = "Pod was rejected: "
+CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source"  # pkg/kubelet/types
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +56,14 @@ def admit(pod: Pod, node_info: NodeInfo) -> Rejection | None:
     wanted = pod.labels.get(OS_LABEL)
     if wanted is not None and wanted != os_name:
         return Rejection(POD_OS_SELECTOR_MISMATCH, POD_OS_SELECTOR_MESSAGE)
-    reasons = _general_filter(pod, node_info)
+    reasons = general_filter(pod, node_info)
     return reasons[0] if reasons else None
 
 
-def _general_filter(pod: Pod, node_info: NodeInfo) -> list[Rejection]:
-    """generalFilter: AdmissionCheck with every failure, then the untolerated NoExecute taint;
-    the first one is the kubelet's answer."""
+def general_filter(pod: Pod, node_info: NodeInfo) -> list[Rejection]:
+    """generalFilter: AdmissionCheck with every failure (resources, required node affinity, node
+    name, host ports), then an untolerated NoExecute taint unless the pod is a static pod; the
+    first one is the kubelet's answer."""
     out: list[Rejection] = []
     for r in fits_request(_without_missing_extended(pod.requests, node_info), node_info):
         # InsufficientResourceError: OutOfcpu, OutOfmemory, OutOfephemeral-storage, OutOfpods,
@@ -74,9 +77,13 @@ def _general_filter(pod: Pod, node_info: NodeInfo) -> list[Rejection]:
         )
     if not RequiredNodeAffinity.of(pod).matches(node_info.node.labels, node_info.node.name):
         out.append(_predicate("NodeAffinity", NODE_AFFINITY_REASON))
+    if pod.node_name and pod.node_name != node_info.node.name:
+        out.append(_predicate("NodeName", NODE_NAME_REASON))
     if not fits_ports(container_ports(pod), node_info):
         out.append(_predicate("NodePorts", NODE_PORTS_REASON))
-    if find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, NO_EXECUTE) is not None:
+    # types.IsStaticPod: a pod the kubelet read from a file or URL ignores the taints
+    static = pod.annotations.get(CONFIG_SOURCE_ANNOTATION, "api") != "api"
+    if not static and find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, NO_EXECUTE) is not None:
         out.append(_predicate("TaintToleration", TAINT_REASON))
     return out
 
