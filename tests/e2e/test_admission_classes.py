@@ -565,6 +565,23 @@ spec:
       spec:
         containers: [{name: w, image: ray}]
 ---
+apiVersion: ray.io/v1
+kind: RayJob
+metadata: {name: rayjob}
+spec:
+  entrypoint: python job.py
+  rayClusterSpec:
+    headGroupSpec:
+      template:
+        spec:
+          containers: [{name: head, image: ray}]
+    workerGroupSpecs:
+    - groupName: g
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: w, image: ray}]
+---
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata: {name: torch}
@@ -622,6 +639,7 @@ def test_operators_pods_are_expanded_and_queues_run_none(run, tmp_path, cluster)
         ("LeaderWorkerSet", "lws", 6, 6, "fits"),
         ("JobSet", "js", 7, 7, "fits"),
         ("RayCluster", "ray", 5, 5, "fits"),
+        ("RayJob", "rayjob", 3, 3, "fits"),
         ("PyTorchJob", "torch", 4, 4, "fits"),
         ("MPIJob", "pi", 3, 1, "DOES NOT FIT"),
     ]

@@ -15,7 +15,8 @@ manifest (their pods then meet admission and the scheduler like any other):
   ``<jobset>-<replicatedJob>-<index>`` of the replicated job's Job template (each Job then runs its
   pods as the Job controller does).
 - RayCluster (ray.io, ray-project/kuberay ray-operator): one head pod, and for each worker group
-  clamp(replicas, minReplicas, maxReplicas) x numOfHosts pods (utils.GetWorkerGroupDesiredReplicas).
+  clamp(replicas, minReplicas, maxReplicas) x numOfHosts pods (utils.GetWorkerGroupDesiredReplicas);
+  a RayJob, the RayCluster of its spec.rayClusterSpec.
 - The Kubeflow training jobs (kubeflow.org: PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob,
   JAXJob, MXJob): for each replica type, its replicas (default 1) pods ``<job>-<type>-<index>``.
 
@@ -286,14 +287,32 @@ def _job_set(obj: _Obj) -> Expansion:
 
 def _ray_cluster(obj: _Obj) -> Expansion:
     spec = f.mapping(obj.body, "spec", "")
-    head = f.mapping(spec, "headGroupSpec", "spec")
+    parts, how = _ray_pods(obj, spec, "spec")
+    return Expansion(tuple(parts), f"RayCluster: {how}", _suspended(spec, "spec"))
+
+
+def _ray_job(obj: _Obj) -> Expansion:
+    """A RayJob's RayCluster, made from spec.rayClusterSpec (its submitter pod, which the
+    operator builds itself, is not counted)."""
+    spec = f.mapping(obj.body, "spec", "")
+    cluster = f.opt_mapping(spec, "rayClusterSpec", "spec")
+    if cluster is None:
+        # a RayJob that runs on an existing cluster (spec.clusterSelector) creates no pods of its own
+        return Expansion((), "RayJob: it runs on an existing RayCluster (no spec.rayClusterSpec)", None)
+    parts, how = _ray_pods(obj, cluster, "spec.rayClusterSpec")
+    how = f"RayJob: the RayCluster of its spec.rayClusterSpec, {how}; its submitter pod is not counted"
+    return Expansion(tuple(parts), how, _suspended(spec, "spec"))
+
+
+def _ray_pods(obj: _Obj, spec: Dict, at: str) -> tuple[list[Part], str]:
+    head = f.mapping(spec, "headGroupSpec", at)
     labels = {RAY_CLUSTER_LABEL: obj.name, RAY_NODE_TYPE_LABEL: "head", RAY_GROUP_LABEL: "headgroup"}
-    tmpl = _pod_template(head, "template", "spec.headGroupSpec", labels, "Always")
-    parts = [Part(_stateful(obj, f"{obj.name}-head", 1, tmpl, labels), "spec.headGroupSpec.template")]
+    tmpl = _pod_template(head, "template", f"{at}.headGroupSpec", labels, "Always")
+    parts = [Part(_stateful(obj, f"{obj.name}-head", 1, tmpl, labels), f"{at}.headGroupSpec.template")]
     counts = ["head 1"]
     total = 1
-    for i, group in enumerate(f.obj_seq(spec, "workerGroupSpecs", "spec")):
-        path = f"spec.workerGroupSpecs[{i}]"
+    for i, group in enumerate(f.obj_seq(spec, "workerGroupSpecs", at)):
+        path = f"{at}.workerGroupSpecs[{i}]"
         group_name = f.string(group, "groupName", path) or str(i)
         lo = _count(group, "minReplicas", path, 0)
         hi = _count(group, "maxReplicas", path, _INT32_MAX)
@@ -318,8 +337,7 @@ def _ray_cluster(obj: _Obj) -> Expansion:
             tmpl = _pod_template(group, "template", path, wl, "Always")
             name = f"{obj.name}-{group_name}-worker"
             parts.append(Part(_stateful(obj, name, pods, tmpl, wl), f"{path}.template"))
-    how = "RayCluster: its head pod and its worker groups' pods (" + ", ".join(counts) + ")"
-    return Expansion(tuple(parts), how, _suspended(spec, "spec"))
+    return parts, "its head pod and its worker groups' pods (" + ", ".join(counts) + ")"
 
 
 # --- Kubeflow training jobs ----------------------------------------------------------------------
@@ -355,6 +373,7 @@ _EXPANDERS: dict[tuple[str, str], Callable[[_Obj], Expansion]] = {
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): _leader_worker_set,
     ("jobset.x-k8s.io", "JobSet"): _job_set,
     ("ray.io", "RayCluster"): _ray_cluster,
+    ("ray.io", "RayJob"): _ray_job,
     **{("kubeflow.org", kind): _kubeflow_job for kind in KUBEFLOW_REPLICA_SPECS},
 }
 
