@@ -181,7 +181,7 @@ def check(
     custom_docs: list[Document] = []
     skipped: dict[str, int] = {}
     refused_docs: list[CheckedWorkload] = []
-    _CLUSTER_SCOPED_CRDS[0] = crd_cluster_scoped(docs)
+    scoped = crd_cluster_scoped(docs)
     strict_notes: list[str] = []
     for d in docs:
         try:
@@ -215,7 +215,7 @@ def check(
     priority_classes_listed = whole or bool(state.priority_classes)
     other_docs, invalid_docs = _screen_objects(other_docs)
     refused_docs += invalid_docs
-    other_docs, missing_ns = _namespace_refused(chain, other_docs, _manifest_namespaces(docs))
+    other_docs, missing_ns = _namespace_refused(chain, other_docs, _manifest_namespaces(docs), scoped)
     refused_docs += missing_ns
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
@@ -359,11 +359,11 @@ def check(
                     "a cluster keeps its node): drop spec.nodeName, or run with --ignore-node-name, to schedule it anew"
                 )
         checked.append(cw)
-    custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset())
+    custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset(), scoped)
     checked += missing_ns
     for d in custom_docs:
         entry, made = _operator_entry(d, state, chain, index, admit_suspended)
-        checked.append(entry if entry is not None else _not_checked(d))
+        checked.append(entry if entry is not None else _not_checked(d, scoped))
         # each workload the operator creates makes its pods a day after the one before
         index += max(made, 1)
     checked.extend(refused_docs)
@@ -841,7 +841,7 @@ def _manifest_namespaces(docs: list[Document]) -> frozenset[str]:
 
 
 def _namespace_refused(
-    chain: AdmissionChain, docs: list[Document], created: frozenset[str]
+    chain: AdmissionChain, docs: list[Document], created: frozenset[str], scoped: frozenset[tuple[str, str]]
 ) -> tuple[list[Document], list[CheckedWorkload]]:
     """The namespaced objects NamespaceLifecycle admits, and an entry for each one it refuses
     (plugin/pkg/admission/namespace/lifecycle: any object created in a namespace that does not
@@ -853,8 +853,8 @@ def _namespace_refused(
         meta = d.body.get("metadata")
         named = meta.get("namespace") if isinstance(meta, dict) else None
         if is_custom_resource(d):
-            scoped = (group_of(d.api_version), d.kind) in _CLUSTER_SCOPED_CRDS[0]
-            namespaced = bool(named) and not scoped and not is_cluster_scoped(d.api_version, d.kind)
+            by_crd = (group_of(d.api_version), d.kind) in scoped
+            namespaced = bool(named) and not by_crd and not is_cluster_scoped(d.api_version, d.kind)
         else:
             spec = READ_KINDS.get(d.kind)
             namespaced = spec is not None and spec[1]
@@ -863,7 +863,7 @@ def _namespace_refused(
         if answer is None:
             kept.append(d)
             continue
-        cw = _unevaluated(d, None, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE)
+        cw = _unevaluated(d, None, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE, scoped)
         cw.refused_by, cw.refusal = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE, answer
         cw.custom = is_custom_resource(d)
         refused.append(cw)
@@ -992,10 +992,10 @@ def _planned_pods(w: Workload) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 1
 
 
-def _not_checked(doc: Document) -> CheckedWorkload:
+def _not_checked(doc: Document, scoped: frozenset[tuple[str, str]] = frozenset()) -> CheckedWorkload:
     """An object that may run pods but that kwhatif does not expand into them."""
     count = operator_pods(doc.api_version, doc.kind, doc.body) if is_custom_resource(doc) else None
-    cw = _unevaluated(doc, None if count is None else count.pods, Verdict.NOT_CHECKED)
+    cw = _unevaluated(doc, None if count is None else count.pods, Verdict.NOT_CHECKED, scoped)
     cw.custom = is_custom_resource(doc)
     if cw.custom:
         cw.notes.append(
@@ -1016,22 +1016,22 @@ def crd_cluster_scoped(docs: list[Document]) -> frozenset[tuple[str, str]]:
     out = set()
     for d in docs:
         spec = d.body.get("spec") if d.kind == "CustomResourceDefinition" else None
-        names = spec.get("names") if isinstance(spec, dict) else None
-        if isinstance(names, dict) and spec.get("scope") == "Cluster":  # type: ignore[union-attr]
-            out.add((str(spec.get("group") or ""), str(names.get("kind") or "")))  # type: ignore[union-attr]
+        if not isinstance(spec, dict) or spec.get("scope") != "Cluster":
+            continue
+        names = spec.get("names")
+        if isinstance(names, dict):
+            out.add((str(spec.get("group") or ""), str(names.get("kind") or "")))
     return frozenset(out)
 
 
-_CLUSTER_SCOPED_CRDS: list[frozenset[tuple[str, str]]] = [frozenset()]
-
-
-def _unevaluated(doc: Document, desired: int | None, verdict: Verdict) -> CheckedWorkload:
+def _unevaluated(
+    doc: Document, desired: int | None, verdict: Verdict, scoped: frozenset[tuple[str, str]] = frozenset()
+) -> CheckedWorkload:
     """The entry of an object kwhatif does not expand into pods, named as its metadata names it
     (a cluster-scoped one by its name alone)."""
     meta = doc.body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
-    scoped = _CLUSTER_SCOPED_CRDS[0]
     if is_cluster_scoped(doc.api_version, doc.kind) or (group_of(doc.api_version), doc.kind) in scoped:
         ns = ""
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
