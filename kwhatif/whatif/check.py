@@ -23,21 +23,17 @@ from typing import Any
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.cache.kinds import WORKLOAD_KINDS
 from kwhatif.controlplane.admission.chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.controlplane.admission.resourcequota import QuotaLedger
 from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_incoming
 from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import (
-    READ_KINDS,
-    WORKLOAD_KINDS,
-    UnservedVersion,
-    build_cluster,
-    classify,
-    is_custom_resource,
-)
+from kwhatif.load.cluster import READ_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
+from kwhatif.release.schema import newer_than_schema
+from kwhatif.release.versions import SchedulerVersion
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif import kubelet
@@ -121,24 +117,7 @@ def merge_objects(
         raise InputError(
             "manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}"
         )
-    for maps in (
-        "namespaces",
-        "priority_classes",
-        "runtime_classes",
-        "storage_classes",
-        "csi_drivers",
-        "limit_ranges",
-        "resource_quotas",
-        "hpas",
-        "device_classes",
-        "resource_claims",
-        "resource_claim_templates",
-        "pod_groups",
-        "scheduling_workloads",
-    ):
-        getattr(state, maps).update(getattr(extra, maps))
-    names = {s.name for s in extra.resource_slices}
-    state.resource_slices = [s for s in state.resource_slices if s.name not in names] + extra.resource_slices
+    state.apply(extra)
     new_pvs = [name for name in extra.pvs if name not in state.pvs]
     for name in new_pvs:
         state.pvs[name] = extra.pvs[name]
@@ -152,10 +131,6 @@ def merge_objects(
             continue
         state.pvcs[key] = chain.default_storage_class(pvc)
         new_claims.append(key)
-    for svc in extra.services:
-        state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
-    for pdb in extra.pdbs:
-        state.pdbs = [p for p in state.pdbs if (p.namespace, p.name) != (pdb.namespace, pdb.name)] + [pdb]
     return new_claims
 
 
@@ -175,6 +150,7 @@ def check(
     from kwhatif.controlplane.controllers import workloads as wl
     from kwhatif.controlplane.controllers.pv_controller import sync_claims
 
+    state = state.fork()  # the manifests change a copy of the cluster, never the caller's
     workload_docs: list[Document] = []
     pod_docs: list[Document] = []
     other_docs: list[Document] = []
@@ -197,7 +173,7 @@ def check(
             else:
                 custom_docs.append(d)
             continue
-        unknown = _strict_refusal(d, state.version.minor, strict_notes)
+        unknown = _strict_refusal(d, state.version, strict_notes)
         if unknown is not None:
             refused_docs.append(unknown)
             continue
@@ -870,7 +846,7 @@ def _namespace_refused(
     return kept, refused
 
 
-def _strict_refusal(doc: Document, minor: int, notes: list[str]) -> CheckedWorkload | None:
+def _strict_refusal(doc: Document, version: SchedulerVersion, notes: list[str]) -> CheckedWorkload | None:
     """kubectl apply's strict field validation: the entry of an object the API server refuses for
     fields its schema does not know (api/strict.py). When the selected release is newer than the
     schema kwhatif reads, an unknown field may be one that release added: a note, not a refusal."""
@@ -884,9 +860,9 @@ def _strict_refusal(doc: Document, minor: int, notes: list[str]) -> CheckedWorkl
         return None
     message = strict.strict_decoding_error(doc.api_version, doc.kind, unknown)
     known = strict.client_release()
-    if known is not None and minor > known:
+    if newer_than_schema(version, known):
         notes.append(
-            f"{doc.describe()}: {message} in the API schema of 1.{known} kwhatif reads; 1.{minor} may know "
+            f"{doc.describe()}: {message} in the API schema of 1.{known} kwhatif reads; {version.release} may know "
             "these fields, so the object is checked without them"
         )
         return None

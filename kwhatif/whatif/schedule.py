@@ -282,9 +282,10 @@ def manifest_pods(
     PriorityClass, a LimitRange or a ResourceQuota) is an error."""
     from itertools import chain as chain_pods
 
+    from kwhatif.cache.kinds import WORKLOAD_KINDS
     from kwhatif.controlplane.admission.resourcequota import QuotaLedger
     from kwhatif.controlplane.controllers.pods import pods_from_documents, unverified_namespaces_note
-    from kwhatif.load.cluster import WORKLOAD_KINDS, apply_namespace, classify
+    from kwhatif.load.cluster import apply_namespace, classify
     from kwhatif.load.files import CLUSTER_SCOPED_KINDS
 
     companions = [d for d in docs if d.kind in COMPANION_KINDS]
@@ -350,6 +351,7 @@ def _strict_fields(state: ClusterState, docs: list[Document], note: Callable[[st
     """kubectl apply's strict field validation of the manifests' Pods (api/strict.py): a field the
     API server's schema does not know is an error, as the API server answers it."""
     from kwhatif.api import strict
+    from kwhatif.release.schema import newer_than_schema
 
     for d in docs:
         cls = strict.model_of(d.api_version, d.kind) if d.kind == "Pod" else None
@@ -358,7 +360,7 @@ def _strict_fields(state: ClusterState, docs: list[Document], note: Callable[[st
             continue
         message = strict.strict_decoding_error(d.api_version, d.kind, unknown)
         known = strict.client_release()
-        if known is not None and state.version.minor > known:
+        if newer_than_schema(state.version, known):
             note(f"{d.describe()}: {message} in the API schema of 1.{known} kwhatif reads; scheduled without them")
             continue
         raise InputError(message, source=d.source, obj=d.describe())
