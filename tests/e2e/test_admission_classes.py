@@ -762,3 +762,41 @@ def test_suspended_jobs_are_not_checked_unless_admitted(run, tmp_path, cluster):
     assert r.code == 1, r.err  # 2 x 4 cpus: one JobSet pod finds no room
     got = [(w["kind"], w["desired"], w["placed"], w["verdict"]) for w in json.loads(r.out)["workloads"]]
     assert got == [("Job", 3, 3, "fits"), ("JobSet", 2, 1, "DOES NOT FIT")]
+
+
+def test_leader_worker_set_exclusive_placement(run, tmp_path):
+    nodes = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        f"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {n}\n"
+        f"    labels: {{kubernetes.io/hostname: {n}, pool: {n}}}\n"
+        '  status:\n    allocatable: {cpu: "8", memory: 16Gi, pods: "110"}\n'
+        for n in ("pool-a", "pool-b")
+    )
+    cluster = write(tmp_path, "pools.yaml", nodes)
+    manifest = write(
+        tmp_path,
+        "lws.yaml",
+        """\
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata:
+          name: lws
+          annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: pool}
+        spec:
+          replicas: 3
+          leaderWorkerTemplate:
+            size: 2
+            workerTemplate:
+              spec:
+                containers: [{name: w, image: vllm, resources: {requests: {cpu: 100m}}}]
+        """,
+    )
+    r = run("check", manifest, "--cluster", cluster, "-o", "json")
+    assert r.code == 1, r.err
+    d = json.loads(r.out)
+    (w,) = d["workloads"]
+    # each group alone in one pool: two groups fit, the third finds no pool of its own
+    assert (w["desired"], w["placed"], w["notPlaced"]) == (6, 4, 2)
+    where = {p["pod"]["name"]: p["node"] for p in d["results"] if p["status"] == "Scheduled"}
+    assert where["lws-0"] == where["lws-0-1"] and where["lws-1"] == where["lws-1-1"]
+    assert where["lws-0"] != where["lws-1"]
+    assert "lws-2" not in where and "lws-2-1" not in where
