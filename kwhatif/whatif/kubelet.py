@@ -105,8 +105,11 @@ def _without_missing_extended(req: Resource, node_info: NodeInfo) -> Resource:
 
 def is_bound(pod: Pod, sched: Scheduler) -> bool:
     """A new pod that names a node of the cluster: the kubelet, not the scheduler, takes it. (One
-    that names a node the cluster lacks stays pending: no kubelet ever runs it.)"""
-    return bool(pod.node_name) and pod.node_name in sched.snapshot
+    that names a node the cluster lacks stays pending: no kubelet ever runs it.) With `schedule
+    --apply` (a binder that writes to the cluster) every pod goes through the binder, as before."""
+    from kwhatif.binder import RecordingBinder
+
+    return bool(pod.node_name) and pod.node_name in sched.snapshot and isinstance(sched.binder, RecordingBinder)
 
 
 def run(sched: Scheduler, pods: list[Pod], *, skip_unchanged: bool = False) -> list[Attempt]:
