@@ -186,6 +186,9 @@ OPERATOR_PODS: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     # Kubeflow Trainer: the nodes of the training job (its runtime, which holds the pod templates,
     # is another object)
     ("trainer.kubeflow.org", "TrainJob"): (("spec.trainer.numNodes",),),
+    # the Spark operator: the driver pod, then spec.executor.instances executors
+    ("sparkoperator.k8s.io", "SparkApplication"): (("=1 driver",), ("spec.executor.instances",)),
+    ("sparkoperator.k8s.io", "ScheduledSparkApplication"): (("=1 driver",), ("spec.template.executor.instances",)),
 }
 # a custom resource of no known operator: its spec.replicas, when it has one
 _FALLBACK: tuple[tuple[str, ...], ...] = (("spec.replicas",),)
@@ -224,6 +227,12 @@ def operator_pods(api_version: str, kind: str, body: dict[str, Any]) -> PodCount
     terms = OPERATOR_PODS.get((group_of(api_version), kind), _FALLBACK)
     total, read = 0, []
     for count, *factors in terms:
+        if count.startswith("="):
+            # one pod the operator always makes when the object exists ("=1 driver")
+            n_text, _, what = count[1:].partition(" ")
+            total += int(n_text)
+            read.append(f"{what} {n_text}")
+            continue
         values = _values(body, count)
         if not values:
             continue
