@@ -115,20 +115,32 @@ def unknown_fields(body: dict[str, Any], cls: str) -> list[str]:
     return list(_walk(body, cls, ""))
 
 
-def _walk(value: Any, typ: str, path: str) -> Iterator[str]:
-    if typ in _LEAVES or value is None:
-        return
+@functools.cache
+def _shape(typ: str) -> tuple[str, str]:
+    """("leaf", ""), ("list", item type), ("dict", value type) or ("model", class)."""
+    if typ in _LEAVES:
+        return "leaf", ""
     m = _LIST.match(typ)
     if m:
-        if isinstance(value, list):
-            inner = m.group(1) or m.group(2)
-            for i, item in enumerate(value):
-                yield from _walk(item, inner, f"{path}[{i}]")
-        return
+        return "list", m.group(1) or m.group(2)
     m = _DICT.match(typ)
     if m:
-        if isinstance(value, dict):
-            inner = m.group(1) or m.group(2)
+        return "dict", m.group(1) or m.group(2)
+    return "model", typ
+
+
+def _walk(value: Any, typ: str, path: str) -> Iterator[str]:
+    shape, inner = _shape(typ)
+    if shape == "leaf" or value is None:
+        return
+    if shape == "list":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if _shape(inner)[0] != "leaf":
+                    yield from _walk(item, inner, f"{path}[{i}]")
+        return
+    if shape == "dict":
+        if isinstance(value, dict) and _shape(inner)[0] != "leaf":
             for k, item in value.items():
                 yield from _walk(item, inner, f"{path}[{k}]")
         return
