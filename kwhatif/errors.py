@@ -63,7 +63,54 @@ class InputError(KwhatifError):
 
 
 class FieldError(InputError):
-    """A field of an object is invalid; ``field`` is the path inside the object."""
+    """A field of an object is invalid; ``field`` is the path inside the object. ``more``: the
+    other field errors the same validation found, as (path, message): the API server answers
+    with all of them (an aggregate, "[path: message, path: message]")."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        obj: str | None = None,
+        field: str | None = None,
+        more: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.more = more
+        super().__init__(message, source=source, obj=obj, field=field)
+
+    @property
+    def detail(self) -> str:
+        """The field error(s) as the API server words them: "<path>: <what is wrong>", several
+        in brackets (utilerrors.NewAggregate, ToAggregate of a field.ErrorList)."""
+        first = f"{self.field}: {self.message}" if self.field else self.message
+        if not self.more:
+            return first
+        rest = [f"{p}: {m}" if p else m for p, m in self.more]
+        return "[" + ", ".join(dict.fromkeys([first, *rest])) + "]"
+
+    def render(self) -> str:
+        head = ": ".join(p for p in (self.source, self.obj) if p)
+        return f"{head}: {self.detail}" if head else self.detail
+
+    def under(self, path: str) -> FieldError:
+        """The same error(s) with every path inside ``path`` (a template inside its controller)."""
+
+        def inside(p: str | None) -> str:
+            return f"{path}.{p}" if p else path
+
+        return type(self)(
+            self.message,
+            source=self.source,
+            obj=self.obj,
+            field=inside(self.field),
+            more=tuple((inside(p), m) for p, m in self.more),
+        )
+
+    def with_context(self, *, source: str | None = None, obj: str | None = None) -> FieldError:
+        return type(self)(
+            self.message, source=self.source or source, obj=self.obj or obj, field=self.field, more=self.more
+        )
 
 
 class ConfigError(InputError):

@@ -207,7 +207,20 @@ class PodBuilder:
         return self
 
     def dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self.d)
+        """The manifest, valid as the API server wants it: a request of an extended resource or
+        of hugepages, which are never overcommitted, gets its limit (validateResourceRequirements:
+        "Limit must be set for non overcommitable resources")."""
+        d = copy.deepcopy(self.d)
+        spec = d.get("spec") or {}
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or []:
+                res = c.get("resources") if isinstance(c, dict) else None
+                if not isinstance(res, dict) or not isinstance(res.get("requests"), dict):
+                    continue
+                for name, amount in res["requests"].items():
+                    if _never_overcommitted(name) and name not in (res.get("limits") or {}):
+                        res.setdefault("limits", {})[name] = amount
+        return d
 
     def obj(self, admission: Admission | None = None, version: SchedulerVersion | None = None) -> Pod:
         if not self.d["metadata"].get("uid"):
@@ -274,6 +287,12 @@ def make_pod() -> PodBuilder:
 
 def make_node() -> NodeBuilder:
     return NodeBuilder()
+
+
+def _never_overcommitted(name: str) -> bool:
+    """helper.IsOvercommitAllowed is false: not a native resource, or hugepages."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return not native or name.startswith("hugepages-")
 
 
 def _names(res: dict[str, str]) -> dict[str, str]:

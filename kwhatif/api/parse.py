@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -591,22 +591,44 @@ def _resources_and_ports(
     rpath = f"{path}.resources"
     requests = f.resource_list(res, "requests", rpath)
     limits = f.resource_list(res, "limits", rpath)
+    # validateResourceRequirements (pkg/apis/core/validation/validation.go, v1.36.2) runs after
+    # SetDefaults_Pod copied each limit without a request into the requests, and reports every
+    # error it finds, not the first one: limits, then requests.
+    raw_requests = dict(res.get("requests") or {})
+    for rname, amount in limits.items():
+        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
+        if rname not in requests:
+            requests[rname] = amount
+            raw_requests[rname] = res["limits"][rname]
+    res = {"requests": raw_requests, "limits": res.get("limits") or {}}
+    errors: list[FieldError] = []
+    for rname, amount in limits.items():
+        _collect(errors, _check_container_amount, rname, amount, res, "limits", rpath)
+        if is_hugepages(rname):
+            _collect(errors, _check_hugepage_value, rname, amount, res["limits"][rname], f"{rpath}.limits[{rname}]")
     for rname, amount in requests.items():
-        _check_container_amount(rname, amount, res, "requests", rpath)
+        _collect(errors, _check_container_amount, rname, amount, res, "requests", rpath)
         lim = limits.get(rname)
         if lim is not None:
             # value.String() of each, after the API server's defaulting
             raw = q.canonical(amount, q.format_of(res["requests"][rname]))
             raw_lim = q.canonical(lim, q.format_of(res["limits"][rname]))
             if amount != lim and not _overcommit_allowed(rname):
-                raise f.invalid(f"{rpath}.requests", raw, f"must be equal to {rname} limit of {raw_lim}")
-            if amount > lim:
-                raise f.invalid(f"{rpath}.requests", raw, f"must be less than or equal to {rname} limit of {raw_lim}")
-    for rname, amount in limits.items():
-        _check_container_amount(rname, amount, res, "limits", rpath)
-        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
-        if rname not in requests:
-            requests[rname] = amount
+                errors.append(f.invalid(f"{rpath}.requests", raw, f"must be equal to {rname} limit of {raw_lim}"))
+            elif amount > lim:
+                errors.append(
+                    f.invalid(f"{rpath}.requests", raw, f"must be less than or equal to {rname} limit of {raw_lim}")
+                )
+        if is_hugepages(rname):
+            path_r = f"{rpath}.requests[{rname}]"
+            _collect(errors, _check_hugepage_value, rname, amount, res["requests"][rname], path_r)
+    names = set(requests) | set(limits)
+    if any(is_hugepages(n) for n in names) and not names & {"cpu", "memory"}:
+        errors.append(f.forbidden(rpath, "HugePages require cpu or memory"))
+    if errors:
+        first, *rest = errors
+        more = tuple(pair for e in rest for pair in ((e.field or "", e.message), *e.more))
+        raise FieldError(first.message, field=first.field, more=first.more + more)
     ports = []
     for i, pd in enumerate(f.obj_seq(d, "ports", path)):
         pp = f"{path}.ports[{i}]"
@@ -652,9 +674,43 @@ def container(d: Dict, path: str, host_network: bool, is_init: bool) -> Containe
     return new_container(name, image, requests, limits, ports, restart)
 
 
+def _collect(errors: list[FieldError], check: Callable[..., None], *args: Any) -> None:
+    """Run one check of a validation that reports every error: its error joins ``errors``."""
+    try:
+        check(*args)
+    except FieldError as e:
+        errors.append(e)
+
+
+def _check_hugepage_value(name: str, amount: Fraction, raw: object, path: str) -> None:
+    """validateResourceQuantityHugePageValue of a new pod: the amount (Quantity.Value(), rounded
+    up to a whole number) is a whole number of pages of the size the name says."""
+    try:
+        page = q.parse_quantity(name[len("hugepages-") :])
+    except q.QuantityError:
+        page = Fraction(0)
+    shown = q.canonical(amount, q.format_of(raw))
+    if page <= 0 or page.denominator != 1 or q.value(amount) % int(page) != 0:
+        raise f.invalid(path, shown, f"{shown} is not positive integer multiple of {name}")
+
+
 def _overcommit_allowed(name: str) -> bool:
     # helper.IsOvercommitAllowed: native resources other than hugepages may be overcommitted.
     return is_native(name) and not is_hugepages(name)
+
+
+def unlimited_non_overcommitable(pod: Pod) -> FieldError | None:
+    """validateResourceRequirements of a new pod (pkg/apis/core/validation/validation.go, v1.36.2):
+    an extended resource or hugepages requested without a limit is refused (it is never
+    overcommitted: its limit is its request). Only new pods meet it; the pods of a cluster were
+    admitted when they were created, and a state may hold pods some other path created."""
+    for kind, group in (("initContainers", pod.init_containers), ("containers", pod.containers)):
+        for i, c in enumerate(group):
+            if any(not _overcommit_allowed(n) and n not in c.limits for n in c.requests):
+                return f.required(
+                    f"spec.{kind}[{i}].resources.limits", "Limit must be set for non overcommitable resources"
+                )
+    return None
 
 
 _DISK_ID_FIELDS = {

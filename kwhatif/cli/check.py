@@ -36,6 +36,14 @@ from kwhatif.report.base import ReportKind
     help="Check workloads a HorizontalPodAutoscaler scales at its maxReplicas (the peak they must survive).",
 )
 @click.option(
+    "--admit-suspended",
+    is_flag=True,
+    help=(
+        "Check suspended Jobs, CronJobs and operators' objects (JobSets, RayClusters, Kubeflow jobs) as if resumed, "
+        "as Kueue resumes what it admits (without it they are listed as not checked)."
+    ),
+)
+@click.option(
     "--strict",
     is_flag=True,
     help=(
@@ -65,6 +73,7 @@ def check(
     color: str,
     surge: bool,
     hpa_max: bool,
+    admit_suspended: bool,
     strict: bool,
     namespace: str | None,
     ignore_node_name: bool,
@@ -106,6 +115,7 @@ def check(
         surge=surge,
         profile=co.profile,
         hpa_max=hpa_max,
+        admit_suspended=admit_suspended,
     )
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))

@@ -47,6 +47,7 @@ class WorkloadEntry:
     custom: bool = False  # a custom resource (not checked: its operator makes the pods)
     verdict_notes: tuple[str, ...] = ()  # the notes that change or qualify the verdict (shown in every format)
     never_created: int = 0  # OrderedReady StatefulSet: pods after the first one that does not fit
+    suspended: bool = False  # not checked: suspended (it creates no pods until it is resumed)
 
     @property
     def evicts(self) -> list[str]:
@@ -80,27 +81,37 @@ class WorkloadEntry:
     def headline(self) -> str:
         """One line on what went wrong, for annotations and test cases."""
         if self.verdict is Verdict.NOT_CHECKED:
-            what = "a custom resource" if self.custom else "a kind kwhatif does not evaluate"
-            return f"{self.kind} {self.namespace}/{self.name}: not checked ({what})"
+            what = (
+                "suspended"
+                if self.suspended
+                else "a custom resource"
+                if self.custom
+                else "a kind kwhatif does not evaluate"
+            )
+            return f"{self.kind} {self.ref}: not checked ({what})"
         if self.verdict is Verdict.UNKNOWN:
-            return f"{self.kind} {self.namespace}/{self.name}: unknown ({self.dominant_reason})"
+            return f"{self.kind} {self.ref}: unknown ({self.dominant_reason})"
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
-            return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
+            return f"{self.kind} {self.ref}: no eligible nodes"
         if self.verdict is Verdict.FITS_AFTER_SCALE_UP:
-            return f"{self.kind} {self.namespace}/{self.name}: {self.message}"
-        if self.verdict is Verdict.REFUSED_BY_API:
-            return f"{self.kind} {self.namespace}/{self.name}: {self.verdict}"
+            return f"{self.kind} {self.ref}: {self.message}"
+        if self.verdict is Verdict.REFUSED_BY_API or (self.verdict in REFUSALS and not self.refused):
+            # the object itself is refused (it asks for no pods, or kwhatif does not count them)
+            return f"{self.kind} {self.ref}: {self.verdict}"
         if self.never_created and self.results:
             pending = self.results[-1].pod.name
             return (
-                f"{self.kind} {self.namespace}/{self.name}: {pending} does not fit; the {self.never_created} pod(s) "
+                f"{self.kind} {self.ref}: {pending} does not fit; the {self.never_created} pod(s) "
                 "after it are never created while it is pending (OrderedReady)"
             )
         if self.refused and self.refused == self.not_placed:
-            return (
-                f"{self.kind} {self.namespace}/{self.name}: {self.refused} of {self.desired_text} pods {self.verdict}"
-            )
-        return f"{self.kind} {self.namespace}/{self.name}: {self.not_placed} of {self.desired_text} pods do not fit"
+            return f"{self.kind} {self.ref}: {self.refused} of {self.desired_text} pods {self.verdict}"
+        return f"{self.kind} {self.ref}: {self.not_placed} of {self.desired_text} pods do not fit"
+
+    @property
+    def ref(self) -> str:
+        """namespace/name, or the name alone of a cluster-scoped object."""
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
     @property
     def desired_text(self) -> str:
@@ -291,6 +302,7 @@ def check_report(result: Any, schedule: ScheduleReport, *, strict: bool = False)
                 custom=w.custom,
                 verdict_notes=tuple(w.verdict_notes),
                 never_created=never,
+                suspended=getattr(w, "suspended", False),
             )
         )
     return CheckReport(schedule, tuple(entries), notes=tuple(result.notes), strict=strict)

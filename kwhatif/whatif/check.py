@@ -30,11 +30,14 @@ from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_i
 from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import UnservedVersion, build_cluster, classify, is_custom_resource
+from kwhatif.load.cluster import READ_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
+from kwhatif.release.schema import newer_than_schema
+from kwhatif.release.versions import SchedulerVersion
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
-from kwhatif.whatif.unevaluated import group_of, operator_pods, runs_no_pods
+from kwhatif.whatif import kubelet
+from kwhatif.whatif.unevaluated import group_of, is_cluster_scoped, operator_pods, runs_no_pods
 
 __all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
 
@@ -61,6 +64,7 @@ class CheckedWorkload:
     verdict_notes: list[str] = field(default_factory=list)
     ordered_ready: bool = False  # a StatefulSet that creates its pods one at a time (OrderedReady)
     never_created: int = 0  # OrderedReady: pods after the first one that does not fit
+    suspended: bool = False  # not checked because suspended (see --admit-suspended)
 
     @property
     def key(self) -> str:
@@ -138,7 +142,11 @@ def check(
     surge: bool = False,
     profile: str | None = None,
     hpa_max: bool = False,
+    admit_suspended: bool = False,
 ) -> tuple[CheckResult, Scheduler]:
+    """Place the pods the manifests' workloads and Pods create (see the module's doc).
+    ``admit_suspended``: suspended Jobs and operators' objects are checked as if resumed (else
+    they are listed as not checked)."""
     from kwhatif.controlplane.controllers import workloads as wl
     from kwhatif.controlplane.controllers.pv_controller import sync_claims
 
@@ -149,6 +157,8 @@ def check(
     custom_docs: list[Document] = []
     skipped: dict[str, int] = {}
     refused_docs: list[CheckedWorkload] = []
+    scoped = crd_cluster_scoped(docs)
+    strict_notes: list[str] = []
     for d in docs:
         try:
             kind = classify(d)
@@ -163,13 +173,17 @@ def check(
             else:
                 custom_docs.append(d)
             continue
+        unknown = _strict_refusal(d, state.version, strict_notes)
+        if unknown is not None:
+            refused_docs.append(unknown)
+            continue
         if kind in WORKLOAD_KINDS:
             workload_docs.append(d)
         elif kind == "Pod":
             pod_docs.append(d)
         else:
             other_docs.append(d)
-    result_notes: list[str] = []
+    result_notes: list[str] = list(strict_notes)
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
     # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
@@ -177,6 +191,8 @@ def check(
     priority_classes_listed = whole or bool(state.priority_classes)
     other_docs, invalid_docs = _screen_objects(other_docs)
     refused_docs += invalid_docs
+    other_docs, missing_ns = _namespace_refused(chain, other_docs, _manifest_namespaces(docs), scoped)
+    refused_docs += missing_ns
     new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
     manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
     # the manifests' own ResourceQuotas count too
@@ -242,12 +258,19 @@ def check(
         replaced = len(keys) if leave_first else 0
         _check_size(w, planned)
         try:
-            exp = wl.expand_workload(w, state, index=index, stale=stale)
+            exp = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=admit_suspended)
+            suspension = None if admit_suspended else _suspension(w)
+            if suspension is not None:
+                # how many pods it runs once resumed (Kueue resumes the Jobs it admits)
+                would = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=True)
         except FieldError as e:
             checked.append(_invalid_entry(w, e, notes))
             index += 1
             continue
         index += 1
+        if suspension is not None:
+            checked.append(_suspended_entry(w.kind, w.namespace, w.name, w.source, would.desired, suspension, notes))
+            continue
         cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
         cw.ordered_ready = w.kind == "StatefulSet" and _pod_management_policy(w) == "OrderedReady"
         if running:
@@ -259,8 +282,10 @@ def check(
         state.workloads[w.key] = w
         ns_refusal = chain.namespace_lifecycle(w.namespace)
         if ns_refusal is not None:
-            # the API server refuses the workload itself: no controller, no pods
+            # the API server refuses the workload itself (plugin/pkg/admission/namespace/lifecycle):
+            # no controller, no pods, whether it asks for any or not
             cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+            cw.verdict = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
         elif exp.refusal is not None:
             cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, _refused_by(exp.refused_by)
         elif w.kind == "DaemonSet" and exp.desired == 0:
@@ -310,8 +335,13 @@ def check(
                     "a cluster keeps its node): drop spec.nodeName, or run with --ignore-node-name, to schedule it anew"
                 )
         checked.append(cw)
+    custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset(), scoped)
+    checked += missing_ns
     for d in custom_docs:
-        checked.append(_not_checked(d))
+        entry, made = _operator_entry(d, state, chain, index, admit_suspended)
+        checked.append(entry if entry is not None else _not_checked(d, scoped))
+        # each workload the operator creates makes its pods a day after the one before
+        index += max(made, 1)
     checked.extend(refused_docs)
     if not checked:
         held: dict[str, int] = {}
@@ -325,7 +355,7 @@ def check(
         _unknown_priority_classes(checked)
     if not whole:
         _unknown_namespaces(chain, checked)
-    new_claims += _ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
+    new_claims += ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
     for outcome in sync_claims(state, new_claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
@@ -353,7 +383,16 @@ def check(
         for cw in checked:
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
     sched: Scheduler = sched_factory(state)
-    attempts = sched.run(all_pods, skip_unchanged=True) if all_pods else []
+    # pods bound by spec.nodeName go to their node's kubelet, the others to the scheduler
+    attempts = kubelet.run(sched, all_pods, skip_unchanged=True) if all_pods else []
+    for cw in checked:
+        nodes = sorted({p.node_name for p in cw.pods if kubelet.is_bound(p, sched)})
+        if nodes:
+            cw.notes.append(
+                f"{cw.kind}: its pods name node {', '.join(nodes)} in spec.nodeName: the scheduler never sees them, "
+                "the node's kubelet admits or rejects them (resources, node affinity, host ports and NoExecute "
+                "taints; cordoning and NoSchedule taints do not matter)"
+            )
     ordered = [cw for cw in checked if cw.ordered_ready and len(cw.pods) > 1]
     for _ in ordered:
         # OrderedReady: the pods after the first one that stays pending are never created, so
@@ -363,7 +402,7 @@ def check(
             break
         all_pods = [p for p in all_pods if p.key not in never]
         sched = sched_factory(state)
-        attempts = sched.run(all_pods, skip_unchanged=True)
+        attempts = kubelet.run(sched, all_pods, skip_unchanged=True)
     for cw in ordered:
         if cw.never_created:
             pending = cw.pods[-1].name
@@ -645,7 +684,7 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
 
 
-def _ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
+def ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
     """The ephemeral volume controller creates each generic ephemeral volume's claim
     ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
     from kwhatif.api import storage
@@ -667,7 +706,14 @@ def _ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod
                     "namespace": pod.namespace,
                     "uid": f"kwhatif-ephemeral-{pod.namespace}-{name}",
                     "ownerReferences": [
-                        {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid, "controller": True}
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "name": pod.name,
+                            # a new pod without one gets the uid its selection gives it
+                            "uid": pod.uid or f"kwhatif-{pod.namespace}-{pod.name}",
+                            "controller": True,
+                        }
                     ],
                 },
                 "spec": dict(v.ephemeral_spec or {}),
@@ -711,7 +757,7 @@ def _name_error(w: Workload) -> FieldError | None:
 
 def _field_error_text(error: FieldError) -> str:
     """The field error as the API server words it: "<path>: <what is wrong>"."""
-    return f"{error.field}: {error.message}" if error.field else error.message
+    return error.detail
 
 
 def _invalid_entry(w: Workload, error: FieldError, notes: list[str]) -> CheckedWorkload:
@@ -760,6 +806,72 @@ def _screen_objects(docs: list[Document]) -> tuple[list[Document], list[CheckedW
     return good, refused
 
 
+def _manifest_namespaces(docs: list[Document]) -> frozenset[str]:
+    """The Namespaces the manifests create (they exist when the other objects are created)."""
+    out = set()
+    for d in docs:
+        meta = d.body.get("metadata")
+        if d.kind == "Namespace" and d.api_version == "v1" and isinstance(meta, dict):
+            out.add(str(meta.get("name") or ""))
+    return frozenset(out)
+
+
+def _namespace_refused(
+    chain: AdmissionChain, docs: list[Document], created: frozenset[str], scoped: frozenset[tuple[str, str]]
+) -> tuple[list[Document], list[CheckedWorkload]]:
+    """The namespaced objects NamespaceLifecycle admits, and an entry for each one it refuses
+    (plugin/pkg/admission/namespace/lifecycle: any object created in a namespace that does not
+    exist, whatever it runs). A custom resource counts as namespaced when it names a namespace
+    and its kind is not one known to be cluster-scoped."""
+    kept: list[Document] = []
+    refused: list[CheckedWorkload] = []
+    for d in docs:
+        meta = d.body.get("metadata")
+        named = meta.get("namespace") if isinstance(meta, dict) else None
+        if is_custom_resource(d):
+            by_crd = (group_of(d.api_version), d.kind) in scoped
+            namespaced = bool(named) and not by_crd and not is_cluster_scoped(d.api_version, d.kind)
+        else:
+            spec = READ_KINDS.get(d.kind)
+            namespaced = spec is not None and spec[1]
+        ns = str(named) if isinstance(named, str) and named else "default"
+        answer = chain.namespace_lifecycle(ns) if namespaced and ns not in created else None
+        if answer is None:
+            kept.append(d)
+            continue
+        cw = _unevaluated(d, None, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE, scoped)
+        cw.refused_by, cw.refusal = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE, answer
+        cw.custom = is_custom_resource(d)
+        refused.append(cw)
+    return kept, refused
+
+
+def _strict_refusal(doc: Document, version: SchedulerVersion, notes: list[str]) -> CheckedWorkload | None:
+    """kubectl apply's strict field validation: the entry of an object the API server refuses for
+    fields its schema does not know (api/strict.py). When the selected release is newer than the
+    schema kwhatif reads, an unknown field may be one that release added: a note, not a refusal."""
+    from kwhatif.api import strict
+
+    cls = strict.model_of(doc.api_version, doc.kind)
+    if cls is None:
+        return None
+    unknown = strict.unknown_fields(doc.body, cls)
+    if not unknown:
+        return None
+    message = strict.strict_decoding_error(doc.api_version, doc.kind, unknown)
+    known = strict.client_release()
+    if newer_than_schema(version, known):
+        notes.append(
+            f"{doc.describe()}: {message} in the API schema of 1.{known} kwhatif reads; {version.release} may know "
+            "these fields, so the object is checked without them"
+        )
+        return None
+    cw = _unevaluated(doc, 1 if doc.kind == "Pod" else None, Verdict.REFUSED_BY_API)
+    cw.refused_by, cw.refusal = Verdict.REFUSED_BY_API, message
+    cw.refused = 1 if doc.kind == "Pod" else 0
+    return cw
+
+
 def _unserved(doc: Document) -> CheckedWorkload:
     """An object of a group/version the release's API server does not serve: kubectl's answer."""
     cw = _unevaluated(doc, None, Verdict.REFUSED_BY_API)
@@ -767,10 +879,99 @@ def _unserved(doc: Document) -> CheckedWorkload:
     return cw
 
 
-def _not_checked(doc: Document) -> CheckedWorkload:
+def _suspension(w: Workload) -> str | None:
+    """The field that suspends a Job or CronJob, when it is set (its controller then creates no
+    pods, or no Jobs, until it is resumed)."""
+    spec = w.body.get("spec")
+    if not isinstance(spec, dict) or w.kind not in ("Job", "CronJob"):
+        return None
+    if spec.get("suspend") is True:
+        return "spec.suspend"
+    template = spec.get("jobTemplate") if w.kind == "CronJob" else None
+    job_spec = template.get("spec") if isinstance(template, dict) else None
+    if isinstance(job_spec, dict) and job_spec.get("suspend") is True:
+        return "spec.jobTemplate.spec.suspend"
+    return None
+
+
+def _suspended_entry(
+    kind: str, namespace: str, name: str, source: str, desired: int, suspension: str, notes: list[str]
+) -> CheckedWorkload:
+    """A suspended object: it runs no pods until it is resumed, so none are checked."""
+    cw = CheckedWorkload(kind, namespace, name, source, desired, [], notes=list(notes))
+    cw.verdict, cw.suspended = Verdict.NOT_CHECKED, True
+    cw.notes.append(
+        f"{kind}: suspended ({suspension} true): it creates none of its {desired} pod(s) until it is resumed (Kueue "
+        "resumes what it admits), so they are not checked; --admit-suspended checks them as if it were resumed"
+    )
+    return cw
+
+
+def _operator_entry(
+    doc: Document, state: ClusterState, chain: AdmissionChain, index: int, admit_suspended: bool
+) -> tuple[CheckedWorkload | None, int]:
+    """The pods of an operator's object whose manifest declares them (controlplane/controllers/
+    operators.py), placed like a workload's, and how many workloads its operator creates; None
+    for a kind kwhatif does not expand."""
+    from kwhatif.controlplane.controllers import operators
+    from kwhatif.controlplane.controllers import workloads as wl
+
+    if not operators.known(doc.api_version, doc.kind):
+        return None, 0
+    cw = _unevaluated(doc, 0, Verdict.FITS)
+    cw.verdict, cw.custom = None, True
+    ns = cw.namespace or "default"
+    try:
+        plan = operators.expansion(doc.api_version, doc.kind, ns, cw.name, doc.body, doc.source)
+        assert plan is not None
+        planned = 0
+        for part in plan.parts:
+            planned += _planned_pods(part.workload)
+            if planned > MAX_PODS:
+                raise InputError(
+                    f"{doc.kind} {ns}/{cw.name} would make more than {MAX_PODS} pods to place in one check",
+                    source=doc.source,
+                    obj=f"{doc.kind} {ns}/{cw.name}",
+                )
+        parts = []
+        for i, part in enumerate(plan.parts):
+            try:
+                parts.append((part, wl.expand_workload(part.workload, state, index=index + i, admit_suspended=True)))
+            except FieldError as e:
+                raise operators.remap(e, part.template) from None
+    except FieldError as e:
+        cw.verdict = cw.refused_by = Verdict.REFUSED_BY_API
+        cw.refusal, cw.desired = _field_error_text(e), None
+        return cw, 0
+    cw.desired = sum(exp.desired for _, exp in parts)
+    if plan.suspended is not None and not admit_suspended:
+        return _suspended_entry(doc.kind, cw.namespace, cw.name, doc.source, cw.desired, plan.suspended, []), 0
+    cw.notes.append(plan.describe)
+    if plan.suspended is not None:
+        cw.notes.append(f"{doc.kind}: suspended; checked as if it were resumed (--admit-suspended)")
+    for part, exp in parts:
+        if exp.refusal is not None:
+            cw.refused += exp.desired
+            if cw.refusal is None:
+                cw.refusal, cw.refused_by = exp.refusal, _refused_by(exp.refused_by)
+            continue
+        cw.notes.extend(n for n in exp.notes if not n.startswith(f"{part.workload.kind}:"))
+        cw.pods += _admit_by_quota(chain, cw, list(exp.pods), generated=part.workload.kind == "Job")
+    cw.notes = list(dict.fromkeys(cw.notes))
+    return cw, len(parts)
+
+
+def _planned_pods(w: Workload) -> int:
+    """At most how many pods a stand-in workload of an operator makes (before it is expanded)."""
+    spec = w.body.get("spec")
+    n = spec.get("replicas" if w.kind == "StatefulSet" else "parallelism", 1) if isinstance(spec, dict) else 1
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else 1
+
+
+def _not_checked(doc: Document, scoped: frozenset[tuple[str, str]] = frozenset()) -> CheckedWorkload:
     """An object that may run pods but that kwhatif does not expand into them."""
     count = operator_pods(doc.api_version, doc.kind, doc.body) if is_custom_resource(doc) else None
-    cw = _unevaluated(doc, None if count is None else count.pods, Verdict.NOT_CHECKED)
+    cw = _unevaluated(doc, None if count is None else count.pods, Verdict.NOT_CHECKED, scoped)
     cw.custom = is_custom_resource(doc)
     if cw.custom:
         cw.notes.append(
@@ -785,11 +986,30 @@ def _not_checked(doc: Document) -> CheckedWorkload:
     return cw
 
 
-def _unevaluated(doc: Document, desired: int | None, verdict: Verdict) -> CheckedWorkload:
-    """The entry of an object kwhatif does not expand into pods, named as its metadata names it."""
+def crd_cluster_scoped(docs: list[Document]) -> frozenset[tuple[str, str]]:
+    """(group, kind) of the custom resources whose CustomResourceDefinition in the manifests says
+    `scope: Cluster`."""
+    out = set()
+    for d in docs:
+        spec = d.body.get("spec") if d.kind == "CustomResourceDefinition" else None
+        if not isinstance(spec, dict) or spec.get("scope") != "Cluster":
+            continue
+        names = spec.get("names")
+        if isinstance(names, dict):
+            out.add((str(spec.get("group") or ""), str(names.get("kind") or "")))
+    return frozenset(out)
+
+
+def _unevaluated(
+    doc: Document, desired: int | None, verdict: Verdict, scoped: frozenset[tuple[str, str]] = frozenset()
+) -> CheckedWorkload:
+    """The entry of an object kwhatif does not expand into pods, named as its metadata names it
+    (a cluster-scoped one by its name alone)."""
     meta = doc.body.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
     ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") else "default"
+    if is_cluster_scoped(doc.api_version, doc.kind) or (group_of(doc.api_version), doc.kind) in scoped:
+        ns = ""
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
     return CheckedWorkload(doc.kind, str(ns), str(name), doc.source, desired, [], verdict=verdict)
 

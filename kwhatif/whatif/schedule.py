@@ -302,10 +302,12 @@ def manifest_pods(
             if isinstance(meta, dict) and not meta.get("namespace"):
                 meta["namespace"] = namespace
         merged: list[str] = []
-        merge_objects(state, companions, merged)
+        new_claims = merge_objects(state, companions, merged)
         for line in merged:
             note(line)
         docs = [d for d in docs if d.kind not in COMPANION_KINDS]
+    else:
+        new_claims = []
     chain = AdmissionChain(
         state,
         namespaces_listed=listed,
@@ -313,6 +315,7 @@ def manifest_pods(
         if state.resource_quotas
         else None,
     )
+    _strict_fields(state, docs, note)
     manifests: dict[str, dict[str, Any]] = {}
     pods, rest = pods_from_documents(
         docs, state, manifests=manifests, namespace=namespace, enforce_namespace=enforce_namespace, chain=chain
@@ -322,6 +325,14 @@ def manifest_pods(
         outcome = chain.resource_quota(pod)
         if isinstance(outcome, Refused):
             raise InputError(outcome.message, source=pod.source or None, obj=f"Pod {pod.key}")
+    from kwhatif.controlplane.controllers.pv_controller import sync_claims
+    from kwhatif.whatif.check import ephemeral_claims
+
+    # as in `kwhatif check`: the ephemeral volume controller creates each generic ephemeral
+    # volume's claim, then the PV controller binds or provisions the Immediate ones
+    new_claims += ephemeral_claims(chain, state, pods)
+    for synced in sync_claims(state, new_claims):
+        note(f"PersistentVolumeClaim {synced.claim}: {synced.note}")
     unverified = unverified_namespaces_note(chain, {p.namespace for p in pods})
     if unverified:
         note(unverified)
@@ -336,9 +347,41 @@ def manifest_pods(
     return pods, manifests
 
 
+def _strict_fields(state: ClusterState, docs: list[Document], note: Callable[[str], None]) -> None:
+    """kubectl apply's strict field validation of the manifests' Pods (api/strict.py): a field the
+    API server's schema does not know is an error, as the API server answers it."""
+    from kwhatif.api import strict
+    from kwhatif.release.schema import newer_than_schema
+
+    for d in docs:
+        cls = strict.model_of(d.api_version, d.kind) if d.kind == "Pod" else None
+        unknown = strict.unknown_fields(d.body, cls) if cls is not None else []
+        if not unknown:
+            continue
+        message = strict.strict_decoding_error(d.api_version, d.kind, unknown)
+        known = strict.client_release()
+        if newer_than_schema(state.version, known):
+            note(f"{d.describe()}: {message} in the API schema of 1.{known} kwhatif reads; scheduled without them")
+            continue
+        raise InputError(message, source=d.source, obj=d.describe())
+
+
 # The objects `kwhatif schedule` creates with the pods of its manifests, before them
 COMPANION_KINDS = frozenset(
-    {"Namespace", "PriorityClass", "LimitRange", "ResourceQuota", "ResourceClaim", "ResourceClaimTemplate"}
+    {
+        "Namespace",
+        "PriorityClass",
+        "LimitRange",
+        "ResourceQuota",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        # what the pods run with and mount, as `kwhatif check` creates them
+        "RuntimeClass",
+        "StorageClass",
+        "CSIDriver",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+    }
 )
 
 
@@ -400,7 +443,10 @@ def plan(
 
 def schedule(sched: Scheduler, plan: Plan) -> list[Attempt]:
     """Schedule the plan's pods one after another; each result starts with its selection notes."""
-    attempts = sched.run(plan.pods, skip_unchanged=True)
+    from kwhatif.whatif import kubelet
+
+    # a pod bound by spec.nodeName goes to its node's kubelet, never to the scheduler
+    attempts = kubelet.run(sched, plan.pods, skip_unchanged=True)
     for att in attempts:
         extra = plan.selection.pod_notes.get(att.pod.key)
         if extra:

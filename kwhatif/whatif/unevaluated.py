@@ -112,6 +112,52 @@ RUNS_NO_PODS: frozenset[tuple[str, str]] = frozenset(
         ("ceph.rook.io", "CephClient"),
         ("ceph.rook.io", "CephObjectStoreUser"),
         ("ceph.rook.io", "CephFilesystemSubVolumeGroup"),
+        # queueing and quota objects: they admit the pods of other objects and run none
+        # (sigs.k8s.io/kueue apis/kueue/v1beta1 and v1beta2)
+        ("kueue.x-k8s.io", "ResourceFlavor"),
+        ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "LocalQueue"),
+        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+        ("kueue.x-k8s.io", "AdmissionCheck"),
+        ("kueue.x-k8s.io", "Cohort"),
+        ("kueue.x-k8s.io", "Topology"),
+        ("kueue.x-k8s.io", "Workload"),
+        ("kueue.x-k8s.io", "MultiKueueCluster"),
+        ("kueue.x-k8s.io", "MultiKueueConfig"),
+        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+        ("scheduling.volcano.sh", "Queue"),
+        ("scheduling.volcano.sh", "PodGroup"),
+        ("scheduling.x-k8s.io", "PodGroup"),
+        ("scheduling.x-k8s.io", "ElasticQuota"),
+        # templates other objects refer to (Kubeflow Trainer's runtimes run nothing by themselves)
+        ("trainer.kubeflow.org", "TrainingRuntime"),
+        ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+    }
+)
+
+# (API group, kind) of custom resources that are cluster-scoped (their CustomResourceDefinitions
+# say `scope: Cluster`): named without a namespace.
+CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("kueue.x-k8s.io", "ResourceFlavor"),
+        ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+        ("kueue.x-k8s.io", "AdmissionCheck"),
+        ("kueue.x-k8s.io", "Cohort"),
+        ("kueue.x-k8s.io", "Topology"),
+        ("kueue.x-k8s.io", "MultiKueueCluster"),
+        ("kueue.x-k8s.io", "MultiKueueConfig"),
+        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+        ("scheduling.volcano.sh", "Queue"),
+        ("trainer.kubeflow.org", "ClusterTrainingRuntime"),
+        ("cert-manager.io", "ClusterIssuer"),
+        ("external-secrets.io", "ClusterSecretStore"),
+        ("cilium.io", "CiliumClusterwideNetworkPolicy"),
+        ("crd.projectcalico.org", "GlobalNetworkPolicy"),
+        ("keda.sh", "ClusterTriggerAuthentication"),
+        ("gateway.networking.k8s.io", "GatewayClass"),
+        ("snapshot.storage.k8s.io", "VolumeSnapshotClass"),
+        ("snapshot.storage.k8s.io", "VolumeSnapshotContent"),
     }
 )
 
@@ -137,6 +183,12 @@ OPERATOR_PODS: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("mongodbcommunity.mongodb.com", "MongoDBCommunity"): (("spec.members",),),
     ("acid.zalan.do", "postgresql"): (("spec.numberOfInstances",),),
     ("postgres-operator.crunchydata.com", "PostgresCluster"): (("spec.instances[].replicas",),),
+    # Kubeflow Trainer: the nodes of the training job (its runtime, which holds the pod templates,
+    # is another object)
+    ("trainer.kubeflow.org", "TrainJob"): (("spec.trainer.numNodes",),),
+    # the Spark operator: the driver pod, then spec.executor.instances executors
+    ("sparkoperator.k8s.io", "SparkApplication"): (("=1 driver",), ("spec.executor.instances",)),
+    ("sparkoperator.k8s.io", "ScheduledSparkApplication"): (("=1 driver",), ("spec.template.executor.instances",)),
 }
 # a custom resource of no known operator: its spec.replicas, when it has one
 _FALLBACK: tuple[tuple[str, ...], ...] = (("spec.replicas",),)
@@ -148,6 +200,17 @@ def group_of(api_version: str) -> str:
 
 def runs_no_pods(api_version: str, kind: str) -> bool:
     return (group_of(api_version), kind) in RUNS_NO_PODS
+
+
+def is_cluster_scoped(api_version: str, kind: str) -> bool:
+    """A kind whose objects live in no namespace (built-in, or a known custom resource)."""
+    from kwhatif.load.files import CLUSTER_SCOPED_KINDS
+
+    group = group_of(api_version)
+    if (group, kind) in CLUSTER_SCOPED:
+        return True
+    builtin = group == "" or "." not in group or group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")
+    return builtin and kind in CLUSTER_SCOPED_KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +227,12 @@ def operator_pods(api_version: str, kind: str, body: dict[str, Any]) -> PodCount
     terms = OPERATOR_PODS.get((group_of(api_version), kind), _FALLBACK)
     total, read = 0, []
     for count, *factors in terms:
+        if count.startswith("="):
+            # one pod the operator always makes when the object exists ("=1 driver")
+            n_text, _, what = count[1:].partition(" ")
+            total += int(n_text)
+            read.append(f"{what} {n_text}")
+            continue
         values = _values(body, count)
         if not values:
             continue

@@ -93,7 +93,7 @@ def test_extended_and_hugepages_are_scalar():
     pod = (
         make_pod()
         .name("p")
-        .req(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"})
+        .req(**{"cpu": "100m", "example.com/gpu": "2", "hugepages-2Mi": "4Mi"})
         .limits(**{"example.com/gpu": "2", "hugepages-2Mi": "4Mi"})
         .obj()
     )

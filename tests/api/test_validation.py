@@ -248,8 +248,9 @@ def test_empty_preferred_list_still_scores():
         ),
         (make_pod().name("p").set("spec.containers", [{"name": "c"}]), "spec.containers[0].image", "Required value"),
         (
+            # validateResourceRequirements checks the limits first
             make_pod().name("p").req(**{"example.com/gpu": "500m"}).limits(**{"example.com/gpu": "500m"}),
-            "spec.containers[0].resources.requests[example.com/gpu]",
+            "spec.containers[0].resources.limits[example.com/gpu]",
             'Invalid value: "500m": must be an integer',
         ),
         (
@@ -259,8 +260,9 @@ def test_empty_preferred_list_still_scores():
         ),
         # the messages show value.String(): the canonical text, after the defaulting's rounding
         (
+            # validateResourceRequirements checks the limits first
             make_pod().name("p").req(**{"example.com/gpu": "0.5"}).limits(**{"example.com/gpu": "0.5"}),
-            "spec.containers[0].resources.requests[example.com/gpu]",
+            "spec.containers[0].resources.limits[example.com/gpu]",
             'Invalid value: "500m": must be an integer',
         ),
         (
@@ -279,8 +281,9 @@ def test_empty_preferred_list_still_scores():
             "must be a standard resource for containers",
         ),
         (
+            # (the builder sets the limit a valid pod needs: the limits are checked first)
             make_pod().name("p").req(**{"requests.example.com/gpu": "1"}),
-            "spec.containers[0].resources.requests[requests.example.com/gpu]",
+            "spec.containers[0].resources.limits[requests.example.com/gpu]",
             "doesn't follow extended resource name standard",
         ),
     ],

@@ -68,7 +68,8 @@ def run_filter(pod, node, existing=(), args=None):
             id="ephemeral",
         ),
         pytest.param(
-            make_pod().name("p").req(hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"),
+            # the API server wants cpu or memory with hugepages ("HugePages require cpu or memory")
+            make_pod().name("p").req(cpu="1m", hugepages_2Mi="2Mi").limits(hugepages_2Mi="2Mi"),
             [],
             Code.UNSCHEDULABLE,
             ("Insufficient hugepages-2Mi",),

@@ -170,7 +170,7 @@ class AdmissionChain:
         except FieldError as e:
             if field is None:
                 raise
-            raise FieldError(e.message, field=f"{field}.{e.field}" if e.field else field) from None
+            raise e.under(field) from None
         if refusal is not None:
             return Refused(pod, refusal[0], refusal[1], notes)
         return Admitted(pod, notes)
@@ -210,7 +210,7 @@ class AdmissionChain:
         try:
             pod = parse(mutated)
         except FieldError as e:
-            return pod, f'Pod "{pod.name}" is invalid: {e.field}: {e.message}', notes
+            return pod, f'Pod "{pod.name}" is invalid: {e.detail}', notes
         err = limitranger.validate_pod(mutated, ranges)
         refusal = limitranger.forbidden("pods", shown_name or pod.name, err) if err is not None else None
         return pod, refusal, notes

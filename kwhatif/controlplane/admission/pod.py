@@ -25,7 +25,7 @@ from kwhatif.api.core import (
     WeightedPodAffinityTerm,
 )
 from kwhatif.api.labels import Op, Requirement, Selector
-from kwhatif.api.parse import DEFAULT_POD_RULES, rebuild_pod
+from kwhatif.api.parse import DEFAULT_POD_RULES, rebuild_pod, unlimited_non_overcommitable
 from kwhatif.api.resources import (
     ContainerRequests,
     PodRules,
@@ -71,6 +71,10 @@ class Admission:
         """Resolve priority and overhead. ``strict`` (new pods): a missing PriorityClass or
         RuntimeClass is an error, as the API server rejects such a pod; existing pods keep what
         they have."""
+        if strict:
+            unlimited = unlimited_non_overcommitable(pod)
+            if unlimited is not None:
+                raise unlimited
         changes: dict[str, object] = {}
         if not pod.priority_resolved:
             pc: PriorityClass | None

@@ -124,14 +124,20 @@ class ExpandedWorkload:
 
 
 def expand_workload(
-    w: Workload, state: ClusterState, *, index: int = 0, stale: frozenset[str] = frozenset()
+    w: Workload,
+    state: ClusterState,
+    *,
+    index: int = 0,
+    stale: frozenset[str] = frozenset(),
+    admit_suspended: bool = False,
 ) -> ExpandedWorkload:
     """The pods ``w``'s controller creates on ``state``. ``index`` is the workload's position in
     the input: its pods are created after those of the workloads before it. ``stale``: keys of
     running pods of the workload that run an older template (a DaemonSet still creates a new pod
-    on their nodes)."""
+    on their nodes). ``admit_suspended``: a suspended Job (or CronJob) runs its pods as if it
+    were resumed (as Kueue resumes the Jobs it admits)."""
     ns = w.namespace or "default"
-    ctx = _Ctx(w, state, ns, w.uid or _generated_uid(w.kind, ns, w.name), index, stale, [], [])
+    ctx = _Ctx(w, state, ns, w.uid or _generated_uid(w.kind, ns, w.name), index, stale, [], [], admit_suspended)
     expand = _EXPANDERS.get(w.kind)
     if expand is None:
         raise InputError(f"kind {w.kind} has no pods to expand", source=w.source, obj=ctx.obj)
@@ -207,6 +213,7 @@ class _Ctx:
     stale: frozenset[str]  # running pods of an older template
     refusals: list[tuple[str, str]]  # the plugin and what the API server answers the controller's pod creations
     admitted: list[str]  # what admission plugins changed in its pods
+    admit_suspended: bool = False  # a suspended Job runs as if resumed
 
     @property
     def obj(self) -> str:
@@ -306,7 +313,7 @@ def _template_pod(
         admission = ctx.state.admission
         pod = parse.pod(manifest, ctx.namespace, ctx.w.source, rules=admission.rules)
     except FieldError as e:
-        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+        raise e.under(path) from None
     # The pod the controller creates meets the API server's admission (its namespace was
     # admitted with the workload): what LimitRanger sets can make the pod invalid, and what it
     # checks can refuse it; the controller retries, and the first refusal is its answer.
@@ -616,7 +623,7 @@ def _new_claim(
     try:
         pvc = storage.persistent_volume_claim(body)
     except FieldError as e:
-        raise FieldError(e.message, field=f"{path}.{e.field}" if e.field else path) from None
+        raise e.under(path) from None
     return chain.default_storage_class(pvc)  # the API server's DefaultStorageClass admission
 
 
@@ -752,7 +759,7 @@ def _expand_cronjob(ctx: _Ctx) -> ExpandedWorkload:
     job_name = f"{w.name}-{int(ctx.created(0).timestamp()) // 60}"
     job_uid = _generated_uid("Job", ctx.namespace, job_name)
     desired, pods, notes = _job_pods(ctx, job_spec, "spec.jobTemplate.spec", job_name, job_uid)
-    if f.boolean(spec, "suspend", "spec"):
+    if f.boolean(spec, "suspend", "spec") and not ctx.admit_suspended:
         return _result(ctx, 0, (), (), ["CronJob: suspended; it creates no Job until it is resumed"])
     return _result(ctx, desired, pods, (), [f"CronJob: one run of its job template, as Job {job_name}", *notes])
 
@@ -802,7 +809,9 @@ def _job_pods(ctx: _Ctx, spec: Dict, path: str, job_name: str, job_uid: str) -> 
     want = parallelism if completions is None else min(parallelism, completions)
     notes: list[str] = []
     if f.boolean(spec, "suspend", path):
-        return 0, (), ["Job: suspended; it creates no pods until it is resumed"]
+        if not ctx.admit_suspended:
+            return 0, (), ["Job: suspended; it creates no pods until it is resumed"]
+        notes.append("Job: suspended; checked as if it were resumed (--admit-suspended)")
     if parallelism == 0:
         notes.append("Job: parallelism 0; it runs no pods")
     elif completions is None:

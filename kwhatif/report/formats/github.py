@@ -22,7 +22,7 @@ class GithubFormatter(Formatter):
                 # it fits as the API server leaves it (a field dropped, say): worth a look
                 lines += [
                     f"::warning file={github_property(file)},line={line},"
-                    f"title={github_property(f'{w.kind} {w.namespace}/{w.name}')}::{github_data(n)}"
+                    f"title={github_property(f'{w.kind} {w.ref}')}::{github_data(n)}"
                     for n in w.verdict_notes
                 ]
                 continue

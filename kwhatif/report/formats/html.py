@@ -183,6 +183,7 @@ typeof x==='object'?x:document.createTextNode(String(x)));});}else e.appendChild
 document.createTextNode(String(c)));}return e;}
 function txt(s){return document.createTextNode(s==null?'':String(s));}
 function ref(p){return p.namespace+'/'+p.name;}
+function wref(w){return (w.namespace?w.namespace+'/':'')+w.name;}
 var CODE={Success:['s-ok','\u2713'],Skip:['s-skip','\u2013'],Unschedulable:['s-warn','\u2717'],
 UnschedulableAndUnresolvable:['s-bad','\u2298'],Error:['s-err','!']};
 var STATUS={Scheduled:'s-ok',Unschedulable:'s-bad',Error:'s-err',Gated:'s-skip'};
@@ -390,8 +391,8 @@ function check(){
       r?(r.node?' \u2192 '+r.node:' '+r.status):'');});
     var on={};(w.pods||[]).forEach(function(p){var r=byPod[p];var k=r&&r.node?r.node:'(not placed)';on[k]=(on[k]||0)+1;});
     var spread=Object.keys(on).sort().map(function(k){return k+(on[k]>1?' \u00d7'+on[k]:'');}).join(', ');
-    tb.appendChild(el('tr',{'data-workload':w.kind+' '+w.namespace+'/'+w.name},el('td',{text:w.kind}),
-      el('td',{text:w.namespace+'/'+w.name}),el('td',null,badge(w.verdict,VERDICT[w.verdict]||'s-bad')),
+    tb.appendChild(el('tr',{'data-workload':w.kind+' '+wref(w)},el('td',{text:w.kind}),
+      el('td',{text:wref(w)}),el('td',null,badge(w.verdict,VERDICT[w.verdict]||'s-bad')),
       el('td',{cls:'num',text:w.desired==null?'?':w.desired}),el('td',{cls:'num',text:w.placed}),
       el('td',{cls:'num',text:w.notPlaced}),el('td',null,w.dominantReason||'',w.message&&w.message!==
       w.dominantReason?el('div',{cls:'muted',text:w.message}):null,list(w.notes),w.evicts.length?
@@ -404,7 +405,7 @@ function check(){
     'why','where the replicas land','source'],tb))));
   /* where the replicas land, per node: filter by zone and label, sort by how many land */
   var land={};doc.results.forEach(function(r){if(!r.node)return;var w=doc.workloads.filter(function(x){
-    return(x.pods||[]).indexOf(ref(r.pod))>=0;}).map(function(x){return x.kind+' '+x.namespace+'/'+x.name;})[0]||
+    return(x.pods||[]).indexOf(ref(r.pod))>=0;}).map(function(x){return x.kind+' '+wref(x);})[0]||
     'Pod '+ref(r.pod);(land[r.node]=land[r.node]||{})[w]=(land[r.node][w]||0)+1;});
   var names=Object.keys(doc.nodeLabels||{});Object.keys(land).forEach(function(n){if(names.indexOf(n)<0)names.push(n);});
   var rows=names.map(function(n){var l=land[n]||{};var c=0;for(var k in l)c+=l[k];return{name:n,labels:labelsOf(n),

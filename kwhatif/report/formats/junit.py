@@ -127,7 +127,11 @@ class JUnitFormatter(Formatter):
             case = ET.SubElement(
                 suite,
                 "testcase",
-                {"classname": f"{w.kind}.{w.namespace}", "name": w.name, "file": w.file_and_line()[0]},
+                {
+                    "classname": f"{w.kind}.{w.namespace}" if w.namespace else w.kind,
+                    "name": w.name,
+                    "file": w.file_and_line()[0],
+                },
             )
             if w.fits:
                 out = ET.SubElement(case, "system-out")

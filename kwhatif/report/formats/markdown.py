@@ -156,14 +156,14 @@ class MarkdownFormatter(Formatter):
             if w.evicts:
                 why = (why + "; " if why else "") + "evicts " + ", ".join(_code(p) for p in w.evicts)
             lines.append(
-                f"| {icon} {_cell(w.kind)} {_code(f'{w.namespace}/{w.name}')} | {_cell(w.desired_text)}"
+                f"| {icon} {_cell(w.kind)} {_code(w.ref)} | {_cell(w.desired_text)}"
                 f" | {w.placed if w.checked else '-'} | {w.not_placed if w.checked else '-'} | {why} |"
             )
         lines.append("")
         for w in report.workloads:
             if (w.failed or w.verdict is Verdict.UNKNOWN) and w.message:
                 lines += [
-                    f"<details><summary>{html_text(w.kind)} <code>{html_text(f'{w.namespace}/{w.name}')}</code></summary>",
+                    f"<details><summary>{html_text(w.kind)} <code>{html_text(w.ref)}</code></summary>",
                     "",
                     markdown_line(w.message),
                     "",
@@ -171,9 +171,7 @@ class MarkdownFormatter(Formatter):
                     "",
                 ]
         verdict_notes = [
-            f"- {_cell(w.kind)} {_code(f'{w.namespace}/{w.name}')}: {_cell(n)}"
-            for w in report.workloads
-            for n in w.verdict_notes
+            f"- {_cell(w.kind)} {_code(w.ref)}: {_cell(n)}" for w in report.workloads for n in w.verdict_notes
         ]
         if verdict_notes:
             lines += verdict_notes + [""]

@@ -310,7 +310,7 @@ class SarifFormatter(Formatter):
             for i, note in enumerate(w.notes):
                 if not w.fits and note == msg:
                     continue  # the result's own message already
-                text = f"{w.kind} {w.namespace}/{w.name}: {note}"
+                text = f"{w.kind} {w.ref}: {note}"
                 log.add(_NOTE, "note", text, location, _workload_properties(w), f"/{i}")
         return log.document(f"{report.summary_line()} on {report.schedule.num_nodes} nodes")
 

@@ -96,7 +96,7 @@ class TableFormatter(Formatter):
                 rows.append(
                     [
                         w.kind,
-                        f"{w.namespace}/{w.name}",
+                        w.ref,
                         w.desired_text,
                         "-" if unknown else str(w.placed),
                         "-" if unknown else str(w.not_placed),
@@ -115,7 +115,7 @@ class TableFormatter(Formatter):
         for w in report.workloads:
             if (w.failed or w.verdict is Verdict.UNKNOWN) and w.message:
                 block = [
-                    f"{w.kind} {w.namespace}/{w.name} ({w.source}): {w.headline.split(': ', 1)[1]}",
+                    f"{w.kind} {w.ref} ({w.source}): {w.headline.split(': ', 1)[1]}",
                     f"  {w.message}",
                 ]
                 first = next((r for r in w.results if not r.fits), None)
@@ -123,12 +123,8 @@ class TableFormatter(Formatter):
                     block.extend(f"  hint: {h}" for h in first.hints)
                 out.append("\n".join(block))
         out += ["\n".join(group_lines(g)) for g in report.schedule.groups]
-        notes = [
-            f"preemption: {w.kind} {w.namespace}/{w.name} evicts {', '.join(w.evicts)}"
-            for w in report.workloads
-            if w.evicts
-        ]
-        notes += [f"note: {w.kind} {w.namespace}/{w.name}: {n}" for w in report.workloads for n in w.notes]
+        notes = [f"preemption: {w.kind} {w.ref} evicts {', '.join(w.evicts)}" for w in report.workloads if w.evicts]
+        notes += [f"note: {w.kind} {w.ref}: {n}" for w in report.workloads for n in w.notes]
         notes += [f"note: {n}" for n in dict.fromkeys((*report.notes, *report.schedule.notes))]
         if notes:
             out.append("\n".join(notes))
