@@ -158,16 +158,16 @@ def _digest(
         else:
             by_text[text] = nodes
             failures[text] = sum(1 for st in fr.statuses if not st.is_success() and not st.is_skip())
-    groups = []
+    members: list[tuple[ReasonGroup, list[str]]] = []
     for text, nodes in by_text.items():
         if len(by_id) != len(by_text):
             nodes.sort()
-        groups.append(ReasonGroup(nodes[0], len(nodes), tuple(nodes[:EXAMPLES]), failures[text]))
-    groups.sort(key=lambda g: (-g.count, g.node))
+        members.append((ReasonGroup(nodes[0], len(nodes), tuple(nodes[:EXAMPLES]), failures[text]), nodes))
+    groups = sorted((g for g, _ in members), key=lambda g: (-g.count, g.node))
     closest: list[str] = []
     if chosen is None and not feasible:
-        for g in sorted(groups, key=lambda g: (g.failures, -g.count, g.node)):
-            closest.extend(g.examples[: CLOSEST - len(closest)])
+        for g, nodes in sorted(members, key=lambda gn: (gn[0].failures, -gn[0].count, gn[0].node)):
+            closest.extend(nodes[: CLOSEST - len(closest)])
             if len(closest) >= CLOSEST:
                 break
     shown = {*best, *(g.node for g in groups), *closest}
