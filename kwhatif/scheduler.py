@@ -289,7 +289,9 @@ class Scheduler:
                     popped.update(pod_id(a.pod) for a in batch)
                     for a in batch:
                         task.advance()
-                        again = a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR) and not self.binder.settled(a.pod)
+                        again = a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR) and not self.binder.settled(
+                            a.pod
+                        )
                         if again:
                             left.append(a.pod)
                         yield a, not (again and rnd < rounds)

@@ -112,7 +112,6 @@ def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment)
     """Write the report in the format asked for; the command exits with the report's exit code."""
     from kwhatif.load.cluster import no_gc
     from kwhatif.report.formats.output import get_formatter
-
     from kwhatif.report.sink import Sink
 
     with no_gc():  # a report's millions of young containers hold no cycles

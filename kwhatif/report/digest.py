@@ -166,7 +166,7 @@ def _digest(
     groups = sorted((g for g, _ in members), key=lambda g: (-g.count, g.node))
     closest: list[str] = []
     if chosen is None and not feasible:
-        for g, nodes in sorted(members, key=lambda gn: (gn[0].failures, -gn[0].count, gn[0].node)):
+        for _, nodes in sorted(members, key=lambda gn: (gn[0].failures, -gn[0].count, gn[0].node)):
             closest.extend(nodes[: CLOSEST - len(closest)])
             if len(closest) >= CLOSEST:
                 break

@@ -76,4 +76,3 @@ class Sink:
 
     def flush(self) -> None:
         self._text.flush()  # a text layer flushes its buffer too
-

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from kwhatif.config.defaults import default_configuration
+from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.digest import SHOW_ALL_NODES, Digester
 from kwhatif.report.formats.formatter import RenderOptions
@@ -28,7 +29,6 @@ from kwhatif.report.schedule import (
 )
 from kwhatif.report.sink import Sink
 from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
-from kwhatif.framework.types import PodOutcome
 from kwhatif.scheduler import Scheduler
 
 from builders import PINNED, make_cluster, make_node, make_pod
@@ -45,7 +45,9 @@ def _cluster(workers: int, pods: list[dict[str, Any]]) -> Any:
         .dict()
         for i in range(workers)
     ]
-    objs.append(make_node().name("tainted").capacity(cpu="8", memory="8Gi", pods="110").taint("dedicated", "infra").dict())
+    objs.append(
+        make_node().name("tainted").capacity(cpu="8", memory="8Gi", pods="110").taint("dedicated", "infra").dict()
+    )
     return make_cluster([*objs, *pods])
 
 

@@ -434,7 +434,9 @@ class TableFormatter(Formatter):
         for g in d.groups[:MAX_GROUPS]:
             node = by_name.get(g.node)
             text = _failure_text(node, width=10_000) if node is not None else ""
-            shown = ", ".join(g.examples) + (f", ... (+{g.count - len(g.examples)})" if g.count > len(g.examples) else "")
+            shown = ", ".join(g.examples) + (
+                f", ... (+{g.count - len(g.examples)})" if g.count > len(g.examples) else ""
+            )
             lines.append(f"  {g.count:>5} x {text}")
             lines.append(f"          {shown}")
         rest = d.groups[MAX_GROUPS:]
