@@ -70,12 +70,16 @@ def digest_dict(d: NodeDigest) -> dict[str, Any]:
 
 class Digester:
     """Builds the compact result of each attempt; an attempt that reuses the records of the one
-    before (a replica that fails as the last one did) reuses its digest too."""
+    before (a replica that fails as the last one did) reuses its digest too, and a node's record
+    kept from an earlier cycle (the engine keeps them while the node is unchanged) keeps the
+    failure it was grouped by."""
 
-    __slots__ = ("_last",)
+    __slots__ = ("_keys", "_last")
 
     def __init__(self) -> None:
         self._last: tuple[NodesFit, Prioritized | None, NodesFit, Prioritized | None, NodeDigest] | None = None
+        # id of a node's FilterResult -> it (holding its id) and what its failure is made of
+        self._keys: dict[int, tuple[FilterResult, tuple[Any, ...]]] = {}
 
     def __call__(self, att: Attempt) -> PodResult:
         from kwhatif.report.schedule import pod_result
@@ -87,7 +91,9 @@ class Digester:
         if last is not None and last[0] is fit and last[1] is prio:
             view_fit, view_prio, digest = last[2], last[3], last[4]
         else:
-            view_fit, view_prio, digest = _digest(fit, prio, att.node)
+            if len(self._keys) > 4 * len(fit.filters):
+                self._keys.clear()
+            view_fit, view_prio, digest = _digest(fit, prio, att.node, self._keys)
             self._last = (fit, prio, view_fit, view_prio, digest)
         view = dataclasses.replace(att, fit=view_fit, prioritized=view_prio)
         return dataclasses.replace(pod_result(view), digest=digest)
@@ -120,49 +126,44 @@ def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[
 def _failed(fit: NodesFit) -> list[str]:
     """The nodes that are not feasible, in node order."""
     failed = fit.diagnosis.node_to_status
-    out = [n for n in failed if n in fit.filters]
-    if fit.excluded:
-        seen = set(out)
-        out.extend(n for n in fit.excluded if n not in seen and n in fit.filters)
-    feasible = len(fit.feasible_names) if fit.feasible_names is not None else None
-    if feasible is None or feasible + len(out) != len(fit.filters) or fit.excluded:
+    if fit.feasible_names is None or fit.excluded or len(fit.feasible_names) + len(failed) != len(fit.filters):
         # not sure the Diagnosis lists them all: every node's record is asked
         return [n for n, fr in fit.filters.items() if not fr.feasible or n in fit.excluded]
-    return sorted(out)
+    return sorted(failed)
 
 
 def _digest(
-    fit: NodesFit, prio: Prioritized | None, chosen: str | None
+    fit: NodesFit,
+    prio: Prioritized | None,
+    chosen: str | None,
+    keys: dict[int, tuple[FilterResult, tuple[Any, ...]]],
 ) -> tuple[NodesFit, Prioritized | None, NodeDigest]:
     best, feasible = _best(fit, prio, chosen)
     failed = _failed(fit)
     filters = fit.filters
     excluded = fit.excluded
-    # nodes by the identity of their statuses, then by what those statuses say
-    by_id: dict[tuple[Any, ...], list[str]] = {}
+    # the infeasible nodes by what their failure is made of
+    by_failure: dict[tuple[Any, ...], list[str]] = {}
     for name in failed:
         fr = filters[name]
-        key = (*map(id, fr.statuses), name in excluded, fr.with_nominated)
-        nodes = by_id.get(key)
+        if excluded:
+            key = _failure_key(fr, name in excluded)
+        else:
+            known = keys.get(id(fr))
+            if known is not None and known[0] is fr:
+                key = known[1]
+            else:
+                key = _failure_key(fr, False)
+                keys[id(fr)] = (fr, key)
+        nodes = by_failure.get(key)
         if nodes is None:
-            by_id[key] = [name]
+            by_failure[key] = [name]
         else:
             nodes.append(name)
-    by_text: dict[tuple[Any, ...], list[str]] = {}
-    failures: dict[tuple[Any, ...], int] = {}
-    for nodes in by_id.values():
-        fr = filters[nodes[0]]
-        text = _failure_key(fr, nodes[0] in excluded)
-        if text in by_text:
-            by_text[text].extend(nodes)
-        else:
-            by_text[text] = nodes
-            failures[text] = sum(1 for st in fr.statuses if not st.is_success() and not st.is_skip())
-    members: list[tuple[ReasonGroup, list[str]]] = []
-    for text, nodes in by_text.items():
-        if len(by_id) != len(by_text):
-            nodes.sort()
-        members.append((ReasonGroup(nodes[0], len(nodes), tuple(nodes[:EXAMPLES]), failures[text]), nodes))
+    members = [
+        (ReasonGroup(nodes[0], len(nodes), tuple(nodes[:EXAMPLES]), len(key[0])), nodes)
+        for key, nodes in by_failure.items()
+    ]
     groups = sorted((g for g, _ in members), key=lambda g: (-g.count, g.node))
     closest: list[str] = []
     if chosen is None and not feasible:
