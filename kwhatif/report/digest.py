@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from kwhatif.framework.types import FilterResult, NodesFit, Prioritized
@@ -74,12 +77,16 @@ class Digester:
     kept from an earlier cycle (the engine keeps them while the node is unchanged) keeps the
     failure it was grouped by."""
 
-    __slots__ = ("_keys", "_last")
+    __slots__ = ("_failing", "_failures", "_keys", "_last")
 
     def __init__(self) -> None:
         self._last: tuple[NodesFit, Prioritized | None, NodesFit, Prioritized | None, NodeDigest] | None = None
-        # id of a node's FilterResult -> it (holding its id) and what its failure is made of
-        self._keys: dict[int, tuple[FilterResult, tuple[Any, ...]]] = {}
+        # id of a node's FilterResult -> its failure's number, how many filters fail in it, and the
+        # record itself (held, so that its id stays its own)
+        self._keys: dict[int, tuple[int, int, FilterResult]] = {}
+        # each distinct failure's number, and how many filters fail in it
+        self._failures: dict[tuple[Any, ...], int] = {}
+        self._failing: list[int] = []
 
     def __call__(self, att: Attempt) -> PodResult:
         from kwhatif.report.schedule import pod_result
@@ -93,10 +100,19 @@ class Digester:
         else:
             if len(self._keys) > 4 * len(fit.filters):
                 self._keys.clear()
-            view_fit, view_prio, digest = _digest(fit, prio, att.node, self._keys)
+            view_fit, view_prio, digest = _digest(fit, prio, att.node, self._keys, self._number)
             self._last = (fit, prio, view_fit, view_prio, digest)
         view = dataclasses.replace(att, fit=view_fit, prioritized=view_prio)
         return dataclasses.replace(pod_result(view), digest=digest)
+
+    def _number(self, key: tuple[Any, ...]) -> tuple[int, int]:
+        """A failure's number (an int hashes at once, a tuple of the statuses' strings every
+        time), and how many filters fail in it."""
+        n = self._failures.get(key)
+        if n is None:
+            n = self._failures[key] = len(self._failing)
+            self._failing.append(len(key[0]))
+        return n, self._failing[n]
 
 
 def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[list[str], int]:
@@ -109,8 +125,12 @@ def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[
         if totals is not None and names_of is not None:
             import numpy as np
 
-            # node order is name order: a stable sort keeps ties by name
-            order = np.argsort(-totals, kind="stable")[:BEST_NODES].tolist()
+            # the nodes at or above the k-th best total, then those by total (node order is name
+            # order: a stable sort keeps ties by name)
+            k = min(BEST_NODES, len(totals))
+            floor = np.partition(totals, len(totals) - k)[len(totals) - k]
+            top = np.flatnonzero(totals >= floor)
+            order = top[np.argsort(-totals[top], kind="stable")[:k]].tolist()
             best = [names_of[i] for i in order]
         else:
             best = [n for n, _ in heapq.nsmallest(BEST_NODES, scores.items(), key=lambda kv: (-kv[1].total, kv[0]))]
@@ -136,39 +156,53 @@ def _digest(
     fit: NodesFit,
     prio: Prioritized | None,
     chosen: str | None,
-    keys: dict[int, tuple[FilterResult, tuple[Any, ...]]],
+    keys: dict[int, tuple[int, int, FilterResult]],
+    number: Callable[[tuple[Any, ...]], tuple[int, int]],
 ) -> tuple[NodesFit, Prioritized | None, NodeDigest]:
     best, feasible = _best(fit, prio, chosen)
     failed = _failed(fit)
     filters = fit.filters
     excluded = fit.excluded
-    # the infeasible nodes by what their failure is made of
-    by_failure: dict[tuple[Any, ...], list[str]] = {}
-    for name in failed:
-        fr = filters[name]
-        if excluded:
-            key = _failure_key(fr, name in excluded)
-        else:
-            known = keys.get(id(fr))
-            if known is not None and known[0] is fr:
-                key = known[1]
-            else:
-                key = _failure_key(fr, False)
-                keys[id(fr)] = (fr, key)
-        nodes = by_failure.get(key)
-        if nodes is None:
-            by_failure[key] = [name]
-        else:
-            nodes.append(name)
-    members = [
-        (ReasonGroup(nodes[0], len(nodes), tuple(nodes[:EXAMPLES]), len(key[0])), nodes)
-        for key, nodes in by_failure.items()
-    ]
-    groups = sorted((g for g, _ in members), key=lambda g: (-g.count, g.node))
+    # each infeasible node's failure: its number and how many filters fail in it; a record met
+    # in an earlier cycle (``keys`` holds it, so its id stays its own) is looked up at C speed
+    frs: list[FilterResult] = [filters[n] for n in failed] if excluded else list(map(filters.__getitem__, failed))
+    got: list[tuple[int, int, FilterResult] | None] = (
+        [None] * len(frs) if excluded else list(map(keys.get, map(id, frs)))
+    )
+    if None in got:
+        for i, fr in enumerate(frs):
+            if got[i] is None:
+                num, fails = number(_failure_key(fr, bool(excluded) and failed[i] in excluded))
+                got[i] = entry = (num, fails, fr)
+                if not excluded:
+                    keys[id(fr)] = entry
+    known = cast("list[tuple[int, int, FilterResult]]", got)
+    nums = list(map(itemgetter(0), known))
+    counts = Counter(nums)
+    failing = {num: fails for num, fails, _ in (known[nums.index(n)] for n in counts)}
+    # the first nodes of each group (node order), read until every group has its examples, and
+    # for a pod that fits nowhere the nodes of the groups that fail the fewest filters
+    want = {n: min(c, EXAMPLES) for n, c in counts.items()}
+    firsts: dict[int, list[str]] = {n: [] for n in counts}
+    left = len(want)
+    for name, num in zip(failed, nums, strict=True):
+        names = firsts[num]
+        if len(names) < want[num]:
+            names.append(name)
+            if len(names) == want[num]:
+                left -= 1
+                if not left:
+                    break
+    groups = sorted(
+        (ReasonGroup(firsts[n][0], c, tuple(firsts[n]), failing[n]) for n, c in counts.items()),
+        key=lambda g: (-g.count, g.node),
+    )
     closest: list[str] = []
     if chosen is None and not feasible:
-        for _, nodes in sorted(members, key=lambda gn: (gn[0].failures, -gn[0].count, gn[0].node)):
-            closest.extend(nodes[: CLOSEST - len(closest)])
+        order = sorted(counts, key=lambda n: (failing[n], -counts[n], firsts[n][0]))
+        for num in order:
+            take = CLOSEST - len(closest)
+            closest.extend([name for name, k in zip(failed, nums, strict=True) if k == num][:take])
             if len(closest) >= CLOSEST:
                 break
     shown = {*best, *(g.node for g in groups), *closest}
