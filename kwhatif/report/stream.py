@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Protocol
 
 from kwhatif.framework.types import PodOutcome
-from kwhatif.report.formats.escape import escape_strings, guard_commands, json_text, visible
+from kwhatif.report.formats.escape import EscapeCache, escape_strings, guard_commands, json_text, visible
 from kwhatif.report.schedule import (
     PodResult,
     ScheduleReport,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kwhatif.scheduler import Attempt
 
 _COPY = 1 << 22  # bytes read back from the temporary file at a time
+_ESCAPED = 100_000  # strings whose escaped form the table keeps between pods
 
 
 class ResultWriter(Protocol):
@@ -111,6 +112,7 @@ class TableWriter:
         self.formatter = formatter
         self.num_nodes = num_nodes
         self.plugins: dict[str, None] = {}  # the score columns of every table, for -o wide's legend
+        self.cache = EscapeCache(visible)
 
     def head(self, report: ScheduleReport, any_results: bool) -> str:
         return ""
@@ -121,7 +123,9 @@ class TableWriter:
     def result(self, r: PodResult) -> str:
         from kwhatif.report.formats.table import score_plugins
 
-        shown = escape_strings(r, visible)
+        if len(self.cache.escaped) > _ESCAPED:
+            self.cache.escaped.clear()  # pods' own names, one per pod: bounded
+        shown = escape_strings(r, visible, self.cache)
         for a in shown.all_attempts:
             self.plugins.update(dict.fromkeys(score_plugins(a)))
         return guard_commands(self.formatter.format_pod(shown, self.num_nodes))
