@@ -147,7 +147,7 @@ def main() -> None:
         first = Path(a.kwhatif).read_text().splitlines()[0]
         python = first[2:].strip() if first.startswith("#!") else python
     cluster = dump(a.nodes, Path(a.dumps))
-    print(f"| pods | -o | pods/s | s | peak MB | output MB | exit |")
+    print("| pods | -o | pods/s | s | peak MB | output MB | exit |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in a.pods.split(",")):
