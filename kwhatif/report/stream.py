@@ -83,7 +83,13 @@ class JsonWriter:
 
 
 class YamlWriter:
-    """-o yaml: the block writer's text of the document (formats/yaml.py), in parts."""
+    """-o yaml: the block writer's text of the document (formats/yaml.py), in parts, the strings
+    PyYAML wrote for one result reused by the next."""
+
+    def __init__(self) -> None:
+        from kwhatif.report.formats.yaml import Strings
+
+        self.strings = Strings()
 
     def head(self, report: ScheduleReport, any_results: bool) -> str:
         from kwhatif.report.formats.yaml import dump_block
@@ -96,7 +102,7 @@ class YamlWriter:
     def result(self, r: PodResult) -> str:
         from kwhatif.report.formats.yaml import dump_block
 
-        return _cut(dump_block({"results": [result_dict(r)]}), "results:\n", "")
+        return _cut(dump_block({"results": [result_dict(r)]}, self.strings), "results:\n", "")
 
     def tail(self, report: ScheduleReport, count: int) -> str:
         from kwhatif.report.formats.yaml import dump_block
