@@ -265,7 +265,7 @@ class Run:
         (report/stream.py), in the compact form of report/digest.py when ``compact``; the exit
         code is the report's."""
         from kwhatif.gang.state import group_key
-        from kwhatif.report.digest import Digester
+        from kwhatif.report.compact import Digester
         from kwhatif.report.formats.output import get_formatter
         from kwhatif.report.formats.table import TableFormatter
         from kwhatif.report.groups import group_entries

@@ -15,7 +15,8 @@ import pytest
 from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.base import OutputFormat
-from kwhatif.report.digest import SHOW_ALL_NODES, Digester
+from kwhatif.report.compact import Digester
+from kwhatif.report.digest import SHOW_ALL_NODES
 from kwhatif.report.formats.formatter import RenderOptions
 from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.formats.table import TableFormatter
