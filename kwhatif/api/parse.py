@@ -70,7 +70,7 @@ from kwhatif.api.resources import (
     is_native,
 )
 from kwhatif.errors import FieldError
-from kwhatif.versions import default_version
+from kwhatif.release.versions import default_version
 
 # What pods are derived under when no release is named: kwhatif's default release.
 DEFAULT_POD_RULES = PodRules.of(default_version())
@@ -103,6 +103,12 @@ class NameGenerator:
 
     def __init__(self) -> None:
         self._next: dict[str, int] = {}
+
+    def copy(self) -> NameGenerator:
+        """A generator that goes on from where this one is, independently."""
+        other = NameGenerator()
+        other._next = dict(self._next)
+        return other
 
     def __call__(self, d: Dict) -> None:
         meta = d.get("metadata")

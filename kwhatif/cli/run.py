@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from kwhatif.binder import Binder
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
+    from kwhatif.release.versions import ChosenVersion
     from kwhatif.report.formats.formatter import AnyReport, RenderOptions
     from kwhatif.report.schedule import ScheduleReport
-    from kwhatif.scheduler import Attempt, Scheduler
-    from kwhatif.versions import ChosenVersion
+    from kwhatif.scheduling.scheduler import Attempt, Scheduler
     from kwhatif.whatif.schedule import Plan
 
 # The schedule report's formats written pod by pod as the pods are scheduled (Run.stream_schedule)
@@ -135,9 +135,9 @@ def read_documents(
     """The documents of the manifests given to a command (the files, then what -k ``kustomize``
     renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
     on (for annotations)."""
+    from kwhatif.controlplane.controllers.pods import drop_node_names
     from kwhatif.load.cluster import apply_namespace
     from kwhatif.load.files import precise_sources, read_path
-    from kwhatif.load.pods import drop_node_names
 
     docs = [d for p in paths for d in read_path(p, limits(co))]
     if kustomize is not None:
@@ -168,6 +168,8 @@ class Run:
 
     env: Environment
     options: ClusterOptions
+    # the cluster as loaded, never changed; ``state`` is this run's fork of it, which the engines change
+    loaded: ClusterState
     state: ClusterState
     chosen: ChosenVersion
     config: SchedulerConfiguration
@@ -191,7 +193,7 @@ class Run:
         if nodes is not None:
             missing_nodes(state, *nodes)
         config = load_scheduler_config(options, chosen.version)
-        return cls(env, options, state, chosen, config, output, color)
+        return cls(env, options, state, state.fork(), chosen, config, output, color)
 
     @property
     def profile(self) -> str:
@@ -217,7 +219,7 @@ class Run:
         """Schedulers of the configuration over a cluster state (``options``: config.options.Options
         fields; preemption: --no-preemption unless given); what they hold lives as long as the run."""
         from kwhatif.config.options import Options
-        from kwhatif.scheduler import Scheduler
+        from kwhatif.scheduling.scheduler import Scheduler
 
         opts = Options(preemption=self.options.preemption if preemption is None else preemption, **options)
 
@@ -264,7 +266,7 @@ class Run:
         """Schedule the plan's pods and write the schedule report as they are placed, pod by pod
         (report/stream.py), in the compact form of report/digest.py when ``compact``; the exit
         code is the report's."""
-        from kwhatif.gang.state import group_key
+        from kwhatif.cache.pod_groups import group_key
         from kwhatif.report.compact import Digester
         from kwhatif.report.formats.output import get_formatter
         from kwhatif.report.formats.table import TableFormatter

@@ -21,7 +21,7 @@ from kwhatif.report.schedule import PodResult, pod_result
 
 if TYPE_CHECKING:
     from kwhatif.framework.types import FilterResult, NodesFit, Prioritized
-    from kwhatif.scheduler import Attempt
+    from kwhatif.scheduling.scheduler import Attempt
 
 
 class Digester:

@@ -19,8 +19,8 @@ import tempfile
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Protocol
 
+from kwhatif.escape import EscapeCache, escape_strings, guard_commands, json_text, visible
 from kwhatif.framework.types import PodOutcome
-from kwhatif.report.formats.escape import EscapeCache, escape_strings, guard_commands, json_text, visible
 from kwhatif.report.schedule import (
     PodResult,
     ScheduleReport,
@@ -35,7 +35,7 @@ from kwhatif.report.sink import Sink
 
 if TYPE_CHECKING:
     from kwhatif.report.formats.table import TableFormatter
-    from kwhatif.scheduler import Attempt
+    from kwhatif.scheduling.scheduler import Attempt
 
 _COPY = 1 << 22  # bytes read back from the temporary file at a time
 _ESCAPED = 100_000  # strings whose escaped form the table keeps between pods

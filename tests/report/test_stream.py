@@ -30,7 +30,7 @@ from kwhatif.report.schedule import (
 )
 from kwhatif.report.sink import Sink
 from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import PINNED, make_cluster, make_node, make_pod
 

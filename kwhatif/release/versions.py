@@ -20,13 +20,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif import featuregates
-from kwhatif.featuregates import FeatureGates
+from kwhatif.release import featuregates
+from kwhatif.release.featuregates import FeatureGates
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
@@ -106,7 +105,7 @@ MODELLED_GATES: tuple[str, ...] = (
     "NodeDeclaredFeatures",
     "TaintTolerationComparisonOperators",
     "ContainerRestartRules",
-    # the Workload API and gang scheduling (kwhatif.gang.gates reads them)
+    # the Workload API and gang scheduling (kwhatif.release.workload_gates reads them)
     "GenericWorkload",
     "GangScheduling",
     "WorkloadAwarePreemption",
@@ -124,13 +123,35 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
 )
 # Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
 # 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
-# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.gang.gates); its new
+# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.release.workload_gates); its new
 # CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
 GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
 
 
 def gate_exists(name: str, minor: int) -> bool:
     return name in featuregates.known(minor)
+
+
+class Skew(enum.StrEnum):
+    """Where a kubelet's minor stands against the control plane's under the version skew policy."""
+
+    WITHIN = "within"
+    NEWER = "newer"  # a kubelet may never be newer than the API server
+    TOO_OLD = "too-old"  # more than KUBELET_MAX_MINORS_OLDER minors older
+
+
+def kubelet_skew(kubelet_minor: int, control_plane_minor: int) -> Skew:
+    if kubelet_minor > control_plane_minor:
+        return Skew.NEWER
+    if control_plane_minor - kubelet_minor > KUBELET_MAX_MINORS_OLDER:
+        return Skew.TOO_OLD
+    return Skew.WITHIN
+
+
+def newest_minor(versions: Iterable[tuple[str, int]]) -> tuple[str, int] | None:
+    """The first of some (version text, 1.x minor) pairs with the newest minor (the nodes'
+    kubelets: the control plane is at least as new)."""
+    return max(versions, key=lambda v: v[1], default=None)
 
 
 # --- behaviour switches ---------------------------------------------------------------------------
@@ -202,6 +223,18 @@ class Behaviour:
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
     node_declared_features_registered: bool = False
     gang_scheduling_registered: bool = False
+    # The GangScheduling and WorkloadAwarePreemption gates are gone (1.37): what they switched
+    # follows GenericWorkload (the plugin in the default profile, workload-aware preemption).
+    gang_follows_generic_workload: bool = False
+    # GangScheduling's PreEnqueue reason while a pod's PodGroup is not there ({} is its name).
+    gang_missing_pod_group_reason: str = 'waiting for pods\'s pod group "{}" to appear in scheduling queue'
+    # The pod-group cycle decides a gang's quorum with GangScheduling's PlacementFeasible (1.37),
+    # which kwhatif does not model: it answers with the Permit-based cycle and says so.
+    gang_placement_feasible: bool = False
+    # The versions of the scheduling.k8s.io Workload API the API server serves, by kind (none
+    # before 1.35).
+    # (kind, versions) pairs: hashable, as every switch is
+    workload_api_served: tuple[tuple[str, frozenset[str]], ...] = ()
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter answers a pod without claims Unschedulable with no reason before
@@ -526,6 +559,67 @@ CHANGES: tuple[Change, ...] = (
         "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
         plugins=("DefaultPreemption", "framework"),
     ),
+    # The Workload API: 1.35 served only the v1alpha1 Workload (podGroups inside it, pods joining
+    # by spec.workloadRef); 1.36 replaced it with v1alpha2 and the PodGroup object. 1.37 drops
+    # v1alpha2 for v1alpha3 (k8s.io/api v0.37.0-alpha.1, Kubernetes-commit of its
+    # scheduling/v1alpha3/register.go; CHANGELOG-1.37 #138572) and serves Workload and PodGroup in
+    # v1beta1 too (k8s.io/api "Graduate WAS APIs to beta", c5d632090, after v0.37.0-beta.0;
+    # scheduling/v1beta1/register.go at the k8s.io/api commit of Kubernetes-commit ae5d4d35 lists
+    # Workload and PodGroup). v1alpha3 also has CompositePodGroup, which kwhatif does not read.
+    Change(
+        ("1.35.0",),
+        (),
+        "the API server serves the Workload API: Workload v1alpha1",
+        {"workload_api_served": (("Workload", frozenset({"v1alpha1"})),)},
+        "openshift-kni/scheduler-plugins v1.35.7 vendor/k8s.io/api/scheduling/v1alpha1/register.go",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.36.0",),
+        (),
+        "the Workload API moves to v1alpha2 with the PodGroup object",
+        {"workload_api_served": (("Workload", frozenset({"v1alpha2"})), ("PodGroup", frozenset({"v1alpha2"})))},
+        "openshift/kubernetes-autoscaler 70920d3c vendor/k8s.io/api/scheduling/v1alpha2/register.go (v1.36.2)",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.37.0",),
+        (138572,),
+        "the Workload API is served as v1alpha3 and v1beta1 (v1alpha2 dropped)",
+        {
+            "workload_api_served": (
+                ("Workload", frozenset({"v1alpha3", "v1beta1"})),
+                ("PodGroup", frozenset({"v1alpha3", "v1beta1"})),
+            )
+        },
+        "k8s.io/api v0.37.0-alpha.1 scheduling/v1alpha3/register.go; c5d632090 scheduling/v1beta1/register.go",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.37.0",),
+        (),
+        "the GangScheduling and WorkloadAwarePreemption gates are removed: the GangScheduling plugin and "
+        "workload-aware preemption follow GenericWorkload; the pod-group cycle checks PlacementFeasible",
+        {"gang_follows_generic_workload": True, "gang_placement_feasible": True},
+        "kubernetes/kubernetes ead35706 pkg/features/kube_features.go, 008b3652 plugins/registry.go, "
+        "metrics.go (1.37 development)",
+        plugins=("GangScheduling", "framework"),
+    ),
+    Change(
+        ("1.37.0",),
+        (),
+        'GangScheduling\'s PreEnqueue says "pod\'s pod group" where it said "pods\'s pod group"',
+        {"gang_missing_pod_group_reason": 'waiting for pod\'s pod group "{}" to appear in scheduling queue'},
+        "kubernetes/kubernetes 037891575693 gangscheduling/gangscheduling.go (after v1.36)",
+        plugins=("GangScheduling",),
+    ),
+)
+
+
+# Every table of served Workload API versions a release has (the loader accepts them all in a
+# file; the selected release's own table decides).
+WORKLOAD_API_SERVED: tuple[Mapping[str, frozenset[str]], ...] = tuple(
+    dict(c.sets["workload_api_served"]) for c in CHANGES if "workload_api_served" in c.sets
 )
 
 
@@ -641,10 +735,10 @@ class SchedulerVersion:
 
     def gang_plugin_on(self) -> bool:
         """Whether the default profile has GangScheduling: its gate, or from 1.37 (which has no
-        such gate) GenericWorkload (kwhatif.gang.gates)."""
+        such gate) GenericWorkload (kwhatif.release.workload_gates)."""
         if self.has_gate("GangScheduling"):
             return self.gate("GangScheduling")
-        return self.minor >= 37 and self.gate("GenericWorkload")
+        return self.behaviour.gang_follows_generic_workload and self.gate("GenericWorkload")
 
     def plugin_registered(self, name: str) -> bool:
         """Whether the release's in-tree registry has the plugin."""
@@ -790,7 +884,7 @@ class ChosenVersion:
         return out
 
 
-# --- python -m kwhatif.versions diff A B [--plugin X] ----------------------------------------------
+# --- what changes between two releases ------------------------------------------------------------
 
 
 def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
@@ -825,26 +919,3 @@ def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
             lines.extend(f"  - {n} (no longer a gate)" for n in gone)
             lines.extend(f"  + {n}" for n in new)
     return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m kwhatif.versions", description="kube-scheduler release data")
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("diff", help="what changes between two releases")
-    d.add_argument("old")
-    d.add_argument("new")
-    d.add_argument("--plugin", help="only the changes to this plugin (upstream name, or framework, config, api)")
-    args = parser.parse_args(argv)
-    try:
-        lines = diff_lines(args.old, args.new, args.plugin)
-    except ValueError as e:
-        print(f"kwhatif: error: {e}", file=sys.stderr)
-        return 2
-    print("\n".join(lines))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
