@@ -112,7 +112,7 @@ def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment)
     """Write the report in the format asked for; the command exits with the report's exit code."""
     from kwhatif.load.cluster import no_gc
     from kwhatif.report.formats.output import get_formatter
-    from kwhatif.report.sink import Sink
+    from kwhatif.sink import Sink
 
     with no_gc():  # a report's millions of young containers hold no cycles
         text = get_formatter(OutputFormat(output), ropts).format(report)
@@ -272,8 +272,8 @@ class Run:
         from kwhatif.report.formats.table import TableFormatter
         from kwhatif.report.groups import group_entries
         from kwhatif.report.schedule import PodResult, ScheduleReport, labels_of, pod_result
-        from kwhatif.report.sink import Sink
         from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
+        from kwhatif.sink import Sink
 
         fmt = OutputFormat(self.output)
         num_nodes = sched.snapshot.num_nodes

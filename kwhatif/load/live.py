@@ -482,12 +482,12 @@ def _snapshot_to_stream(
 ) -> SnapshotStats:
     import tempfile
 
-    from kwhatif.report.sink import Sink
+    from kwhatif.sink import Sink
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as fh:
         stats = write_snapshot(client, fh, fmt, progress)
         fh.seek(0)
-        sink = Sink(out)  # every byte, or an error (report/sink.py)
+        sink = Sink(out)  # every byte, or an error (kwhatif/sink.py)
         while piece := fh.read(1 << 20):
             sink.write(piece)
         sink.flush()

@@ -31,7 +31,7 @@ from kwhatif.report.schedule import (
     result_dict,
     tail_dict,
 )
-from kwhatif.report.sink import Sink
+from kwhatif.sink import Sink
 
 if TYPE_CHECKING:
     from kwhatif.report.formats.table import TableFormatter

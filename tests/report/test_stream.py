@@ -1,6 +1,6 @@
 """A schedule report written pod by pod (report/stream.py) is the whole report's document, byte
 for byte, in every streamed format; the compact form of report/digest.py; writes that a stream
-takes in pieces (report/sink.py), and a document of more than 2 GiB written whole."""
+takes in pieces (kwhatif/sink.py), and a document of more than 2 GiB written whole."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ from kwhatif.report.schedule import (
     pod_result,
     schedule_report,
 )
-from kwhatif.report.sink import Sink
 from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
 from kwhatif.scheduling.scheduler import Scheduler
+from kwhatif.sink import Sink
 
 from builders import PINNED, make_cluster, make_node, make_pod
 
