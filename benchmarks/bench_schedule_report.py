@@ -110,7 +110,8 @@ def measure(python: str, args: list[str], max_gb: float) -> dict[str, float | in
 
     cmd = ["/usr/bin/time", "-v", python, "-c", _CHILD, *args]
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=cap)
+    # run elsewhere: ``python -c`` imports from its working directory first
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=cap, cwd=tempfile.gettempdir())
     assert p.stdout is not None and p.stderr is not None
     size = 0
     while chunk := p.stdout.read(1 << 20):
