@@ -133,6 +133,8 @@ def schedule(
         )
     if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context or set $KUBECONFIG")
+    if detail == "summary" and (apply_ or output not in ("table", "wide", "json", "yaml")):
+        raise click.UsageError("--detail summary is written by -o table, wide, json and yaml, without --apply")
     if yes and not apply_:
         raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
     positional, names = split_arguments(pods)

@@ -128,3 +128,9 @@ def test_the_default_table_of_a_large_cluster_shows_the_best_five_and_counts_the
     assert sum(g["nodes"] for g in summary["groups"]) == infeasible
     shown = {n["name"] for n in doc["results"][0]["nodes"]}
     assert shown == {*summary["best"], *(g["node"] for g in summary["groups"])}
+
+
+def test_detail_summary_is_for_the_streamed_formats(run, cluster, pod):
+    r = run("schedule", str(pod), "--cluster", str(cluster), "-o", "markdown", "--detail", "summary")
+    assert r.code == 2
+    assert "--detail summary is written by -o table, wide, json and yaml, without --apply" in r.err
