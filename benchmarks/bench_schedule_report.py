@@ -10,7 +10,8 @@ generate.py (c<nodes>.json in benchmarks/out/, generated when missing). Each run
 itself, in a fresh process under /usr/bin/time -v (its peak RSS), its standard output counted
 as it is read (nothing kept). pods/s counts the pods over the seconds from the moment the
 scheduler is built (the cluster loaded and indexed) to the command's exit: placing the pods and
-writing the report. The child's address space is limited to --max-gb (3 by default): a run that
+writing the report; pods/cpu-s over the CPU seconds of the same span (the figure a busy machine
+disturbs least). The child's address space is limited to --max-gb (3 by default): a run that
 would need more fails (MemoryError, exit 2) instead of taking the machine's memory.
 """
 
@@ -64,10 +65,11 @@ made = Run.scheduler
 start = []
 def scheduler(self, *a, **k):
     s = made(self, *a, **k)
-    start.append(time.perf_counter())
+    start.append((time.perf_counter(), time.process_time()))
     return s
 Run.scheduler = scheduler
-atexit.register(lambda: start and print(f"BENCH {time.perf_counter() - start[0]:.3f}", file=sys.stderr))
+atexit.register(lambda: start and print(
+    f"BENCH {time.perf_counter() - start[0][0]:.3f} {time.process_time() - start[0][1]:.3f}", file=sys.stderr))
 from kwhatif.cli.main import main
 main(sys.argv[1:])
 """
@@ -120,10 +122,11 @@ def measure(python: str, args: list[str], max_gb: float) -> dict[str, float | in
     code = p.wait()
     wall = time.perf_counter() - t
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-    run = re.search(r"^BENCH ([0-9.]+)$", err, re.MULTILINE)
+    run = re.search(r"^BENCH ([0-9.]+) ([0-9.]+)$", err, re.MULTILINE)
     failed = [line for line in err.splitlines() if line.startswith("kwhatif: error")]
     return {
         "seconds": float(run.group(1)) if run else float("nan"),
+        "cpu": float(run.group(2)) if run else float("nan"),
         "wall": wall,
         "rss_kb": int(rss.group(1)) if rss else 0,
         "bytes": size,
@@ -148,8 +151,8 @@ def main() -> None:
         first = Path(a.kwhatif).read_text().splitlines()[0]
         python = first[2:].strip() if first.startswith("#!") else python
     cluster = dump(a.nodes, Path(a.dumps))
-    print("| pods | -o | pods/s | s | peak MB | output MB | exit |")
-    print("|---|---|---|---|---|---|---|")
+    print("| pods | -o | pods/s | s | pods/cpu-s | cpu s | peak MB | output MB | exit |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(x) for x in a.pods.split(",")):
             path = pods_file(n, tmp)
@@ -157,9 +160,11 @@ def main() -> None:
                 args = ["schedule", path, "--cluster", cluster, "-o", fmt, "--quiet", *a.extra.split()]
                 r = measure(python, args, a.max_gb)
                 rate = f"{n / r['seconds']:,.0f}" if r["seconds"] == r["seconds"] and r["seconds"] > 0 else "-"
+                cpu_rate = f"{n / r['cpu']:,.0f}" if r["cpu"] == r["cpu"] and r["cpu"] > 0 else "-"
                 status = str(r["code"]) + (f" ({r['error']})" if r["error"] else "")
                 print(
-                    f"| {n:,} | {fmt} | {rate} | {r['seconds']:.1f} | {int(r['rss_kb']) / 1024:,.0f} | "
+                    f"| {n:,} | {fmt} | {rate} | {r['seconds']:.1f} | {cpu_rate} | {r['cpu']:.1f} | "
+                    f"{int(r['rss_kb']) / 1024:,.0f} | "
                     f"{int(r['bytes']) / 1e6:,.1f} | {status} |",
                     flush=True,
                 )
