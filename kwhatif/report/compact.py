@@ -30,7 +30,7 @@ class Digester:
     kept from an earlier cycle (the engine keeps them while the node is unchanged) keeps the
     failure it was grouped by."""
 
-    __slots__ = ("_failing", "_failures", "_keys", "_last")
+    __slots__ = ("_failed", "_failing", "_failures", "_groups", "_keys", "_last")
 
     def __init__(self) -> None:
         self._last: tuple[NodesFit, Prioritized | None, NodesFit, Prioritized | None, NodeDigest] | None = None
@@ -40,6 +40,9 @@ class Digester:
         # each distinct failure's number, and how many filters fail in it
         self._failures: dict[tuple[Any, ...], int] = {}
         self._failing: list[int] = []
+        # the last cycle's infeasible nodes, their records, and the groups and closest nodes they made
+        self._groups: list[Any] = []
+        self._failed: list[Any] = []  # the last Diagnosis's order of the failed nodes, and them sorted
 
     def __call__(self, att: Attempt) -> PodResult:
         fit, prio = att.fit, att.prioritized
@@ -51,7 +54,9 @@ class Digester:
         else:
             if len(self._keys) > 4 * len(fit.filters):
                 self._keys.clear()
-            view_fit, view_prio, digest = _digest(fit, prio, att.node, self._keys, self._number)
+            view_fit, view_prio, digest = _digest(
+                fit, prio, att.node, self._keys, self._number, self._groups, self._failed
+            )
             self._last = (fit, prio, view_fit, view_prio, digest)
         view = dataclasses.replace(att, fit=view_fit, prioritized=view_prio)
         return dataclasses.replace(pod_result(view), digest=digest)
@@ -94,13 +99,19 @@ def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[
     return best, feasible
 
 
-def _failed(fit: NodesFit) -> list[str]:
-    """The nodes that are not feasible, in node order."""
+def _failed(fit: NodesFit, last: list[Any]) -> list[str]:
+    """The nodes that are not feasible, in node order (the last cycle's list when the Diagnosis
+    names the same nodes in the same order: ``last`` holds that order and that list)."""
     failed = fit.diagnosis.node_to_status
     if fit.feasible_names is None or fit.excluded or len(fit.feasible_names) + len(failed) != len(fit.filters):
         # not sure the Diagnosis lists them all: every node's record is asked
         return [n for n, fr in fit.filters.items() if not fr.feasible or n in fit.excluded]
-    return sorted(failed)
+    names = list(failed)
+    if last and last[0] == names:
+        return cast("list[str]", last[1])
+    out = sorted(names)
+    last[:] = [names, out]
+    return out
 
 
 def _digest(
@@ -109,14 +120,45 @@ def _digest(
     chosen: str | None,
     keys: dict[int, tuple[int, int, FilterResult]],
     number: Callable[[tuple[Any, ...]], tuple[int, int]],
+    last: list[Any],
+    last_failed: list[Any],
 ) -> tuple[NodesFit, Prioritized | None, NodeDigest]:
     best, feasible = _best(fit, prio, chosen)
-    failed = _failed(fit)
+    failed = _failed(fit, last_failed)
     filters = fit.filters
     excluded = fit.excluded
+    nofit = chosen is None and not feasible
+    frs: list[FilterResult] = [filters[n] for n in failed] if excluded else list(map(filters.__getitem__, failed))
+    # the same nodes failing with the same records as in the last cycle (most nodes keep theirs
+    # from one pod to the next): the same groups; the lists compare at C speed, record by identity
+    if last and not excluded and last[2] == nofit and last[0] == failed and last[1] == frs:
+        groups, closest = last[3], last[4]
+    else:
+        groups, closest = _groups(failed, frs, excluded, nofit, keys, number)
+        last[:] = [failed, frs, nofit, groups, closest] if not excluded else []
+    shown = {*best, *(g.node for g in groups), *closest}
+    view_filters: dict[str, FilterResult] = {n: filters[n] for n in sorted(shown)}
+    view_fit = dataclasses.replace(fit, filters=view_filters)
+    view_prio = None
+    if prio is not None:
+        scores = prio.scores
+        view_prio = dataclasses.replace(prio, scores={n: scores[n] for n in best if n in scores})
+    digest = NodeDigest(feasible, len(failed), tuple(best), groups, closest)
+    return view_fit, view_prio, digest
+
+
+def _groups(
+    failed: list[str],
+    frs: list[FilterResult],
+    excluded: frozenset[str],
+    nofit: bool,
+    keys: dict[int, tuple[int, int, FilterResult]],
+    number: Callable[[tuple[Any, ...]], tuple[int, int]],
+) -> tuple[tuple[ReasonGroup, ...], tuple[str, ...]]:
+    """The infeasible nodes grouped, largest group first, and for a pod that fits nowhere the
+    nodes closest to fitting."""
     # each infeasible node's failure: its number and how many filters fail in it; a record met
     # in an earlier cycle (``keys`` holds it, so its id stays its own) is looked up at C speed
-    frs: list[FilterResult] = [filters[n] for n in failed] if excluded else list(map(filters.__getitem__, failed))
     got: list[tuple[int, int, FilterResult] | None] = (
         [None] * len(frs) if excluded else list(map(keys.get, map(id, frs)))
     )
@@ -149,22 +191,14 @@ def _digest(
         key=lambda g: (-g.count, g.node),
     )
     closest: list[str] = []
-    if chosen is None and not feasible:
+    if nofit:
         order = sorted(counts, key=lambda n: (failing[n], -counts[n], firsts[n][0]))
         for num in order:
             take = CLOSEST - len(closest)
             closest.extend([name for name, k in zip(failed, nums, strict=True) if k == num][:take])
             if len(closest) >= CLOSEST:
                 break
-    shown = {*best, *(g.node for g in groups), *closest}
-    view_filters: dict[str, FilterResult] = {n: filters[n] for n in sorted(shown)}
-    view_fit = dataclasses.replace(fit, filters=view_filters)
-    view_prio = None
-    if prio is not None:
-        scores = prio.scores
-        view_prio = dataclasses.replace(prio, scores={n: scores[n] for n in best if n in scores})
-    digest = NodeDigest(feasible, len(failed), tuple(best), tuple(groups), tuple(closest))
-    return view_fit, view_prio, digest
+    return tuple(groups), tuple(closest)
 
 
 def _failure_key(fr: FilterResult, excluded: bool) -> tuple[Any, ...]:
