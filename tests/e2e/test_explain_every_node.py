@@ -134,3 +134,11 @@ def test_detail_summary_is_for_the_streamed_formats(run, cluster, pod):
     r = run("schedule", str(pod), "--cluster", str(cluster), "-o", "markdown", "--detail", "summary")
     assert r.code == 2
     assert "--detail summary is written by -o table, wide, json and yaml, without --apply" in r.err
+
+
+def test_detail_full_is_explain_all_for_the_table(run, cluster, pod):
+    full = run("schedule", str(pod), "--cluster", str(cluster), "--detail", "full")
+    every = run("schedule", str(pod), "--cluster", str(cluster), "--explain", "all")
+    assert full.code == every.code == 0, full.err + every.err
+    assert full.out == every.out
+    assert "more feasible node" not in full.out
