@@ -52,6 +52,7 @@ NAV: list[tuple[str, Any]] = [
     ),
     ("Input formats", "input.md"),
     ("Output formats and the JSON schema", "output.md"),
+    ("Scheduling many pods", "schedule-at-scale.md"),
     ("Exit codes", "exit-codes.md"),
     ("Reliability", [("Live reads", "live-reads.md"), ("Reliability", "reliability.md")]),
     ("Releases and feature gates", "releases.md"),

@@ -188,16 +188,33 @@ def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return operator.attrgetter(*names)
 
 
-def escape_strings(obj: T, escape: Callable[[str], str]) -> T:
+@dataclasses.dataclass(slots=True)
+class EscapeCache:
+    """What escape_strings learns about strings and types, kept for its next calls with the same
+    ``escape`` (a report written one result at a time meets the same names and reasons again)."""
+
+    escape: Callable[[str], str]
+    # each distinct string's escaped form, None when escaping leaves it as it is (so that an equal
+    # string met as another object is kept as that object, and what holds it is not copied)
+    escaped: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = dataclasses.field(
+        default_factory=dict
+    )
+
+
+def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | None = None) -> T:
     """A copy of ``obj`` (a report: dataclasses, tuples, lists, mappings) with ``escape`` applied to
     every string in it, keys of mappings included; enum members (kwhatif's own words) are kept.
     Objects with nothing to escape are returned as they are, so the cost is one walk; each
-    distinct string is escaped once, and each type is classified once."""
+    distinct string is escaped once, and each type is classified once (across calls that share
+    a ``cache`` of the same ``escape``)."""
+    if cache is None:
+        cache = EscapeCache(escape)
+    elif cache.escape is not escape:
+        raise ValueError("an EscapeCache serves one escape function")
     memo: dict[int, Any] = {}
-    # each distinct string's escaped form, None when escaping leaves it as it is (so that an equal
-    # string met as another object is kept as that object, and what holds it is not copied)
-    escaped: dict[str, str | None] = {}
-    kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = {}
+    escaped = cache.escaped
+    kinds = cache.kinds
     # the ids of the objects walked and kept as they are (the input's own, alive while it is
     # walked): a sequence of nothing else is kept as it is without a look at each item
     kept: set[int] = set()

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from kwhatif.report.formats.formatter import AnyReport, RenderOptions
     from kwhatif.report.schedule import ScheduleReport
     from kwhatif.scheduling.scheduler import Attempt, Scheduler
+    from kwhatif.whatif.schedule import Plan
+
+# The schedule report's formats written pod by pod as the pods are scheduled (Run.stream_schedule)
+STREAMED = frozenset({OutputFormat.TABLE, OutputFormat.WIDE, OutputFormat.JSON, OutputFormat.YAML})
+STREAMED_DOCUMENTS = frozenset({OutputFormat.JSON, OutputFormat.YAML})
 
 
 def long_lived() -> None:
@@ -107,11 +112,13 @@ def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment)
     """Write the report in the format asked for; the command exits with the report's exit code."""
     from kwhatif.load.cluster import no_gc
     from kwhatif.report.formats.output import get_formatter
+    from kwhatif.sink import Sink
 
     with no_gc():  # a report's millions of young containers hold no cycles
         text = get_formatter(OutputFormat(output), ropts).format(report)
-    env.stdout.write(text)
-    env.stdout.flush()
+    sink = Sink(env.stdout)
+    sink.write(text)
+    sink.flush()
     return int(report.exit_code)
 
 
@@ -253,6 +260,54 @@ class Run:
                 groups=group_entries(attempts, sched.gang),
                 nodes=[ni.node for ni in sched.snapshot.node_infos],
             )
+
+    def stream_schedule(
+        self, sched: Scheduler, plan: Plan, notes: Iterable[str], *, compact: bool, **render: Any
+    ) -> int:
+        """Schedule the plan's pods and write the schedule report as they are placed, pod by pod
+        (report/stream.py), in the compact form of report/digest.py when ``compact``; the exit
+        code is the report's."""
+        from kwhatif.cache.pod_groups import group_key
+        from kwhatif.report.compact import Digester
+        from kwhatif.report.formats.output import get_formatter
+        from kwhatif.report.formats.table import TableFormatter
+        from kwhatif.report.groups import group_entries
+        from kwhatif.report.schedule import PodResult, ScheduleReport, labels_of, pod_result
+        from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
+        from kwhatif.sink import Sink
+
+        fmt = OutputFormat(self.output)
+        num_nodes = sched.snapshot.num_nodes
+        writer: ResultWriter
+        if fmt is OutputFormat.JSON:
+            writer = JsonWriter()
+        elif fmt is OutputFormat.YAML:
+            writer = YamlWriter()
+        else:
+            formatter = get_formatter(fmt, render_options(self.env, self.color, **render))
+            assert isinstance(formatter, TableFormatter)
+            writer = TableWriter(formatter, num_nodes)
+        base: Callable[[Attempt], PodResult] = Digester() if compact else pod_result
+        extra = plan.selection.pod_notes
+
+        def build(att: Attempt) -> PodResult:
+            r = base(att)
+            more = extra.get(att.pod.key)
+            return dataclasses.replace(r, notes=(*more, *r.notes)) if more else r
+
+        detail = "summary" if compact and fmt in STREAMED_DOCUMENTS else ""
+        head = ScheduleReport(plan.profile, (), num_nodes, scheduler_version=self.chosen, detail=detail)
+        stream = ScheduleStream(writer, Sink(self.env.stdout), build, head, keep=lambda a: bool(group_key(a.pod)))
+        stream.run(sched.iter_run(plan.pods, skip_unchanged=True))
+        tail = dataclasses.replace(
+            head,
+            notes=(*notes, *self.chosen.notes, *sched.gang.notes),
+            groups=tuple(group_entries(stream.kept, sched.gang)),
+            node_labels=labels_of(stream.named, [ni.node for ni in sched.snapshot.node_infos]),
+            counted=stream.summary,
+        )
+        stream.close(tail)
+        return int(tail.exit_code)
 
     def emit(self, report: AnyReport, **render: Any) -> int:
         """Write the report to standard output; its exit code is the command's."""

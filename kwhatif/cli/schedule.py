@@ -75,7 +75,17 @@ if TYPE_CHECKING:
     "--explain",
     type=click.Choice(["grouped", "all"]),
     default="grouped",
-    help="all: list every infeasible node instead of grouping them by reason.",
+    help="The table's nodes. grouped: on a cluster of up to 20 nodes every node; on a larger one a pod's "
+    "5 best feasible nodes and a count of the others, its infeasible nodes grouped by reason (with counts) "
+    "and, for a pod that fits nowhere, the nodes closest to fitting. all: every node of every pod.",
+)
+@click.option(
+    "--detail",
+    type=click.Choice(["full", "summary"]),
+    default=None,
+    help="-o json and yaml: full (default) records every node of every pod; summary writes the compact "
+    "form the table shows (on more than 20 nodes), a few MB for hundreds of pods. With the table, full is "
+    "--explain all.",
 )
 @click.option(
     "--apply",
@@ -97,6 +107,7 @@ def schedule(
     color: str,
     nodes: tuple[str, ...],
     explain: str,
+    detail: str | None,
     apply_: bool,
     yes: bool,
     ignore_node_name: bool,
@@ -122,6 +133,8 @@ def schedule(
         )
     if apply_ and not live:
         raise click.UsageError("--apply binds pods in a live cluster: give --kubeconfig/--context or set $KUBECONFIG")
+    if detail == "summary" and (apply_ or output not in ("table", "wide", "json", "yaml")):
+        raise click.UsageError("--detail summary is written by -o table, wide, json and yaml, without --apply")
     if yes and not apply_:
         raise click.UsageError("--yes answers the confirmation of --apply: without --apply nothing is bound")
     positional, names = split_arguments(pods)
@@ -198,6 +211,21 @@ def schedule(
     sched = run.scheduler(binder=binder, preemption=co.preemption and not apply_)
     if apply_ and not yes and plan.pods:
         _confirm(run, plan, binder)
+    from kwhatif.cli.run import STREAMED, STREAMED_DOCUMENTS
+    from kwhatif.report.base import OutputFormat
+
+    explain_all = explain == "all" or (detail == "full" and OutputFormat(output) not in STREAMED_DOCUMENTS)
+    if binder is None and OutputFormat(output) in STREAMED:
+        # written pod by pod as the pods are placed: memory does not grow with their number
+        compact = (
+            detail == "summary"
+            if OutputFormat(output) in STREAMED_DOCUMENTS
+            else not explain_all and not nodes and detail != "full"
+        )
+        notes = list(plan.notes)
+        if co.preemption and apply_:
+            notes.append("preemption is off with --apply: kwhatif never evicts pods")
+        return run.stream_schedule(sched, plan, notes, compact=compact, nodes=nodes, explain_all=explain_all)
     attempts = engine.schedule(sched, plan)
     notes = list(plan.notes)
     if apply_ and co.preemption:
@@ -205,7 +233,7 @@ def schedule(
     if binder is not None:
         notes.append(binder.summary())
     report = run.schedule_report(sched, attempts, plan.profile, notes, apply=binder is not None)
-    code = run.emit(report, nodes=nodes, explain_all=explain == "all")
+    code = run.emit(report, nodes=nodes, explain_all=explain_all)
     for line in report.apply_messages():
         run.env.say(line)
     return code

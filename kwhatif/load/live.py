@@ -491,14 +491,17 @@ def save_snapshot(
 def _snapshot_to_stream(
     client: Client, fmt: str, progress: Callable[[str, int], None] | None, out: IO[str]
 ) -> SnapshotStats:
-    import shutil
     import tempfile
+
+    from kwhatif.sink import Sink
 
     with tempfile.TemporaryFile("w+", encoding="utf-8") as fh:
         stats = write_snapshot(client, fh, fmt, progress)
         fh.seek(0)
-        shutil.copyfileobj(fh, out, 1 << 20)
-        out.flush()
+        sink = Sink(out)  # every byte, or an error (kwhatif/sink.py)
+        while piece := fh.read(1 << 20):
+            sink.write(piece)
+        sink.flush()
     return stats
 
 

@@ -21,6 +21,7 @@ from kwhatif.framework.interface import Status
 from kwhatif.framework.types import NodesFit, PluginScore, PodOutcome, PreFilterRecord, Prioritized
 from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind
+from kwhatif.report.digest import NodeDigest, digest_dict
 from kwhatif.report.groups import GroupEntry, group_dicts
 from kwhatif.scheduling.scheduler import Attempt
 
@@ -164,6 +165,9 @@ class PodResult:
     # Every attempt of the pod, in order, the last one included (the pod's result is that last
     # attempt, with the preemption of an earlier one carried over); empty in an attempt itself.
     attempts: tuple[PodResult, ...] = ()
+    # The compact form (report/digest.py): ``nodes`` then holds only the nodes it shows, and this
+    # counts and groups the others; None: ``nodes`` holds every node.
+    digest: NodeDigest | None = None
 
     @property
     def fits(self) -> bool:
@@ -219,6 +223,10 @@ class ScheduleReport:
     groups: tuple[GroupEntry, ...] = ()  # Workload pod groups (gang scheduling)
     # the labels of the nodes the results name (zones and labels to sort and filter nodes by)
     node_labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # a report written as its pods were scheduled (report/stream.py) holds no results: their
+    # counts are given here
+    counted: Summary | None = None
+    detail: str = ""  # "summary": the results are in their compact form (report/digest.py)
 
     @property
     def kind(self) -> ReportKind:
@@ -226,6 +234,8 @@ class ScheduleReport:
 
     @property
     def summary(self) -> Summary:
+        if self.counted is not None:
+            return self.counted
         final = self.final_results()
         return Summary(
             pods=len(final),
@@ -469,9 +479,19 @@ def labels_of_named_nodes(results: Iterable[PodResult], nodes: Iterable[Node]) -
     whose node records were dropped does not carry every node's labels."""
     named: set[str] = set()
     for r in results:
-        for a in r.all_attempts:
-            named.update(n.name for n in a.nodes)
-            named.update(x for x in (a.node, a.preemption.nominated_node if a.preemption else None) if x)
+        named_nodes(r, named)
+    return labels_of(named, nodes)
+
+
+def named_nodes(r: PodResult, named: set[str]) -> None:
+    """Add the nodes a result names to ``named``."""
+    for a in r.all_attempts:
+        named.update(n.name for n in a.nodes)
+        named.update(x for x in (a.node, a.preemption.nominated_node if a.preemption else None) if x)
+
+
+def labels_of(named: set[str], nodes: Iterable[Node]) -> dict[str, dict[str, str]]:
+    """The labels of the ``named`` nodes, by node name (sorted)."""
     return {n.name: dict(sorted(n.labels.items())) for n in sorted(nodes, key=lambda n: n.name) if n.name in named}
 
 
@@ -641,6 +661,8 @@ def _cycle_fields(r: PodResult, like: PodResult | None = None, written: dict[str
             out[key] = build(value)
     if r.claims:
         out["claims"] = [allocation_dict(c) for c in r.claims]
+    if r.digest is not None:
+        out["nodeSummary"] = digest_dict(r.digest)
     return out
 
 
@@ -662,13 +684,24 @@ def result_dict(r: PodResult) -> dict[str, Any]:
 
 
 def report_dict(rep: ScheduleReport) -> dict[str, Any]:
-    s = rep.summary
+    return {**head_dict(rep), "results": [result_dict(r) for r in rep.results], **tail_dict(rep)}
+
+
+def head_dict(rep: ScheduleReport) -> dict[str, Any]:
+    """The document's fields before ``results`` (a streamed report writes them first)."""
     return {
         "apiVersion": API_VERSION,
         "kind": rep.kind.value,
         "profile": rep.profile,
         **version_fields(rep.scheduler_version),
-        "results": [result_dict(r) for r in rep.results],
+        **({"detail": rep.detail} if rep.detail else {}),
+    }
+
+
+def tail_dict(rep: ScheduleReport) -> dict[str, Any]:
+    """The document's fields after ``results`` (a streamed report writes them last)."""
+    s = rep.summary
+    return {
         **({"groups": group_dicts(rep.groups)} if rep.groups else {}),
         "summary": {
             "pods": s.pods,

@@ -256,9 +256,15 @@ class Scheduler:
         attempt and it carries no new nomination is not evaluated again: its answer could not
         differ, so the last attempt's answer is recorded as this round's attempt.
         """
+        return [att for att, _ in self.iter_run(pods, rounds, skip_unchanged=skip_unchanged)]
+
+    def iter_run(
+        self, pods: list[Pod], rounds: int = 2, *, skip_unchanged: bool = False
+    ) -> Iterator[tuple[Attempt, bool]]:
+        """run(), each attempt as soon as it ends, with whether it is its pod's last (a pod that
+        failed is tried again in the next round, if there is one)."""
         for p in pods:
             self.framework_for(p)
-        attempts: list[Attempt] = []
         pods = self.gang.prepare(self.cluster.pods, pods)
         pending = self.queue_order(pods)
         for p in pending:
@@ -285,10 +291,13 @@ class Scheduler:
                     batch = self._schedule_pod_group(pod, [p for p in pending if pod_id(p) not in popped], rnd)
                     popped.update(pod_id(a.pod) for a in batch)
                     for a in batch:
-                        attempts.append(a)
                         task.advance()
-                        if a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR) and not self.binder.settled(a.pod):
+                        again = a.result in (PodOutcome.UNSCHEDULABLE, PodOutcome.ERROR) and not self.binder.settled(
+                            a.pod
+                        )
+                        if again:
                             left.append(a.pod)
+                        yield a, not (again and rnd < rounds)
                     continue
                 att = None
                 if skip_unchanged and rnd > 1 and failed_at.get(key) == seen:
@@ -303,7 +312,6 @@ class Scheduler:
                 if att.result is not PodOutcome.GATED:
                     self.gang.single()
                     att.cycle = self.gang.cycles
-                attempts.append(att)
                 task.advance()
                 if self.options.compact:
                     if att.result == PodOutcome.SCHEDULED or kept_failures >= COMPACT_KEEP_FAILURES:
@@ -316,6 +324,7 @@ class Scheduler:
                     # A binding the cluster refused is reported, never posted again.
                     if not self.binder.settled(pod):
                         left.append(pod)
+                yield att, not (left and left[-1] is pod and rnd < rounds)
             if not left:
                 break
             # The next round re-activates the pods still pending, as a live cluster does once the
@@ -328,7 +337,6 @@ class Scheduler:
             # they failed in, after priority.
             pending = self.queue_order(left, [float(i) for i in range(len(left))])
         task.close()
-        return attempts
 
     def _schedule_pod_group(self, first: Pod, queued: list[Pod], rnd: int) -> list[Attempt]:
         """One pod-group cycle (kwhatif.gang): the group of ``first`` and its members still queued."""

@@ -75,3 +75,14 @@ def test_a_snapshot_to_a_reader_that_went_away(tmp_path):
             code, err = run_with_stdout(fh, "snapshot", "--kubeconfig", kc)
         assert code == 2
         assert err == "kwhatif: error: cannot write to standard output: No space left on device\n"
+
+
+def test_every_format_of_a_schedule_fails_in_one_line_on_a_full_disk():
+    """The streamed formats write while the pods are placed; the others at the end: a full disk
+    is one line and exit 2 either way, never a partial report and exit 0."""
+    for fmt in ("table", "wide", "yaml", "json", "markdown", "junit", "html"):
+        args = [a if a != "json" else fmt for a in SCHEDULE]
+        with open("/dev/full", "w") as fh:
+            code, err = run_with_stdout(fh, *args)
+        assert (fmt, code) == (fmt, 2)
+        assert err == NOTE + "kwhatif: error: cannot write to standard output: No space left on device\n", fmt

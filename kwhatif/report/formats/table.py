@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
+from collections.abc import Iterable
 
 from kwhatif.escape import escape_strings, guard_commands, visible
 from kwhatif.report.base import OutputFormat
@@ -41,6 +42,8 @@ SHORT = {
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.
 MAX_DETAILED_NODES = 8
+# groups of infeasible nodes a compact result lists (report/digest.py)
+MAX_GROUPS = 10
 
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 
@@ -391,6 +394,9 @@ class TableFormatter(Formatter):
         out = []
         if rows:
             out.append(_indent(plain_table(rows, headers)))
+            if r.digest is not None and r.digest.feasible > len(rows):
+                more = r.digest.feasible - len(rows)
+                out[-1] += f"\n  ... {_n(more, 'more feasible node')} (--explain all lists every node)"
         detailed = [n for n in feasible if n.details]
         if detailed:
             shown = self.devices_shown(r, detailed)
@@ -401,7 +407,10 @@ class TableFormatter(Formatter):
             if len(shown) < len(detailed):
                 lines.append(f"    ({len(detailed) - len(shown)} more node(s); -o wide lists each)")
             out.append("\n".join(lines))
-        if infeasible:
+        if r.digest is not None:
+            if r.digest.groups:
+                out.append(self.digest_groups(r, {n.name: n for n in nodes}))
+        elif infeasible:
             group = (
                 not self.options.explain_all
                 and not self.options.nodes
@@ -410,8 +419,35 @@ class TableFormatter(Formatter):
             out.append(self.infeasible_table(infeasible, group))
         return "\n\n".join(out)
 
+    def digest_groups(self, r: PodResult, by_name: dict[str, NodeEntry]) -> str:
+        """A compact result's infeasible nodes: each group of them with its count and first nodes,
+        the largest first, then the nodes closest to fitting."""
+        d = r.digest
+        assert d is not None
+        lines = [
+            f"  {_n(d.infeasible, 'node')} do not fit, grouped by reason (* = reported by upstream; --explain all lists each):"
+        ]
+        for g in d.groups[:MAX_GROUPS]:
+            node = by_name.get(g.node)
+            text = _failure_text(node, width=10_000) if node is not None else ""
+            shown = ", ".join(g.examples) + (
+                f", ... (+{g.count - len(g.examples)})" if g.count > len(g.examples) else ""
+            )
+            lines.append(f"  {g.count:>5} x {text}")
+            lines.append(f"          {shown}")
+        rest = d.groups[MAX_GROUPS:]
+        if rest:
+            lines.append(f"  ... {_n(len(rest), 'more group')} of {_n(sum(g.count for g in rest), 'node')}")
+        if d.closest:
+            lines.append(f"  closest to fitting (fewest failing filters): {', '.join(d.closest)}")
+        return "\n".join(lines)
+
     def score_legend(self, report: ScheduleReport) -> str:
         """What the score cells mean: nothing for the table's weighted scores (-o wide explains its own)."""
+        return ""
+
+    def legend(self, plugins: Iterable[str]) -> str:
+        """The legend of tables whose score columns are ``plugins`` (a streamed report's)."""
         return ""
 
     def score_cell(self, s: ScoreEntry) -> str:

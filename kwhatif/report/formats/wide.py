@@ -3,6 +3,8 @@ and the devices of every feasible node; the other reports have no scores, and no
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.formats.table import SHORT, TableFormatter, score_plugins
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry
@@ -21,6 +23,11 @@ class WideTableFormatter(TableFormatter):
         for r in report.results:
             for a in r.all_attempts:
                 plugins.update(dict.fromkeys(score_plugins(a)))
+        return self.legend(plugins)
+
+    def legend(self, plugins: Iterable[str]) -> str:
+        """The legend of tables whose score columns are ``plugins``."""
+        plugins = list(plugins)
         if not plugins:
             return ""
         lines = [

@@ -276,11 +276,29 @@ class _BlockWriter:
 _JOINED = 1 << 13
 
 
-def dump_block(data: Any) -> str:
-    """``data`` as yaml.dump(data, **_OPTIONS) with _Dumper writes it."""
+class Strings:
+    """What the block writer learns of strings and keys (how PyYAML writes each), kept across the
+    documents of one report written in parts (report/stream.py); bounded."""
+
+    __slots__ = ("keys", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.keys: dict[str, str] = {}
+
+
+def dump_block(data: Any, strings: Strings | None = None) -> str:
+    """``data`` as yaml.dump(data, **_OPTIONS) with _Dumper writes it; ``strings``: what earlier
+    documents learnt of their strings."""
     if type(data) is dict and data:
         try:
-            return _BlockWriter().document(data)
+            writer = _BlockWriter()
+            if strings is not None:
+                if len(strings.values) + len(strings.keys) > 100_000:
+                    strings.values.clear()
+                    strings.keys.clear()
+                writer.values, writer.keys = strings.values, strings.keys
+            return writer.document(data)
         except _Slow:
             pass
     try:
