@@ -34,6 +34,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -433,3 +434,24 @@ def _satisfy_existing_pods_anti_affinity(s: PreFilterState, node: Node) -> bool:
 
 def new(args: InterPodAffinityArgs, handle: Handle) -> InterPodAffinity:
     return InterPodAffinity(args, handle)
+
+
+INFO = PluginInfo(
+    NAME,
+    column="PodAff",
+    sarif_help="The pod affinity or anti-affinity rules cannot be met: relax them or add nodes where they can be.",
+    hints=Hints(
+        6,
+        fixed={
+            ERR_REASON_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
+            ),
+            ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
+            ),
+            ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
+            ),
+        },
+    ),
+)
