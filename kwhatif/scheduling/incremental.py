@@ -56,7 +56,6 @@ from kwhatif.plugins.info import Incremental, Normalize
 from kwhatif.plugins.inter_pod_affinity.incremental import (
     AffinityFilterModel,
     AffinityScoreModel,
-    has_preferred_terms,
     namespaces_of,
 )
 from kwhatif.plugins.pod_topology_spread.incremental import SpreadFilterModel, SpreadScoreModel
@@ -859,7 +858,7 @@ class Template:
         assert isinstance(pl, ipa.InterPodAffinity)
         if not nodes:
             return SKIP
-        if pl.args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+        if pl.args.ignore_preferred_terms_of_existing_pods and not ipa.has_preferred_terms(pod):
             return SKIP
         m = self.affinity_score
         if m is None or (m.namespace_dependent and m.namespaces != namespaces_of(pl)):
