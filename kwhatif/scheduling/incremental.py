@@ -403,6 +403,10 @@ class Template:
         pre_filter = {pl.name for pl in fw.pre_filter_plugins}
         filters = {pl.name for pl in fw.filter_plugins}
         filter_ok = True
+        # the node-local filters: kept per node until the node changes
+        self.node_filters = frozenset(
+            pl.name for pl in fw.filter_plugins if _model(pl.name).node_filter and _ours(pl, pl.name)
+        )
         for name, special in ((SPREAD, self.spread), (AFFINITY, self.affinity)):
             # The models stand in for PreFilter, and Filter reads what they write: both or neither.
             if (name in pre_filter) != (name in filters) or ((name in filters) and special is None):
@@ -410,6 +414,8 @@ class Template:
         pre_score = {pl.name for pl in fw.pre_score_plugins}
         score_ok = True
         self.known_scores: set[str] = set()
+        # the node-local scores, with how each normalizes
+        self.normalization: dict[str, Normalize] = {}
         for pl in fw.score_plugins:
             if pl.name in (SPREAD, AFFINITY):
                 ours = self.spread if pl.name == SPREAD else self.affinity
@@ -417,13 +423,13 @@ class Template:
                     score_ok = False
             elif pl.name == DRA and _ours(pl, DRA):
                 pass  # scores 0 for the pods it sees (DynamicResourcesScoring.scores_zero_everywhere)
-            elif not _ours(pl, pl.name) or _model(pl.name).node_score is None:
-                continue  # fine as long as its PreScore skips it
-            elif (
-                _model(pl.name).node_score is Normalize.NONE
-                and type(pl).normalize_score is not ScorePlugin.normalize_score
-            ):
-                continue
+            else:
+                how = _model(pl.name).node_score if _ours(pl, pl.name) else None
+                if how is None:
+                    continue  # fine as long as its PreScore skips it
+                if how is Normalize.NONE and type(pl).normalize_score is not ScorePlugin.normalize_score:
+                    continue
+                self.normalization[pl.name] = how
             self.known_scores.add(pl.name)
         return filter_ok, score_ok
 
@@ -535,7 +541,7 @@ class Template:
         skip = state.skip_filter_plugins
         for pl in fw.filter_plugins:
             name = pl.name
-            if name in skip or _model(name).node_filter and _ours(pl, name):
+            if name in skip or name in self.node_filters:
                 continue
             if name == SPREAD and pl is self.spread or name == AFFINITY and pl is self.affinity:
                 continue
@@ -905,7 +911,7 @@ class Template:
                 if got is None:
                     return None
                 raw = got
-                how = _model(name).node_score
+                how = self.normalization[name]
                 norm = raw if how is Normalize.NONE else default_normalize(raw, how is Normalize.DEFAULT_REVERSED)
             if len(norm) and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < 0):
                 return None  # the range error is reported by the from-scratch path
