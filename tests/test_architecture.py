@@ -1,7 +1,8 @@
 """The package's layering: no import cycles among kwhatif modules; the packages form the layers
 of LAYERS, each importing only its own layer and those below (no package cycle); the framework
 and its plugins never reach up into the scheduler, nor into load/ (the cluster model they read is
-kwhatif.cache.cluster); api/ never imports dra/; no code outside release/ compares release numbers.
+kwhatif.cache.cluster); api/ never imports dra/; no code outside release/ compares release numbers;
+no code outside plugins/, config/ and release/ names a plugin.
 
 Module cycles: every import counts (at the top of a module, under TYPE_CHECKING and inside
 functions). Package layers: every import but those under ``if TYPE_CHECKING:`` (annotations may
@@ -175,6 +176,74 @@ def test_the_release_rule_sees_comparisons():
     ):
         assert _RELEASE_COMPARISON.search(text), text
     assert not _RELEASE_COMPARISON.search("minor: int = 36")
+
+
+# The packages that may name a plugin: the plugins themselves, their configuration (profiles,
+# args kinds) and the releases' recorded changes.
+_NAMING_PLUGINS = ("kwhatif.plugins", "kwhatif.config", "kwhatif.release")
+
+
+def _plugin_names() -> frozenset[str]:
+    from kwhatif.plugins import registry
+
+    return frozenset(registry.names())
+
+
+def _plugin_name_literals(source: str, plugin_names: frozenset[str]) -> list[tuple[int, str]]:
+    """The string literals of ``source`` that are a plugin's name (docstrings aside; a message
+    that mentions a plugin in its words is not a name the code goes by)."""
+    tree = ast.parse(source)
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    return sorted(
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and node.value in plugin_names
+    )
+
+
+def test_no_plugin_named_outside_its_home():
+    """What the rest of the program knows of a plugin (its column, SARIF help, hints, incremental
+    model) is the plugin's record (kwhatif.plugins.info): no code outside plugins/, config/ and
+    release/ writes a plugin's name."""
+    plugin_names = _plugin_names()
+    offenders = [
+        f"{mod}:{line}: {value!r}"
+        for mod, path in _modules().items()
+        if not any(mod == p or mod.startswith(p + ".") for p in _NAMING_PLUGINS)
+        for line, value in _plugin_name_literals(path.read_text(), plugin_names)
+    ]
+    assert offenders == []
+
+
+def test_the_plugin_name_rule_sees_names():
+    source = '''
+"""A module about NodeAffinity."""
+def f(plugin):
+    """NodeAffinity's hints."""
+    # NodeAffinity in a comment
+    if plugin == "NodeAffinity":
+        return f"{plugin} is not {'TaintToleration'}"
+    return "turned away by NodeAffinity"
+'''
+    assert _plugin_name_literals(source, _plugin_names()) == [(6, "NodeAffinity"), (7, "TaintToleration")]
+
+
+def test_every_plugin_has_its_record():
+    """Each in-tree plugin's module exports its record, under the plugin's name."""
+    from kwhatif.plugins import registry
+
+    for name in registry.names():
+        record = registry.info(name)
+        assert record is not None and record.name == name
+    assert registry.info("NoSuchPlugin") is None
 
 
 def _external_imports(path: Path) -> set[str]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, BindPlugin, CycleState, Status
+from kwhatif.plugins.info import PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -29,3 +30,6 @@ class DefaultBinder(BindPlugin):
 
 def new(args: None, handle: Handle) -> DefaultBinder:
     return DefaultBinder(handle)
+
+
+INFO = PluginInfo(NAME)

@@ -33,6 +33,7 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.framework.types import fit_error_message
 from kwhatif.gocompat import go_sort_slice
+from kwhatif.plugins.info import PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -497,3 +498,6 @@ def _summary(candidates: Sequence[Candidate], best: Candidate, selected_by: str)
 
 def new(args: DefaultPreemptionArgs, handle: Handle) -> DefaultPreemption:
     return DefaultPreemption(args, handle)
+
+
+INFO = PluginInfo(NAME)

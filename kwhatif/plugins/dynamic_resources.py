@@ -65,6 +65,7 @@ from kwhatif.framework.interface import (
     Status,
 )
 from kwhatif.plugins.helper import default_normalize_score
+from kwhatif.plugins.info import Hints, PluginInfo, no_hints
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import ClusterListers, Handle
@@ -557,3 +558,12 @@ def new(
         features = features_of(handle)
     cls = DynamicResourcesScoring if features.scores else DynamicResources
     return cls(handle, features)
+
+
+INFO = PluginInfo(
+    NAME,
+    column="DRA",
+    sarif_help="The pods' resource claims cannot be allocated on the nodes: check their device classes and selectors, and the devices other claims hold.",
+    # requests no node can satisfy: the plugin's own explain_hints
+    hints=Hints(12, nodes=no_hints),
+)

@@ -17,6 +17,7 @@ from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
 from kwhatif.cache.pod_groups import PodGroupState, PodGroupStates
 from kwhatif.framework.interface import SUCCESS, Code, CycleState, PermitPlugin, PreEnqueuePlugin, Status
+from kwhatif.plugins.info import PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -86,3 +87,6 @@ def new(args: None, handle: Handle) -> GangScheduling:
     return GangScheduling(
         cluster.pod_groups, cluster.pod_group_states, handle.version.behaviour.gang_missing_pod_group_reason
     )
+
+
+INFO = PluginInfo(NAME)

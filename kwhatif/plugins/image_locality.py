@@ -9,6 +9,7 @@ from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import ImageStateSummary, NodeInfo
 from kwhatif.framework.interface import MAX_NODE_SCORE, SUCCESS, CycleState, ScorePlugin, Status
 from kwhatif.gocompat import go_div
+from kwhatif.plugins.info import Incremental, Normalize, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -96,3 +97,6 @@ def _node_score(node_info: NodeInfo, names: list[str], sources: int, total_nodes
 
 def new(args: None, handle: Handle) -> ImageLocality:
     return ImageLocality(handle)
+
+
+INFO = PluginInfo(NAME, column="Image", incremental=Incremental(node_score=Normalize.NONE))

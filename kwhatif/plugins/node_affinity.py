@@ -3,6 +3,7 @@ preferred node affinity, and the scheduler-enforced addedAffinity from the plugi
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,8 +31,10 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.gocompat import aggregate
 from kwhatif.plugins.helper import default_normalize_score
+from kwhatif.plugins.info import HintInput, Hints, Incremental, Normalize, PluginInfo, names, said_by
 
 if TYPE_CHECKING:
+    from kwhatif.cache.snapshot import Snapshot
     from kwhatif.framework.handle import Handle
 
 NAME = "NodeAffinity"
@@ -168,3 +171,59 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin):
 
 def new(args: NodeAffinityArgs, handle: Handle) -> NodeAffinity:
     return NodeAffinity(args.added_affinity, args.added_preferred)
+
+
+def _hints(given: HintInput) -> list[str]:
+    """The pod's own selector and required affinity (with the values the nodes have), or the
+    profile's addedAffinity."""
+    pod, snapshot, nodes, reasons_of = given.pod, given.snapshot, given.nodes, given.reasons_of
+    out = []
+    own = [n for n in nodes if ERR_REASON_POD in reasons_of[n]]
+    if own:
+        wanted = ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items()))
+        seen: Counter[str] = Counter()
+        for k in sorted(pod.node_selector):
+            for name in own:
+                ni = snapshot.get(name)
+                if ni is not None:
+                    seen[f"{k}={ni.node.labels.get(k, '<none>')}"] += 1
+        detail = f" (they have {', '.join(f'{s} ×{c}' for s, c in seen.most_common(4))})" if seen else ""
+        what = f"nodeSelector {wanted}" if wanted else "required node affinity"
+        out.append(f"{len(own)} node(s) ({names(own)}) fail only the pod's {what}{detail}")
+    enforced = [n for n in nodes if ERR_REASON_ENFORCED in reasons_of[n]]
+    if enforced:
+        out.append(
+            f"{len(enforced)} node(s) ({names(enforced)}) fail only the scheduler profile's addedAffinity "
+            "(NodeAffinityArgs), not the pod's own"
+        )
+    other = [n for n in nodes if n not in own and n not in enforced]
+    if other:
+        ni = snapshot.get(other[0])
+        if ni is not None:
+            out.append(f"{len(other)} node(s) ({names(other)}) {said_by(NAME, reasons_of[other[0]])}")
+    return out
+
+
+def _unparsable_terms_hint(pod: Pod, snapshot: Snapshot) -> list[str]:
+    """Required terms the scheduler's label parsing rejects never match (the API server stored
+    them all the same): say which, with the parser's error."""
+    na = pod.affinity.node_affinity if pod.affinity else None
+    if na is None or na.required is None:
+        return []
+    out = []
+    for term in na.required.terms:
+        if term.parse_errors:
+            out.append(
+                f"the scheduler cannot parse this required node affinity term, so it never matches: "
+                f"{term.parse_errors[0]}"
+            )
+    return out
+
+
+INFO = PluginInfo(
+    NAME,
+    column="NodeAff",
+    sarif_help="Relax the pods' nodeSelector or required node affinity, or label nodes to match it.",
+    hints=Hints(2, nodes=_hints, rejected=_unparsable_terms_hint),
+    incremental=Incremental(node_filter=True, node_score=Normalize.DEFAULT),
+)

@@ -21,6 +21,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Incremental, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -60,3 +61,6 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin):
 def new(args: None, handle: Handle) -> NodeDeclaredFeatures:
     version = handle.version
     return NodeDeclaredFeatures(version.gate("NodeDeclaredFeatures"), version.behaviour.node_declared_features_reason)
+
+
+INFO = PluginInfo(NAME, incremental=Incremental(node_filter=True))

@@ -18,9 +18,12 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, Incremental, PluginInfo
 
 if TYPE_CHECKING:
+    from kwhatif.api.core import Node
     from kwhatif.framework.handle import Handle
+    from kwhatif.framework.runtime import Framework
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY: StateKey[list[ContainerPort]] = StateKey("PreFilter" + NAME)
@@ -64,3 +67,18 @@ class NodePorts(PreFilterPlugin, FilterPlugin):
 
 def new(args: None, handle: Handle) -> NodePorts:
     return NodePorts()
+
+
+def _node_hint(reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None) -> str | None:
+    if not reasons or reasons[0] != ERR_REASON:
+        return None
+    ports = ", ".join(f"{p.host_port}/{p.protocol}" for p in pod.host_ports())
+    return f"fail only because host port {ports} is taken there"
+
+
+INFO = PluginInfo(
+    NAME,
+    sarif_help="The host ports the pods ask for are taken on the nodes: choose other ports or drop hostPort.",
+    hints=Hints(4, node=_node_hint),
+    incremental=Incremental(node_filter=True),
+)

@@ -21,6 +21,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Incremental, Normalize, PluginInfo
 from kwhatif.plugins.resource_allocation import (
     allocatable_and_requested,
     pod_request_list,
@@ -109,3 +110,6 @@ def new(args: NodeResourcesBalancedAllocationArgs, handle: Handle) -> NodeResour
     return NodeResourcesBalancedAllocation(
         args.resources, b.balanced_allocation_skips_best_effort, b.balanced_allocation_with_and_without_pod
     )
+
+
+INFO = PluginInfo(NAME, column="Balanced", incremental=Incremental(node_score=Normalize.NONE))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
+from kwhatif.api.quantity import format_bytes, format_milli_cpu
 from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import (
@@ -32,6 +33,7 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.gocompat import go_div, go_round
 from kwhatif.plugins.helper import build_broken_linear_function
+from kwhatif.plugins.info import HintInput, Hints, Incremental, Normalize, PluginInfo, names
 from kwhatif.plugins.resource_allocation import (
     Scorer,
     pod_request_list,
@@ -226,3 +228,73 @@ def new(args: NodeResourcesFitArgs, handle: Handle) -> NodeResourcesFit:
     behaviour = handle.version.behaviour
     validate_node_resources_fit_args(args, behaviour.shape_order_detail)
     return NodeResourcesFit(args, behaviour.fit_unresolvable_above_allocatable)
+
+
+def _amount(resource: str, n: int) -> str:
+    if resource == "cpu":
+        return f"{format_milli_cpu(n)} cpu"
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return f"{format_bytes(n)} {resource}"
+    return f"{n} {resource}"
+
+
+def _hints(given: HintInput) -> list[str]:
+    """The node closest to fitting and the amounts it is short of; the nodes at their pod limit;
+    the nodes too small for the pod."""
+    pod, snapshot, nodes = given.pod, given.snapshot, given.nodes
+    fit = given.fw.plugins.get(NAME)
+    lacking_fn = getattr(fit, "insufficient_resources", None)
+    if lacking_fn is None:
+        return []
+    best: tuple[float, str, list[str]] | None = None
+    full: list[str] = []
+    too_small: dict[tuple[str, ...], list[str]] = {}
+    for name in nodes:
+        ni = snapshot.get(name)
+        if ni is None:
+            continue
+        lacking = lacking_fn(pod, ni)
+        if not lacking:
+            continue
+        if any(r.resource == "pods" for r in lacking):
+            full.append(name)
+            continue
+        never = tuple(sorted(r.resource for r in lacking if r.requested > r.capacity))
+        if never:
+            too_small.setdefault(never, []).append(name)  # would not fit even if it were empty
+            continue
+        if any(r.used > r.capacity for r in lacking):
+            continue  # over-committed already: lowering this pod's requests would not help
+        parts = []
+        score = 0.0
+        for r in lacking:
+            short = r.requested - (r.capacity - r.used)
+            score += short / r.capacity if r.capacity else float("inf")
+            parts.append(_amount(r.resource, short))
+        if best is None or (score, name) < (best[0], best[1]):
+            best = (score, name, parts)
+    out = []
+    if best is not None:
+        _, name, parts = best
+        out.append(
+            f"closest fit: {name} is short of {' and '.join(parts)}; lower the pod's requests by that much, "
+            f"or free it on {name} ({len(nodes)} node(s) fail only on resources)"
+        )
+    if full:
+        out.append(f"{len(full)} node(s) ({names(full)}) are at their pod limit (status.allocatable.pods)")
+    if best is None:
+        for resources, group in sorted(too_small.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            out.append(
+                f"{len(group)} node(s) ({names(group)}) have less {' and '.join(resources)} in all "
+                "than the pod requests"
+            )
+    return out
+
+
+INFO = PluginInfo(
+    NAME,
+    column="Fit",
+    sarif_help="Lower the pods' requests, or add nodes (or free capacity on them): the message names the resources that are short.",
+    hints=Hints(0, nodes=_hints),
+    incremental=Incremental(node_filter=True, node_score=Normalize.NONE),
+)

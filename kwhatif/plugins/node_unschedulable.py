@@ -8,6 +8,7 @@ from kwhatif.api.core import Pod, Taint
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.interface import SUCCESS, Code, CycleState, FilterPlugin, Status
 from kwhatif.plugins.helper import tolerations_tolerate_taint
+from kwhatif.plugins.info import Hints, Incremental, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -31,3 +32,11 @@ class NodeUnschedulable(FilterPlugin):
 
 def new(args: None, handle: Handle) -> NodeUnschedulable:
     return NodeUnschedulable()
+
+
+INFO = PluginInfo(
+    NAME,
+    sarif_help="The nodes are cordoned: uncordon them or tolerate node.kubernetes.io/unschedulable.",
+    hints=Hints(3, fixed={ERR_REASON_UNSCHEDULABLE: "fail only because they are cordoned (spec.unschedulable)"}),
+    incremental=Incremental(node_filter=True),
+)

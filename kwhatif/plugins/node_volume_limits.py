@@ -29,6 +29,7 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -291,3 +292,17 @@ class CSILimits(PreFilterPlugin, FilterPlugin):
 
 def new(args: None, handle: Handle) -> CSILimits:
     return CSILimits(handle)
+
+
+INFO = PluginInfo(
+    NAME,
+    sarif_help="The nodes have attached as many volumes of the driver as they can: spread the pods or add nodes.",
+    hints=Hints(
+        8,
+        fixed={
+            ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: (
+                "fail only because the pod's volumes would exceed their attachable volume limit"
+            ),
+        },
+    ),
+)

@@ -26,6 +26,7 @@ from kwhatif.framework.interface import (
     PreFilterResult,
     Status,
 )
+from kwhatif.plugins.info import PluginInfo
 from kwhatif.plugins.node_volume_limits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     UNBOUND_VOLUME_ID_PREFIX,
@@ -222,3 +223,9 @@ def new_azure_disk(args: None, handle: Handle) -> AzureDiskLimits:
 
 def new_cinder(args: None, handle: Handle) -> CinderLimits:
     return CinderLimits(handle)
+
+
+EBS_INFO = PluginInfo(EBS_NAME)
+GCE_PD_INFO = PluginInfo(GCE_PD_NAME)
+AZURE_DISK_INFO = PluginInfo(AZURE_DISK_NAME)
+CINDER_INFO = PluginInfo(CINDER_NAME)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kwhatif.framework.interface import QueuedPodInfo, QueueSortPlugin
+from kwhatif.plugins.info import PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -23,3 +24,6 @@ class PrioritySort(QueueSortPlugin):
 
 def new(args: None, handle: Handle) -> PrioritySort:
     return PrioritySort()
+
+
+INFO = PluginInfo(NAME)

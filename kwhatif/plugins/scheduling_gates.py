@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.framework.interface import SUCCESS, Code, PreEnqueuePlugin, Status
+from kwhatif.plugins.info import PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -26,3 +27,6 @@ class SchedulingGates(PreEnqueuePlugin):
 
 def new(args: None, handle: Handle) -> SchedulingGates:
     return SchedulingGates()
+
+
+INFO = PluginInfo(NAME)

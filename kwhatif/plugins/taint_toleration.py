@@ -25,9 +25,12 @@ from kwhatif.plugins.helper import (
     find_matching_untolerated_taint,
     tolerations_tolerate_taint,
 )
+from kwhatif.plugins.info import Hints, Incremental, Normalize, PluginInfo, and_list
 
 if TYPE_CHECKING:
+    from kwhatif.api.core import Node
     from kwhatif.framework.handle import Handle
+    from kwhatif.framework.runtime import Framework
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY: StateKey[tuple[Toleration, ...]] = StateKey("PreScore" + NAME)
@@ -90,3 +93,29 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin):
 def new(args: None, handle: Handle) -> TaintToleration:
     version = handle.version
     return TaintToleration(version.behaviour.taint_reason, version.gate("TaintTolerationComparisonOperators"))
+
+
+def _node_hint(reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None) -> str | None:
+    """The taints of the node the pod does not tolerate."""
+    comparison_operators = bool(getattr(fw.plugins.get(NAME), "comparison_operators", False)) if fw else False
+    untolerated = [
+        t.render()
+        for t in node.taints
+        if t.effect in ("NoSchedule", "NoExecute")
+        and not any(tol.tolerates(t, comparison_operators) for tol in pod.tolerations)
+    ]
+    if len(untolerated) == 1:
+        return f"would take the pod if it tolerated taint {untolerated[0]}"
+    if untolerated:
+        return f"would take the pod if it tolerated taints {and_list(untolerated)}"
+    return None
+
+
+INFO = PluginInfo(
+    NAME,
+    column="Taint",
+    sarif_help="Tolerate the taints the message names, or let the pods run on untainted nodes.",
+    # at most two hints (the groups of most nodes)
+    hints=Hints(1, node=_node_hint, max_groups=2),
+    incremental=Incremental(node_filter=True, node_score=Normalize.DEFAULT_REVERSED),
+)

@@ -47,6 +47,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 from kwhatif.plugins.node_volume_limits import claim_name_of, ephemeral_owner_error
 
 if TYPE_CHECKING:
@@ -674,3 +675,27 @@ def new(args: VolumeBindingArgs, handle: Handle) -> VolumeBinding:
     # With StorageCapacityScoring on (1.37) upstream scores nodes by free capacity (args.shape);
     # kwhatif does not model that score yet (README, Scheduler versions).
     return VolumeBinding(handle, args.bind_timeout_seconds)
+
+
+INFO = PluginInfo(
+    NAME,
+    column="Volume",
+    sarif_help="The pods' volumes cannot be bound or provisioned on the nodes: check the claims, their StorageClass and the volumes' node affinity.",
+    hints=Hints(
+        9,
+        fixed={
+            ERR_REASON_BIND_CONFLICT: (
+                "fail only because no Available PersistentVolume there matches the pod's unbound claims"
+            ),
+            ERR_REASON_NODE_CONFLICT: (
+                "fail only the node affinity of the PersistentVolumes the pod's claims are bound to"
+            ),
+            ERR_REASON_NOT_ENOUGH_SPACE: (
+                "fail only because their storage capacity (CSIStorageCapacity) is too small for the pod's claims"
+            ),
+            ERR_REASON_PV_NOT_EXIST: (
+                "fail only because a claim of the pod is bound to a PersistentVolume that does not exist"
+            ),
+        },
+    ),
+)

@@ -22,9 +22,12 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 
 if TYPE_CHECKING:
+    from kwhatif.api.core import Node
     from kwhatif.framework.handle import Handle
+    from kwhatif.framework.runtime import Framework
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY: StateKey[_PreFilterState] = StateKey("PreFilter" + NAME)
@@ -164,3 +167,20 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, PreFilterExtensions):
 
 def new(args: None, handle: Handle) -> VolumeRestrictions:
     return VolumeRestrictions(handle)
+
+
+def _node_hint(reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None) -> str | None:
+    if reasons and "ReadWriteOncePod" in reasons[0]:
+        return "fail only because a pod there already uses the pod's ReadWriteOncePod claim"
+    return None
+
+
+INFO = PluginInfo(
+    NAME,
+    sarif_help="A volume of the pods is already in use in a way that excludes them (ReadWriteOncePod, a disk attached elsewhere).",
+    hints=Hints(
+        7,
+        fixed={ERR_REASON_DISK_CONFLICT: "fail only because a pod there already mounts the same disk"},
+        node=_node_hint,
+    ),
+)

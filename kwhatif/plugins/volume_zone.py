@@ -27,6 +27,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -147,3 +148,17 @@ class VolumeZone(PreFilterPlugin, FilterPlugin):
 
 def new(args: None, handle: Handle) -> VolumeZone:
     return VolumeZone(handle)
+
+
+INFO = PluginInfo(
+    NAME,
+    sarif_help="The pods' volumes are in zones where no node takes the pods.",
+    hints=Hints(
+        10,
+        fixed={
+            ERR_REASON_CONFLICT: (
+                "fail only the zone and region labels of the pod's PersistentVolumes (a volume zone conflict)"
+            ),
+        },
+    ),
+)

@@ -2,24 +2,16 @@
 
 Computed right after the cycle, on the snapshot the cycle saw, and stored on the Attempt; the
 formatters only print them. Each hint looks at the nodes that fail for a single reason, because
-those are the nodes one change would open.
+those are the nodes one change would open. The words are the plugins' own (the ``hints`` of each
+plugin's record, kwhatif.plugins.info.Hints); this module groups the nodes and orders the hints.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
-from kwhatif.api.quantity import format_bytes, format_milli_cpu
-from kwhatif.plugins import inter_pod_affinity as ipa
-from kwhatif.plugins import node_affinity as na
-from kwhatif.plugins import node_ports as np
-from kwhatif.plugins import node_unschedulable as nu
-from kwhatif.plugins import node_volume_limits as nvl
-from kwhatif.plugins import pod_topology_spread as pts
-from kwhatif.plugins import volume_binding as vb
-from kwhatif.plugins import volume_restrictions as vr
-from kwhatif.plugins import volume_zone as vz
+from kwhatif.plugins import registry
+from kwhatif.plugins.info import HintInput, Hints, names, said_by
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Node, Pod
@@ -27,20 +19,18 @@ if TYPE_CHECKING:
     from kwhatif.framework.runtime import Framework
     from kwhatif.framework.types import NodesFit
 
-MAX_LISTED = 3
+# the rank of plugins without hints: after those with, by name
+_UNRANKED = 1 << 30
 
 
-def _names(nodes: list[str]) -> str:
-    shown = ", ".join(nodes[:MAX_LISTED])
-    return shown + (f" and {len(nodes) - MAX_LISTED} more" if len(nodes) > MAX_LISTED else "")
+def _hints_of(plugin: str) -> Hints | None:
+    record = registry.info(plugin)
+    return None if record is None else record.hints
 
 
-def _amount(resource: str, n: int) -> str:
-    if resource == "cpu":
-        return f"{format_milli_cpu(n)} cpu"
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        return f"{format_bytes(n)} {resource}"
-    return f"{n} {resource}"
+def _rank(plugin: str) -> tuple[int, str]:
+    h = _hints_of(plugin)
+    return (_UNRANKED if h is None else h.rank, plugin)
 
 
 def hints(pod: Pod, fit: NodesFit, snapshot: Snapshot, fw: Framework) -> list[str]:
@@ -61,251 +51,48 @@ def hints(pod: Pod, fit: NodesFit, snapshot: Snapshot, fw: Framework) -> list[st
             only.setdefault(failing[0].plugin, []).append(name)
             reasons_of[name] = tuple(r for st in failing for r in st.reasons)
     out: list[str] = []
-    if "NodeResourcesFit" in only:
-        out.extend(_resource_hint(pod, snapshot, fw, only["NodeResourcesFit"]))
-    comparison = bool(getattr(fw.plugins.get("TaintToleration"), "comparison_operators", False))
-    for plugin in sorted(only, key=lambda p: _HINT_ORDER.get(p, (len(_HINT_ORDER), p))):
-        if plugin in _SELF_EXPLAINED:
-            continue
-        if plugin == "NodeAffinity":
-            out.extend(_node_affinity_hints(pod, snapshot, only[plugin], reasons_of))
+    for plugin in sorted(only, key=_rank):
+        h = _hints_of(plugin)
+        if h is not None and h.nodes is not None:
+            out.extend(h.nodes(HintInput(pod, snapshot, fw, only[plugin], reasons_of)))
             continue
         groups: dict[str, list[str]] = {}
         for name in only[plugin]:
             ni = snapshot.get(name)
             if ni is None:
                 continue
-            text = node_hint(plugin, reasons_of[name], pod, ni.node, comparison_operators=comparison)
+            text = node_hint(plugin, reasons_of[name], pod, ni.node, fw)
             groups.setdefault(text, []).append(name)
         ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-        for text, names in ranked[: _MAX_GROUPS.get(plugin, len(ranked))]:
-            out.append(f"{len(names)} node(s) ({_names(names)}) {text}")
+        limit = h.max_groups if h is not None and h.max_groups is not None else len(ranked)
+        for text, group in ranked[:limit]:
+            out.append(f"{len(group)} node(s) ({names(group)}) {text}")
     # Plugins that explain themselves (DynamicResources: requests no node can satisfy).
     for pl in fw.plugins.values():
         extra = getattr(pl, "explain_hints", None)
         if callable(extra):
             out.extend(extra(pod))
-    if any(st.plugin == "NodeAffinity" and not st.is_success() for fr in filters.values() for st in fr.statuses):
-        out.extend(_unparsable_terms_hint(pod))
-    if pod.node_name and any(
-        st.plugin == "NodeName" and not st.is_success() for fr in filters.values() for st in fr.statuses
-    ):
-        pinned = (
-            f"pins the pod to node {pod.node_name}"
-            if snapshot.get(pod.node_name) is not None
-            else f"names node {pod.node_name}, which is not in the cluster"
-        )
-        out.append(
-            f"spec.nodeName {pinned} (a pod exported from a cluster keeps the node it ran on): drop spec.nodeName, "
-            "or run with --ignore-node-name, to schedule it anew"
-        )
+    # The hints of a plugin that rejects any node at all (a required node affinity term the
+    # scheduler cannot parse, a spec.nodeName).
+    rejecting = {st.plugin for fr in filters.values() for st in fr.statuses if not st.is_success()}
+    for plugin in sorted(rejecting, key=_rank):
+        h = _hints_of(plugin)
+        if h is not None and h.rejected is not None:
+            out.extend(h.rejected(pod, snapshot))
     return out
 
 
-# Plugins whose hints come from elsewhere: resources (the amounts short), DynamicResources (its
-# own explain_hints), NodeName (the spec.nodeName hint).
-_SELF_EXPLAINED = frozenset({"NodeResourcesFit", "DynamicResources", "NodeName"})
-# The order hints are listed in (the plugins of upstream's default profile, then the others by name)
-_HINT_ORDER: dict[str, tuple[int, str]] = {
-    p: (i, p)
-    for i, p in enumerate(
-        (
-            "TaintToleration",
-            "NodeAffinity",
-            "NodeUnschedulable",
-            "NodePorts",
-            "PodTopologySpread",
-            "InterPodAffinity",
-            "VolumeRestrictions",
-            "NodeVolumeLimits",
-            "VolumeBinding",
-            "VolumeZone",
-        )
-    )
-}
-# at most this many hints (the groups of most nodes) for a plugin
-_MAX_GROUPS = {"TaintToleration": 2}
-
-
-# The hints whose words depend only on the plugin and its reason.
-_FIXED_HINTS: dict[tuple[str, str], str] = {
-    ("PodTopologySpread", pts.ERR_REASON_CONSTRAINTS_NOT_MATCH): (
-        "fail only the topology spread constraints (maxSkew would be exceeded there)"
-    ),
-    ("InterPodAffinity", ipa.ERR_REASON_AFFINITY_RULES_NOT_MATCH): (
-        "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
-    ),
-    ("InterPodAffinity", ipa.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH): (
-        "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
-    ),
-    ("InterPodAffinity", ipa.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH): (
-        "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
-    ),
-    ("NodeUnschedulable", nu.ERR_REASON_UNSCHEDULABLE): "fail only because they are cordoned (spec.unschedulable)",
-    ("VolumeBinding", vb.ERR_REASON_BIND_CONFLICT): (
-        "fail only because no Available PersistentVolume there matches the pod's unbound claims"
-    ),
-    ("VolumeBinding", vb.ERR_REASON_NODE_CONFLICT): (
-        "fail only the node affinity of the PersistentVolumes the pod's claims are bound to"
-    ),
-    ("VolumeBinding", vb.ERR_REASON_NOT_ENOUGH_SPACE): (
-        "fail only because their storage capacity (CSIStorageCapacity) is too small for the pod's claims"
-    ),
-    ("VolumeBinding", vb.ERR_REASON_PV_NOT_EXIST): (
-        "fail only because a claim of the pod is bound to a PersistentVolume that does not exist"
-    ),
-    ("VolumeZone", vz.ERR_REASON_CONFLICT): (
-        "fail only the zone and region labels of the pod's PersistentVolumes (a volume zone conflict)"
-    ),
-    ("VolumeRestrictions", vr.ERR_REASON_DISK_CONFLICT): "fail only because a pod there already mounts the same disk",
-    ("NodeVolumeLimits", nvl.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED): (
-        "fail only because the pod's volumes would exceed their attachable volume limit"
-    ),
-}
-
-
-def node_hint(
-    plugin: str, reasons: tuple[str, ...], pod: Pod, node: Node, *, comparison_operators: bool = False
-) -> str:
+def node_hint(plugin: str, reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None = None) -> str:
     """What would open ``node`` to ``pod`` when ``plugin`` is the only filter that rejects it,
     with ``reasons`` (that plugin's reasons there): a phrase that follows "N node(s) (names)"."""
-    reason = reasons[0] if reasons else ""
-    if plugin == "TaintToleration":
-        untolerated = [
-            t.render()
-            for t in node.taints
-            if t.effect in ("NoSchedule", "NoExecute")
-            and not any(tol.tolerates(t, comparison_operators) for tol in pod.tolerations)
-        ]
-        if len(untolerated) == 1:
-            return f"would take the pod if it tolerated taint {untolerated[0]}"
-        if untolerated:
-            return f"would take the pod if it tolerated taints {_and(untolerated)}"
-    elif plugin == "PodTopologySpread":
-        if reason == pts.ERR_REASON_NODE_LABEL_NOT_MATCH:
-            keys = sorted(
-                {
-                    c.topology_key
-                    for c in pod.topology_spread_constraints
-                    if c.when_unsatisfiable == "DoNotSchedule" and c.topology_key not in node.labels
-                }
-            )
-            what = f"label {keys[0]}" if len(keys) == 1 else f"labels {_and(keys)}" if keys else "topologyKey label"
-            return (
-                f"fail only the topology spread constraints: they lack the {what} the constraints spread over "
-                "(a node without its topologyKey belongs to no domain); label them, or spread over a key they have"
-            )
-    elif plugin == "NodePorts" and reason == np.ERR_REASON:
-        ports = ", ".join(f"{p.host_port}/{p.protocol}" for p in pod.host_ports())
-        return f"fail only because host port {ports} is taken there"
-    elif plugin == "VolumeRestrictions" and "ReadWriteOncePod" in reason:
-        return "fail only because a pod there already uses the pod's ReadWriteOncePod claim"
-    fixed = _FIXED_HINTS.get((plugin, reason))
-    if fixed is not None:
-        return fixed
+    h = _hints_of(plugin)
+    if h is not None:
+        if h.node is not None:
+            text = h.node(reasons, pod, node, fw)
+            if text is not None:
+                return text
+        fixed = h.fixed.get(reasons[0] if reasons else "")
+        if fixed is not None:
+            return fixed
     # any other reason: said as the plugin said it
-    return f"fail only {plugin}: {'; '.join(reasons)}" if reasons else f"fail only {plugin}"
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _node_affinity_hints(
-    pod: Pod, snapshot: Snapshot, nodes: list[str], reasons_of: dict[str, tuple[str, ...]]
-) -> list[str]:
-    """NodeAffinity: the pod's own selector and required affinity (with the values the nodes
-    have), or the profile's addedAffinity."""
-    out = []
-    own = [n for n in nodes if na.ERR_REASON_POD in reasons_of[n]]
-    if own:
-        wanted = ", ".join(f"{k}={v}" for k, v in sorted(pod.node_selector.items()))
-        seen: Counter[str] = Counter()
-        for k in sorted(pod.node_selector):
-            for name in own:
-                ni = snapshot.get(name)
-                if ni is not None:
-                    seen[f"{k}={ni.node.labels.get(k, '<none>')}"] += 1
-        detail = f" (they have {', '.join(f'{s} ×{c}' for s, c in seen.most_common(4))})" if seen else ""
-        what = f"nodeSelector {wanted}" if wanted else "required node affinity"
-        out.append(f"{len(own)} node(s) ({_names(own)}) fail only the pod's {what}{detail}")
-    enforced = [n for n in nodes if na.ERR_REASON_ENFORCED in reasons_of[n]]
-    if enforced:
-        out.append(
-            f"{len(enforced)} node(s) ({_names(enforced)}) fail only the scheduler profile's addedAffinity "
-            "(NodeAffinityArgs), not the pod's own"
-        )
-    other = [n for n in nodes if n not in own and n not in enforced]
-    if other:
-        ni = snapshot.get(other[0])
-        if ni is not None:
-            out.append(
-                f"{len(other)} node(s) ({_names(other)}) {node_hint('NodeAffinity', reasons_of[other[0]], pod, ni.node)}"
-            )
-    return out
-
-
-def _unparsable_terms_hint(pod: Pod) -> list[str]:
-    """Required terms the scheduler's label parsing rejects never match (the API server stored
-    them all the same): say which, with the parser's error."""
-    na = pod.affinity.node_affinity if pod.affinity else None
-    if na is None or na.required is None:
-        return []
-    out = []
-    for term in na.required.terms:
-        if term.parse_errors:
-            out.append(
-                f"the scheduler cannot parse this required node affinity term, so it never matches: "
-                f"{term.parse_errors[0]}"
-            )
-    return out
-
-
-def _resource_hint(pod: Pod, snapshot: Snapshot, fw: Framework, nodes: list[str]) -> list[str]:
-    fit = fw.plugins.get("NodeResourcesFit")
-    lacking_fn = getattr(fit, "insufficient_resources", None)
-    if lacking_fn is None:
-        return []
-    best: tuple[float, str, list[str]] | None = None
-    full: list[str] = []
-    too_small: dict[tuple[str, ...], list[str]] = {}
-    for name in nodes:
-        ni = snapshot.get(name)
-        if ni is None:
-            continue
-        lacking = lacking_fn(pod, ni)
-        if not lacking:
-            continue
-        if any(r.resource == "pods" for r in lacking):
-            full.append(name)
-            continue
-        never = tuple(sorted(r.resource for r in lacking if r.requested > r.capacity))
-        if never:
-            too_small.setdefault(never, []).append(name)  # would not fit even if it were empty
-            continue
-        if any(r.used > r.capacity for r in lacking):
-            continue  # over-committed already: lowering this pod's requests would not help
-        parts = []
-        score = 0.0
-        for r in lacking:
-            short = r.requested - (r.capacity - r.used)
-            score += short / r.capacity if r.capacity else float("inf")
-            parts.append(_amount(r.resource, short))
-        if best is None or (score, name) < (best[0], best[1]):
-            best = (score, name, parts)
-    out = []
-    if best is not None:
-        _, name, parts = best
-        out.append(
-            f"closest fit: {name} is short of {' and '.join(parts)}; lower the pod's requests by that much, "
-            f"or free it on {name} ({len(nodes)} node(s) fail only on resources)"
-        )
-    if full:
-        out.append(f"{len(full)} node(s) ({_names(full)}) are at their pod limit (status.allocatable.pods)")
-    if best is None:
-        for resources, names in sorted(too_small.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            out.append(
-                f"{len(names)} node(s) ({_names(names)}) have less {' and '.join(resources)} in all "
-                "than the pod requests"
-            )
-    return out
+    return said_by(plugin, reasons)

@@ -43,6 +43,7 @@ from kwhatif.plugins import node_resources_balanced_allocation as nrba
 from kwhatif.plugins import node_resources_fit as nrf
 from kwhatif.plugins import node_unschedulable as nu
 from kwhatif.plugins import pod_topology_spread as pts
+from kwhatif.plugins import registry
 from kwhatif.plugins import taint_toleration as tt
 from kwhatif.plugins.incremental_scores import (
     ScoreTable,
@@ -51,35 +52,16 @@ from kwhatif.plugins.incremental_scores import (
     resource_rows,
     weighted_resource_scores,
 )
+from kwhatif.plugins.info import Incremental, Normalize
 from kwhatif.plugins.inter_pod_affinity.incremental import (
     AffinityFilterModel,
     AffinityScoreModel,
-    has_preferred_terms,
     namespaces_of,
 )
 from kwhatif.plugins.pod_topology_spread.incremental import SpreadFilterModel, SpreadScoreModel
 
-# Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
-# PreFilter derives from the pod alone: kept per node until the node changes.
-NODE_FILTERS = frozenset(
-    {
-        "NodeUnschedulable",
-        "NodeName",
-        "TaintToleration",
-        "NodeAffinity",
-        "NodePorts",
-        "NodeResourcesFit",
-        "NodeDeclaredFeatures",
-    }
-)
-# Score plugins of the same kind, with how each normalizes (None: not at all).
-NODE_SCORES: dict[str, bool | None] = {
-    "TaintToleration": True,  # DefaultNormalizeScore, reversed
-    "NodeAffinity": False,  # DefaultNormalizeScore
-    "NodeResourcesFit": None,
-    "NodeResourcesBalancedAllocation": None,
-    "ImageLocality": None,
-}
+# Which plugins are node-local filters and scores, and how such a score normalizes: each
+# plugin's record says (kwhatif.plugins.info.Incremental).
 SPREAD = pts.NAME
 AFFINITY = ipa.NAME
 # DynamicResources: its PreFilter skips a pod without resource claims (and so its Filter), and its
@@ -93,6 +75,15 @@ MAX_NODE_SCORE = 100
 
 def _ours(pl: Any, name: str) -> bool:
     return pl.name == name and type(pl).__module__.startswith("kwhatif.plugins.")
+
+
+def _model(name: str) -> Incremental:
+    """The incremental model of the in-tree plugin ``name`` (a plugin kwhatif does not know has none)."""
+    record = registry.info(name)
+    return _NO_MODEL if record is None else record.incremental
+
+
+_NO_MODEL = Incremental()
 
 
 class _Variant:
@@ -412,6 +403,10 @@ class Template:
         pre_filter = {pl.name for pl in fw.pre_filter_plugins}
         filters = {pl.name for pl in fw.filter_plugins}
         filter_ok = True
+        # the node-local filters: kept per node until the node changes
+        self.node_filters = frozenset(
+            pl.name for pl in fw.filter_plugins if _model(pl.name).node_filter and _ours(pl, pl.name)
+        )
         for name, special in ((SPREAD, self.spread), (AFFINITY, self.affinity)):
             # The models stand in for PreFilter, and Filter reads what they write: both or neither.
             if (name in pre_filter) != (name in filters) or ((name in filters) and special is None):
@@ -419,6 +414,8 @@ class Template:
         pre_score = {pl.name for pl in fw.pre_score_plugins}
         score_ok = True
         self.known_scores: set[str] = set()
+        # the node-local scores, with how each normalizes
+        self.normalization: dict[str, Normalize] = {}
         for pl in fw.score_plugins:
             if pl.name in (SPREAD, AFFINITY):
                 ours = self.spread if pl.name == SPREAD else self.affinity
@@ -426,10 +423,13 @@ class Template:
                     score_ok = False
             elif pl.name == DRA and _ours(pl, DRA):
                 pass  # scores 0 for the pods it sees (DynamicResourcesScoring.scores_zero_everywhere)
-            elif not _ours(pl, pl.name) or pl.name not in NODE_SCORES:
-                continue  # fine as long as its PreScore skips it
-            elif NODE_SCORES[pl.name] is None and type(pl).normalize_score is not ScorePlugin.normalize_score:
-                continue
+            else:
+                how = _model(pl.name).node_score if _ours(pl, pl.name) else None
+                if how is None:
+                    continue  # fine as long as its PreScore skips it
+                if how is Normalize.NONE and type(pl).normalize_score is not ScorePlugin.normalize_score:
+                    continue
+                self.normalization[pl.name] = how
             self.known_scores.add(pl.name)
         return filter_ok, score_ok
 
@@ -541,7 +541,7 @@ class Template:
         skip = state.skip_filter_plugins
         for pl in fw.filter_plugins:
             name = pl.name
-            if name in skip or name in NODE_FILTERS and _ours(pl, name):
+            if name in skip or name in self.node_filters:
                 continue
             if name == SPREAD and pl is self.spread or name == AFFINITY and pl is self.affinity:
                 continue
@@ -864,7 +864,7 @@ class Template:
         assert isinstance(pl, ipa.InterPodAffinity)
         if not nodes:
             return SKIP
-        if pl.args.ignore_preferred_terms_of_existing_pods and not has_preferred_terms(pod):
+        if pl.args.ignore_preferred_terms_of_existing_pods and not ipa.has_preferred_terms(pod):
             return SKIP
         m = self.affinity_score
         if m is None or (m.namespace_dependent and m.namespaces != namespaces_of(pl)):
@@ -911,8 +911,8 @@ class Template:
                 if got is None:
                     return None
                 raw = got
-                reverse = NODE_SCORES[name]
-                norm = raw if reverse is None else default_normalize(raw, reverse)
+                how = self.normalization[name]
+                norm = raw if how is Normalize.NONE else default_normalize(raw, how is Normalize.DEFAULT_REVERSED)
             if len(norm) and (int(norm.max()) > MAX_NODE_SCORE or int(norm.min()) < 0):
                 return None  # the range error is reported by the from-scratch path
             raws.append(raw)

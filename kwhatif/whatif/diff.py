@@ -23,47 +23,13 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import Profile, SchedulerConfiguration
 from kwhatif.framework.types import NodeScores, PodOutcome
 from kwhatif.plugins.incremental_scores import ScoreTable
+from kwhatif.release.gate_plugins import FRAMEWORK, GATE_PLUGINS, PREEMPTION_PLUGIN
 from kwhatif.release.versions import MODELLED_GATES, Change, ChosenVersion, Release
 from kwhatif.report.diff_aspects import Aspect
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
-# Plugin names the recorded changes use for what is not one plugin (versions.Change.plugins)
-FRAMEWORK = "framework"
-PREEMPTION_PLUGIN = "DefaultPreemption"
-
-# The plugins whose answers each modelled feature gate can change (the plugins that read it, as
-# pkg/scheduler/framework/plugins/feature.Features and the registry pass them; the API server's
-# gates through the pod requests the resource plugins read). A gate whose value differs is a
-# cause of a pod's difference when one of its plugins answers differently.
-_RESOURCES = ("NodeResourcesFit", "NodeResourcesBalancedAllocation")
-GATE_PLUGINS: Mapping[str, tuple[str, ...]] = {
-    "MatchLabelKeysInPodTopologySpread": ("PodTopologySpread",),
-    "MatchLabelKeysInPodTopologySpreadSelectorMerge": ("PodTopologySpread",),
-    "MatchLabelKeysInPodAffinity": ("InterPodAffinity",),
-    "PodDisruptionConditions": (PREEMPTION_PLUGIN,),
-    "InPlacePodVerticalScaling": _RESOURCES,
-    "InPlacePodLevelResourcesVerticalScaling": _RESOURCES,
-    "PodLevelResources": _RESOURCES,
-    "DynamicResourceAllocation": ("DynamicResources",),
-    "DRAAdminAccess": ("DynamicResources",),
-    "DRAPrioritizedList": ("DynamicResources",),
-    "DRAPartitionableDevices": ("DynamicResources",),
-    "DRADeviceTaints": ("DynamicResources",),
-    "DRAConsumableCapacity": ("DynamicResources",),
-    "DRASchedulerFilterTimeout": ("DynamicResources",),
-    "DRAResourceClaimDeviceStatus": ("DynamicResources",),
-    "DRADeviceBindingConditions": ("DynamicResources",),
-    "DRAExtendedResource": ("DynamicResources", "NodeResourcesFit"),
-    "VolumeCapacityPriority": ("VolumeBinding",),
-    "StorageCapacityScoring": ("VolumeBinding",),
-    "VolumeLimitScaling": ("NodeVolumeLimits",),
-    "NodeDeclaredFeatures": ("NodeDeclaredFeatures",),
-    "TaintTolerationComparisonOperators": ("TaintToleration",),
-    "ContainerRestartRules": (*_RESOURCES, "NodePorts"),
-    "GenericWorkload": ("GangScheduling", FRAMEWORK),
-    "GangScheduling": ("GangScheduling", FRAMEWORK),
-    "WorkloadAwarePreemption": (PREEMPTION_PLUGIN, "GangScheduling"),
-}
+# FRAMEWORK, PREEMPTION_PLUGIN and GATE_PLUGINS (the plugins each gate can change) are release
+# knowledge: kwhatif.release.gate_plugins.
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.plugins.info import Hints, PluginInfo
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle
@@ -177,6 +178,15 @@ def _process_terms(
         _process_term(scores, t.term, t.weight, pod, ns_labels, node, multiplier)
 
 
+def has_preferred_terms(pod: Pod) -> bool:
+    """PreScore's hasConstraints: the pod has preferred (anti-)affinity terms of its own."""
+    aff = pod.affinity
+    return aff is not None and (
+        (aff.pod_affinity is not None and len(aff.pod_affinity.preferred) > 0)
+        or (aff.pod_anti_affinity is not None and len(aff.pod_anti_affinity.preferred) > 0)
+    )
+
+
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin, ScorePlugin):
     NAME = NAME
 
@@ -218,6 +228,18 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
                 merged.append(AffinityTerm(t.namespaces | selected, t.selector, t.topology_key, NOTHING))
             out.append(tuple(merged))
         return out
+
+    def preferred_terms(self, pod: Pod) -> tuple[list[WeightedAffinityTerm], list[WeightedAffinityTerm]]:
+        """PreScore's preferred affinity and anti-affinity terms of ``pod``, their namespaces
+        merged. Public: the incremental model (inter_pod_affinity.incremental) starts from them."""
+        pi = PodInfo.of(pod)
+        aff_terms, anti_terms = self.merge_namespaces(
+            pod, [t.term for t in pi.preferred_affinity_terms], [t.term for t in pi.preferred_anti_affinity_terms]
+        )
+        return (
+            [WeightedAffinityTerm(m, t.weight) for m, t in zip(aff_terms, pi.preferred_affinity_terms)],
+            [WeightedAffinityTerm(m, t.weight) for m, t in zip(anti_terms, pi.preferred_anti_affinity_terms)],
+        )
 
     # --- PreFilter ------------------------------------------------------------------------------
 
@@ -298,11 +320,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
         if not nodes:
             return SKIP
-        aff = pod.affinity
-        has_constraints = aff is not None and (
-            (aff.pod_affinity is not None and len(aff.pod_affinity.preferred) > 0)
-            or (aff.pod_anti_affinity is not None and len(aff.pod_anti_affinity.preferred) > 0)
-        )
+        has_constraints = has_preferred_terms(pod)
         # The option only spares the existing pods' terms when the incoming pod has no preferences
         # of its own; otherwise every term still counts, as upstream does.
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
@@ -311,14 +329,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         snapshot = self.handle.snapshot
         # Without preferences of the incoming pod, only pods with (anti-)affinity can contribute.
         candidates = snapshot.node_infos if has_constraints else snapshot.have_pods_with_affinity()
-        pi = PodInfo.of(pod)
-        aff_terms, anti_terms = self.merge_namespaces(
-            pod, [t.term for t in pi.preferred_affinity_terms], [t.term for t in pi.preferred_anti_affinity_terms]
-        )
-        preferred_affinity = [WeightedAffinityTerm(m, t.weight) for m, t in zip(aff_terms, pi.preferred_affinity_terms)]
-        preferred_anti_affinity = [
-            WeightedAffinityTerm(m, t.weight) for m, t in zip(anti_terms, pi.preferred_anti_affinity_terms)
-        ]
+        preferred_affinity, preferred_anti_affinity = self.preferred_terms(pod)
         ns_labels = self.handle.namespace_labels(pod.namespace)
         hard_weight = self.args.hard_pod_affinity_weight
 
@@ -433,3 +444,24 @@ def _satisfy_existing_pods_anti_affinity(s: PreFilterState, node: Node) -> bool:
 
 def new(args: InterPodAffinityArgs, handle: Handle) -> InterPodAffinity:
     return InterPodAffinity(args, handle)
+
+
+INFO = PluginInfo(
+    NAME,
+    column="PodAff",
+    sarif_help="The pod affinity or anti-affinity rules cannot be met: relax them or add nodes where they can be.",
+    hints=Hints(
+        6,
+        fixed={
+            ERR_REASON_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod affinity (no pod it must join runs in their topology domain)"
+            ),
+            ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the pod's required pod anti-affinity (a pod it must avoid runs in their topology domain)"
+            ),
+            ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: (
+                "fail only the required anti-affinity of pods running in their topology domain, which this pod matches"
+            ),
+        },
+    ),
+)

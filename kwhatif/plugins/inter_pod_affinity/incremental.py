@@ -13,12 +13,13 @@ from typing import Any
 import numpy as np
 
 from kwhatif.api.core import Pod
-from kwhatif.cache.node_info import AffinityTerm, PodInfo, WeightedAffinityTerm
+from kwhatif.cache.node_info import AffinityTerm, PodInfo
 from kwhatif.framework.incremental import IntArray, NodeIndex, PendingDomains
 from kwhatif.plugins.inter_pod_affinity import (
     InterPodAffinity,
     PreFilterState,
     TopologyCounts,
+    has_preferred_terms,
     pod_matches_all_affinity_terms,
 )
 
@@ -39,15 +40,6 @@ def _candidate_namespaces(terms: Sequence[AffinityTerm]) -> frozenset[str] | Non
             return None  # an empty selector matches every namespace
         out |= t.namespaces
     return frozenset(out)
-
-
-def has_preferred_terms(pod: Pod) -> bool:
-    """The pod has preferred (anti-)affinity terms of its own (PreScore's hasConstraints)."""
-    aff = pod.affinity
-    return aff is not None and (
-        (aff.pod_affinity is not None and len(aff.pod_affinity.preferred) > 0)
-        or (aff.pod_anti_affinity is not None and len(aff.pod_anti_affinity.preferred) > 0)
-    )
 
 
 def namespaces_of(plugin: InterPodAffinity) -> frozenset[str]:
@@ -130,15 +122,8 @@ class AffinityScoreModel:
         raw_terms = [t.term for t in pi.preferred_affinity_terms] + [t.term for t in pi.preferred_anti_affinity_terms]
         self.namespace_dependent = _selects_by_namespace_labels(raw_terms)
         self.namespaces = namespaces_of(plugin) if self.namespace_dependent else frozenset()
-        aff_terms, anti_terms = plugin.merge_namespaces(
-            pod, [t.term for t in pi.preferred_affinity_terms], [t.term for t in pi.preferred_anti_affinity_terms]
-        )
-        self.preferred_affinity = [
-            WeightedAffinityTerm(m, t.weight) for m, t in zip(aff_terms, pi.preferred_affinity_terms)
-        ]
-        self.preferred_anti_affinity = [
-            WeightedAffinityTerm(m, t.weight) for m, t in zip(anti_terms, pi.preferred_anti_affinity_terms)
-        ]
+        # the plugin's own PreScore terms (InterPodAffinity.preferred_terms)
+        self.preferred_affinity, self.preferred_anti_affinity = plugin.preferred_terms(pod)
         self.ns_labels = plugin.handle.namespace_labels(pod.namespace)
         self.hard_weight = plugin.args.hard_pod_affinity_weight
         # topology key -> summed weight per value of the key (NodeIndex.values_of order), plus a
@@ -161,7 +146,7 @@ class AffinityScoreModel:
                     matched += pods
 
         if self.has_constraints:
-            merged = list(aff_terms) + list(anti_terms)
+            merged = [t.term for t in self.preferred_affinity] + [t.term for t in self.preferred_anti_affinity]
             mine = [(t.term, t.weight) for t in self.preferred_affinity]
             mine += [(t.term, -t.weight) for t in self.preferred_anti_affinity]
             # a term's match reads the pod's namespace and labels alone, and replicas share their

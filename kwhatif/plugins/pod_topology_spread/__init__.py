@@ -48,11 +48,14 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.gocompat import go_round
 from kwhatif.plugins.helper import DO_NOT_SCHEDULE_EFFECTS, find_matching_untolerated_taint
+from kwhatif.plugins.info import Hints, PluginInfo, and_list
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 
 if TYPE_CHECKING:
+    from kwhatif.api.core import Node
     from kwhatif.cache.cluster import Workload
     from kwhatif.framework.handle import Handle
+    from kwhatif.framework.runtime import Framework
 
 NAME = "PodTopologySpread"
 PRE_FILTER_STATE_KEY: StateKey[PreFilterState] = StateKey("PreFilter" + NAME)
@@ -597,3 +600,37 @@ def new(args: PodTopologySpreadArgs, handle: Handle) -> PodTopologySpread:
     if args.defaulting_type == SYSTEM_DEFAULTING:
         return PodTopologySpread(handle, SYSTEM_DEFAULT_CONSTRAINTS, True)
     return PodTopologySpread(handle, args.default_constraints, False)
+
+
+def _node_hint(reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None) -> str | None:
+    """A node without a topologyKey the pod's constraints spread over."""
+    if not reasons or reasons[0] != ERR_REASON_NODE_LABEL_NOT_MATCH:
+        return None
+    keys = sorted(
+        {
+            c.topology_key
+            for c in pod.topology_spread_constraints
+            if c.when_unsatisfiable == "DoNotSchedule" and c.topology_key not in node.labels
+        }
+    )
+    what = f"label {keys[0]}" if len(keys) == 1 else f"labels {and_list(keys)}" if keys else "topologyKey label"
+    return (
+        f"fail only the topology spread constraints: they lack the {what} the constraints spread over "
+        "(a node without its topologyKey belongs to no domain); label them, or spread over a key they have"
+    )
+
+
+INFO = PluginInfo(
+    NAME,
+    column="Spread",
+    sarif_help="The topology spread constraints cannot be met: raise maxSkew, use whenUnsatisfiable: ScheduleAnyway, or add nodes in the domains that lack them.",
+    hints=Hints(
+        5,
+        fixed={
+            ERR_REASON_CONSTRAINTS_NOT_MATCH: (
+                "fail only the topology spread constraints (maxSkew would be exceeded there)"
+            ),
+        },
+        node=_node_hint,
+    ),
+)

@@ -7,7 +7,6 @@ the same matching-pod counts per topology domain, the same critical paths, the s
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from kwhatif.plugins.pod_topology_spread import (
     PreFilterState,
     TopologyPair,
     node_labels_match_constraints,
+    topology_normalizing_weight,
 )
 
 # Keys with more domains than this keep their counts in an array too, so the domain with the
@@ -303,7 +303,7 @@ class SpreadScoreModel:
                 size = int(np.count_nonzero(np.bincount(self.domain[key][kept], minlength=self.domain_count[key])))
             else:
                 size = 0  # a later constraint on the same key finds its domains already counted
-            weight = math.log(float(size + 2))
+            weight = topology_normalizing_weight(size)
             hc = self.host_counts[i]
             cnt = hc[idx] if hc is not None else self.counts[key][self.domain[key][idx]]
             term = cnt.astype(np.float64) * weight + float(c.max_skew - 1)

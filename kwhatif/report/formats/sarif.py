@@ -24,6 +24,7 @@ from typing import Any
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport, WorkloadEntry, file_and_line
 from kwhatif.report.formats.formatter import Formatter
+from kwhatif.report.plugin_info import sarif_help
 from kwhatif.report.schedule import PodResult, ScheduleReport
 from kwhatif.report.verdict import Verdict
 from kwhatif.version import __version__
@@ -46,22 +47,6 @@ class Rule:
     level: str  # its default level: error, warning or note
 
 
-# What to change when a plugin turns the nodes away, by upstream plugin name.
-_PLUGIN_HELP = {
-    "NodeResourcesFit": "Lower the pods' requests, or add nodes (or free capacity on them): the message names the resources that are short.",
-    "TaintToleration": "Tolerate the taints the message names, or let the pods run on untainted nodes.",
-    "NodeAffinity": "Relax the pods' nodeSelector or required node affinity, or label nodes to match it.",
-    "NodeName": "The pods name a node (spec.nodeName) that does not take them: remove it or name another node.",
-    "NodeUnschedulable": "The nodes are cordoned: uncordon them or tolerate node.kubernetes.io/unschedulable.",
-    "NodePorts": "The host ports the pods ask for are taken on the nodes: choose other ports or drop hostPort.",
-    "PodTopologySpread": "The topology spread constraints cannot be met: raise maxSkew, use whenUnsatisfiable: ScheduleAnyway, or add nodes in the domains that lack them.",
-    "InterPodAffinity": "The pod affinity or anti-affinity rules cannot be met: relax them or add nodes where they can be.",
-    "VolumeBinding": "The pods' volumes cannot be bound or provisioned on the nodes: check the claims, their StorageClass and the volumes' node affinity.",
-    "VolumeRestrictions": "A volume of the pods is already in use in a way that excludes them (ReadWriteOncePod, a disk attached elsewhere).",
-    "VolumeZone": "The pods' volumes are in zones where no node takes the pods.",
-    "NodeVolumeLimits": "The nodes have attached as many volumes of the driver as they can: spread the pods or add nodes.",
-    "DynamicResources": "The pods' resource claims cannot be allocated on the nodes: check their device classes and selectors, and the devices other claims hold.",
-}
 _DEFAULT_PLUGIN_HELP = "The message is kube-scheduler's FitError: it names, per reason, how many nodes gave it."
 
 _VERDICT_RULES = {
@@ -179,7 +164,7 @@ def does_not_fit_rule(plugin: str) -> Rule:
         f"Pods do not fit: {plugin} turns the nodes away",
         f"kube-scheduler would leave pods Pending: {plugin} is the first failing plugin on most of the "
         "nodes that turn them away (the message is upstream's FitError).",
-        _PLUGIN_HELP.get(plugin, _DEFAULT_PLUGIN_HELP),
+        sarif_help(plugin) or _DEFAULT_PLUGIN_HELP,
         "error",
     )
 

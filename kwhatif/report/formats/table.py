@@ -24,21 +24,12 @@ from kwhatif.report.formats import bars
 from kwhatif.report.formats.columns import plain_table, tabulate
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.groups import GroupEntry
+from kwhatif.report.plugin_info import COLUMNS
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix
 from kwhatif.report.verdict import Verdict
 
-# Short column headings for upstream score plugins.
-SHORT = {
-    "TaintToleration": "Taint",
-    "NodeAffinity": "NodeAff",
-    "PodTopologySpread": "Spread",
-    "InterPodAffinity": "PodAff",
-    "NodeResourcesFit": "Fit",
-    "NodeResourcesBalancedAllocation": "Balanced",
-    "ImageLocality": "Image",
-    "DynamicResources": "DRA",
-    "VolumeBinding": "Volume",
-}
+# Short column headings for upstream score plugins (each plugin names its own).
+SHORT = COLUMNS
 # Feasible nodes whose details (the devices DynamicResources would allocate) are listed; past
 # this many only the chosen node's, unless -o wide or --explain all.
 MAX_DETAILED_NODES = 8
