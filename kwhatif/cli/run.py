@@ -298,7 +298,10 @@ class Run:
         detail = "summary" if compact and fmt in STREAMED_DOCUMENTS else ""
         head = ScheduleReport(plan.profile, (), num_nodes, scheduler_version=self.chosen, detail=detail)
         stream = ScheduleStream(writer, Sink(self.env.stdout), build, head, keep=lambda a: bool(group_key(a.pod)))
-        stream.run(sched.iter_run(plan.pods, skip_unchanged=True))
+        from kwhatif.whatif import kubelet
+
+        # a pod bound by spec.nodeName goes to its node's kubelet, never to the scheduler
+        stream.run(kubelet.iter_run(sched, plan.pods, skip_unchanged=True))
         tail = dataclasses.replace(
             head,
             notes=(*notes, *self.chosen.notes, *sched.gang.notes),

@@ -13,12 +13,14 @@ status.message (Kubelet.rejectPod, pkg/kubelet/kubelet.go).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from kwhatif.api.core import Pod
 from kwhatif.api.resources import Resource, is_extended
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.types import PodOutcome
+from kwhatif.plugins import node_affinity, node_name, node_ports, taint_toleration
 from kwhatif.plugins.helper import find_matching_untolerated_taint
 from kwhatif.plugins.node_affinity import ERR_REASON_POD as NODE_AFFINITY_REASON
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
@@ -76,20 +78,21 @@ def general_filter(pod: Pod, node_info: NodeInfo) -> list[Rejection]:
             )
         )
     if not RequiredNodeAffinity.of(pod).matches(node_info.node.labels, node_info.node.name):
-        out.append(_predicate("NodeAffinity", NODE_AFFINITY_REASON))
+        out.append(_predicate(node_affinity.NAME, NODE_AFFINITY_REASON))
     if pod.node_name and pod.node_name != node_info.node.name:
-        out.append(_predicate("NodeName", NODE_NAME_REASON))
+        out.append(_predicate(node_name.NAME, NODE_NAME_REASON))
     if not fits_ports(container_ports(pod), node_info):
-        out.append(_predicate("NodePorts", NODE_PORTS_REASON))
+        out.append(_predicate(node_ports.NAME, NODE_PORTS_REASON))
     # types.IsStaticPod: a pod the kubelet read from a file or URL ignores the taints
     static = pod.annotations.get(CONFIG_SOURCE_ANNOTATION, "api") != "api"
     if not static and find_matching_untolerated_taint(node_info.node.taints, pod.tolerations, NO_EXECUTE) is not None:
-        out.append(_predicate("TaintToleration", TAINT_REASON))
+        out.append(_predicate(taint_toleration.NAME, TAINT_REASON))
     return out
 
 
 def _predicate(name: str, desc: str) -> Rejection:
-    """PredicateFailureError: its name is the reason, "Predicate <name> failed: <desc>" the message."""
+    """PredicateFailureError: its name is the reason, "Predicate <name> failed: <desc>" the message;
+    the kubelet names each by its scheduler plugin's Name (predicate.go)."""
     return Rejection(name, f"Predicate {name} failed: {desc}")
 
 
@@ -122,6 +125,17 @@ def run(sched: Scheduler, pods: list[Pod], *, skip_unchanged: bool = False) -> l
     if rest:
         attempts += sched.run(rest, skip_unchanged=skip_unchanged)
     return attempts
+
+
+def iter_run(sched: Scheduler, pods: list[Pod], *, skip_unchanged: bool = False) -> Iterator[tuple[Attempt, bool]]:
+    """run(), each attempt as soon as it ends, with whether it is its pod's last (Scheduler.iter_run's
+    shape): the kubelet's admissions first, then the scheduler's attempts."""
+    bound = [p for p in pods if is_bound(p, sched)]
+    rest = [p for p in pods if not is_bound(p, sched)]
+    for p in bound:
+        yield _kubelet_attempt(sched, p), True
+    if rest:
+        yield from sched.iter_run(rest, skip_unchanged=skip_unchanged)
 
 
 def _kubelet_attempt(sched: Scheduler, pod: Pod) -> Attempt:
