@@ -143,6 +143,8 @@ class ClusterState:
     recorded_server_version: str = ""  # the same, as `kwhatif snapshot` recorded it in its file
     # generateName's names for this cluster and the manifests read with it
     names: parse.NameGenerator = field(default_factory=parse.NameGenerator)
+    # karpenter.sh objects (NodePools, NodeClaims) as (source, body): `autoscale` reads them
+    karpenter_objects: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def admission(self) -> Admission:

@@ -289,6 +289,9 @@ def build_cluster(
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
 
     def add(doc: Document) -> None:
+        if doc.api_version.startswith("karpenter.sh/"):
+            state.karpenter_objects.append((doc.source, doc.body))  # read by `autoscale`
+            return
         if doc.kind == SERVER_VERSION_KIND:
             state.recorded_server_version = doc.body["gitVersion"]
             return
