@@ -24,6 +24,7 @@ from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
 from kwhatif.cli.drain import drain
+from kwhatif.cli.karpenter import autoscale
 from kwhatif.cli.env import Environment
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
@@ -63,7 +64,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, autoscale, snapshot, completion):
     cli.add_command(_command)
 
 

@@ -41,6 +41,7 @@ class ReportKind(enum.StrEnum):
     CHECK = "CheckReport"
     CAPACITY = "CapacityReport"
     DRAIN = "DrainReport"
+    AUTOSCALE = "AutoscaleReport"
 
     @property
     def formats(self) -> tuple[OutputFormat, ...]:
