@@ -63,6 +63,7 @@ def preferred(*terms: tuple[int, list[dict[str, Any]]]) -> dict[str, Any]:
 
 
 _n = iter(range(10**6))
+DEFAULT = ProvisionOptions()
 
 
 def pod(**kw: Any) -> Pod:
@@ -88,7 +89,7 @@ def solve(
     pods: list[Pod],
     its: list[InstanceType] | None = None,
     pools: list[dict[str, Any]] | None = None,
-    options: ProvisionOptions = ProvisionOptions(),
+    options: ProvisionOptions = DEFAULT,
     **pool: Any,
 ) -> Results:
     if pools is None:
