@@ -366,6 +366,10 @@ class Node:
     source: str = ""
     kubelet_version: str = ""  # status.nodeInfo.kubeletVersion
     declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
+    # status.capacity (cluster-autoscaler reads it: least-waste, limits, node group similarity) and
+    # the Ready condition's status ("" when the node reports none)
+    capacity_list: Mapping[str, Fraction] = field(default_factory=dict)
+    ready: str = ""
 
 
 @dataclass(frozen=True, slots=True)

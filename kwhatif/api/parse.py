@@ -1406,7 +1406,17 @@ def node(d: Dict, source: str = "") -> Node:
         source=source,
         kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
         declared_features=f.str_list(status, "declaredFeatures", "status"),
+        capacity_list=f.resource_list(status, "capacity", "status") or alloc_list,
+        ready=_ready_condition(status),
     )
+
+
+def _ready_condition(status: Dict) -> str:
+    """The status of a node's Ready condition ("" when it has none)."""
+    for i, c in enumerate(f.obj_seq(status, "conditions", "status")):
+        if f.string(c, "type", f"status.conditions[{i}]") == "Ready":
+            return f.string(c, "status", f"status.conditions[{i}]")
+    return ""
 
 
 # --- small kinds -------------------------------------------------------------------------------

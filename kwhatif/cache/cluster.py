@@ -102,6 +102,13 @@ def _apps_selector(body: dict[str, Any]) -> Selector:
         return NOTHING
 
 
+# The ConfigMaps of kube-system that `kwhatif autoscale` reads: cluster-autoscaler's status
+# (node group sizes) and its priority expander's table; the loader keeps their data.
+AUTOSCALER_CONFIG_MAPS = frozenset(
+    {"kube-system/cluster-autoscaler-status", "kube-system/cluster-autoscaler-priority-expander"}
+)
+
+
 @dataclass(slots=True)
 class ClusterState:
     nodes: dict[str, Node] = field(default_factory=dict)
@@ -135,6 +142,8 @@ class ClusterState:
     limit_ranges: dict[str, LimitRange] = field(default_factory=dict)
     resource_quotas: dict[str, ResourceQuota] = field(default_factory=dict)
     hpas: dict[str, HorizontalPodAutoscaler] = field(default_factory=dict)
+    # the ConfigMaps cluster-autoscaler reads (AUTOSCALER_CONFIG_MAPS): "namespace/name" -> data
+    config_maps: dict[str, dict[str, str]] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
     # The kube-scheduler release the pods were derived for (requests, host ports) and whose API
     # server admits new pods; use_version() switches it.

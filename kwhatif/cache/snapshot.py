@@ -182,6 +182,38 @@ class Snapshot:
         if self.changes is not None:
             self.changes.append((ni, None, 0))
 
+    def add_node(self, node: Node) -> NodeInfo:
+        """Add a node with no pods (a what-if's new node: an autoscaler's template copy), after the
+        others; its images join the image states."""
+        if node.name in self._by_name:
+            raise InputError(f'node "{node.name}" is already in the snapshot', obj=f"Node {node.name}")
+        ni = NodeInfo(node)
+        self.node_infos.append(ni)
+        self._by_name[node.name] = ni
+        self.names = self.names | {node.name}
+        self._affinity_lists = None
+        self.generation += 1
+        if node.images:
+            self._build_image_states()
+        return ni
+
+    def remove_node(self, name: str) -> None:
+        """Remove a node and its pods (the undo of add_node)."""
+        ni = self._by_name.get(name)
+        if ni is None:
+            return
+        for pi in list(ni.pods):
+            self.remove_pod(pi.pod)
+        # by identity, from the end (where add_node puts them): NodeInfo compares by value
+        i = next(k for k in range(len(self.node_infos) - 1, -1, -1) if self.node_infos[k] is ni)
+        del self.node_infos[i]
+        del self._by_name[name]
+        self.names = self.names - {name}
+        self._affinity_lists = None
+        self.generation += 1
+        if ni.node.images:
+            self._build_image_states()
+
     def assume(self, pod: Pod, node_name: str) -> Pod:
         """Place the pod on the node (cache.AssumePod); returns the pod with spec.nodeName set."""
         bound = dataclasses.replace(pod, node_name=node_name, nominated_node_name="")

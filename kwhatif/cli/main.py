@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from kwhatif import __version__
+from kwhatif.cli.autoscale import autoscale
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion

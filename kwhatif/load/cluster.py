@@ -13,7 +13,7 @@ from kwhatif.api.core import (
     Pod,
 )
 from kwhatif.api.resources import PodRules
-from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.cache.cluster import AUTOSCALER_CONFIG_MAPS, ClusterState, Workload
 from kwhatif.dra import parse as dra_parse
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
@@ -272,6 +272,21 @@ def _identity(doc: Document, kind: str, names: parse.NameGenerator) -> tuple[str
     return (kind, ns, name)
 
 
+def _keep_config_map(state: ClusterState, doc: Document) -> bool:
+    """Keep the data of a ConfigMap `kwhatif autoscale` reads (AUTOSCALER_CONFIG_MAPS)."""
+    meta = doc.body.get("metadata")
+    if not isinstance(meta, dict):
+        return False
+    key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+    if key not in AUTOSCALER_CONFIG_MAPS:
+        return False
+    data = doc.body.get("data")
+    if not isinstance(data, dict):
+        data = {}
+    state.config_maps[key] = {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+    return True
+
+
 def build_cluster(
     docs: Iterable[Document],
     *,
@@ -297,6 +312,8 @@ def build_cluster(
             return
         kind = classify(doc)
         if kind is None:
+            if doc.kind == "ConfigMap" and _keep_config_map(state, doc):
+                return
             state.skipped[doc.kind] += 1
             return
         ident = _identity(doc, kind, state.names)

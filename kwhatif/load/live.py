@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from kwhatif.cache.cluster import ClusterState
+from kwhatif.cache.cluster import AUTOSCALER_CONFIG_MAPS, ClusterState
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.credentials import load_configuration
@@ -90,6 +90,13 @@ RESOURCES: tuple[Resource, ...] = (
         Resource(f"/apis/scheduling.k8s.io/v1beta1/{name}", False, "gang scheduling of Workload pod groups", _WORKLOAD)
         for name in ("workloads", "podgroups")
     ),
+    # the ConfigMaps `kwhatif autoscale` reads (cache.cluster.AUTOSCALER_CONFIG_MAPS); the others
+    # of the namespace are neither kept nor saved
+    Resource(
+        "/api/v1/namespaces/kube-system/configmaps",
+        False,
+        "kwhatif autoscale (cluster-autoscaler's node group sizes and priority expander)",
+    ),
 )
 PAGE_SIZE = 500
 # Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it
@@ -127,6 +134,7 @@ _KINDS = {
     "resourceclaimtemplates": "ResourceClaimTemplate",
     "workloads": "Workload",
     "podgroups": "PodGroup",
+    "configmaps": "ConfigMap",
 }
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -502,6 +510,8 @@ def write_snapshot(
             meta = item.get("metadata") or {}
             if kind == "Node":
                 nodes.add(str(meta.get("name") or ""))
+            elif kind == "ConfigMap" and f"{meta.get('namespace')}/{meta.get('name')}" not in AUTOSCALER_CONFIG_MAPS:
+                continue  # only those `kwhatif autoscale` reads
             elif kind == "Pod":
                 node = (item.get("spec") or {}).get("nodeName")
                 if node and node not in nodes:

@@ -53,9 +53,11 @@ class ReportKind(enum.StrEnum):
 # -o wide is the score breakdown of a schedule; -o github annotates the manifests of a check;
 # -o sarif points at the manifests of the pods (schedule) and workloads (check) that do not fit.
 _ONLY_FOR = {
-    OutputFormat.WIDE: (ReportKind.SCHEDULE,),
+    OutputFormat.WIDE: (ReportKind.SCHEDULE, ReportKind.AUTOSCALE),
     OutputFormat.GITHUB: (ReportKind.CHECK,),
     OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK),
+    # the autoscale gate is `check --autoscale`: JUnit is for the gates' reports
+    OutputFormat.JUNIT: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.CAPACITY, ReportKind.DRAIN),
 }
 
 

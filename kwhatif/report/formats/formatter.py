@@ -7,13 +7,14 @@ import abc
 from dataclasses import dataclass
 from typing import TypeAlias, assert_never
 
+from kwhatif.report.autoscale import AutoscaleReport
 from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.schedule import ScheduleReport
 
-AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport
+AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport | AutoscaleReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,8 @@ class Formatter(abc.ABC):
             return self.finish(self.capacity(report))
         if isinstance(report, DrainReport):
             return self.finish(self.drain(report))
+        if isinstance(report, AutoscaleReport):
+            return self.finish(self.autoscale(report))
         assert_never(report)
 
     def prepare(self, report: AnyReport) -> AnyReport:
@@ -70,6 +73,16 @@ class Formatter(abc.ABC):
         raise self._unsupported(report)
 
     def drain(self, report: DrainReport) -> str:
+        raise self._unsupported(report)
+
+    def autoscale(self, report: AutoscaleReport) -> str:
+        """table, wide and markdown: formats/autoscale.py (one module for every format of it)."""
+        from kwhatif.report.formats import autoscale
+
+        if self.output_format is OutputFormat.MARKDOWN:
+            return autoscale.markdown(report)
+        if self.output_format in (OutputFormat.TABLE, OutputFormat.WIDE):
+            return autoscale.table(report, every=self.output_format is OutputFormat.WIDE)
         raise self._unsupported(report)
 
     def _unsupported(self, report: Report) -> TypeError:

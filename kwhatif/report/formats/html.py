@@ -26,6 +26,12 @@ class HtmlFormatter(Formatter):
     output_format = OutputFormat.HTML
 
     def format(self, report: Report) -> str:
+        from kwhatif.report.autoscale import AutoscaleReport
+
+        if isinstance(report, AutoscaleReport):
+            from kwhatif.report.formats.autoscale import html as autoscale_page
+
+            return autoscale_page(report)
         return page(report)
 
 

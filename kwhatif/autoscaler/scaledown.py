@@ -1,0 +1,1 @@
+"""Scale-down: placeholder replaced below."""

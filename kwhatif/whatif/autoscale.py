@@ -1,0 +1,373 @@
+"""`kwhatif autoscale`: what the cluster's autoscaler would do for pods that do not fit.
+
+The scheduler places what fits on the existing nodes first (those pods never reach the
+autoscaler); the others go to the selected autoscaler. ``autoscale`` dispatches to it: one small
+function, so that each autoscaler plugs in the same way. cluster-autoscaler's loop is
+autoscaler/orchestrator.py; a loop after the first sees the nodes the earlier ones added, and the
+scheduler places pods on them before the autoscaler looks again (as the autoscaler's main loop,
+RunOnce, sees the cluster once the new nodes registered).
+
+Everything runs on a fork of the cluster state: template nodes and new nodes are added to the
+fork's snapshot, never to the state loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kwhatif.api.core import Pod
+from kwhatif.autoscaler import expanders, limits
+from kwhatif.autoscaler.nodegroups import UNBOUNDED, NodeGroup, NodeGroupSet, discover, parse_min_max, read_node_groups
+from kwhatif.autoscaler.orchestrator import ScaleUpOptions, ScaleUpResult, commit, scale_up
+from kwhatif.autoscaler.simulator import Simulator
+from kwhatif.autoscaler.template import Template, build_template
+from kwhatif.cache.cluster import ClusterState
+from kwhatif.config.options import Options
+from kwhatif.errors import InputError
+from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from kwhatif.autoscaler.scaledown import ScaleDownResult
+    from kwhatif.config.types import SchedulerConfiguration
+
+
+class AutoscalerKind(enum.StrEnum):
+    CLUSTER_AUTOSCALER = "cluster-autoscaler"
+    KARPENTER = "karpenter"
+
+
+class Outcome(enum.StrEnum):
+    EXISTING = "existing"  # fits the existing nodes: the scheduler places it, no new node
+    SCALE_UP = "scale-up"  # goes to a new node of a group
+    NONE = "none"  # no new node for it (yet): see why
+
+
+@dataclass(frozen=True, slots=True)
+class AutoscaleOptions:
+    """The command's options, as one object (flags win over the NodeGroups file)."""
+
+    autoscaler: AutoscalerKind | None = None  # None: Karpenter when the state has NodePools only
+    node_groups: str | None = None
+    expander: str | None = None
+    max_nodes_total: int | None = None
+    cores_total: str | None = None
+    memory_total: str | None = None
+    balance_similar_node_groups: bool | None = None
+    scale_down: bool = False
+    scale_down_utilization_threshold: float = 0.5
+    loops: int = 1
+    # Karpenter's inputs
+    node_pools: str | None = None
+    instance_types: str | None = None
+    consolidation: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PodEntry:
+    pod: Pod
+    outcome: Outcome
+    node: str | None = None
+    node_group: str | None = None
+    why: str | None = None
+    loop: int = 0  # the loop whose scale-up gives it its node (0: existing nodes)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupEntry:
+    """A node group before and after the scale-ups, and its template."""
+
+    name: str
+    min_size: int
+    max_size: int | None  # None: unknown
+    before: int
+    after: int
+    source: str
+    template_node: str | None
+    template_origin: str | None
+    template_pods: tuple[str, ...]
+    template_allocatable: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class AutoscaleResult:
+    autoscaler: str
+    groups: list[GroupEntry]
+    pods: list[PodEntry]
+    loops: list[ScaleUpResult]
+    scale_down: ScaleDownResult | None = None
+    notes: list[str] = field(default_factory=list)
+    expander: str = expanders.DEFAULT_EXPANDER
+
+
+def fork(state: ClusterState) -> ClusterState:
+    """A copy to change: ClusterState.fork() where it exists, else a copy of the node table and
+    the pod lists (the objects themselves are immutable)."""
+    fork_fn: Callable[[], ClusterState] | None = getattr(state, "fork", None)
+    if fork_fn is not None:
+        return fork_fn()
+    return dataclasses.replace(
+        state, nodes=dict(state.nodes), pods=list(state.pods), pending_pods=list(state.pending_pods)
+    )
+
+
+# --- the pods ---------------------------------------------------------------------------------
+
+
+def input_pods(
+    state: ClusterState, docs: list[Any], *, pending: bool, namespace: str, profile: str | None = None
+) -> tuple[list[Pod], list[str]]:
+    """The pods to place: the manifests' Pods, the pods their workloads' controllers create (as
+    `kwhatif check` expands them: the objects that come with them join the cluster first), and
+    with ``pending`` the cluster's pending pods. Notes say what was left out."""
+    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
+    from kwhatif.load.workloads import expand_workload
+    from kwhatif.whatif.schedule import manifest_pods
+
+    notes: list[str] = []
+    workload_docs = [d for d in docs if classify(d) in WORKLOAD_KINDS]
+    rest = [d for d in docs if classify(d) not in WORKLOAD_KINDS]
+    pods, _ = manifest_pods(state, rest, namespace=namespace, enforce_namespace=False, note=notes.append)
+    if workload_docs:
+        manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
+        for i, w in enumerate(manifest_state.workloads.values()):
+            if (w.kind, w.namespace or namespace, w.name) in state.workloads:
+                notes.append(f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones")
+            exp = expand_workload(w, state, index=i)
+            if exp.refusal:
+                notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")
+            pods.extend(exp.pods)
+    if pending:
+        pods.extend(state.pending_pods)
+    if profile:
+        pods = [dataclasses.replace(p, scheduler_name=profile) for p in pods]
+    if not pods:
+        notes.append("no pods to place")
+    return pods, notes
+
+
+# --- dispatch -------------------------------------------------------------------------------------
+
+
+def autoscale(
+    state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any = None
+) -> AutoscaleResult:
+    """The autoscaler's answer for ``pods`` on ``state``: one function per autoscaler."""
+    kind = options.autoscaler or default_autoscaler(state, options)
+    if kind is AutoscalerKind.KARPENTER:
+        return run_karpenter(state, pods, config, options, limits_)
+    return run_cluster_autoscaler(state, pods, config, options, limits_)
+
+
+def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
+    """Karpenter when the state holds NodePools and no node groups are given or labelled."""
+    from kwhatif.autoscaler.nodegroups import PROVIDER_LABELS
+
+    pools = state.skipped.get("NodePool", 0)
+    labelled = any(k in n.labels for n in state.nodes.values() for k in PROVIDER_LABELS)
+    if pools and options.node_groups is None and not labelled:
+        return AutoscalerKind.KARPENTER
+    return AutoscalerKind.CLUSTER_AUTOSCALER
+
+
+def run_karpenter(
+    state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
+) -> AutoscaleResult:
+    raise InputError("--autoscaler karpenter: Karpenter's provisioning is not available in this build", field="--autoscaler")
+
+
+# --- cluster-autoscaler ---------------------------------------------------------------------------
+
+
+def node_group_set(state: ClusterState, options: AutoscaleOptions, limits_: Any = None) -> NodeGroupSet:
+    if options.node_groups:
+        return read_node_groups(options.node_groups, state, limits_)
+    return discover(state)
+
+
+def scale_up_options(ngs: NodeGroupSet, state: ClusterState, options: AutoscaleOptions) -> ScaleUpOptions:
+    """The flags, else the file's values, else cluster-autoscaler's defaults."""
+    chain = expanders.parse_chain(options.expander or ngs.expander or expanders.DEFAULT_EXPANDER)
+    cores = (
+        parse_min_max(options.cores_total, "--cores-total", "cores")
+        if options.cores_total
+        else ngs.cores_total or (0, limits.DEFAULT_MAX_CORES)
+    )
+    memory = (
+        parse_min_max(options.memory_total, "--memory-total", "memory")
+        if options.memory_total
+        else ngs.memory_total or (0, limits.DEFAULT_MAX_MEMORY)
+    )
+    priorities = ngs.priorities
+    if priorities is None:
+        from kwhatif.autoscaler.nodegroups import PRIORITY_CONFIG_MAP, _priorities
+
+        text = state.config_maps.get(PRIORITY_CONFIG_MAP, {}).get("priorities")
+        if text:
+            priorities = _priorities(text, "priorities")
+    pricing = None
+    if expanders.ExpanderName.PRICE in chain:
+        prices = {g.name: g.price for g in ngs.groups if g.price is not None}
+        if not prices or ngs.pod_price is None:
+            raise InputError(
+                "the price expander needs each group's price and podPrice (cpu, memory) in the NodeGroups file",
+                field="--expander",
+            )
+        pricing = expanders.Pricing(prices, *ngs.pod_price)
+    if expanders.ExpanderName.PRIORITY in chain and not priorities:
+        raise InputError(
+            "the priority expander needs its table: priorities in the NodeGroups file, or the "
+            "kube-system/cluster-autoscaler-priority-expander ConfigMap in the cluster state",
+            field="--expander",
+        )
+    balance = options.balance_similar_node_groups
+    if balance is None:
+        balance = bool(ngs.balance_similar_node_groups)
+    return ScaleUpOptions(
+        expander=tuple(chain),
+        max_nodes_total=options.max_nodes_total
+        if options.max_nodes_total is not None
+        else (ngs.max_nodes_total or 0),
+        cores_total=cores,
+        memory_total=memory,
+        balance_similar_node_groups=balance,
+        priorities=priorities,
+        pricing=pricing,
+    )
+
+
+def _allocatable(tmpl: Template) -> dict[str, int]:
+    """cpu in millicores, memory in bytes, pods, and the extended resources."""
+    a = tmpl.node.allocatable
+    out = {"cpu": a.milli_cpu, "memory": a.memory, "pods": a.allowed_pod_number}
+    out.update((k, v) for k, v in sorted(a.scalar.items()))
+    return out
+
+
+def run_cluster_autoscaler(
+    state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
+) -> AutoscaleResult:
+    ngs = node_group_set(state, options, limits_)
+    opts = scale_up_options(ngs, state, options)
+    notes = list(ngs.notes)
+    if state.skipped.get("NodePool"):
+        notes.append(
+            f"Karpenter provisioning not modelled: {state.skipped['NodePool']} NodePool(s) in the cluster state are "
+            "left out of cluster-autoscaler's answer (--autoscaler karpenter answers for them)"
+        )
+    work = fork(state)
+    # the scheduler places what fits the existing nodes (those pods never reach the autoscaler)
+    first = Scheduler(work, config, options=Options(preemption=False, filter_excluded=False, compact=True))
+    attempts = first.run(pods, rounds=1)
+    sched = Scheduler(
+        work,
+        config,
+        snapshot=first.snapshot,
+        options=Options(preemption=False, filter_excluded=False, compact=True, incremental=False),
+    )
+    sim = Simulator(sched)
+    pods_on: dict[str, list[Pod]] = {}
+    for p in work.pods:
+        pods_on.setdefault(p.node_name, []).append(p)
+    templates: dict[str, Template] = {}
+    for g in ngs.groups:
+        tmpl, tnotes = build_template(g, work, pods_on)
+        notes.extend(tnotes)
+        if tmpl is not None:
+            templates[g.name] = tmpl
+        else:
+            notes.append(f"node group {g.name}: no node and no template: cluster-autoscaler cannot build its nodes")
+    sizes = {g.name: g.target_size for g in ngs.groups}
+    before = dict(sizes)
+    tracker = limits.Tracker.of(work.nodes.values(), opts.cores_total, opts.memory_total)
+    entries: dict[str, PodEntry] = {}
+    pending: list[Pod] = []
+    for att in attempts:
+        if att.result is PodOutcome.SCHEDULED:
+            entries[att.pod.key] = PodEntry(att.pod, Outcome.EXISTING, att.node, _group_of(ngs, att.node))
+        elif att.result is PodOutcome.UNSCHEDULABLE:
+            pending.append(att.pod)
+        else:
+            entries[att.pod.key] = PodEntry(att.pod, Outcome.NONE, why=att.message)
+    loops: list[ScaleUpResult] = []
+    names: dict[str, int] = {}
+    node_group_of: dict[str, str] = {}
+    for loop in range(1, max(options.loops, 1) + 1):
+        if not pending:
+            break
+        if loop > 1:
+            # the new nodes registered: the scheduler places what fits now
+            still: list[Pod] = []
+            for p in pending:
+                att = sched.schedule_one(p)
+                if att.result is PodOutcome.SCHEDULED and att.node:
+                    prev = entries.get(p.key)
+                    grp = node_group_of.get(att.node) or _group_of(ngs, att.node)
+                    placed_loop = prev.loop if prev is not None and prev.outcome is Outcome.SCALE_UP else loop - 1
+                    entries[p.key] = PodEntry(p, Outcome.SCALE_UP, att.node, grp, loop=placed_loop)
+                else:
+                    still.append(p)
+            pending = still
+            if not pending:
+                break
+        node_count = sched.snapshot.num_nodes
+        res = scale_up(sim, pending, list(ngs.groups), templates, sizes, node_count, opts, tracker, names)
+        loops.append(res)
+        for p in pending:
+            v = res.pods[p.key]
+            if v.group is not None:
+                entries[p.key] = PodEntry(p, Outcome.SCALE_UP, v.node, v.group, loop=loop)
+            else:
+                entries[p.key] = PodEntry(p, Outcome.NONE, why=v.why, loop=loop)
+        if not res.chosen:
+            break
+        for c in res.chosen:
+            for n in c.nodes:
+                node_group_of[n] = c.group
+        commit(sim, templates, res.chosen)
+    scale_down_result = None
+    if options.scale_down:
+        from kwhatif.autoscaler.scaledown import scale_down
+
+        scale_down_result = scale_down(sim, ngs, sizes, options.scale_down_utilization_threshold, work)
+    groups = [
+        GroupEntry(
+            g.name,
+            g.min_size,
+            g.max_size if g.max_known and g.max_size != UNBOUNDED else None,
+            before[g.name],
+            sizes[g.name],
+            g.source,
+            templates[g.name].node.name if g.name in templates else None,
+            templates[g.name].origin if g.name in templates else None,
+            tuple(p.key for p in templates[g.name].pods) if g.name in templates else (),
+            _allocatable(templates[g.name]) if g.name in templates else {},
+        )
+        for g in ngs.groups
+    ]
+    ordered = [entries[p.key] for p in pods if p.key in entries]
+    return AutoscaleResult(
+        AutoscalerKind.CLUSTER_AUTOSCALER.value,
+        groups,
+        ordered,
+        loops,
+        scale_down_result,
+        notes,
+        ",".join(e.value for e in opts.expander),
+    )
+
+
+def _group_of(ngs: NodeGroupSet, node: str | None) -> str | None:
+    if node is None:
+        return None
+    for g in ngs.groups:
+        if node in g.nodes:
+            return g.name
+    return None
+
+
+__all__ = ["AutoscaleOptions", "AutoscaleResult", "AutoscalerKind", "NodeGroup", "Outcome", "autoscale"]
