@@ -15,14 +15,14 @@ from kwhatif.cli.options import (
     output_options,
 )
 from kwhatif.cli.run import Run
+from kwhatif.cli.karpenter import karpenter_operator_options
 from kwhatif.report.base import ReportKind
 
 EPILOG = (
     "\b\nExit status:\n"
     "  0   every pod fits the existing nodes or new nodes of a group (or waits for a later loop)\n"
     "  1   a pod gets no node: no group can host it, or a limit cuts it off\n"
-    "  2   bad usage or bad input (file, YAML, object, field, configuration); --autoscaler karpenter\n"
-    "      where it is not available\n"
+    "  2   bad usage or bad input (file, YAML, object, field, configuration)\n"
     "  3   cluster or API error\n"
     "  5   internal error (--debug shows the traceback)\n"
     "  130 interrupted (Ctrl-C)\n"
@@ -82,6 +82,7 @@ EPILOG = (
 @click.option("--node-pools", metavar="FILE", help="Karpenter: NodePools (karpenter.sh/v1) besides the cluster's.")
 @click.option("--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1).")
 @click.option("--consolidation", is_flag=True, help="Karpenter: also the nodes consolidation would delete or replace.")
+@karpenter_operator_options
 @namespace_option
 def autoscale(
     manifests: tuple[str, ...],
@@ -101,6 +102,9 @@ def autoscale(
     node_pools: str | None,
     instance_types: str | None,
     consolidation: bool,
+    min_values_policy: str,
+    preference_policy: str,
+    spot_to_spot_consolidation: bool,
     namespace: str | None,
     **kw: Any,
 ) -> int:
@@ -149,6 +153,9 @@ def autoscale(
         node_pools=node_pools,
         instance_types=instance_types,
         consolidation=consolidation,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
     )
     result = run_autoscale(run.state, pods, run.config, options, limits(co))
     return run.emit(autoscale_report(result, run.chosen, run.chosen.notes))

@@ -25,7 +25,6 @@ from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
 from kwhatif.cli.drain import drain
-from kwhatif.cli.karpenter import autoscale
 from kwhatif.cli.env import Environment
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot

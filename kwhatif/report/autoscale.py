@@ -14,6 +14,7 @@ from kwhatif.report.schedule import API_VERSION, version_fields
 if TYPE_CHECKING:
     from kwhatif.autoscaler.orchestrator import ScaleUpResult
     from kwhatif.autoscaler.scaledown import ScaleDownResult
+    from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.versions import ChosenVersion
     from kwhatif.whatif.autoscale import AutoscaleResult
 
@@ -256,7 +257,11 @@ def scale_down_section(res: ScaleDownResult) -> ScaleDownSection:
 
 def autoscale_report(
     res: AutoscaleResult, scheduler_version: ChosenVersion | None = None, notes: tuple[str, ...] = ()
-) -> AutoscaleReport:
+) -> AutoscaleReport | KarpenterReport:
+    if res.karpenter is not None:
+        from kwhatif.report.karpenter import karpenter_report
+
+        return karpenter_report(res.karpenter, scheduler_version, (*res.notes, *notes), res.karpenter_options)
     return AutoscaleReport(
         res.autoscaler,
         res.expander,

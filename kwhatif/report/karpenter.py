@@ -8,8 +8,8 @@ markdown and html here)."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.autoscaler.karpenter.instancetypes import fmt_quantity
 from kwhatif.autoscaler.karpenter.provisioner import summarize
@@ -20,7 +20,9 @@ from kwhatif.report.base import ReportKind
 from kwhatif.report.formats.escape import markdown_line, visible
 from kwhatif.report.schedule import API_VERSION, version_fields
 from kwhatif.versions import ChosenVersion
-from kwhatif.whatif.karpenter import KarpenterRun
+
+if TYPE_CHECKING:
+    from kwhatif.whatif.karpenter import KarpenterRun
 
 EXISTING = "existing"
 SCALE_UP = "scale-up"
@@ -467,20 +469,3 @@ def html_page(report: KarpenterReport) -> str:
         parts.append(f"<p><i>note: {e(n)}</i></p>\n")
     parts.append("</body>\n</html>\n")
     return "".join(parts)
-
-
-def render(report: KarpenterReport, output: str) -> str:
-    """The report in -o ``output`` (json and yaml through the shared formatters)."""
-    if output == "table" or output == "wide":
-        return table(report)
-    if output == "markdown":
-        return markdown(report)
-    if output == "html":
-        return html_page(report)
-    from kwhatif.report.base import OutputFormat
-    from kwhatif.report.formats.output import get_formatter
-
-    return get_formatter(OutputFormat(output)).format(report)  # type: ignore[arg-type]
-
-
-_ = field

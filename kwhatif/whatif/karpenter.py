@@ -218,3 +218,48 @@ def run_karpenter(
 
         run.consolidation = consolidate(state, sched, pools, claims, catalog, run.well_known, options)
     return run
+
+
+def read_files(
+    node_pools: str | None, instance_types: str | None, limits_: Any = None
+) -> tuple[list[tuple[str, dict[str, Any]]], list[InstanceType] | None]:
+    """The karpenter.sh objects of --node-pools and the catalog of --instance-types."""
+    from kwhatif.autoscaler.karpenter.instancetypes import parse_instance_types
+    from kwhatif.load.files import Limits, read_path
+
+    lim = limits_ if limits_ is not None else Limits()
+    extra: list[tuple[str, dict[str, Any]]] = []
+    if node_pools:
+        for doc in read_path(node_pools, lim):
+            if doc.kind not in ("NodePool", "NodeClaim"):
+                raise InputError(
+                    f"expected karpenter.sh/v1 NodePools, got kind {doc.kind!r}", source=doc.source, obj=doc.describe()
+                )
+            extra.append((doc.source, doc.body))
+        if not extra:
+            raise InputError("no NodePool in the file", source=node_pools)
+    catalog: list[InstanceType] | None = None
+    if instance_types:
+        catalog = []
+        for doc in read_path(instance_types, lim):
+            catalog.extend(parse_instance_types(doc.body, doc.source))
+        if not catalog:
+            raise InputError("no instance type in the file", source=instance_types)
+    return extra, catalog
+
+
+def provision_for(state: ClusterState, pods: list[Pod], config: Any, options: Any, limits_: Any = None) -> KarpenterRun:
+    """`kwhatif autoscale --autoscaler karpenter` on a fork of the cluster (``state``), with the
+    command's options (whatif.autoscale.AutoscaleOptions)."""
+    from kwhatif.autoscaler.karpenter.provisioner import MinValuesPolicy, PreferencePolicy
+    from kwhatif.config.options import Options
+
+    extra, catalog = read_files(options.node_pools, options.instance_types, limits_)
+    pools, claims, its, notes = load_karpenter(state, extra, catalog)
+    kopts = KarpenterOptions(
+        ProvisionOptions(PreferencePolicy(options.preference_policy), MinValuesPolicy(options.min_values_policy)),
+        consolidation=options.consolidation,
+        spot_to_spot_consolidation=options.spot_to_spot_consolidation,
+    )
+    sched = Scheduler(state, config, options=Options(preemption=False, filter_excluded=False, compact=True))
+    return run_karpenter(sched, state, pods, pools, claims, its, kopts, notes)
