@@ -216,7 +216,24 @@ def run_karpenter(
     if options.consolidation:
         from kwhatif.autoscaler.karpenter.consolidation import consolidate
 
-        run.consolidation = consolidate(state, sched, pools, claims, catalog, run.well_known, options)
+        run.consolidation = consolidate(
+            nodes=list(state.nodes.values()),
+            pods=state.pods,
+            pending=[p for p in state.pending_pods if p.scheduler_name and not p.scheduling_gates],
+            pdbs=[(b.namespace, b.name, b.selector, b.disruptions_allowed) for b in state.pdbs],
+            pools=pools,
+            claims=claims,
+            catalog=catalog,
+            daemonsets=daemonset_pods(state),
+            do_not_disrupt={
+                str(b.get("name")) for _, b in state.karpenter_objects if b.get("kind") == "NodeDoNotDisrupt"
+            },
+            namespace_labels={n: state.namespace_labels(n) for n in state.namespaces},
+            options=options.provision,
+            well_known=run.well_known,
+            spot_to_spot=options.spot_to_spot_consolidation,
+        )
+        run.notes.extend(run.consolidation.notes)
     return run
 
 
