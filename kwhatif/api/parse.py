@@ -80,6 +80,8 @@ DEFAULT_POD_RULES = PodRules.of(default_version())
 _KEPT_POD_ANNOTATIONS = frozenset(
     {MIRROR_POD_ANNOTATION, "kubernetes.io/config.source", "cluster-autoscaler.kubernetes.io/safe-to-evict"}
 )
+# read by Karpenter's consolidation (autoscaler/karpenter/consolidation.py)
+_KEPT_POD_ANNOTATIONS |= {"karpenter.sh/do-not-disrupt", "controller.kubernetes.io/pod-deletion-cost"}
 _EFFECTS = tuple(e.value for e in TaintEffect)
 # validateTaintEffect lists the supported effects in this order
 _EFFECT_ORDER = ("NoSchedule", "PreferNoSchedule", "NoExecute")
