@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from builders import make_node, make_pod
-
 from autoscaler.karpenter import fake
+
 from kwhatif.api import parse
 from kwhatif.api.core import Node, Pod
 from kwhatif.autoscaler.karpenter.consolidation import (
@@ -22,6 +21,8 @@ from kwhatif.autoscaler.karpenter.consolidation import (
 )
 from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, Offering
 from kwhatif.autoscaler.karpenter.provisioner import ProvisionOptions
+
+from builders import make_node, make_pod
 
 POOL = "default"
 ZONE = "test-zone-1"
