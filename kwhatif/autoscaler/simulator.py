@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kwhatif.api.core import Node, Pod
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.framework.interface import CycleState, Status
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 # podtopologyspread's ErrReasonConstraintsNotMatch, which the estimator looks for
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"

@@ -107,7 +107,7 @@ def _daemonset_pods(state: ClusterState, node: Node, skip: set[str], only_critic
     """The pods of the DaemonSets (but those in ``skip``, by uid or name) that would run on
     ``node`` (daemonset.GetDaemonSetPodsForNode); ``only_critical``: only system-node-critical
     ones that may preempt (isPreemptingSystemNodeCritical)."""
-    from kwhatif.load.workloads import expand_workload
+    from kwhatif.controlplane.controllers.workloads import expand_workload
 
     mini = ClusterState(
         nodes={node.name: node},

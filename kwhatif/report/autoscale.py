@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from kwhatif.autoscaler.orchestrator import ScaleUpResult
     from kwhatif.autoscaler.scaledown import ScaleDownResult
     from kwhatif.report.karpenter import KarpenterReport
-    from kwhatif.versions import ChosenVersion
+    from kwhatif.release.versions import ChosenVersion
     from kwhatif.whatif.autoscale import AutoscaleResult
 
 WAITS = "waits for a later scale-up"

@@ -15,13 +15,14 @@ from kwhatif.autoscaler.karpenter.instancetypes import fmt_quantity
 from kwhatif.autoscaler.karpenter.provisioner import summarize
 from kwhatif.autoscaler.karpenter.requirements import taint_text
 from kwhatif.errors import ExitCode
+from kwhatif.escape import markdown_line, visible
 from kwhatif.framework.types import PodOutcome
+from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind
-from kwhatif.report.formats.escape import markdown_line, visible
 from kwhatif.report.schedule import API_VERSION, version_fields
-from kwhatif.versions import ChosenVersion
 
 if TYPE_CHECKING:
+    from kwhatif.autoscaler.karpenter.consolidation import Consolidation
     from kwhatif.whatif.karpenter import KarpenterRun
 
 EXISTING = "existing"
@@ -273,9 +274,7 @@ def karpenter_report(
             )
     from kwhatif.autoscaler.karpenter.nodepools import order_by_weight
 
-    section = None
-    if run.consolidation is not None:
-        section = run.consolidation.section()
+    section = consolidation_section(run.consolidation) if run.consolidation is not None else None
     return KarpenterReport(
         tuple(pods),
         tuple(claims),
@@ -287,6 +286,46 @@ def karpenter_report(
         chosen,
         options,
     )
+
+
+def consolidation_section(cons: Consolidation) -> ConsolidationSection:
+    """The report's view of the disruption controller's commands."""
+    entries = []
+    for i, cmd in enumerate(cons.commands, 1):
+        cid = f"{cmd.method}-{i}"
+        repl: dict[str, object] | None = None
+        new_price = 0.0
+        if cmd.replacement is not None:
+            s = summarize(cmd.replacement, cons.allow)
+            repl = {
+                "nodePool": cmd.replacement.template.pool.name,
+                "instanceTypes": [it.name for it in cmd.replacement.instance_types],
+                "zone": s.zone,
+                "capacityType": s.capacity_type,
+                "price": s.price,
+            }
+            new_price = s.price
+        savings = sum(c.price for c in cmd.candidates) - new_price
+        for c in cmd.candidates:
+            moved = tuple(
+                sorted(
+                    (k, v) for k, v in cmd.pods_to.items() if k in {f"{p.namespace}/{p.name}" for p in c.reschedulable}
+                )
+            )
+            entries.append(
+                CandidateEntry(
+                    c.name,
+                    c.pool.name,
+                    cmd.action,
+                    cmd.reason,
+                    cid,
+                    cmd.method,
+                    repl,
+                    moved,
+                    round(savings, 6) if c is cmd.candidates[0] else 0.0,
+                )
+            )
+    return ConsolidationSection(tuple(entries), tuple(sorted(cons.stays.items())), tuple(sorted(cons.budgets.items())))
 
 
 # --- renderings ------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.options import Options
 from kwhatif.errors import InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 if TYPE_CHECKING:
     from kwhatif.autoscaler.scaledown import ScaleDownResult
@@ -130,7 +130,7 @@ def input_pods(
     `kwhatif check` expands them: the objects that come with them join the cluster first), and
     with ``pending`` the cluster's pending pods. Notes say what was left out."""
     from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
-    from kwhatif.load.workloads import expand_workload
+    from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.whatif.schedule import manifest_pods
 
     notes: list[str] = []

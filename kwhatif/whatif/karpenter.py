@@ -36,7 +36,8 @@ from kwhatif.autoscaler.karpenter.topology import ExistingPod
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt
+from kwhatif.scheduling.scheduler import Scheduler
 
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 

@@ -15,7 +15,7 @@ from kwhatif.autoscaler.template import Template
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 MIB = 2**20
 

@@ -133,50 +133,6 @@ class Consolidation:
     allow: frozenset[str]
     notes: list[str] = field(default_factory=list)
 
-    def section(self) -> object:
-        from kwhatif.report.karpenter import CandidateEntry, ConsolidationSection
-
-        entries = []
-        for i, cmd in enumerate(self.commands, 1):
-            cid = f"{cmd.method}-{i}"
-            repl: dict[str, object] | None = None
-            new_price = 0.0
-            if cmd.replacement is not None:
-                s = summarize(cmd.replacement, self.allow)
-                repl = {
-                    "nodePool": cmd.replacement.template.pool.name,
-                    "instanceTypes": [it.name for it in cmd.replacement.instance_types],
-                    "zone": s.zone,
-                    "capacityType": s.capacity_type,
-                    "price": s.price,
-                }
-                new_price = s.price
-            savings = sum(c.price for c in cmd.candidates) - new_price
-            for c in cmd.candidates:
-                moved = tuple(
-                    sorted(
-                        (k, v)
-                        for k, v in cmd.pods_to.items()
-                        if k in {f"{p.namespace}/{p.name}" for p in c.reschedulable}
-                    )
-                )
-                entries.append(
-                    CandidateEntry(
-                        c.name,
-                        c.pool.name,
-                        cmd.action,
-                        cmd.reason,
-                        cid,
-                        cmd.method,
-                        repl,
-                        moved,
-                        round(savings, 6) if c is cmd.candidates[0] else 0.0,
-                    )
-                )
-        return ConsolidationSection(
-            tuple(entries), tuple(sorted(self.stays.items())), tuple(sorted(self.budgets.items()))
-        )
-
 
 def _active(p: Pod) -> bool:
     return not p.terminal and not p.deleting

@@ -9,7 +9,9 @@ from collections import Counter
 
 from kwhatif.report.autoscale import WAITS, AutoscaleReport, PodLine, ScaleUpSection
 from kwhatif.report.formats.columns import plain_table
-from kwhatif.report.formats.escape import html_text, markdown_line, visible
+from kwhatif.escape import html_text
+from kwhatif.escape import markdown_line
+from kwhatif.escape import visible
 
 # more pods than this are grouped by outcome, group and reason in the table (-o wide lists them all)
 POD_ROWS = 20
