@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kwhatif.api.core import Node, Pod, Taint
-from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, ResourceList, catalog_from_nodes, label_keys
+from kwhatif.autoscaler.karpenter.instancetypes import (
+    InstanceType,
+    ResourceList,
+    catalog_from_nodes,
+    label_keys,
+    milli,
+)
 from kwhatif.autoscaler.karpenter.nodepools import NodeClaim, NodePool, read_objects
 from kwhatif.autoscaler.karpenter.provisioner import (
     NodeInput,
@@ -85,13 +91,13 @@ def _node_input(node: Node, pods: Sequence[Pod], claims_by_node: Mapping[str, No
     )
     pool = node.labels.get(NODEPOOL_LABEL, "")
     claim = claims_by_node.get(node.name)
-    capacity: ResourceList | None = dict(claim.capacity) if claim is not None and claim.capacity else None
+    capacity: ResourceList | None = milli(dict(claim.capacity)) if claim is not None and claim.capacity else None
     ports = host_ports(port for p in pods for port in p.host_port_list)
     return NodeInput(
         name=node.name,
         labels=node.labels,
         taints=taints,
-        allocatable=dict(node.allocatable_list),
+        allocatable=milli(node.allocatable_list),
         requested=requests_for_pods(pods) if pods else {},
         daemon_requested=requests_for_pods(ds) if ds else {},
         host_ports=ports,
@@ -111,7 +117,7 @@ def _in_flight(claim: NodeClaim, catalog: Mapping[str, InstanceType]) -> NodeInp
         r = reqs.get(key)
         if r.operator == "In" and len(r) == 1:
             labels.setdefault(key, r.any())
-    alloc: ResourceList = dict(claim.allocatable)
+    alloc: ResourceList = milli(dict(claim.allocatable))
     it = catalog.get(claim.instance_type or labels.get(INSTANCE_TYPE_LABEL, ""))
     if not alloc and it is not None:
         alloc = dict(it.allocatable)
@@ -126,7 +132,7 @@ def _in_flight(claim: NodeClaim, catalog: Mapping[str, InstanceType]) -> NodeInp
         daemon_requested={},
         host_ports=frozenset(),
         nodepool=claim.nodepool,
-        capacity=dict(claim.capacity) or (dict(it.capacity) if it is not None else None),
+        capacity=milli(dict(claim.capacity)) or (dict(it.capacity) if it is not None else None),
         initialized=False,
         in_flight=True,
     )

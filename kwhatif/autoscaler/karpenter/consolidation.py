@@ -21,11 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from kwhatif.api.core import Node, Pod, Taint
 from kwhatif.api.labels import Selector
-from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, order_by_price, satisfies_min_values
+from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, milli, order_by_price, satisfies_min_values
 from kwhatif.autoscaler.karpenter.nodepools import (
     CONSOLIDATION_WHEN_EMPTY,
     REASON_EMPTY,
@@ -80,7 +79,7 @@ class ModelNode:
     name: str
     labels: dict[str, str]
     taints: tuple[Taint, ...]
-    allocatable: dict[str, Fraction]
+    allocatable: dict[str, int]  # thousandths
     pods: list[Pod]
     nodepool: str
     managed: bool  # Karpenter's (a NodePool label, or a NodeClaim of the node)
@@ -621,7 +620,7 @@ def model_nodes(
                 n.name,
                 dict(n.labels),
                 taints,
-                dict(n.allocatable_list),
+                milli(n.allocatable_list),
                 list(by_node.get(n.name, [])),
                 pool,
                 managed,

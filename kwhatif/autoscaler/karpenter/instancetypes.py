@@ -11,6 +11,7 @@ provider prices them: the file is the way to give real prices).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,46 +37,60 @@ from kwhatif.errors import FieldError, InputError
 KIND = "InstanceTypes"
 API_VERSION = "kwhatif/v1"
 
-ResourceList = dict[str, Fraction]
+# Amounts in thousandths of a unit (millicores for cpu, millibytes for memory): exact for every
+# quantity a manifest writes to the milli, and integer arithmetic where Karpenter compares
+# Quantities (resources.Fits, Cmp) in its inner loops.
+ResourceList = dict[str, int]
+
+
+def milli(rl: Mapping[str, Fraction]) -> ResourceList:
+    """A ResourceList of quantities in thousandths, rounded up (Quantity.MilliValue)."""
+    return {k: math.ceil(v * 1000) for k, v in rl.items()}
 
 # Resources shown in binary units (the way Go keeps a quantity's format).
 _BINARY = ("memory", "ephemeral-storage")
 
 
-def fmt_quantity(name: str, value: Fraction) -> str:
+def fmt_quantity(name: str, value: int) -> str:
+    """A thousandths amount as Quantity.String() writes it."""
     binary = name in _BINARY or name.startswith("hugepages-")
-    return canonical(value, BINARY_SI if binary else DECIMAL_SI)
+    return canonical(Fraction(value, 1000), BINARY_SI if binary else DECIMAL_SI)
 
 
-def resources_text(rl: Mapping[str, Fraction]) -> str:
+def resources_text(rl: Mapping[str, int]) -> str:
     """resources.String: pretty.Concise of a ResourceList (JSON, keys sorted), "{}" when empty."""
     if not rl:
         return "{}"
     return "{" + ",".join(f'"{k}":"{fmt_quantity(k, rl[k])}"' for k in sorted(rl)) + "}"
 
 
-def merge(*lists: Mapping[str, Fraction]) -> ResourceList:
+def merge(*lists: Mapping[str, int]) -> ResourceList:
     """resources.Merge: the sum of the lists."""
     out: ResourceList = {}
     for rl in lists:
         for k, v in rl.items():
-            out[k] = out.get(k, Fraction(0)) + v
+            out[k] = out.get(k, 0) + v
     return out
 
 
-def subtract(a: Mapping[str, Fraction], b: Mapping[str, Fraction]) -> ResourceList:
+def subtract(a: Mapping[str, int], b: Mapping[str, int]) -> ResourceList:
     """resources.Subtract: a - b over a's keys."""
-    return {k: v - b.get(k, Fraction(0)) for k, v in a.items()}
+    return {k: v - b.get(k, 0) for k, v in a.items()}
 
 
-def fits(candidate: Mapping[str, Fraction], total: Mapping[str, Fraction]) -> bool:
+def fits(candidate: Mapping[str, int], total: Mapping[str, int]) -> bool:
     """resources.Fits: no total is negative and every candidate amount is within its total."""
-    if any(v < 0 for v in total.values()):
-        return False
-    return all(v <= total.get(k, Fraction(0)) for k, v in candidate.items())
+    for v in total.values():
+        if v < 0:
+            return False
+    get = total.get
+    for k, v in candidate.items():
+        if v > get(k, 0):
+            return False
+    return True
 
 
-def max_resources(lists: Iterable[Mapping[str, Fraction]]) -> ResourceList:
+def max_resources(lists: Iterable[Mapping[str, int]]) -> ResourceList:
     out: ResourceList = {}
     for rl in lists:
         for k, v in rl.items():
@@ -84,9 +99,9 @@ def max_resources(lists: Iterable[Mapping[str, Fraction]]) -> ResourceList:
     return out
 
 
-def min_resources(a: Mapping[str, Fraction], b: Mapping[str, Fraction]) -> ResourceList:
+def min_resources(a: Mapping[str, int], b: Mapping[str, int]) -> ResourceList:
     """resources.MinResources: per key of either, the smaller (a missing key counts as 0)."""
-    return {k: min(a.get(k, Fraction(0)), b.get(k, Fraction(0))) for k in {*a, *b}}
+    return {k: min(a.get(k, 0), b.get(k, 0)) for k in sorted({*a, *b})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +123,8 @@ class Offering:
 @dataclass(frozen=True, slots=True)
 class InstanceType:
     name: str
-    capacity: Mapping[str, Fraction]
-    overhead: Mapping[str, Fraction]
+    capacity: Mapping[str, int]  # thousandths (milli)
+    overhead: Mapping[str, int]
     labels: Mapping[str, str]
     offerings: tuple[Offering, ...]
     # cloudprovider.InstanceType.Requirements; built from the labels and offerings when not given
@@ -128,7 +143,7 @@ class InstanceType:
         # computeAllocatable: hugepages come out of memory
         for name, amount in self.capacity.items():
             if name.startswith("hugepages-") and "memory" in alloc:
-                alloc["memory"] = max(Fraction(0), alloc["memory"] - amount)
+                alloc["memory"] = max(0, alloc["memory"] - amount)
         object.__setattr__(self, "allocatable", alloc)
 
     def available_offerings(self) -> list[Offering]:
@@ -186,7 +201,7 @@ def satisfies_min_values(its: Sequence[InstanceType], reqs: Requirements) -> tup
 # --- the InstanceTypes file -----------------------------------------------------------------------
 
 
-def _resources(d: f.Dict, key: str, path: str) -> ResourceList:
+def _resources(d: f.Dict, key: str, path: str) -> dict[str, Fraction]:
     return dict(f.resource_list(d, key, path))
 
 
@@ -213,11 +228,11 @@ def parse_instance_types(doc: dict[str, Any], source: str) -> list[InstanceType]
             if name in names:
                 raise f.invalid(f"{path}.name", name, "duplicate instance type")
             names.add(name)
-            capacity = _resources(item, "capacity", path)
+            capacity = milli(_resources(item, "capacity", path))
             for r in ("cpu", "memory"):
                 if r not in capacity:
                     raise f.required(f"{path}.capacity.{r}")
-            overhead = _resources(item, "overhead", path)
+            overhead = milli(_resources(item, "overhead", path))
             labels = f.str_map(item, "labels", path)
             offerings: list[Offering] = []
             for j, o in enumerate(f.obj_seq(item, "offerings", path)):
@@ -260,14 +275,14 @@ def node_capacity_type(labels: Mapping[str, str]) -> str:
     return CAPACITY_TYPE_ON_DEMAND
 
 
-def nominal_price(capacity: Mapping[str, Fraction]) -> float:
+def nominal_price(capacity: Mapping[str, int]) -> float:
     """fake.PriceFromResources: 0.1 per CPU and per GB of memory, 1.0 per GPU-like resource."""
     price = 0.0
     for k, v in capacity.items():
         if k == "cpu":
-            price += 0.1 * float(v)
+            price += 0.1 * v / 1000
         elif k == "memory":
-            price += 0.1 * float(v) / 1e9
+            price += 0.1 * v / 1000 / 1e9
         elif k.endswith("/gpu"):
             price += 1.0
     return round(price, 6)
@@ -285,7 +300,7 @@ def catalog_from_nodes(nodes: Iterable[Node]) -> list[InstanceType]:
     out: list[InstanceType] = []
     for name in sorted(by_type):
         group = by_type[name]
-        capacity = max_resources(dict(n.allocatable_list) for n in group)
+        capacity = max_resources(milli(n.allocatable_list) for n in group)
         shared: dict[str, str] | None = None
         for n in group:
             mine = {

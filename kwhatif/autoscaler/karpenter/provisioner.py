@@ -13,9 +13,8 @@ are tried in order, which gives the same answer.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from kwhatif.api.core import ContainerPort, Pod, Taint
 from kwhatif.autoscaler.karpenter.instancetypes import (
@@ -24,6 +23,7 @@ from kwhatif.autoscaler.karpenter.instancetypes import (
     fits,
     max_resources,
     merge,
+    milli,
     min_resources,
     order_by_price,
     resources_text,
@@ -76,8 +76,8 @@ class ProvisionOptions:
 
 def pod_requests(pod: Pod) -> ResourceList:
     """resources.RequestsForPods of one pod: its effective requests and one pod."""
-    rl: ResourceList = {k: v for k, v in pod.request_list.items() if v}
-    rl["pods"] = Fraction(1)
+    rl: ResourceList = {k: v for k, v in milli(pod.request_list).items() if v}
+    rl["pods"] = 1000
     return rl
 
 
@@ -86,10 +86,10 @@ def requests_for_pods(pods: Iterable[Pod]) -> ResourceList:
     n = 0
     for p in pods:
         n += 1
-        for k, v in p.request_list.items():
+        for k, v in milli(p.request_list).items():
             if v:
-                out[k] = out.get(k, Fraction(0)) + v
-    out["pods"] = Fraction(n)
+                out[k] = out.get(k, 0) + v
+    out["pods"] = 1000 * n
     return out
 
 
@@ -166,7 +166,7 @@ class _FilterError:
             return "no instance type met all requirements" + tail
         if not fi:
             msg = "no instance type has enough resources" + tail
-            if self.pod_requests.get("cpu", Fraction(0)) >= 1_000_000:
+            if self.pod_requests.get("cpu", 0) >= 1_000_000_000:
                 msg += " (CPU request >= 1 Million, m vs M typo?)"
             return msg
         if not o:
@@ -189,15 +189,20 @@ class _FilterError:
         return "no instance type met the requirements/resources/offering tuple" + tail
 
 
-def _fits_and_offering(
-    it: InstanceType, requests: ResourceList, reqs: Requirements, allow: frozenset[str]
-) -> tuple[bool, bool]:
-    """nodeclaim.go fits: the type fits only with a compatible available offering."""
-    resource_fit = fits(requests, it.allocatable)
+def _has_offering(it: InstanceType, zones: Requirement | None, cts: Requirement | None) -> bool:
+    """An available offering the requirements allow. An offering's requirements are its zone and
+    capacity type (both well-known keys): Requirements.IsCompatible reduces to both values being
+    allowed by the requirements' zone and capacity-type keys, where those are defined."""
     for o in it.offerings:
-        if o.available and reqs.is_compatible(o.requirements, allow):
-            return resource_fit, True
-    return False, False
+        if o.available and (zones is None or zones.has(o.zone)) and (cts is None or cts.has(o.capacity_type)):
+            return True
+    return False
+
+
+# Per requirements text: per instance type, whether its requirements intersect them and whether it
+# has an offering they allow (neither depends on the requests). Requirements.__str__ leaves the
+# placeholder hostname out, so the claims of one pool share their entries.
+CompatCache = dict[str, dict[int, tuple[bool, bool]]]
 
 
 def filter_instance_types(
@@ -209,12 +214,17 @@ def filter_instance_types(
     total: ResourceList,
     relax_min_values: bool,
     allow: frozenset[str],
+    cache: CompatCache | None = None,
 ) -> tuple[list[InstanceType], dict[str, int], str | None]:
     """filterInstanceTypesByRequirements: the types (of ``its``) that meet the requirements, fit
     the requests plus their DaemonSet overhead and have an offering; the minValues keys still
     short; Karpenter's error when none remain."""
-    err = _FilterError(requirements=str(reqs), pod_requests=dict(pod_reqs))
+    text = str(reqs)
+    err = _FilterError(requirements=text, pod_requests=dict(pod_reqs))
     eligible = {id(it) for it in its}
+    known = cache.setdefault(text, {}) if cache is not None else {}
+    zones = reqs.get(ZONE_LABEL) if reqs.has(ZONE_LABEL) else None
+    cts = reqs.get(CAPACITY_TYPE_LABEL) if reqs.has(CAPACITY_TYPE_LABEL) else None
     remaining: list[InstanceType] = []
     for group in groups:
         if _ports_conflict(group.host_ports, pod_ports) is not None:
@@ -227,8 +237,12 @@ def filter_instance_types(
         for it in group.instance_types:
             if id(it) not in eligible:
                 continue
-            compat = it.requirements.intersects(reqs) is None
-            it_fits, offering = _fits_and_offering(it, need, reqs, allow)
+            got = known.get(id(it))
+            if got is None:
+                got = known[id(it)] = (it.requirements.intersects(reqs) is None, _has_offering(it, zones, cts))
+            compat, offering = got
+            # nodeclaim.go fits: a type fits only with an offering the requirements allow
+            it_fits = offering and fits(need, it.allocatable)
             err.requirements_met |= compat
             err.fits |= it_fits
             err.has_offering |= offering
@@ -383,12 +397,12 @@ def subtract_max(remaining: ResourceList, its: Sequence[InstanceType]) -> Resour
     if not its:
         return remaining
     biggest = max_resources(it.capacity for it in its)
-    return {k: v - biggest.get(k, Fraction(0)) for k, v in remaining.items()}
+    return {k: v - biggest.get(k, 0) for k, v in remaining.items()}
 
 
 def filter_by_remaining(its: Sequence[InstanceType], remaining: ResourceList) -> list[InstanceType]:
     """filterByRemainingResources: the types whose capacity fits in the pool's remaining limits."""
-    return [it for it in its if all(it.capacity.get(k, Fraction(0)) <= v for k, v in remaining.items())]
+    return [it for it in its if all(it.capacity.get(k, 0) <= v for k, v in remaining.items())]
 
 
 class Scheduler:
@@ -423,7 +437,10 @@ class Scheduler:
             self.templates.append(Template(pool, reqs, kept))
         for t in self.templates:
             t.daemon_groups = _daemon_groups(t, daemonsets, allow)
-        self.remaining: dict[str, ResourceList] = {p.name: dict(p.limits) for p in pools}
+        self.remaining: dict[str, ResourceList] = {p.name: milli(dict(p.limits)) for p in pools}
+        self.compat_cache: CompatCache = {}
+        # per pod signature (no topology), the existing nodes it may still fit (see _existing_for)
+        self._maybe: dict[tuple[object, ...], list[int]] = {}
         self.claims: list[PlannedClaim] = []
         self._claim_seq: dict[str, int] = {}
         self._hostnames = 0
@@ -445,7 +462,7 @@ class Scheduler:
             ):
                 compatible.append(ds)
         daemon = requests_for_pods(compatible) if compatible else {}
-        daemon = {k: max(Fraction(0), v - n.daemon_requested.get(k, Fraction(0))) for k, v in daemon.items()}
+        daemon = {k: max(0, v - n.daemon_requested.get(k, 0)) for k, v in daemon.items()}
         available = subtract(n.allocatable, n.requested)
         reqs = Requirements.from_labels(n.labels)
         reqs.add(Requirement.new(HOSTNAME_LABEL, "In", (n.labels.get(HOSTNAME_LABEL, n.name),)))
@@ -497,9 +514,9 @@ class Scheduler:
         return Results([results[id(p)] for p in pods], self.claims, self.existing, self.skipped)
 
     @staticmethod
-    def _queue_key(req: ResourceList, pod: Pod) -> tuple[Fraction, Fraction, float, str]:
+    def _queue_key(req: ResourceList, pod: Pod) -> tuple[int, int, float, str]:
         """byCPUAndMemoryDescending, then creation time and uid."""
-        return (-req.get("cpu", Fraction(0)), -req.get("memory", Fraction(0)), pod.creation_timestamp, pod.uid)
+        return (-req.get("cpu", 0), -req.get("memory", 0), pod.creation_timestamp, pod.uid)
 
     def _cache(self, data: dict[int, tuple[ResourceList, Requirements, Requirements]], pod: Pod, view: PodView) -> None:
         """updateCachedPodData."""
@@ -525,7 +542,7 @@ class Scheduler:
 
     def _add(self, view: PodView, pd: tuple[ResourceList, Requirements, Requirements], result: PodResult) -> str | None:
         requests, reqs, strict = pd
-        for node in self.existing:
+        for node in self._existing_for(view, requests, reqs, strict):
             r = self._existing_can_add(node, view, requests, reqs, strict)
             if r is not None:
                 node.pods.append(view.pod)
@@ -586,6 +603,30 @@ class Scheduler:
         result.pool_errors = pool_errors
         return "; ".join(errs)
 
+    def _existing_for(
+        self, view: PodView, requests: ResourceList, reqs: Requirements, strict: Requirements
+    ) -> Iterator[ExistingNode]:
+        """The existing nodes in order, less those a pod of the same constraints and requests
+        failed on before in this run. Without topology, every reason ExistingNode.CanAdd gives is
+        monotonic over a run (taints fixed, host ports and requests only added, requirements only
+        narrowed), so a node that refused such a pod refuses the next one too; pods with topology
+        groups are tried on every node."""
+        if self.topology.affects(view):
+            yield from self.existing
+            return
+        key = (str(reqs), tuple(view.tolerations), tuple(sorted(requests.items())), frozenset(_ports(view.pod)))
+        maybe = self._maybe.get(key)
+        if maybe is None:
+            maybe = self._maybe[key] = list(range(len(self.existing)))
+        i = 0
+        while i < len(maybe):
+            node = self.existing[maybe[i]]
+            if self._existing_can_add(node, view, requests, reqs, strict) is None:
+                del maybe[i]
+                continue
+            yield node
+            i += 1
+
     def _existing_can_add(
         self, node: ExistingNode, view: PodView, requests: ResourceList, reqs: Requirements, strict: Requirements
     ) -> Requirements | None:
@@ -641,7 +682,15 @@ class Scheduler:
         base.add_all(topo)
         total = merge(claim.requests, requests)
         kept, short, err = filter_instance_types(
-            claim.instance_types, base, _ports(view.pod), requests, claim.daemon_groups, total, relax, self.allow
+            claim.instance_types,
+            base,
+            _ports(view.pod),
+            requests,
+            claim.daemon_groups,
+            total,
+            relax,
+            self.allow,
+            self.compat_cache,
         )
         if relax:
             for key, n in short.items():

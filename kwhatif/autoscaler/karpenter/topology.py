@@ -359,6 +359,13 @@ class Topology:
 
     # -- scheduling -------------------------------------------------------------------------------
 
+    def affects(self, view: PodView) -> bool:
+        """Whether any group constrains the pod: one it owns, or an inverse anti-affinity group
+        that selects it."""
+        if any(view.uid in tg.owners for tg in self.groups.values()):
+            return True
+        return any(tg.selects(view.pod.namespace, view.pod.labels) for tg in self.inverse.values())
+
     def register(self, key: str, domain: str) -> None:
         for tg in self.groups.values():
             if tg.key == key:

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from kwhatif.api.quantity import parse_quantity
-from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, Offering
+from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, Offering, milli
 from kwhatif.autoscaler.karpenter.nodepools import NodePool, parse_nodepool
 from kwhatif.autoscaler.karpenter.requirements import (
     ARCH_LABEL,
@@ -60,7 +60,8 @@ def new_instance_type(
     extra: tuple[Requirement, ...] = (),
 ) -> InstanceType:
     res = {k: parse_quantity(v) for k, v in (resources or {}).items()}
-    res.setdefault("cpu", Fraction(4)) if res.get("cpu") else res.__setitem__("cpu", Fraction(4))
+    if not res.get("cpu"):
+        res["cpu"] = Fraction(4)
     if not res.get("memory"):
         res["memory"] = parse_quantity("4Gi")
     if not res.get("pods"):
@@ -87,7 +88,7 @@ def new_instance_type(
     else:
         reqs.set(reqs.get(LABEL_INSTANCE_SIZE).with_values("small"))
     overhead = {"cpu": parse_quantity("100m"), "memory": parse_quantity("10Mi")}
-    return InstanceType(name, res, overhead, {}, tuple(offers), requirements=reqs)
+    return InstanceType(name, milli(res), milli(overhead), {}, tuple(offers), requirements=reqs)
 
 
 def default_instance_types() -> list[InstanceType]:

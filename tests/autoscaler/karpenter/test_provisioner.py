@@ -559,4 +559,4 @@ def test_daemonset_overhead() -> None:
     res = provision(nps, fake.default_instance_types(), [p], daemonsets=[ds], well_known=fake.FAKE_WELL_KNOWN)
     c = res.claims[0]
     assert "small-instance-type" not in [it.name for it in c.instance_types]
-    assert c.daemon_overhead["cpu"] == 1.5
+    assert c.daemon_overhead["cpu"] == 1500  # thousandths
