@@ -42,8 +42,7 @@ from kwhatif.autoscaler.karpenter.topology import ExistingPod
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.scheduling.scheduler import Attempt
-from kwhatif.scheduling.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 
@@ -92,7 +91,7 @@ def _node_input(node: Node, pods: Sequence[Pod], claims_by_node: Mapping[str, No
     pool = node.labels.get(NODEPOOL_LABEL, "")
     claim = claims_by_node.get(node.name)
     capacity: ResourceList | None = milli(dict(claim.capacity)) if claim is not None and claim.capacity else None
-    ports = host_ports(port for p in pods for port in p.host_port_list)
+    ports = host_ports(pods)
     return NodeInput(
         name=node.name,
         labels=node.labels,

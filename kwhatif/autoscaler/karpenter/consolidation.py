@@ -297,7 +297,7 @@ class Disruption:
             allocatable=n.allocatable,
             requested=requests_for_pods(n.pods) if n.pods else {},
             daemon_requested=requests_for_pods(ds) if ds else {},
-            host_ports=host_ports(port for p in n.pods for port in p.host_port_list),
+            host_ports=host_ports(n.pods),
             nodepool=n.nodepool,
             capacity=dict(n.instance_type.capacity) if n.instance_type is not None else None,
             initialized=n.initialized or not n.managed,

@@ -47,6 +47,7 @@ def milli(rl: Mapping[str, Fraction]) -> ResourceList:
     """A ResourceList of quantities in thousandths, rounded up (Quantity.MilliValue)."""
     return {k: math.ceil(v * 1000) for k, v in rl.items()}
 
+
 # Resources shown in binary units (the way Go keeps a quantity's format).
 _BINARY = ("memory", "ephemeral-storage")
 
@@ -144,6 +145,10 @@ class InstanceType:
         for name, amount in self.capacity.items():
             if name.startswith("hugepages-") and "memory" in alloc:
                 alloc["memory"] = max(0, alloc["memory"] - amount)
+        # resources.Fits refuses everything on a negative allocatable: clamp it to -1 so every
+        # request, and the pod itself, is above it
+        if any(v < 0 for v in alloc.values()):
+            alloc = {k: min(v, -1) for k, v in alloc.items()} | {"pods": -1}
         object.__setattr__(self, "allocatable", alloc)
 
     def available_offerings(self) -> list[Offering]:

@@ -16,7 +16,7 @@ import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kwhatif.api.core import ContainerPort, Pod, Taint
+from kwhatif.api.core import Pod, Taint
 from kwhatif.autoscaler.karpenter.instancetypes import (
     InstanceType,
     ResourceList,
@@ -74,9 +74,25 @@ class ProvisionOptions:
     min_values_policy: MinValuesPolicy = MinValuesPolicy.STRICT
 
 
+def _add_requests(out: ResourceList, pod: Pod) -> None:
+    """The pod's effective requests (resourcehelper.PodRequests, as kwhatif derived them for the
+    release: containers, init containers, overhead, pod-level resources) in thousandths."""
+    r = pod.requests
+    if r.milli_cpu:
+        out["cpu"] = out.get("cpu", 0) + r.milli_cpu
+    if r.memory:
+        out["memory"] = out.get("memory", 0) + 1000 * r.memory
+    if r.ephemeral_storage:
+        out["ephemeral-storage"] = out.get("ephemeral-storage", 0) + 1000 * r.ephemeral_storage
+    for k, v in r.scalar.items():
+        if v:
+            out[k] = out.get(k, 0) + 1000 * v
+
+
 def pod_requests(pod: Pod) -> ResourceList:
     """resources.RequestsForPods of one pod: its effective requests and one pod."""
-    rl: ResourceList = {k: v for k, v in milli(pod.request_list).items() if v}
+    rl: ResourceList = {}
+    _add_requests(rl, pod)
     rl["pods"] = 1000
     return rl
 
@@ -86,9 +102,7 @@ def requests_for_pods(pods: Iterable[Pod]) -> ResourceList:
     n = 0
     for p in pods:
         n += 1
-        for k, v in milli(p.request_list).items():
-            if v:
-                out[k] = out.get(k, 0) + v
+        _add_requests(out, p)
     out["pods"] = 1000 * n
     return out
 
@@ -114,6 +128,7 @@ class DaemonOverheadGroup:
     instance_types: list[InstanceType]
     overhead: ResourceList
     host_ports: set[tuple[str, str, int]]
+    members: set[int] = field(default_factory=set)  # ids of instance_types (filled by Scheduler)
 
 
 @dataclass(slots=True)
@@ -220,48 +235,72 @@ def filter_instance_types(
     the requests plus their DaemonSet overhead and have an offering; the minValues keys still
     short; Karpenter's error when none remain."""
     text = str(reqs)
-    err = _FilterError(requirements=text, pod_requests=dict(pod_reqs))
     eligible = {id(it) for it in its}
     known = cache.setdefault(text, {}) if cache is not None else {}
     zones = reqs.get(ZONE_LABEL) if reqs.has(ZONE_LABEL) else None
     cts = reqs.get(CAPACITY_TYPE_LABEL) if reqs.has(CAPACITY_TYPE_LABEL) else None
-    remaining: list[InstanceType] = []
+    # the groups the pod's host ports leave, each with what its types must fit
+    usable: list[tuple[DaemonOverheadGroup, list[tuple[str, int]]]] = []
     for group in groups:
-        if _ports_conflict(group.host_ports, pod_ports) is not None:
-            continue
-        if group.overhead:
-            err.track(group.overhead)
-            need = merge(total, group.overhead)
-        else:
-            need = total
-        for it in group.instance_types:
-            if id(it) not in eligible:
+        if _ports_conflict(group.host_ports, pod_ports) is None:
+            need = merge(total, group.overhead) if group.overhead else total
+            usable.append((group, list(need.items())))
+    remaining: list[InstanceType] = []
+    for group, need_items in usable:
+        members = group.instance_types if len(group.instance_types) <= len(its) else None
+        for it in members if members is not None else its:
+            if members is not None:
+                if id(it) not in eligible:
+                    continue
+            elif id(it) not in group.members:
                 continue
             got = known.get(id(it))
             if got is None:
                 got = known[id(it)] = (it.requirements.intersects(reqs) is None, _has_offering(it, zones, cts))
-            compat, offering = got
-            # nodeclaim.go fits: a type fits only with an offering the requirements allow
-            it_fits = offering and fits(need, it.allocatable)
-            err.requirements_met |= compat
-            err.fits |= it_fits
-            err.has_offering |= offering
-            err.requirements_and_fits |= compat and it_fits and not offering
-            err.requirements_and_offering |= compat and offering and not it_fits
-            err.fits_and_offering |= it_fits and offering and not compat
-            if compat and it_fits and offering:
+            if got[0] and got[1] and _fits_items(need_items, it.allocatable):
                 remaining.append(it)
-    short: dict[str, int] = {}
-    if reqs.has_min_values():
-        _, short, err.min_values_err = satisfies_min_values(remaining, reqs)
-        if err.min_values_err is not None:
-            if not relax_min_values:
-                remaining = []
-            else:
-                err.min_values_err = None
+    err: _FilterError | None = None
     if not remaining:
+        # which criteria ruled the types out, for Karpenter's message (computed on failure only)
+        err = _FilterError(requirements=text, pod_requests=dict(pod_reqs))
+        for group, need_items in usable:
+            if group.overhead:
+                err.track(group.overhead)
+            for it in group.instance_types:
+                if id(it) not in eligible:
+                    continue
+                compat, offering = known[id(it)]
+                # nodeclaim.go fits: a type fits only with an offering the requirements allow
+                it_fits = offering and _fits_items(need_items, it.allocatable)
+                err.requirements_met |= compat
+                err.fits |= it_fits
+                err.has_offering |= offering
+                err.requirements_and_fits |= compat and it_fits and not offering
+                err.requirements_and_offering |= compat and offering and not it_fits
+                err.fits_and_offering |= it_fits and offering and not compat
+    short: dict[str, int] = {}
+    if remaining and reqs.has_min_values():
+        _, short, min_err = satisfies_min_values(remaining, reqs)
+        if min_err is not None and not relax_min_values:
+            err = _FilterError(requirements=text, pod_requests=dict(pod_reqs), min_values_err=min_err)
+            for group, _ in usable:
+                if group.overhead:
+                    err.track(group.overhead)
+            remaining = []
+    if not remaining:
+        assert err is not None
         return [], short, err.message()
     return remaining, short, None
+
+
+def _fits_items(need: list[tuple[str, int]], allocatable: Mapping[str, int]) -> bool:
+    """resources.Fits over a type's allocatable (a negative allocatable, which fits nothing, is
+    below every request: InstanceType keeps none, see instancetypes.py)."""
+    get = allocatable.get
+    for k, v in need:
+        if v > get(k, 0):
+            return False
+    return True
 
 
 # --- NodeClaim templates, planned claims and existing nodes --------------------------------------
@@ -437,6 +476,8 @@ class Scheduler:
             self.templates.append(Template(pool, reqs, kept))
         for t in self.templates:
             t.daemon_groups = _daemon_groups(t, daemonsets, allow)
+            for g in t.daemon_groups:
+                g.members = {id(it) for it in g.instance_types}
         self.remaining: dict[str, ResourceList] = {p.name: milli(dict(p.limits)) for p in pools}
         self.compat_cache: CompatCache = {}
         # per pod signature (no topology), the existing nodes it may still fit (see _existing_for)
@@ -652,7 +693,9 @@ class Scheduler:
         hostname = f"hostname-placeholder-{self._hostnames:04d}"
         reqs = t.requirements.copy()
         reqs.add(Requirement.new(HOSTNAME_LABEL, "In", (hostname,)))
-        groups = [DaemonOverheadGroup(g.instance_types, g.overhead, set(g.host_ports)) for g in t.daemon_groups]
+        groups = [
+            DaemonOverheadGroup(g.instance_types, g.overhead, set(g.host_ports), g.members) for g in t.daemon_groups
+        ]
         return PlannedClaim("", hostname, t, reqs, its, groups)
 
     def _claim_can_add(
@@ -814,8 +857,13 @@ def summarize(claim: PlannedClaim, allow: frozenset[str]) -> ClaimSummary:
     return ClaimSummary(tuple(sorted(zones)), tuple(sorted(cts)), tuple(sorted(labels.items())), price, zone, ct)
 
 
-def host_ports(ports: Iterable[ContainerPort]) -> frozenset[tuple[str, str, int]]:
-    return frozenset((p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port) for p in ports if p.host_port)
+def host_ports(pods: Iterable[Pod]) -> frozenset[tuple[str, str, int]]:
+    """The host ports the pods use (HostPortUsage)."""
+    out: set[tuple[str, str, int]] = set()
+    for pod in pods:
+        if pod.host_port_list:
+            out |= _ports(pod)
+    return frozenset(out)
 
 
 def provision(
