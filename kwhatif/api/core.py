@@ -370,6 +370,7 @@ class Node:
     # the Ready condition's status ("" when the node reports none)
     capacity_list: Mapping[str, Fraction] = field(default_factory=dict)
     ready: str = ""
+    annotations: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,7 +78,12 @@ DEFAULT_POD_RULES = PodRules.of(default_version())
 
 # Annotations the scheduler or kwhatif reads; the rest (often large) are dropped at parse.
 _KEPT_POD_ANNOTATIONS = frozenset(
-    {MIRROR_POD_ANNOTATION, "kubernetes.io/config.source", "cluster-autoscaler.kubernetes.io/safe-to-evict"}
+    {
+        MIRROR_POD_ANNOTATION,
+        "kubernetes.io/config.source",
+        "cluster-autoscaler.kubernetes.io/safe-to-evict",
+        "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes",
+    }
 )
 # read by Karpenter's consolidation (autoscaler/karpenter/consolidation.py)
 _KEPT_POD_ANNOTATIONS |= {"karpenter.sh/do-not-disrupt", "controller.kubernetes.io/pod-deletion-cost"}
@@ -1410,6 +1415,7 @@ def node(d: Dict, source: str = "") -> Node:
         declared_features=f.str_list(status, "declaredFeatures", "status"),
         capacity_list=f.resource_list(status, "capacity", "status") or alloc_list,
         ready=_ready_condition(status),
+        annotations=f.str_map(meta, "annotations", "metadata"),
     )
 
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from kwhatif.api.core import Pod
-
 from kwhatif.autoscaler.template import Template
 
 MAX_CAPACITY_MEMORY_DIFFERENCE_RATIO = 0.015

@@ -102,7 +102,9 @@ def _uses_hostname_topology(pod: Pod) -> bool:
     return any(c.topology_key == "kubernetes.io/hostname" for c in pod.topology_spread_constraints)
 
 
-def estimate(sim: Simulator, groups: list[list[Pod]], template: Template, ctx: EstimationContext, prefix: str) -> Estimate:
+def estimate(
+    sim: Simulator, groups: list[list[Pod]], template: Template, ctx: EstimationContext, prefix: str
+) -> Estimate:
     """BinpackingNodeEstimator.Estimate on a fork of the snapshot: every node it adds is removed
     again before it returns. New nodes are named ``<prefix>-<i>``."""
     limiter = Limiter(node_limit(ctx))

@@ -193,7 +193,8 @@ def preferred_node(node_count: int) -> tuple[int, int]:
 
 def has_gpu(node: Node) -> bool:
     return bool((node.capacity_list or node.allocatable_list).get("nvidia.com/gpu")) or any(
-        k in node.labels for k in ("cloud.google.com/gke-accelerator", "k8s.amazonaws.com/accelerator", "nvidia.com/gpu")
+        k in node.labels
+        for k in ("cloud.google.com/gke-accelerator", "k8s.amazonaws.com/accelerator", "nvidia.com/gpu")
     )
 
 

@@ -114,7 +114,7 @@ def parse_min_max(text: str, flag: str, unit: str) -> tuple[int, int]:
         raise InputError(e.message, field=flag) from None
 
 
-def _number(d: dict[str, Any], key: str, path: str) -> float | None:
+def _number(d: Mapping[str, Any], key: str, path: str) -> float | None:
     v = d.get(key)
     if v is None:
         return None
@@ -156,7 +156,7 @@ def _priorities(raw: object, path: str) -> dict[int, tuple[str, ...]]:
     return out
 
 
-def _group(d: dict[str, Any], path: str, state: ClusterState, source: str) -> NodeGroup:
+def _group(d: Mapping[str, Any], path: str, state: ClusterState, source: str) -> NodeGroup:
     name = f.string(d, "name", path)
     if not name:
         raise f.required(f.join(path, "name"))
@@ -280,7 +280,8 @@ def parse_status(text: str) -> dict[str, GroupStatus]:
         for g in doc["nodeGroups"]:
             if not isinstance(g, dict) or not isinstance(g.get("name"), str):
                 continue
-            health = g.get("health") if isinstance(g.get("health"), dict) else {}
+            raw_health = g.get("health")
+            health: dict[str, Any] = raw_health if isinstance(raw_health, dict) else {}
             try:
                 out[g["name"]] = GroupStatus(
                     int(health.get("cloudProviderTarget", 0)),
@@ -349,7 +350,9 @@ def discover(state: ClusterState) -> NodeGroupSet:
         try:
             priorities = _priorities(prio_text, "data.priorities")
         except FieldError as e:
-            raise InputError(e.message, obj="ConfigMap kube-system/cluster-autoscaler-priority-expander", field=e.field)
+            raise InputError(
+                e.message, obj="ConfigMap kube-system/cluster-autoscaler-priority-expander", field=e.field
+            ) from None
     return NodeGroupSet(tuple(groups), priorities=priorities, source="labels", notes=tuple(notes))
 
 

@@ -49,6 +49,9 @@ class ScaleUpOptions:
     max_nodes_per_scale_up: int = MAX_NODES_PER_SCALE_UP
     priorities: Mapping[int, tuple[str, ...]] | None = None
     pricing: expanders.Pricing | None = None
+    # the estimator's limiter thresholds (static, similar groups' room, cluster size), as
+    # core/autoscaler.go builds them; upstream's orchestrator tests run it without any
+    estimator_thresholds: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,18 +176,31 @@ def scale_up(
                 for s in balancing.similar_groups(g.name, {n: templates[n] for n in templates if n in schedulable})
                 if mine <= {id(eg) for eg in schedulable.get(s, [])}
             ]
-        ctx = EstimationContext(
-            opts.max_nodes_total,
-            _room(g, sizes) + sum(_room(by_name[s], sizes) for s in similar),
-            node_count,
-            opts.max_nodes_per_scale_up,
+        ctx = (
+            EstimationContext(
+                opts.max_nodes_total,
+                _room(g, sizes) + sum(_room(by_name[s], sizes) for s in similar),
+                node_count,
+                opts.max_nodes_per_scale_up,
+            )
+            if opts.estimator_thresholds
+            else EstimationContext(0, None, node_count, 0)
         )
-        est = estimate(sim, [list(eg.pods) for eg in pod_groups], templates[g.name], ctx, f"{templates[g.name].node.name}-e")
+        est = estimate(
+            sim, [list(eg.pods) for eg in pod_groups], templates[g.name], ctx, f"{templates[g.name].node.name}-e"
+        )
         estimates[g.name] = (est, ctx)
         if not est.scheduled or est.node_count == 0:
             continue
         options.append(
-            expanders.Option(g.name, est.node_count, est.scheduled, templates[g.name].node, similar, exists=bool(g.nodes) or sizes[g.name] > 0)
+            expanders.Option(
+                g.name,
+                est.node_count,
+                est.scheduled,
+                templates[g.name].node,
+                similar,
+                exists=bool(g.nodes) or sizes[g.name] > 0,
+            )
         )
     for o in options:
         res.options.append(OptionEntry(o.group, o.node_count, tuple(p.key for p in o.pods), tuple(o.similar)))
@@ -199,7 +215,9 @@ def scale_up(
         )
         res.steps, res.tie, best = choice.steps, choice.tie, choice.best
         res.options = [
-            OptionEntry(e.group, e.node_count, e.pods, e.similar, next((o.debug for o in options if o.group == e.group), ""))
+            OptionEntry(
+                e.group, e.node_count, e.pods, e.similar, next((o.debug for o in options if o.group == e.group), "")
+            )
             for e in res.options
         ]
     cut: dict[str, str] = {}  # pod -> the limit that cut it off
@@ -243,7 +261,9 @@ def scale_up(
                 new_node_names[info.group] = k + 1
                 names.append(f"{info.group}-new-{k}")
                 slots.append((info.group, names[-1]))
-            res.chosen.append(Chosen(info.group, info.new - info.current, info.current, info.new, info.max, tuple(names)))
+            res.chosen.append(
+                Chosen(info.group, info.new - info.current, info.current, info.new, info.max, tuple(names))
+            )
             sizes[info.group] = info.new
         node_slot = {n: slots[i] for i, n in enumerate(est.node_names) if i < len(slots)}
         for p in best.pods:
@@ -261,17 +281,17 @@ def scale_up(
     # every pod's verdict
     for eg in egs:
         if not eg.schedulable:
-            reasons = {g: eg.scheduling_errors[g] for g in sorted(eg.scheduling_errors)}
-            for g, why in res.skipped.items():
-                reasons.setdefault(g, f"skipped: {why}")
+            reasons = {name: eg.scheduling_errors[name] for name in sorted(eg.scheduling_errors)}
+            for name, why in res.skipped.items():
+                reasons.setdefault(name, f"skipped: {why}")
             for p in eg.pods:
                 res.no_group.append(NoGroup(p.key, dict(sorted(reasons.items()))))
                 res.pods[p.key] = PodVerdict(p.key, None, None, NO_GROUP)
             continue
         for p in eg.pods:
             if p.key in given:
-                grp, node = given[p.key]
-                res.pods[p.key] = PodVerdict(p.key, grp, node, None)
+                grp, node_name = given[p.key]
+                res.pods[p.key] = PodVerdict(p.key, grp, node_name, None)
             elif p.key in cut:
                 res.pods[p.key] = PodVerdict(p.key, None, None, cut[p.key])
             else:

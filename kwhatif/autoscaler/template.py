@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 from kwhatif.api import parse
 from kwhatif.api.core import Node, Pod, Taint
+from kwhatif.autoscaler.nodegroups import NodeGroup
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import InputError
-
-from kwhatif.autoscaler.nodegroups import NodeGroup
 
 # utils/taints/taints.go
 TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler"
@@ -93,17 +92,25 @@ def copy_node(node: Node, name: str, *, sanitize: bool) -> Node:
     labels = dict(node.labels)
     labels[HOSTNAME_LABEL] = name
     return dataclasses.replace(
-        node, name=name, uid=f"kwhatif-{name}", labels=labels, taints=sanitize_taints(node.taints) if sanitize else node.taints
+        node,
+        name=name,
+        uid=f"kwhatif-{name}",
+        labels=labels,
+        taints=sanitize_taints(node.taints) if sanitize else node.taints,
     )
 
 
 def copy_pod(pod: Pod, node: str, suffix: str) -> Pod:
     """createSanitizedPod: a new uid, the name with a suffix, bound to ``node``."""
     name = f"{pod.name}-{suffix}"
-    return dataclasses.replace(pod, name=name, uid=f"kwhatif-{pod.namespace}-{name}", node_name=node, nominated_node_name="")
+    return dataclasses.replace(
+        pod, name=name, uid=f"kwhatif-{pod.namespace}-{name}", node_name=node, nominated_node_name=""
+    )
 
 
-def _daemonset_pods(state: ClusterState, node: Node, skip: set[str], only_critical: bool) -> tuple[list[Pod], list[str]]:
+def _daemonset_pods(
+    state: ClusterState, node: Node, skip: set[str], only_critical: bool
+) -> tuple[list[Pod], list[str]]:
     """The pods of the DaemonSets (but those in ``skip``, by uid or name) that would run on
     ``node`` (daemonset.GetDaemonSetPodsForNode); ``only_critical``: only system-node-critical
     ones that may preempt (isPreemptingSystemNodeCritical)."""
@@ -128,15 +135,15 @@ def _daemonset_pods(state: ClusterState, node: Node, skip: set[str], only_critic
             notes.append(f"DaemonSet {w.namespace}/{w.name} left off the template nodes: {e}")
             continue
         for p in exp.pods:
-            if only_critical and not (
-                p.priority_class_name == SYSTEM_NODE_CRITICAL and p.preemption_policy != "Never"
-            ):
+            if only_critical and not (p.priority_class_name == SYSTEM_NODE_CRITICAL and p.preemption_policy != "Never"):
                 continue
             pods.append(dataclasses.replace(p, name=f"{w.name}-{node.name}", node_name=node.name))
     return pods, notes
 
 
-def build_template(group: NodeGroup, state: ClusterState, pods_on: dict[str, list[Pod]]) -> tuple[Template | None, list[str]]:
+def build_template(
+    group: NodeGroup, state: ClusterState, pods_on: dict[str, list[Pod]]
+) -> tuple[Template | None, list[str]]:
     """The group's template node (None when it has no good node and no template), with notes."""
     base = f"template-node-for-{group.name}"
     notes: list[str] = []

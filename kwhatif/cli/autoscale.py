@@ -56,7 +56,12 @@ EPILOG = (
     help="cluster-autoscaler's --expander chain: least-waste (default), most-pods, least-nodes, priority, "
     "price, random (deterministic here: the first group by name, the tie named).",
 )
-@click.option("--max-nodes-total", type=click.IntRange(0), default=None, help="cluster-autoscaler's --max-nodes-total (0: no limit).")
+@click.option(
+    "--max-nodes-total",
+    type=click.IntRange(0),
+    default=None,
+    help="cluster-autoscaler's --max-nodes-total (0: no limit).",
+)
 @click.option("--cores-total", metavar="MIN:MAX", help="cluster-autoscaler's --cores-total (cores).")
 @click.option("--memory-total", metavar="MIN:MAX", help="cluster-autoscaler's --memory-total (GiB).")
 @click.option(
@@ -71,7 +76,9 @@ EPILOG = (
     show_default=True,
     help="Autoscaler loops: each later one sees the nodes the earlier ones added (stops when nothing changes).",
 )
-@click.option("--scale-down", is_flag=True, help="Also say which nodes the autoscaler could remove, and why the others stay.")
+@click.option(
+    "--scale-down", is_flag=True, help="Also say which nodes the autoscaler could remove, and why the others stay."
+)
 @click.option(
     "--scale-down-utilization-threshold",
     type=click.FloatRange(0, 1),
@@ -80,7 +87,9 @@ EPILOG = (
     help="A node whose requested cpu and memory are both below this share of allocatable is a candidate.",
 )
 @click.option("--node-pools", metavar="FILE", help="Karpenter: NodePools (karpenter.sh/v1) besides the cluster's.")
-@click.option("--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1).")
+@click.option(
+    "--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1)."
+)
 @click.option("--consolidation", is_flag=True, help="Karpenter: also the nodes consolidation would delete or replace.")
 @karpenter_operator_options
 @namespace_option
@@ -124,8 +133,9 @@ def autoscale(
     later scale-up, a limit cuts it off, or no group can host it (each group's reason).
     """
     from kwhatif.cli.options import limits
-    from kwhatif.report.autoscale import autoscale_report
-    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, autoscale as run_autoscale, input_pods
+    from kwhatif.report.autoscale import any_autoscale_report
+    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, input_pods
+    from kwhatif.whatif.autoscale import autoscale as run_autoscale
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)
@@ -134,9 +144,10 @@ def autoscale(
     paths = sources.paths(manifests)
     if "-" in paths and "-" in co.cluster:
         raise click.UsageError("standard input can feed either the manifests or --cluster, not both")
-    run = Run.start(co, output, color)
+    run = Run.start(co, output, color, allow_no_nodes=True)  # every group may be at zero
     docs = run.documents(paths, namespace, False, kustomize=sources.kustomize)
-    pods, notes = input_pods(run.state, docs, pending=pending, namespace=namespace or "default", profile=co.profile)
+    state = fork(run.state)  # the manifests' other objects join a copy
+    pods, notes = input_pods(state, docs, pending=pending, namespace=namespace or "default", profile=co.profile)
     for n in notes:
         run.note(n)
     options = AutoscaleOptions(
@@ -157,5 +168,5 @@ def autoscale(
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
     )
-    result = run_autoscale(run.state, pods, run.config, options, limits(co))
-    return run.emit(autoscale_report(result, run.chosen, run.chosen.notes))
+    result = run_autoscale(state, pods, run.config, options, limits(co))
+    return run.emit(any_autoscale_report(result, run.chosen, run.chosen.notes))

@@ -43,6 +43,20 @@ from kwhatif.report.base import ReportKind
         "no eligible node, answers the cluster state cannot give (unknown)."
     ),
 )
+@click.option(
+    "--autoscale",
+    is_flag=True,
+    help="Count on cluster-autoscaler: workloads that fit only on new nodes of a node group are "
+    "'fits after scale-up' (exit 0; --strict fails them). See `kwhatif autoscale`.",
+)
+@click.option("--node-groups", metavar="FILE", help="With --autoscale: the node groups (see `kwhatif autoscale`).")
+@click.option("--expander", metavar="NAME[,NAME]", help="With --autoscale: cluster-autoscaler's --expander.")
+@click.option(
+    "--max-nodes-total",
+    type=click.IntRange(0),
+    default=None,
+    help="With --autoscale: cluster-autoscaler's --max-nodes-total.",
+)
 @namespace_option
 @ignore_node_name_option
 def check(
@@ -54,6 +68,10 @@ def check(
     strict: bool,
     namespace: str | None,
     ignore_node_name: bool,
+    autoscale: bool = False,
+    node_groups: str | None = None,
+    expander: str | None = None,
+    max_nodes_total: int | None = None,
     **kw: Any,
 ) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
@@ -72,6 +90,8 @@ def check(
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)
+    if (node_groups or expander or max_nodes_total is not None) and not autoscale:
+        raise click.UsageError("--node-groups, --expander and --max-nodes-total go with --autoscale")
     if not manifests and not sources.given:
         raise click.UsageError("nothing to check: give MANIFEST files, -f PATH or -k DIR")
     paths = sources.paths(manifests)
@@ -90,4 +110,16 @@ def check(
     if result.skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.skipped.items()))
         run.note(f"objects in the manifests that run no pods, not checked: {kinds}")
-    return run.emit(check_report(result, run.schedule_report(sched, result.attempts, run.profile), strict=strict))
+    report = check_report(result, run.schedule_report(sched, result.attempts, run.profile), strict=strict)
+    if autoscale:
+        from kwhatif.cli.options import limits
+        from kwhatif.report.autoscale import autoscale_report, with_autoscale
+        from kwhatif.whatif.autoscale import AutoscaleOptions, autoscale_after_check
+
+        # until nothing changes: a pod that waits for a later loop of the autoscaler fits too
+        options = AutoscaleOptions(
+            node_groups=node_groups, expander=expander, max_nodes_total=max_nodes_total, loops=20
+        )
+        auto = autoscale_after_check(run.state, sched, result.attempts, run.config, options, limits(co))
+        report = with_autoscale(report, autoscale_report(auto, run.chosen))
+    return run.emit(report)

@@ -34,7 +34,7 @@ def long_lived() -> None:
     gc.freeze()
 
 
-def load_cluster_state(co: ClusterOptions) -> ClusterState:
+def load_cluster_state(co: ClusterOptions, *, allow_no_nodes: bool = False) -> ClusterState:
     from kwhatif import progress
 
     env = current()
@@ -44,7 +44,7 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
     if co.cluster:
         from kwhatif.load.cluster import load_cluster
 
-        state = load_cluster(list(co.cluster), limits(co), long_lived=long_lived)
+        state = load_cluster(list(co.cluster), limits(co), long_lived=long_lived, allow_no_nodes=allow_no_nodes)
         if state.orphaned_pods:
             from kwhatif.load.live import orphan_note
 
@@ -175,11 +175,12 @@ class Run:
         color: str = "auto",
         *,
         nodes: tuple[Iterable[str], str] | None = None,
+        allow_no_nodes: bool = False,
     ) -> Run:
         """Load the cluster state, choose the release, check the ``nodes`` the command names
         (names, and the option that named them) and read the configuration, in that order."""
         env = current()
-        state = load_cluster_state(options)
+        state = load_cluster_state(options, allow_no_nodes=allow_no_nodes)
         chosen = choose_version(options, state)
         if nodes is not None:
             missing_nodes(state, *nodes)

@@ -415,7 +415,12 @@ def no_gc() -> Iterator[None]:
 
 
 def load_cluster(
-    paths: list[str], limits: Any = None, stdin: Any = None, long_lived: Callable[[], None] | None = None
+    paths: list[str],
+    limits: Any = None,
+    stdin: Any = None,
+    long_lived: Callable[[], None] | None = None,
+    *,
+    allow_no_nodes: bool = False,
 ) -> ClusterState:
     """The cluster of these files. ``long_lived`` (the command's gc.freeze) is called once it is
     built, before the cyclic collector, paused while it was built, runs again: the collector's
@@ -437,7 +442,7 @@ def load_cluster(
         state = build_cluster(docs(), check_node_refs=False)
         if long_lived is not None:
             long_lived()
-    if not state.nodes:
+    if not state.nodes and not allow_no_nodes:  # (autoscale: node groups scaled to zero)
         where = ", ".join(paths)
         raise InputError("the cluster has no nodes (expected Node objects)", source=where)
     return state

@@ -14,8 +14,9 @@ from kwhatif.report.schedule import API_VERSION, version_fields
 if TYPE_CHECKING:
     from kwhatif.autoscaler.orchestrator import ScaleUpResult
     from kwhatif.autoscaler.scaledown import ScaleDownResult
-    from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.release.versions import ChosenVersion
+    from kwhatif.report.check import CheckReport
+    from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.whatif.autoscale import AutoscaleResult
 
 WAITS = "waits for a later scale-up"
@@ -181,9 +182,7 @@ class AutoscaleReport:
             "none": sum(1 for p in self.pods if p.outcome == "none"),
             "waiting": sum(1 for p in self.pods if p.outcome == "none" and p.why == WAITS),
             "nodesAdded": dict(sorted(added.items())),
-            **(
-                {"removableNodes": len(self.scale_down.removable)} if self.scale_down is not None else {}
-            ),
+            **({"removableNodes": len(self.scale_down.removable)} if self.scale_down is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -255,13 +254,20 @@ def scale_down_section(res: ScaleDownResult) -> ScaleDownSection:
     )
 
 
-def autoscale_report(
+def any_autoscale_report(
     res: AutoscaleResult, scheduler_version: ChosenVersion | None = None, notes: tuple[str, ...] = ()
 ) -> AutoscaleReport | KarpenterReport:
+    """The report of either autoscaler's answer (Karpenter's in report/karpenter.py)."""
     if res.karpenter is not None:
         from kwhatif.report.karpenter import karpenter_report
 
         return karpenter_report(res.karpenter, scheduler_version, (*res.notes, *notes), res.karpenter_options)
+    return autoscale_report(res, scheduler_version, notes)
+
+
+def autoscale_report(
+    res: AutoscaleResult, scheduler_version: ChosenVersion | None = None, notes: tuple[str, ...] = ()
+) -> AutoscaleReport:
     return AutoscaleReport(
         res.autoscaler,
         res.expander,
@@ -281,11 +287,60 @@ def autoscale_report(
             for g in res.groups
         ),
         tuple(
-            PodLine(p.pod.namespace, p.pod.name, p.outcome.value, p.node, p.node_group, p.why, p.loop)
-            for p in res.pods
+            PodLine(p.pod.namespace, p.pod.name, p.outcome.value, p.node, p.node_group, p.why, p.loop) for p in res.pods
         ),
         tuple(scale_up_section(i + 1, s) for i, s in enumerate(res.loops)),
         scale_down_section(res.scale_down) if res.scale_down is not None else None,
         tuple(res.notes) + notes,
         scheduler_version,
     )
+
+
+def with_autoscale(report: CheckReport, auto: AutoscaleReport) -> CheckReport:
+    """`check --autoscale`: a workload whose pods that do not fit all go to new nodes is "fits
+    after scale-up" (naming the groups and node counts); one that does not fit says why the
+    autoscaler gives some of its pods no node, with each group's reason."""
+    import dataclasses
+
+    from kwhatif.framework.types import PodOutcome
+    from kwhatif.report.verdict import Verdict
+
+    by_pod = {p.key: p for p in auto.pods}
+    reasons: dict[str, Mapping[str, str]] = {}
+    for s in auto.scale_ups:
+        for pod, r in s.no_group:
+            reasons[pod] = r
+    entries = []
+    for w in report.workloads:
+        if w.verdict is not Verdict.DOES_NOT_FIT or w.refused or w.never_created:
+            entries.append(w)
+            continue
+        lines = [by_pod.get(str(r.pod)) for r in w.results if r.status is not PodOutcome.SCHEDULED]
+        if lines and all(x is not None and x.outcome == "scale-up" for x in lines):
+            nodes: dict[str, set[str]] = {}
+            pods: dict[str, int] = {}
+            for x in lines:
+                assert x is not None and x.node_group is not None
+                nodes.setdefault(x.node_group, set()).add(x.node or "")
+                pods[x.node_group] = pods.get(x.node_group, 0) + 1
+            what = ", ".join(f"{pods[g]} pod(s) on {len(nodes[g])} new node(s) of {g}" for g in sorted(nodes))
+            entries.append(
+                dataclasses.replace(
+                    w,
+                    verdict=Verdict.FITS_AFTER_SCALE_UP,
+                    message=f"fits after scale-up: {what}",
+                    dominant_reason="scale-up",
+                )
+            )
+            continue
+        first = next((x for x in lines if x is not None and x.outcome != "scale-up"), None)
+        if first is not None:
+            why = f"cluster-autoscaler: {first.why}"
+            per_group = reasons.get(first.key)
+            if per_group:
+                why += " (" + "; ".join(f"{g}: {r}" for g, r in per_group.items()) + ")"
+            message = f"{w.message}; {why}" if w.message else why
+            entries.append(dataclasses.replace(w, message=message))
+        else:
+            entries.append(w)
+    return dataclasses.replace(report, workloads=tuple(entries), autoscale=auto)

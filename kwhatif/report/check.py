@@ -86,6 +86,8 @@ class WorkloadEntry:
             return f"{self.kind} {self.namespace}/{self.name}: unknown ({self.dominant_reason})"
         if self.verdict is Verdict.NO_ELIGIBLE_NODES:
             return f"{self.kind} {self.namespace}/{self.name}: no eligible nodes"
+        if self.verdict is Verdict.FITS_AFTER_SCALE_UP:
+            return f"{self.kind} {self.namespace}/{self.name}: {self.message}"
         if self.verdict is Verdict.REFUSED_BY_API:
             return f"{self.kind} {self.namespace}/{self.name}: {self.verdict}"
         if self.never_created and self.results:
@@ -123,6 +125,7 @@ class CheckReport:
     workloads: tuple[WorkloadEntry, ...]
     notes: tuple[str, ...] = ()
     strict: bool = False  # warnings (not checked, no eligible nodes) fail the gate
+    autoscale: Any = None  # check --autoscale: the AutoscaleReport of what did not fit
 
     @property
     def kind(self) -> ReportKind:
@@ -144,8 +147,12 @@ class CheckReport:
         no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
         not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)
         unknown = sum(1 for w in self.workloads if w.verdict is Verdict.UNKNOWN)
-        if no_nodes:
-            line += f", {no_nodes} with no eligible nodes"
+        after = sum(1 for w in self.workloads if w.verdict is Verdict.FITS_AFTER_SCALE_UP)
+        if after:
+            line += f", {after} after scale-up"
+            no_nodes += after  # --strict fails them too
+        if no_nodes - after:
+            line += f", {no_nodes - after} with no eligible nodes"
         if not_checked:
             line += f", {not_checked} not checked"
         if unknown:
@@ -187,6 +194,7 @@ class CheckReport:
             "results": [result_dict(r) for r in self.schedule.results],
             "notes": list(dict.fromkeys((*self.notes, *self.schedule.notes))),
             "strict": self.strict,
+            **({"autoscale": self.autoscale.to_dict()} if self.autoscale is not None else {}),
             **node_labels_field(self.schedule),
             "summary": {
                 "workloads": len(self.workloads),
@@ -195,6 +203,11 @@ class CheckReport:
                 "warnings": sum(1 for w in self.workloads if w.warning),
                 "notChecked": sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED),
                 "unknown": sum(1 for w in self.workloads if w.verdict is Verdict.UNKNOWN),
+                **(
+                    {"fitAfterScaleUp": sum(1 for w in self.workloads if w.verdict is Verdict.FITS_AFTER_SCALE_UP)}
+                    if self.autoscale is not None
+                    else {}
+                ),
                 "pods": s.pods,
                 "placed": s.scheduled,
                 "notPlaced": s.pods - s.scheduled,

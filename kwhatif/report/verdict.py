@@ -14,6 +14,7 @@ class Verdict(enum.StrEnum):
     REFUSED_BY_PRIORITY = "refused by Priority"  # the PriorityClass does not exist
     REFUSED_BY_API = "refused by the API server"  # a group/version the release does not serve
     # warnings: exit 0, unless --strict
+    FITS_AFTER_SCALE_UP = "fits after scale-up"  # check --autoscale: new nodes of a group take the rest
     NO_ELIGIBLE_NODES = "no eligible nodes"
     NOT_CHECKED = "not checked"
     # the cluster state lacks what the answer needs (a live cluster would have it)
@@ -31,6 +32,6 @@ REFUSALS = frozenset(
     }
 )
 FAILURES = REFUSALS | {Verdict.DOES_NOT_FIT}
-WARNINGS = frozenset({Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED, Verdict.UNKNOWN})
+WARNINGS = frozenset({Verdict.FITS_AFTER_SCALE_UP, Verdict.NO_ELIGIBLE_NODES, Verdict.NOT_CHECKED, Verdict.UNKNOWN})
 # no pods were placed to reach these: the counts of placed pods do not apply
 UNEVALUATED = frozenset({Verdict.NOT_CHECKED, Verdict.UNKNOWN})

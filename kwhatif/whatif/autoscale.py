@@ -111,13 +111,14 @@ class AutoscaleResult:
 
 def fork(state: ClusterState) -> ClusterState:
     """A copy to change: ClusterState.fork() where it exists, else a copy of the node table and
-    the pod lists (the objects themselves are immutable)."""
+    the pod lists (every table and list of the state: the objects themselves are immutable)."""
     fork_fn: Callable[[], ClusterState] | None = getattr(state, "fork", None)
     if fork_fn is not None:
         return fork_fn()
-    return dataclasses.replace(
-        state, nodes=dict(state.nodes), pods=list(state.pods), pending_pods=list(state.pending_pods)
-    )
+    copies = {
+        f.name: type(v)(v) for f in dataclasses.fields(state) if type(v := getattr(state, f.name)) in (dict, list)
+    }
+    return dataclasses.replace(state, **copies)
 
 
 # --- the pods ---------------------------------------------------------------------------------
@@ -129,19 +130,33 @@ def input_pods(
     """The pods to place: the manifests' Pods, the pods their workloads' controllers create (as
     `kwhatif check` expands them: the objects that come with them join the cluster first), and
     with ``pending`` the cluster's pending pods. Notes say what was left out."""
-    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
     from kwhatif.controlplane.controllers.workloads import expand_workload
-    from kwhatif.whatif.schedule import manifest_pods
+    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
+    from kwhatif.whatif.check import merge_objects
+    from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
     notes: list[str] = []
-    workload_docs = [d for d in docs if classify(d) in WORKLOAD_KINDS]
-    rest = [d for d in docs if classify(d) not in WORKLOAD_KINDS]
-    pods, _ = manifest_pods(state, rest, namespace=namespace, enforce_namespace=False, note=notes.append)
+    kinds = [classify(d) for d in docs]
+    workload_docs = [d for d, k in zip(docs, kinds, strict=True) if k in WORKLOAD_KINDS]
+    pod_docs = [d for d, k in zip(docs, kinds, strict=True) if k == "Pod" or d.kind in COMPANION_KINDS]
+    others = [
+        d
+        for d, k in zip(docs, kinds, strict=True)
+        if k is not None and k not in WORKLOAD_KINDS and k != "Pod" and d.kind not in COMPANION_KINDS
+    ]
+    skipped = sorted({d.kind for d, k in zip(docs, kinds, strict=True) if k is None})
+    if skipped:
+        notes.append(f"objects in the manifests that run no pods, left out: {', '.join(skipped)}")
+    if others:
+        merge_objects(state, others, notes)  # Services, PodDisruptionBudgets, claims, ... join the cluster
+    pods, _ = manifest_pods(state, pod_docs, namespace=namespace, enforce_namespace=False, note=notes.append)
     if workload_docs:
         manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
         for i, w in enumerate(manifest_state.workloads.values()):
             if (w.kind, w.namespace or namespace, w.name) in state.workloads:
-                notes.append(f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones")
+                notes.append(
+                    f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones"
+                )
             exp = expand_workload(w, state, index=i)
             if exp.refusal:
                 notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")
@@ -253,9 +268,7 @@ def scale_up_options(ngs: NodeGroupSet, state: ClusterState, options: AutoscaleO
         balance = bool(ngs.balance_similar_node_groups)
     return ScaleUpOptions(
         expander=tuple(chain),
-        max_nodes_total=options.max_nodes_total
-        if options.max_nodes_total is not None
-        else (ngs.max_nodes_total or 0),
+        max_nodes_total=options.max_nodes_total if options.max_nodes_total is not None else (ngs.max_nodes_total or 0),
         cores_total=cores,
         memory_total=memory,
         balance_similar_node_groups=balance,
@@ -275,8 +288,17 @@ def _allocatable(tmpl: Template) -> dict[str, int]:
 def run_cluster_autoscaler(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
 ) -> AutoscaleResult:
+    ngs, notes = _groups_and_notes(state, options, limits_)
+    work = fork(state)
+    # the scheduler places what fits the existing nodes (those pods never reach the autoscaler)
+    first = Scheduler(work, config, options=Options(preemption=False, filter_excluded=False, compact=True))
+    attempts = first.run(pods, rounds=1)
+    return after_scheduler(work, first, attempts, pods, config, options, ngs, notes)
+
+
+def _groups_and_notes(state: ClusterState, options: AutoscaleOptions, limits_: Any) -> tuple[NodeGroupSet, list[str]]:
     ngs = node_group_set(state, options, limits_)
-    opts = scale_up_options(ngs, state, options)
+    scale_up_options(ngs, state, options)  # bad options fail before anything is scheduled
     notes = list(ngs.notes)
     nodepools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
     if nodepools:
@@ -284,10 +306,47 @@ def run_cluster_autoscaler(
             f"Karpenter provisioning not modelled here: {nodepools} NodePool(s) in the cluster state are "
             "left out of cluster-autoscaler's answer (--autoscaler karpenter answers for them)"
         )
-    work = fork(state)
-    # the scheduler places what fits the existing nodes (those pods never reach the autoscaler)
-    first = Scheduler(work, config, options=Options(preemption=False, filter_excluded=False, compact=True))
-    attempts = first.run(pods, rounds=1)
+    return ngs, notes
+
+
+def autoscale_after_check(
+    state: ClusterState,
+    sched: Scheduler,
+    attempts: list[Any],
+    config: SchedulerConfiguration,
+    options: AutoscaleOptions,
+    limits_: Any = None,
+) -> AutoscaleResult:
+    """`check --autoscale`: cluster-autoscaler's loops over what the check's scheduler could not
+    place (its snapshot, with the check's placements, is simulated on; the state is only read)."""
+    kind = options.autoscaler or default_autoscaler(state, options)
+    if kind is AutoscalerKind.KARPENTER:
+        raise InputError("check --autoscale answers for cluster-autoscaler only here", field="--autoscale")
+    ngs, notes = _groups_and_notes(state, options, limits_)
+    pods = [att.pod for att in attempts]
+    return after_scheduler(
+        state, sched, attempts, list(dict((p.key, p) for p in pods).values()), config, options, ngs, notes
+    )
+
+
+def after_scheduler(
+    work: ClusterState,
+    first: Scheduler,
+    attempts: list[Any],
+    pods: list[Pod],
+    config: SchedulerConfiguration,
+    options: AutoscaleOptions,
+    ngs: NodeGroupSet,
+    notes: list[str],
+) -> AutoscaleResult:
+    """cluster-autoscaler's loops over what a scheduler left unschedulable: ``first`` has run
+    ``attempts`` (the last attempt of each pod counts) over ``work``; its snapshot, with their
+    placements, is the one the autoscaler simulates on (template and new nodes are added to it)."""
+    opts = scale_up_options(ngs, work, options)
+    last: dict[str, Any] = {}
+    for att in attempts:
+        last[att.pod.key] = att
+    attempts = [last[k] for k in dict.fromkeys(att.pod.key for att in attempts)]
     sched = Scheduler(
         work,
         config,
@@ -356,9 +415,22 @@ def run_cluster_autoscaler(
         commit(sim, templates, res.chosen)
     scale_down_result = None
     if options.scale_down:
+        # over the cluster with the pods that fit the existing nodes, before any scale-up (the
+        # autoscaler does not scale down in a loop that scaled up): a snapshot of its own
         from kwhatif.autoscaler.scaledown import scale_down
 
-        scale_down_result = scale_down(sim, ngs, sizes, options.scale_down_utilization_threshold, work)
+        placed = [
+            dataclasses.replace(e.pod, node_name=e.node)
+            for e in entries.values()
+            if e.outcome is Outcome.EXISTING and e.loop == 0 and e.node
+        ]
+        sd_state = dataclasses.replace(work, pods=[*work.pods, *placed])
+        sd_sched = Scheduler(
+            sd_state,
+            config,
+            options=Options(preemption=False, filter_excluded=False, compact=True, incremental=False),
+        )
+        scale_down_result = scale_down(Simulator(sd_sched), ngs, before, options.scale_down_utilization_threshold, work)
     groups = [
         GroupEntry(
             g.name,

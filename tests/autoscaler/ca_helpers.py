@@ -6,8 +6,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from builders import PINNED, make_pod
-
 from kwhatif.api import parse
 from kwhatif.api.core import Node, Pod
 from kwhatif.autoscaler.simulator import Simulator
@@ -16,6 +14,8 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.scheduling.scheduler import Scheduler
+
+from builders import PINNED, make_pod
 
 MIB = 2**20
 
@@ -31,7 +31,15 @@ def ca_node(name: str, milli_cpu: int, mem_mib: int, pods: int = 110, zone: str 
     )
 
 
-def ca_pod(name: str, milli_cpu: int, mem_bytes: int, *, spread: tuple[int, str, int] | None = None, host_port: int = 0, **labels: str) -> dict[str, Any]:
+def ca_pod(
+    name: str,
+    milli_cpu: int,
+    mem_bytes: int,
+    *,
+    spread: tuple[int, str, int] | None = None,
+    host_port: int = 0,
+    **labels: str,
+) -> dict[str, Any]:
     """BuildTestPod: requests cpu (millicores) and memory (bytes); WithMaxSkew, WithHostPort."""
     b = make_pod().name(name).namespace("universe").labels(**labels)
     b = b.req(cpu=f"{milli_cpu}m", memory=str(mem_bytes))

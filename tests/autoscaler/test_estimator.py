@@ -4,17 +4,33 @@
 from __future__ import annotations
 
 import pytest
-from tests.autoscaler.ca_helpers import ca_node, ca_pod, copies, simulator, template
 
 from kwhatif.autoscaler.estimator import EstimationContext, Limiter, estimate, node_limit, order
+from tests.autoscaler.ca_helpers import ca_node, ca_pod, copies, simulator, template
 
 HIGH = ca_pod("estimatee-high", 500, 1000, app="estimatee")
 
 CASES = [
     # name, template millicores, memory MiB, maxNodes, groups [(pod, count)], nodes, pods
-    ("simple resource-based binpacking", 350 * 3 - 50, 2 * 1000, 0, [(ca_pod("estimatee", 350, 1000, app="estimatee"), 10)], 5, 10),
+    (
+        "simple resource-based binpacking",
+        350 * 3 - 50,
+        2 * 1000,
+        0,
+        [(ca_pod("estimatee", 350, 1000, app="estimatee"), 10)],
+        5,
+        10,
+    ),
     ("pods-per-node bound binpacking", 10000, 20000, 0, [(ca_pod("estimatee", 10, 100, app="estimatee"), 20)], 2, 20),
-    ("hostport conflict forces pod-per-node", 1000, 5000, 0, [(ca_pod("estimatee", 200, 1000, host_port=5555, app="estimatee"), 8)], 8, 8),
+    (
+        "hostport conflict forces pod-per-node",
+        1000,
+        5000,
+        0,
+        [(ca_pod("estimatee", 200, 1000, host_port=5555, app="estimatee"), 8)],
+        8,
+        8,
+    ),
     ("limiter cuts binpacking", 1000, 5000, 5, [(ca_pod("estimatee", 500, 1000, app="estimatee"), 20)], 5, 10),
     (
         "decreasing ordered pods are processed first",
@@ -55,7 +71,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "cpu", "mem", "max_nodes", "groups", "want_nodes", "want_pods"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("name", "cpu", "mem", "max_nodes", "groups", "want_nodes", "want_pods"), CASES, ids=[c[0] for c in CASES]
+)
 def test_binpacking_estimate(name, cpu, mem, max_nodes, groups, want_nodes, want_pods):
     # upstream adds one node in another zone, to trigger topology spread constraints
     sim = simulator([ca_node("oldnode", 100, 100, 10, "zone-jupiter")])

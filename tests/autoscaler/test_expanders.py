@@ -8,7 +8,7 @@ import pytest
 from kwhatif.autoscaler import expanders
 from kwhatif.autoscaler.expanders import ExpanderName, Option
 from kwhatif.errors import InputError
-from tests.autoscaler.ca_helpers import ca_node, copies, ca_pod
+from tests.autoscaler.ca_helpers import ca_node, ca_pod, copies
 
 MIB = 2**20
 
@@ -85,7 +85,11 @@ T2_MICRO, T2_LARGE, T3_LARGE, M4 = "my-asg.t2.micro", "my-asg.t2.large", "my-asg
         (WILDCARD, [T2_LARGE, T2_MICRO], [T2_LARGE]),  # TestPriorityExpanderFiltersToHigherPriorityMatch
         (CONFIG, [T2_LARGE, T3_LARGE, T2_MICRO], [T2_LARGE, T3_LARGE]),  # ...FiltersTwoMatchingOptionsOutOfMany
         (CONFIG, [T2_LARGE, T3_LARGE], [T2_LARGE, T3_LARGE]),  # ...FallsBackToAllWhenNoMatches
-        ({5: (r".*t\.micro.*",), 10: (r".*t\.large.*",)}, [T2_LARGE, T2_MICRO], [T2_LARGE, T2_MICRO]),  # notMatchingConfig
+        (
+            {5: (r".*t\.micro.*",), 10: (r".*t\.large.*",)},
+            [T2_LARGE, T2_MICRO],
+            [T2_LARGE, T2_MICRO],
+        ),  # notMatchingConfig
     ],
 )
 def test_priority(config, options, want):
@@ -122,7 +126,16 @@ def test_price_expander():
 
 @pytest.mark.parametrize(
     ("nodes", "cpu", "mem_mib"),
-    [(1, 1, 3750), (2, 1, 3750), (3, 2, 7500), (6, 2, 7500), (20, 4, 15000), (60, 8, 30000), (200, 16, 60000), (201, 32, 120000)],
+    [
+        (1, 1, 3750),
+        (2, 1, 3750),
+        (3, 2, 7500),
+        (6, 2, 7500),
+        (20, 4, 15000),
+        (60, 8, 30000),
+        (200, 16, 60000),
+        (201, 32, 120000),
+    ],
 )
 def test_preferred_node(nodes, cpu, mem_mib):
     """SimplePreferredNodeProvider (TestPreferred): the node size for a cluster of this many nodes."""
@@ -142,7 +155,12 @@ def test_random_is_deterministic_and_names_the_tie():
     ("chain", "options", "want", "steps"),
     [
         # "short circuits": a filter that leaves one option ends the chain
-        ([ExpanderName.LEAST_NODES, ExpanderName.MOST_PODS], [("a", 1, 1), ("b", 2, 5)], "a", [("least-nodes", ("a",))]),
+        (
+            [ExpanderName.LEAST_NODES, ExpanderName.MOST_PODS],
+            [("a", 1, 1), ("b", 2, 5)],
+            "a",
+            [("least-nodes", ("a",))],
+        ),
         # "filters with multiple filters": the next filter breaks the first one's tie
         (
             [ExpanderName.LEAST_NODES, ExpanderName.MOST_PODS],

@@ -42,6 +42,7 @@ LIST_PATHS = {
     "/api/v1/persistentvolumeclaims": ("v1", "PersistentVolumeClaimList", "PersistentVolumeClaim"),
     "/api/v1/limitranges": ("v1", "LimitRangeList", "LimitRange"),
     "/api/v1/resourcequotas": ("v1", "ResourceQuotaList", "ResourceQuota"),
+    "/api/v1/namespaces/kube-system/configmaps": ("v1", "ConfigMapList", "ConfigMap"),
     "/apis/scheduling.k8s.io/v1/priorityclasses": ("scheduling.k8s.io/v1", "PriorityClassList", "PriorityClass"),
     "/apis/policy/v1/poddisruptionbudgets": ("policy/v1", "PodDisruptionBudgetList", "PodDisruptionBudget"),
     "/apis/storage.k8s.io/v1/storageclasses": ("storage.k8s.io/v1", "StorageClassList", "StorageClass"),

@@ -429,11 +429,14 @@ def test_without_apply_the_recorded_bindings_decide_nothing():
 
 
 def every_kind() -> list[AnyReport]:
+    from tests.autoscaler.reports import autoscale_report
+
     return [
         applied(Api(), ("a", "1"), live=("a",)),
         check_of(_manifests("web")),
         capacity_of(None),
         drain_of(nodes(), "gpu-1"),
+        autoscale_report(),
     ]
 
 
@@ -465,6 +468,7 @@ def test_formats_of_each_kind():
         ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github", "sarif", "html"],
         ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit", "html"],
         ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit", "html"],
+        ReportKind.AUTOSCALE: ["table", "wide", "json", "yaml", "markdown", "html"],
     }
 
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from kwhatif.escape import html_text, markdown_line, visible
 from kwhatif.report.autoscale import WAITS, AutoscaleReport, PodLine, ScaleUpSection
 from kwhatif.report.formats.columns import plain_table
-from kwhatif.escape import html_text
-from kwhatif.escape import markdown_line
-from kwhatif.escape import visible
 
 # more pods than this are grouped by outcome, group and reason in the table (-o wide lists them all)
 POD_ROWS = 20
@@ -89,17 +87,19 @@ def _scale_up_lines(s: ScaleUpSection, md: bool = False) -> list[str]:
     for e, kept in s.steps:
         lines.append(f"{b}{e} kept {', '.join(kept) or 'none'}")
     if s.tie:
-        lines.append(f"{b}random: a tie between {', '.join(s.tie)}; kwhatif picks {s.tie[0]} (upstream picks at random)")
+        lines.append(
+            f"{b}random: a tie between {', '.join(s.tie)}; kwhatif picks {s.tie[0]} (upstream picks at random)"
+        )
     for g, why in s.skipped.items():
         lines.append(f"{b}skipped {g}: {why}")
     # the pods no group can host, grouped by their reasons
     by_reasons: dict[tuple[tuple[str, str], ...], list[str]] = {}
-    for pod, reasons in s.no_group:
-        by_reasons.setdefault(tuple(reasons.items()), []).append(pod)
-    for reasons, pods in by_reasons.items():
+    for pod, per_group in s.no_group:
+        by_reasons.setdefault(tuple(per_group.items()), []).append(pod)
+    for grouped, pods in by_reasons.items():
         who = pods[0] if len(pods) == 1 else f"{pods[0]} and {len(pods) - 1} more"
         lines.append(f"{b}no group can host {who}:")
-        for g, why in reasons:
+        for g, why in grouped:
             lines.append(f"{b}  {g}: {why}")
     for n in s.notes:
         lines.append(f"{b}note: {n}")
@@ -158,9 +158,7 @@ def markdown(r: AutoscaleReport) -> str:
     out += ["| group | min | max | before | after | template |", "|---|---|---|---|---|---|"]
     for g in r.groups:
         tmpl = f"{g.template_origin}: {allocatable_text(dict(g.template_allocatable))}" if g.template_node else "none"
-        out.append(
-            f"| {cell(g.name)} | {g.min_size} | {_max(g.max_size)} | {g.before} | {g.after} | {cell(tmpl)} |"
-        )
+        out.append(f"| {cell(g.name)} | {g.min_size} | {_max(g.max_size)} | {g.before} | {g.after} | {cell(tmpl)} |")
     out.append("")
     if r.pods:
         rows, headers = _pod_rows(r.pods, False)
@@ -215,7 +213,9 @@ def html(r: AutoscaleReport) -> str:
             f"<tr><td>{t(g.name)}</td><td>{g.min_size}</td><td>{_max(g.max_size)}</td><td>{g.before}</td>"
             f"<td>{g.after}</td><td>{squares}</td><td>{t(tmpl)}</td></tr>"
         )
-    parts.append("</table><h2>Pods</h2><table><tr><th>pod</th><th>outcome</th><th>group</th><th>node</th><th>why</th></tr>")
+    parts.append(
+        "</table><h2>Pods</h2><table><tr><th>pod</th><th>outcome</th><th>group</th><th>node</th><th>why</th></tr>"
+    )
     for p in r.pods:
         parts.append(
             f"<tr><td>{t(p.key)}</td><td>{t(p.outcome)}</td><td>{t(p.node_group or '')}</td>"

@@ -1,0 +1,112 @@
+"""`kwhatif autoscale` on the 5,000-node benchmark cluster with 1,000 pending replicas: the time of
+the load, of the scheduler's pass over the existing nodes and of cluster-autoscaler's scale-up.
+
+    python benchmarks/bench_autoscale.py [--nodes 5000] [--replicas 1000]
+
+The cluster is benchmarks/generate.py's (generated into benchmarks/out/ when missing); its nodes
+form four node groups by instance type (a NodeGroups file with label selectors), and a fifth group,
+burst, has no node yet (a template); the Deployment's replicas select it (nodeSelector pool: burst),
+so no existing node takes them: every group's template is checked, and burst's new nodes estimated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: surge, namespace: team-1}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: surge}}}}
+  template:
+    metadata: {{labels: {{app: surge}}}}
+    spec:
+      nodeSelector: {{pool: burst}}
+      containers:
+      - name: c
+        image: registry.example.com/surge:v1
+        resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}
+"""
+
+NODE_GROUPS = (
+    """\
+apiVersion: kwhatif/v1
+kind: NodeGroups
+nodeGroups:
+"""
+    + "".join(
+        f"""- name: m6i-{cpu}xlarge
+  minSize: 0
+  maxSize: 5000
+  nodeSelector: {{node.kubernetes.io/instance-type: m6i.{cpu}xlarge}}
+"""
+        for cpu in (4, 8, 16, 32)
+    )
+    + """\
+- name: burst
+  minSize: 0
+  maxSize: 2000
+  template:
+    metadata:
+      labels: {pool: burst, kubernetes.io/os: linux, node.kubernetes.io/instance-type: m6i.4xlarge}
+    status:
+      capacity: {cpu: "16", memory: 64Gi, pods: "110"}
+      allocatable: {cpu: 15850m, memory: 63Gi, pods: "110"}
+"""
+)
+
+
+def main() -> None:
+    from kwhatif.cli.run import long_lived
+    from kwhatif.config.defaults import default_configuration
+    from kwhatif.load.cluster import load_cluster
+    from kwhatif.load.files import read_path
+    from kwhatif.whatif.autoscale import AutoscaleOptions, autoscale, input_pods
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--replicas", type=int, default=1000)
+    ap.add_argument("--cpu", default="1500m")
+    ap.add_argument("--memory", default="6Gi")
+    a = ap.parse_args()
+    path = os.path.join(HERE, "out", f"c{a.nodes}.json")
+    if not os.path.exists(path):
+        from generate import generate
+
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        generate(a.nodes, 28, path)
+    with tempfile.TemporaryDirectory() as tmp:
+        dep = os.path.join(tmp, "deployment.yaml")
+        ngs = os.path.join(tmp, "nodegroups.yaml")
+        with open(dep, "w") as f:
+            f.write(DEPLOYMENT.format(replicas=a.replicas, cpu=a.cpu, memory=a.memory))
+        with open(ngs, "w") as f:
+            f.write(NODE_GROUPS)
+        t0 = time.perf_counter()
+        state = load_cluster([path], long_lived=long_lived)
+        t1 = time.perf_counter()
+        config = default_configuration()
+        pods, _ = input_pods(state, list(read_path(dep)), pending=False, namespace="default")
+        t2 = time.perf_counter()
+        res = autoscale(state, pods, config, AutoscaleOptions(node_groups=ngs))
+        t3 = time.perf_counter()
+    outcomes: dict[str, int] = {}
+    for p in res.pods:
+        outcomes[p.outcome.value] = outcomes.get(p.outcome.value, 0) + 1
+    chosen = ", ".join(f"{c.group} +{c.node_count}" for c in res.loops[0].chosen) if res.loops else "none"
+    print(f"cluster: {len(state.nodes)} nodes, {len(state.pods)} pods; {len(pods)} replicas ({a.cpu}, {a.memory})")
+    print(f"outcomes: {dict(sorted(outcomes.items()))}; scale-up: {chosen}")
+    print(f"load {t1 - t0:.2f} s, pods {t2 - t1:.2f} s, autoscale {t3 - t2:.2f} s (target < 10 s)")
+
+
+if __name__ == "__main__":
+    main()
