@@ -97,6 +97,9 @@ RESOURCES: tuple[Resource, ...] = (
         False,
         "kwhatif autoscale (cluster-autoscaler's node group sizes and priority expander)",
     ),
+    # Karpenter's custom resources: a cluster without Karpenter serves none (nothing is lost)
+    Resource("/apis/karpenter.sh/v1/nodepools", False, "kwhatif autoscale under Karpenter (its NodePools)"),
+    Resource("/apis/karpenter.sh/v1/nodeclaims", False, "kwhatif autoscale under Karpenter (in-flight capacity)"),
 )
 PAGE_SIZE = 500
 # Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it
@@ -135,6 +138,8 @@ _KINDS = {
     "workloads": "Workload",
     "podgroups": "PodGroup",
     "configmaps": "ConfigMap",
+    "nodepools": "NodePool",
+    "nodeclaims": "NodeClaim",
 }
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
