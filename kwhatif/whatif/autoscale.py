@@ -3,9 +3,10 @@
 The scheduler places what fits on the existing nodes first (those pods never reach the
 autoscaler); the others go to the selected autoscaler. ``autoscale`` dispatches to it: one small
 function, so that each autoscaler plugs in the same way. cluster-autoscaler's loop is
-autoscaler/orchestrator.py; a loop after the first sees the nodes the earlier ones added, and the
-scheduler places pods on them before the autoscaler looks again (as the autoscaler's main loop,
-RunOnce, sees the cluster once the new nodes registered).
+autoscaler/orchestrator.py; a loop after the first sees the nodes the earlier ones added: the
+pods that fit them (filters only, first fit, as the autoscaler's filter-out-schedulable step) take
+no new node before it looks again (as its main loop, RunOnce, sees the cluster once the new nodes
+registered).
 
 Everything runs on a fork of the cluster state: template nodes and new nodes are added to the
 fork's snapshot, never to the state loaded.
@@ -380,21 +381,27 @@ def after_scheduler(
     loops: list[ScaleUpResult] = []
     names: dict[str, int] = {}
     node_group_of: dict[str, str] = {}
+    added: list[str] = []  # the nodes the loops added, in order
     for loop in range(1, max(options.loops, 1) + 1):
         if not pending:
             break
         if loop > 1:
-            # the new nodes registered: the scheduler places what fits now
+            # the new nodes registered: what fits them now takes no new node (the autoscaler's
+            # filter-out-schedulable step: filters only, first fit, from the last match). The
+            # existing nodes refused these pods in the first pass and have not changed.
             still: list[Pod] = []
+            start = 0
             for p in pending:
-                att = sched.schedule_one(p)
-                if att.result is PodOutcome.SCHEDULED and att.node:
-                    prev = entries.get(p.key)
-                    grp = node_group_of.get(att.node) or _group_of(ngs, att.node)
-                    placed_loop = prev.loop if prev is not None and prev.outcome is Outcome.SCALE_UP else loop - 1
-                    entries[p.key] = PodEntry(p, Outcome.SCALE_UP, att.node, grp, loop=placed_loop)
-                else:
+                k = sim.fits_any(p, added, start)
+                if k < 0:
                     still.append(p)
+                    continue
+                start = k
+                node = added[k]
+                sim.place(dataclasses.replace(p, node_name=""), node)
+                prev = entries.get(p.key)
+                placed_loop = prev.loop if prev is not None and prev.outcome is Outcome.SCALE_UP else loop - 1
+                entries[p.key] = PodEntry(p, Outcome.SCALE_UP, node, node_group_of.get(node), loop=placed_loop)
             pending = still
             if not pending:
                 break
@@ -412,7 +419,7 @@ def after_scheduler(
         for c in res.chosen:
             for n in c.nodes:
                 node_group_of[n] = c.group
-        commit(sim, templates, res.chosen)
+        added.extend(commit(sim, templates, res.chosen))
     scale_down_result = None
     if options.scale_down:
         # over the cluster with the pods that fit the existing nodes, before any scale-up (the
