@@ -131,6 +131,12 @@ def autoscale(
 
     Each pod is `existing`, `scale-up` (its group and new node) or `none` with why: it waits for a
     later scale-up, a limit cuts it off, or no group can host it (each group's reason).
+
+    With --autoscaler karpenter (the default when the state holds NodePools and no
+    cluster-autoscaler node groups), Karpenter's provisioning instead: existing and in-flight
+    nodes, the NodeClaims it plans, new ones from the heaviest NodePool that accepts a pod, their
+    instance types cheapest first (--instance-types, else the nodes' own types), and with
+    --consolidation what its disruption controller would delete or replace.
     """
     from kwhatif.cli.options import limits
     from kwhatif.report.autoscale import any_autoscale_report
