@@ -215,7 +215,8 @@ def karpenter_report(
     for att in pod_order:
         p = att.pod
         if att.result is PodOutcome.SCHEDULED:
-            pods.append(PodEntry(p.namespace, p.name, EXISTING, att.node, None, None, False, None, (), ()))
+            pool = run.node_pools.get(att.node or "")
+            pods.append(PodEntry(p.namespace, p.name, EXISTING, att.node, None, pool, False, None, (), ()))
             continue
         r = by_pod.get(id(p))
         if r is None:
@@ -238,7 +239,8 @@ def karpenter_report(
             )
         elif r.node:
             if r.in_flight:
-                pods.append(PodEntry(p.namespace, p.name, EXISTING, r.node, r.node, None, True, None, (), r.relaxed))
+                pool = next((c.nodepool for c in run.claims if c.name == r.node), None)
+                pods.append(PodEntry(p.namespace, p.name, EXISTING, r.node, r.node, pool, True, None, (), r.relaxed))
             else:
                 why = (
                     f"Karpenter nominates existing node {r.node} and launches nothing, "

@@ -65,7 +65,10 @@ class KarpenterRun:
     catalog: list[InstanceType]
     well_known: frozenset[str]
     notes: list[str] = field(default_factory=list)
-    consolidation: Any = None  # consolidation.Consolidation with --consolidation
+    consolidation: Any = None
+    node_pools: dict[str, str] = field(
+        default_factory=dict
+    )  # node -> its NodePool (Karpenter's nodes)  # consolidation.Consolidation with --consolidation
 
 
 def _pod_key(p: Pod) -> str:
@@ -182,6 +185,8 @@ def run_karpenter(
     for ni in sched.snapshot.node_infos:
         bound = [pi.pod for pi in ni.pods]
         nodes.append(_node_input(ni.node, bound, claims_by_node))
+        if NODEPOOL_LABEL in ni.node.labels:
+            run.node_pools[ni.node.name] = ni.node.labels[NODEPOOL_LABEL]
         for p in bound:
             aff = p.affinity.pod_anti_affinity if p.affinity else None
             existing.append(

@@ -35,9 +35,7 @@ from kwhatif.autoscaler.karpenter.podview import PREFER_NO_SCHEDULE_TOLERATION, 
 from kwhatif.autoscaler.karpenter.requirements import (
     CAPACITY_TYPE_LABEL,
     HOSTNAME_LABEL,
-    INSTANCE_TYPE_LABEL,
-    NODE_INITIALIZED_LABEL,
-    NODE_REGISTERED_LABEL,
+    NODEPOOL_LABEL,
     RESTRICTED_LABELS,
     WELL_KNOWN_LABELS,
     ZONE_LABEL,
@@ -834,26 +832,17 @@ def summarize(claim: PlannedClaim, allow: frozenset[str]) -> ClaimSummary:
                 cand = (o.price, o.zone, o.capacity_type)
                 if best is None or cand < best:
                     best = cand
+    # the labels the NodeClaim is created with: the template's (pool label included) and the
+    # custom keys with one known value (resolveCustomLabelsFromRequirements)
     labels = dict(claim.template.pool.labels)
-    from kwhatif.autoscaler.karpenter.requirements import NODEPOOL_LABEL
-
-    labels[NODEPOOL_LABEL] = claim.template.pool.name
     for key in claim.requirements:
-        if (
-            key in WELL_KNOWN_LABELS
-            or key in RESTRICTED_LABELS
-            or key in (NODE_REGISTERED_LABEL, NODE_INITIALIZED_LABEL)
-        ):
-            continue
-        if key.startswith("karpenter.sh/"):
+        if key in allow or key in RESTRICTED_LABELS or key.startswith("karpenter.sh/"):
             continue
         r = claim.requirements.get(key)
         if r.operator == "In" and len(r) == 1:
             labels[key] = r.any()
-    del labels[NODEPOOL_LABEL]
     labels[NODEPOOL_LABEL] = claim.template.pool.name
     price, zone, ct = best if best is not None else (0.0, "", "")
-    _ = (INSTANCE_TYPE_LABEL, ZONE_LABEL, CAPACITY_TYPE_LABEL)
     return ClaimSummary(tuple(sorted(zones)), tuple(sorted(cts)), tuple(sorted(labels.items())), price, zone, ct)
 
 
