@@ -356,10 +356,11 @@ def table(report: KarpenterReport) -> str:
     rows = [("POD", "OUTCOME", "WHERE")] + [(f"{p.namespace}/{p.name}", p.outcome, _where(p)) for p in report.pods]
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
-    for r in rows:
+    for r in rows if report.pods else ():
         out.append(visible(f"{r[0]:<{w0}}  {r[1]:<{w1}}  {r[2]}".rstrip()))
     if report.claims:
-        out.append("")
+        if out:
+            out.append("")
         out.append("NodeClaims Karpenter would create:")
         for c in report.claims:
             req = ", ".join(f"{k}={v}" for k, v in c.requests)
@@ -376,7 +377,8 @@ def table(report: KarpenterReport) -> str:
             out.append(visible(f"    pods: {', '.join(c.pods)}"))
     nowhere = [p for p in report.pods if p.outcome == NONE]
     if nowhere:
-        out.append("")
+        if out:
+            out.append("")
         out.append("Pods Karpenter cannot place:")
         for p in nowhere:
             out.append(visible(f"  {p.namespace}/{p.name}"))
@@ -386,11 +388,13 @@ def table(report: KarpenterReport) -> str:
             elif p.why:
                 out.append(visible(f"    {p.why}"))
     if report.skipped_pools:
-        out.append("")
+        if out:
+            out.append("")
         for name, why in report.skipped_pools:
             out.append(visible(f"NodePool {name}: {why}"))
     if report.consolidation is not None:
-        out.append("")
+        if out:
+            out.append("")
         out.extend(_consolidation_lines(report.consolidation))
     for n in report.notes:
         out.append(visible(f"note: {n}"))
