@@ -419,7 +419,10 @@ def _consolidation_lines(c: ConsolidationSection) -> list[str]:
         line = f"  [{e.command}] {what} {e.node} (NodePool {e.node_pool}): {e.reason}, {e.kind}"
         if e.replacement is not None:
             r = e.replacement
-            line += f"; by a {r['capacityType']} NodeClaim in {r['zone']}, {_types(tuple(r['instanceTypes']))}"
+            line += (
+                f"; by a {r['capacityType']} NodeClaim of NodePool {r['nodePool']} in {r['zone']}, "
+                f"{_types(tuple(r['instanceTypes']))}"
+            )
         if e.savings:
             line += f"; saves {_price(e.savings)}"
         out.append(visible(line))

@@ -106,3 +106,54 @@ def test_bad_nodepool(run, tmp_path) -> None:
     r = run("autoscale", WORKLOAD, "--cluster", CLUSTER, "--node-pools", str(bad), "--instance-types", TYPES)
     assert r.code == 2
     assert 'NodePool broken: spec.template.spec.requirements[0].operator: Unsupported value: "Within"' in r.err
+
+
+def test_consolidation_replaces_a_lone_on_demand_node(run, tmp_path) -> None:
+    """The sample with only the on-demand node, running one small pod: Karpenter replaces it by a
+    cheaper spot NodeClaim of the heaviest NodePool (on-demand to spot is allowed)."""
+    import yaml
+
+    from .conftest import ROOT
+
+    doc = yaml.safe_load((ROOT / CLUSTER).read_text())
+    keep = "ip-10-0-2-21.ec2.internal"
+    items = []
+    for item in doc["items"]:
+        if item["kind"] == "Node" and item["metadata"]["name"] != keep:
+            continue
+        if item["kind"] == "Pod" and (
+            item["spec"].get("nodeName") != keep or item["metadata"]["name"].startswith("payments")
+        ):
+            continue
+        items.append(item)
+    items.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "tiny",
+                "namespace": "shop",
+                "ownerReferences": [
+                    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "tiny", "uid": "u", "controller": True}
+                ],
+            },
+            "spec": {
+                "nodeName": keep,
+                "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "500m"}}}],
+            },
+            "status": {"phase": "Running"},
+        }
+    )
+    doc["items"] = items
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump(doc))
+    r = run(
+        "autoscale", "--pending", "--cluster", str(cluster), "--instance-types", TYPES, "--consolidation", "-o", "json"
+    )
+    assert r.code == 0, r.err
+    (cand,) = json.loads(r.out)["consolidation"]["candidates"]
+    assert (cand["node"], cand["action"], cand["kind"]) == (keep, "replace", "single-node")
+    repl = cand["replacement"]
+    assert (repl["nodePool"], repl["capacityType"], repl["instanceTypes"][0]) == ("default-spot", "spot", "c5.large")
+    assert cand["podsTo"] == {"shop/tiny": "the replacement NodeClaim"}
+    assert cand["savingsPerHour"] == round(0.192 - repl["price"], 6)
