@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from kwhatif.cli.karpenter import karpenter_operator_options
 from kwhatif.cli.options import (
     cluster_options,
     cluster_opts,
@@ -15,7 +16,6 @@ from kwhatif.cli.options import (
     output_options,
 )
 from kwhatif.cli.run import Run
-from kwhatif.cli.karpenter import karpenter_operator_options
 from kwhatif.report.base import ReportKind
 
 EPILOG = (
