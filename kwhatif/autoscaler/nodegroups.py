@@ -39,6 +39,7 @@ PROVIDER_LABELS = (
     "alpha.eksctl.io/nodegroup-name",
     "cloud.google.com/gke-nodepool",
     "kubernetes.azure.com/agentpool",
+    "agentpool",  # AKS before kubernetes.azure.com/agentpool
     "cluster.x-k8s.io/deployment-name",
     "machine.openshift.io/cluster-api-machineset",
 )

@@ -267,9 +267,13 @@ def scale_up(
             sizes[info.group] = info.new
         node_slot = {n: slots[i] for i, n in enumerate(est.node_names) if i < len(slots)}
         for p in best.pods:
-            slot = node_slot.get(est.pods[p.key])
+            where = est.pods[p.key]
+            slot = node_slot.get(where)
             if slot is not None:
                 given[p.key] = slot
+            elif where not in est.node_names:
+                # the estimator's topology-spread fallback put it on an existing node
+                given[p.key] = (best.group, where)
             else:
                 cut[p.key] = f"cut off by {limit_word or 'maxSize of ' + best.group}"
         if est.limited:

@@ -82,10 +82,11 @@ def drainable(pod: Pod, state: ClusterState, now: float) -> tuple[str, str | Non
     pdbs = [b for b in state.pdbs if b.namespace == pod.namespace and b.selector.matches(pod.labels)]
     if pod.namespace == "kube-system" and not pdbs:
         created = pod.creation_timestamp
-        if not (created and now > created + BSP_DISRUPTION_TIMEOUT):
-            return "block", (
-                f"UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}"
-            )
+        if created and now > created + BSP_DISRUPTION_TIMEOUT:
+            return "move", None  # past --blocking-system-pod-distruption-timeout: drainable, no later rule
+        return "block", (
+            f"UnmovableKubeSystemPod: non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {pod.name}"
+        )
     if ann.get(SAFE_TO_EVICT) == "false":
         return "block", f"NotSafeToEvictAnnotation: pod annotated as not safe to evict present: {pod.name}"
     safe_volumes = set(filter(None, ann.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",")))
@@ -162,8 +163,8 @@ def scale_down(
             res.not_removable.append(NotRemovable(name, f"BlockedByPod: {blocked}"))
             continue
         moved = _find_place(sim, name, to_move, removed)
-        if moved is None:
-            res.not_removable.append(NotRemovable(name, "NoPlaceToMovePods: a pod fits no other node"))
+        if isinstance(moved, str):
+            res.not_removable.append(NotRemovable(name, f"NoPlaceToMovePods: {moved} fits no other node"))
             continue
         removed.add(name)
         left[group] -= 1
@@ -171,10 +172,10 @@ def scale_down(
     return res
 
 
-def _find_place(sim: Simulator, removed_node: str, pods: list[Pod], removed: set[str]) -> dict[str, str] | None:
+def _find_place(sim: Simulator, removed_node: str, pods: list[Pod], removed: set[str]) -> dict[str, str] | str:
     """findPlaceFor: the pods leave the node, which is tainted ToBeDeletedByClusterAutoscaler (a
     ghost node), then each must fit another node that is not being removed; on success the node
-    goes, else everything is put back."""
+    goes (the moves returned), else everything is put back (the pod that fits nowhere returned)."""
     snap = sim.snapshot
     ni = snap.get(removed_node)
     assert ni is not None
@@ -187,16 +188,16 @@ def _find_place(sim: Simulator, removed_node: str, pods: list[Pod], removed: set
     candidates = [n.name for n in snap.node_infos if n.name != removed_node and n.name not in removed]
     placed: list[Pod] = []
     moves: dict[str, str] = {}
-    ok = True
+    stuck = ""
     for p in pods:
         loose = dataclasses.replace(p, node_name="")
         k = sim.fits_any(loose, candidates, 0)
         if k < 0:
-            ok = False
+            stuck = p.key
             break
         placed.append(sim.place(loose, candidates[k]))
         moves[p.key] = candidates[k]
-    if ok:
+    if not stuck:
         sim.remove_node(removed_node)
         return moves
     for q in placed:
@@ -204,4 +205,4 @@ def _find_place(sim: Simulator, removed_node: str, pods: list[Pod], removed: set
     snap.replace_node(original)
     for p in pods:
         snap.add_pod(p)
-    return None
+    return stuck

@@ -153,7 +153,10 @@ def autoscale(
     run = Run.start(co, output, color, allow_no_nodes=True)  # every group may be at zero
     docs = run.documents(paths, namespace, False, kustomize=sources.kustomize)
     state = fork(run.state)  # the manifests' other objects join a copy
-    pods, notes = input_pods(state, docs, pending=pending, namespace=namespace or "default", profile=co.profile)
+    profiles = frozenset(p.scheduler_name for p in run.config.profiles)
+    pods, notes = input_pods(
+        state, docs, pending=pending, namespace=namespace or "default", profile=co.profile, profiles=profiles
+    )
     for n in notes:
         run.note(n)
     options = AutoscaleOptions(

@@ -142,7 +142,7 @@ class CheckReport:
     def summary_line(self) -> str:
         if not self.workloads:
             return "no workloads to check"
-        checked = [w for w in self.workloads if not w.warning]
+        checked = [w for w in self.workloads if not w.warning or w.verdict is Verdict.FITS_AFTER_SCALE_UP]
         line = f"{sum(1 for w in checked if w.fits)}/{len(checked)} workloads fit"
         no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
         not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)

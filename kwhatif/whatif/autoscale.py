@@ -126,13 +126,20 @@ def fork(state: ClusterState) -> ClusterState:
 
 
 def input_pods(
-    state: ClusterState, docs: list[Any], *, pending: bool, namespace: str, profile: str | None = None
+    state: ClusterState,
+    docs: list[Any],
+    *,
+    pending: bool,
+    namespace: str,
+    profile: str | None = None,
+    profiles: frozenset[str] | None = None,
 ) -> tuple[list[Pod], list[str]]:
     """The pods to place: the manifests' Pods, the pods their workloads' controllers create (as
     `kwhatif check` expands them: the objects that come with them join the cluster first), and
     with ``pending`` the cluster's pending pods. Notes say what was left out."""
     from kwhatif.controlplane.controllers.workloads import expand_workload
-    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster, classify
+    from kwhatif.cache.kinds import WORKLOAD_KINDS
+    from kwhatif.load.cluster import build_cluster, classify
     from kwhatif.whatif.check import merge_objects
     from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
@@ -163,7 +170,13 @@ def input_pods(
                 notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")
             pods.extend(exp.pods)
     if pending:
-        pods.extend(state.pending_pods)
+        # the pending pods of the configuration's schedulers (--profile takes them all)
+        mine = [p for p in state.pending_pods if profile or profiles is None or p.scheduler_name in profiles]
+        if len(mine) < len(state.pending_pods):
+            notes.append(
+                f"{len(state.pending_pods) - len(mine)} pending pod(s) of other schedulers left out (give --profile to take them)"
+            )
+        pods.extend(mine)
     if profile:
         pods = [dataclasses.replace(p, scheduler_name=profile) for p in pods]
     if not pods:

@@ -306,3 +306,14 @@ def test_tracker_check(delta, left, allowed, exceeded):
     assert (res.allowed, res.exceeded) == (allowed, exceeded)
     if exceeded:
         assert res.message == f'exceeded quota: "cluster-wide", resources: {", ".join(exceeded)}'
+
+
+def test_tracker_consume_and_max_nodes_total():
+    """ConsumeQuota takes from the limits only when the whole delta fits; GetCappedNewNodeCount."""
+    t = limits.Tracker({"cpu": 6, "memory": 10 * MIB})
+    n = node("n", 2000, MIB)
+    assert t.consume(n, 2).allowed == 2 and t.left == {"cpu": 2, "memory": 8 * MIB}
+    assert t.consume(n, 3).allowed == 1 and t.left == {"cpu": 2, "memory": 8 * MIB}  # not taken
+    assert limits.capped_new_node_count(5, 8, 10) == 2
+    assert limits.capped_new_node_count(5, 8, 0) == 5
+    assert limits.capped_new_node_count(5, 10, 10) == 0

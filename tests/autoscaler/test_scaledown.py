@@ -143,10 +143,27 @@ def test_removal_keeps_each_success():
     assert [(r.node, dict(r.pods_to)) for r in res.removable] == [("n1", {"default/p1": "n2"})]
     assert [(n.node, n.reason) for n in res.not_removable] == [
         ("n2", "NotUnderutilized: cpu utilization 0.70 is above 0.5"),
-        ("n3", "NoPlaceToMovePods: a pod fits no other node"),
+        ("n3", "NoPlaceToMovePods: default/p3 fits no other node"),
     ]
     # the group's minimum: with minSize 2, only one of three may go
     sim = simulator([n1, n2, n3], pods)
     ngs = NodeGroupSet((NodeGroup("ng1", 2, 10, ("n1", "n2", "n3"), 3),))
     res = scale_down(sim, ngs, {"ng1": 3}, 0.5, sim.sched.cluster, now=0.0)
     assert [r.node for r in res.removable] == ["n1"]
+
+
+def test_old_kube_system_pod_is_drainable_whatever_follows():
+    """system rule: a kube-system pod without a budget, older than the blocking system pod
+    disruption timeout (an hour), is drainable, and no later rule (local storage) is asked."""
+    b = (
+        make_pod()
+        .name("coredns")
+        .namespace("kube-system")
+        .req(cpu="10m")
+        .node("regular")
+        .owner("ReplicaSet", "coredns-rs", uid="u")
+    )
+    b = b.volume({"name": "tmp", "emptyDir": {}}).created("2026-01-01T00:00:00Z")
+    p = make_pod_obj(b.dict())
+    assert drainable(p, STATE, now=p.creation_timestamp + 3601) == ("move", None)
+    assert drainable(p, STATE, now=p.creation_timestamp + 60)[0] == "block"

@@ -460,3 +460,33 @@ def test_live_and_snapshot_read_the_autoscaler_config_maps(run, tmp_path):
     ]
     again = json.loads(run("autoscale", ROLLOUT, "--cluster", str(snap), "--expander", "priority", "-o", "json").out)
     assert again["scaleUp"] == d["scaleUp"]
+
+
+NODE_POOL = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "default"},
+    "spec": {
+        "template": {
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}
+        }
+    },
+}
+
+
+def test_karpenter_node_pools_are_named(run, tmp_path):
+    """NodePools beside node groups: cluster-autoscaler's answer says it leaves them out; a state
+    with NodePools and no node group answers as Karpenter (not available here: exit 2)."""
+    pools = tmp_path / "nodepool.yaml"
+    pools.write_text(yaml.safe_dump(NODE_POOL))
+    d = doc(run("autoscale", ROLLOUT, *SAMPLE, "--cluster", str(pools), "-o", "json"))
+    assert d["autoscaler"] == "cluster-autoscaler"
+    assert any(n.startswith("Karpenter provisioning not modelled: 1 NodePool(s)") for n in d["notes"])
+    bare = tmp_path / "bare.yaml"
+    cluster = yaml.safe_load(Path("samples/autoscale/cluster.yaml").read_text())
+    for o in cluster["items"]:
+        if o["kind"] == "Node":
+            o["metadata"]["labels"].pop("eks.amazonaws.com/nodegroup")
+    bare.write_text(yaml.safe_dump(cluster))
+    r = run("autoscale", ROLLOUT, "--cluster", str(bare), "--cluster", str(pools))
+    assert r.code == 2 and "karpenter" in r.err

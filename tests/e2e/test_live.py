@@ -342,7 +342,7 @@ def test_apply_binds_the_pending_pods_with_their_live_uids(api, run):
         b = res[key]["binding"]
         assert (b["outcome"], b["applied"], b["code"], b["reason"]) == ("bound", True, 201, "Created")
     # each pod was read again just before its binding
-    gets = [p for m, p in api.requests if m == "GET" and "/namespaces/" in p]
+    gets = [p for m, p in api.requests if m == "GET" and "/pods/" in p]
     assert gets == [
         "/api/v1/namespaces/team-a/pods/api",
         "/api/v1/namespaces/default/pods/web",

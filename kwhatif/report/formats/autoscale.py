@@ -34,6 +34,8 @@ def allocatable_text(alloc: dict[str, int] | object) -> str:
     assert isinstance(alloc, dict)
     parts = []
     for k, v in alloc.items():
+        if not v and k not in ("cpu", "memory", "pods"):
+            continue  # an extended resource the node offers none of (hugepages 0)
         if k == "cpu":
             parts.append(f"cpu {_cpu(v)}")
         elif k == "memory":
