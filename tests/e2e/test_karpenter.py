@@ -157,3 +157,35 @@ def test_consolidation_replaces_a_lone_on_demand_node(run, tmp_path) -> None:
     assert (repl["nodePool"], repl["capacityType"], repl["instanceTypes"][0]) == ("default-spot", "spot", "c5.large")
     assert cand["podsTo"] == {"shop/tiny": "the replacement NodeClaim"}
     assert cand["savingsPerHour"] == round(0.192 - repl["price"], 6)
+
+
+def test_karpenter_and_kube_scheduler_disagree(run, tmp_path) -> None:
+    """Karpenter reads a pod's node affinity matchExpressions only (requirements.go), so a pod
+    pinned by matchFields to a node that does not exist looks placeable on an existing node to it:
+    it nominates that node and launches nothing, while kube-scheduler refuses every node."""
+    pod = tmp_path / "pinned.yaml"
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: pinned, namespace: shop}\nspec:\n  affinity:\n"
+        "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
+        "        - matchFields: [{key: metadata.name, operator: In, values: [ghost]}]\n"
+        "  containers:\n  - {name: c, image: x, resources: {requests: {cpu: 100m}}}\n"
+    )
+    r = run(
+        "autoscale",
+        str(pod),
+        "--cluster",
+        CLUSTER,
+        "--instance-types",
+        TYPES,
+        "--scheduler-version",
+        "1.33",
+        "-o",
+        "json",
+    )
+    assert r.code == 1
+    (p,) = json.loads(r.out)["pods"]
+    assert p["outcome"] == "none"
+    assert p["why"].startswith("Karpenter nominates existing node ip-10-0-1-10.ec2.internal and launches nothing, ")
+    assert p["why"].endswith(
+        "but kube-scheduler does not place it there: 0/4 nodes are available: 4 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    )

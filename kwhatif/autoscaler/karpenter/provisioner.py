@@ -49,7 +49,6 @@ from kwhatif.autoscaler.karpenter.topology import ExistingPod, Topology
 MAX_INSTANCE_TYPES = 600
 
 ERR_NO_TEMPLATES = "nodepool requirements filtered out all available instance types"
-ERR_EXCEEDS_NODE = "exceeds node resources"
 
 
 class MinValuesPolicy(enum.StrEnum):
