@@ -560,3 +560,50 @@ def test_daemonset_overhead() -> None:
     c = res.claims[0]
     assert "small-instance-type" not in [it.name for it in c.instance_types]
     assert c.daemon_overhead["cpu"] == 1500  # thousandths
+
+
+def _node(name: str, cpu: str, requested: str = "0", **kw: Any) -> Any:
+    from kwhatif.autoscaler.karpenter.provisioner import NodeInput
+
+    labels = {"kubernetes.io/hostname": name, ZONE: "test-zone-1", "karpenter.sh/nodepool": "default"}
+    return NodeInput(
+        name=name,
+        labels=labels,
+        taints=(),
+        allocatable={"cpu": int(float(cpu) * 1000), "memory": 8 << 40, "pods": 110_000},
+        requested={"cpu": int(float(requested) * 1000)},
+        daemon_requested={},
+        host_ports=frozenset(),
+        nodepool="default",
+        **kw,
+    )
+
+
+def test_existing_and_in_flight_nodes_first() -> None:
+    """scheduler.go add: existing nodes (initialized first, then by name), then in-flight ones,
+    before any new NodeClaim; a full node is passed over."""
+    nps = [fake.nodepool("default", requirements=[ALL_CAPACITY])]
+    nodes = [
+        _node("b-full", "4", "3.9"),
+        _node("z-ready", "4", "1"),
+        _node("a-launching", "4", in_flight=True, initialized=False),
+    ]
+    p1, p2, p3 = pod(requests={"cpu": "2"}), pod(requests={"cpu": "2"}), pod(requests={"cpu": "2"})
+    res = provision(nps, fake.default_instance_types(), [p1, p2, p3], nodes=nodes, well_known=fake.FAKE_WELL_KNOWN)
+    where = [(r.node, r.in_flight, r.claim is not None) for r in res.pods]
+    assert where == [("z-ready", False, False), ("a-launching", True, False), ("a-launching", True, False)]
+    assert res.claims == []
+
+
+def test_pool_limits_count_existing_nodes() -> None:
+    """updateRemainingResources and filterByRemainingResources: the pool's existing nodes use up its
+    limits first; only types whose capacity fits what is left may launch."""
+    nps = [fake.nodepool("default", requirements=[ALL_CAPACITY], limits={"cpu": "10"})]
+    nodes = [_node("n1", "4", "4", capacity={"cpu": 8000})]
+    its = fake.default_instance_types()
+    res = provision(nps, its, [pod(requests={"cpu": "1"})], nodes=nodes, well_known=fake.FAKE_WELL_KNOWN)
+    claim = res.pods[0].claim
+    assert claim is not None and [it.name for it in claim.instance_types] == ["small-instance-type"]
+    nps = [fake.nodepool("default", requirements=[ALL_CAPACITY], limits={"cpu": "8"})]
+    res = provision(nps, its, [pod(requests={"cpu": "1"})], nodes=nodes, well_known=fake.FAKE_WELL_KNOWN)
+    assert res.pods[0].error == "all available instance types exceed limits for nodepool (NodePool=default)"
