@@ -607,3 +607,62 @@ def test_pool_limits_count_existing_nodes() -> None:
     nps = [fake.nodepool("default", requirements=[ALL_CAPACITY], limits={"cpu": "8"})]
     res = provision(nps, its, [pod(requests={"cpu": "1"})], nodes=nodes, well_known=fake.FAKE_WELL_KNOWN)
     assert res.pods[0].error == "all available instance types exceed limits for nodepool (NodePool=default)"
+
+
+def _ds(name: str, cpu: str, memory: str, **kw: Any) -> Pod:
+    b = make_pod().name(name).uid(name).req(cpu=cpu, memory=memory).owner("DaemonSet", name)
+    if "host_port" in kw:
+        b = b.host_port(kw["host_port"])
+    if "selector" in kw:
+        b = b.node_selector(**kw["selector"])
+    return b.obj()
+
+
+def _solve_with_daemonsets(daemonsets: list[Pod], p: Pod, **pool: Any) -> Results:
+    """pkg/controllers/provisioning/suite_test.go's Daemonsets context: test.NodePool() (no
+    requirements) over the fake cloud provider's default types."""
+    nps = [fake.nodepool("default", **pool)]
+    return provision(nps, fake.default_instance_types(), [p], daemonsets=daemonsets, well_known=fake.FAKE_WELL_KNOWN)
+
+
+def _capacity(res: Results) -> tuple[int, int]:
+    it = res.pods[0].claim.instance_types[0]
+    return it.capacity["cpu"] // 1000, it.capacity["memory"] // 1000 // (1 << 30)
+
+
+def test_daemonsets_are_accounted_for() -> None:
+    """Daemonsets: should account for daemonsets (a 4 CPU, 4Gi type, not the 2Gi one)."""
+    res = _solve_with_daemonsets([_ds("ds", "2", "2Gi")], pod(requests={"cpu": "1", "memory": "1Gi"}))
+    assert _capacity(res) == (4, 4)
+
+
+def test_daemonset_hostports() -> None:
+    """Daemonsets: should account for daemonset hostports (the pod's port is the DaemonSet's)."""
+    p = make_pod().name("hp").uid("hp").req(cpu="1", memory="1Gi").host_port(8080).obj()
+    res = _solve_with_daemonsets([_ds("ds", "2", "2Gi", host_port=8080)], p)
+    assert res.pods[0].claim is None
+
+
+def test_daemonset_overhead_too_large() -> None:
+    """Daemonsets: should not schedule if daemonset overhead is too large."""
+    res = _solve_with_daemonsets([_ds("ds", "10000", "10000Gi")], pod())
+    assert res.pods[0].claim is None
+    assert res.pods[0].error.startswith("no instance type has enough resources, ")
+    assert res.pods[0].error.endswith('resources={"cpu":"10k","memory":"10000Gi","pods":"2"}')
+
+
+def test_daemonsets_without_matching_tolerations_are_ignored() -> None:
+    """Daemonsets: should ignore daemonsets without matching tolerations."""
+    p = pod(requests={"cpu": "1", "memory": "1Gi"}, tolerations=[{"operator": "Exists"}])
+    res = _solve_with_daemonsets(
+        [_ds("ds", "2", "2Gi")], p, taints=[{"key": "foo", "value": "bar", "effect": "NoSchedule"}]
+    )
+    assert _capacity(res) == (2, 2)
+
+
+def test_daemonsets_with_an_unmatched_selector_are_ignored() -> None:
+    """Daemonsets: should ignore daemonsets with an invalid selector."""
+    res = _solve_with_daemonsets(
+        [_ds("ds", "2", "2Gi", selector={"node": "invalid"})], pod(requests={"cpu": "1", "memory": "1Gi"})
+    )
+    assert _capacity(res) == (2, 2)
