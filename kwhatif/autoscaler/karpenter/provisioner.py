@@ -211,10 +211,10 @@ def _has_offering(it: InstanceType, zones: Requirement | None, cts: Requirement 
     return False
 
 
-# Per requirements text: per instance type, whether its requirements intersect them and whether it
-# has an offering they allow (neither depends on the requests). Requirements.__str__ leaves the
-# placeholder hostname out, so the claims of one pool share their entries.
-CompatCache = dict[str, dict[int, tuple[bool, bool]]]
+# Per requirements (less the placeholder hostname, so that the claims of one pool share their
+# entries): per instance type, whether its requirements intersect them and whether it has an
+# offering they allow (neither depends on the requests; no type defines a hostname).
+CompatCache = dict[frozenset[Requirement], dict[int, tuple[bool, bool]]]
 
 
 def filter_instance_types(
@@ -231,9 +231,8 @@ def filter_instance_types(
     """filterInstanceTypesByRequirements: the types (of ``its``) that meet the requirements, fit
     the requests plus their DaemonSet overhead and have an offering; the minValues keys still
     short; Karpenter's error when none remain."""
-    text = str(reqs)
     eligible = {id(it) for it in its}
-    known = cache.setdefault(text, {}) if cache is not None else {}
+    known = cache.setdefault(reqs.signature(HOSTNAME_LABEL), {}) if cache is not None else {}
     zones = reqs.get(ZONE_LABEL) if reqs.has(ZONE_LABEL) else None
     cts = reqs.get(CAPACITY_TYPE_LABEL) if reqs.has(CAPACITY_TYPE_LABEL) else None
     # the groups the pod's host ports leave, each with what its types must fit
@@ -259,7 +258,7 @@ def filter_instance_types(
     err: _FilterError | None = None
     if not remaining:
         # which criteria ruled the types out, for Karpenter's message (computed on failure only)
-        err = _FilterError(requirements=text, pod_requests=dict(pod_reqs))
+        err = _FilterError(requirements=str(reqs), pod_requests=dict(pod_reqs))
         for group, need_items in usable:
             if group.overhead:
                 err.track(group.overhead)
@@ -279,7 +278,7 @@ def filter_instance_types(
     if remaining and reqs.has_min_values():
         _, short, min_err = satisfies_min_values(remaining, reqs)
         if min_err is not None and not relax_min_values:
-            err = _FilterError(requirements=text, pod_requests=dict(pod_reqs), min_values_err=min_err)
+            err = _FilterError(requirements=str(reqs), pod_requests=dict(pod_reqs), min_values_err=min_err)
             for group, _ in usable:
                 if group.overhead:
                     err.track(group.overhead)
@@ -652,7 +651,7 @@ class Scheduler:
         if self.topology.affects(view):
             yield from self.existing
             return
-        key = (str(reqs), tuple(view.tolerations), tuple(sorted(requests.items())), frozenset(_ports(view.pod)))
+        key = (reqs.signature(), tuple(view.tolerations), tuple(sorted(requests.items())), frozenset(_ports(view.pod)))
         maybe = self._maybe.get(key)
         if maybe is None:
             maybe = self._maybe[key] = list(range(len(self.existing)))

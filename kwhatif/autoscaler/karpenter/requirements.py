@@ -325,6 +325,10 @@ class Requirements:
             errs.append(f"key {key}, {theirs} not in {mine}")
         return "; ".join(errs) if errs else None
 
+    def signature(self, without: str = "") -> frozenset[Requirement]:
+        """The requirements as a hashable value (every value, unlike the text), less ``without``."""
+        return frozenset(r for k, r in self._reqs.items() if k != without)
+
     def has_min_values(self) -> bool:
         return any(r.min_values is not None for r in self._reqs.values())
 
