@@ -405,12 +405,12 @@ def _daemon_compatible(
 def _daemon_groups(template: Template, daemonsets: Sequence[Pod], allow: frozenset[str]) -> list[DaemonOverheadGroup]:
     """buildDaemonOverheadGroups: the pool's types grouped by the DaemonSet pods they would run."""
     groups: dict[tuple[str, ...], DaemonOverheadGroup] = {}
-    cache: dict[tuple[int, str], bool] = {}
+    cache: dict[tuple[int, frozenset[Requirement]], bool] = {}
     for it in template.instance_types:
         compatible = []
         for i, ds in enumerate(daemonsets):
-            # the result depends on the type only through its requirements' text
-            k = (i, str(it.requirements))
+            # the result depends on the type only through its requirements
+            k = (i, it.requirements.signature())
             if k not in cache:
                 cache[k] = _daemon_compatible(template.requirements, template.pool.taints, it, ds, allow)
             if cache[k]:
