@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -355,10 +355,3 @@ def discover(state: ClusterState) -> NodeGroupSet:
                 e.message, obj="ConfigMap kube-system/cluster-autoscaler-priority-expander", field=e.field
             ) from None
     return NodeGroupSet(tuple(groups), priorities=priorities, source="labels", notes=tuple(notes))
-
-
-@dataclass(slots=True)
-class Unmanaged:
-    """Nodes of no group (cluster-autoscaler neither adds nor removes them)."""
-
-    nodes: list[str] = field(default_factory=list)

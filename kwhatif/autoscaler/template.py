@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from kwhatif.api import parse
 from kwhatif.api.core import Node, Pod, Taint
 from kwhatif.autoscaler.nodegroups import NodeGroup
 from kwhatif.cache.cluster import ClusterState
@@ -189,4 +188,4 @@ def instantiate(template: Template, name: str) -> tuple[Node, list[Pod]]:
     return node, [copy_pod(p, name, name) for p in template.pods]
 
 
-__all__ = ["Template", "build_template", "good_candidate", "instantiate", "parse"]
+__all__ = ["Template", "build_template", "good_candidate", "instantiate"]

@@ -245,4 +245,6 @@ class ClusterState:
 
 
 # The collections fork() copies: those of the kinds table, and the others the loader fills.
-_COLLECTIONS: tuple[str, ...] = tuple(dict.fromkeys([*(k.field for k in KINDS), "pending_pods", "skipped"]))
+_COLLECTIONS: tuple[str, ...] = tuple(
+    dict.fromkeys([*(k.field for k in KINDS), "pending_pods", "skipped", "config_maps", "karpenter_objects"])
+)

@@ -60,16 +60,13 @@ class Kind:
     parse: Parser | None = None  # None: the loader builds it (OWN)
     # other group/versions serving the same list, tried in order when list_version is not served
     older: tuple[str, ...] = ()
-    # the namespace a live cluster lists it in ("": every namespace)
-    list_namespace: str = ""
 
     @property
     def path(self) -> str:
         """The API path of its list."""
-        resource = f"namespaces/{self.list_namespace}/{self.resource}" if self.list_namespace else self.resource
         if "/" not in self.list_version:
-            return f"/api/{self.list_version}/{resource}"
-        return f"/apis/{self.list_version}/{resource}"
+            return f"/api/{self.list_version}/{self.resource}"
+        return f"/apis/{self.list_version}/{self.resource}"
 
 
 _V1 = frozenset({"v1"})
@@ -391,43 +388,6 @@ KINDS: tuple[Kind, ...] = (
         Merge.REPLACE,
         lambda body, _version, source: workload.pod_group(body, source),
         _WORKLOAD_OLDER,
-    ),
-    # the ConfigMaps `kwhatif autoscale` reads: cluster-autoscaler's status (node group sizes) and
-    # its priority expander's table, in kube-system; the loader keeps only those two
-    # (cache.cluster.AUTOSCALER_CONFIG_MAPS), and so do snapshots
-    Kind(
-        "ConfigMap",
-        _V1,
-        True,
-        "configmaps",
-        "v1",
-        False,
-        "autoscale: cluster-autoscaler's status (node group sizes) and priority expander",
-        "config_maps",
-        Store.OWN,
-        Merge.NONE,
-        list_namespace="kube-system",
-    ),
-    # Karpenter's NodePools and NodeClaims (karpenter.sh/v1 custom resources, cluster-scoped),
-    # kept as written for `autoscale --autoscaler karpenter` (autoscaler/karpenter reads them);
-    # a cluster without Karpenter serves none, which loses nothing
-    *(
-        Kind(
-            kind,
-            frozenset({"karpenter.sh/v1"}),
-            False,
-            resource,
-            "karpenter.sh/v1",
-            False,
-            affects,
-            "karpenter_objects",
-            Store.OWN,
-            Merge.NONE,
-        )
-        for kind, resource, affects in (
-            ("NodePool", "nodepools", "autoscale under Karpenter: its NodePools"),
-            ("NodeClaim", "nodeclaims", "autoscale under Karpenter: in-flight NodeClaims"),
-        )
     ),
 )
 

@@ -219,6 +219,8 @@ def build_cluster(
             return
         kind = classify(doc)
         if kind is None:
+            if doc.kind == "ConfigMap" and _keep_config_map(state, doc):
+                return
             state.skipped[doc.kind] += 1
             return
         ident = _identity(doc, kind, state.names)
@@ -235,10 +237,6 @@ def build_cluster(
         if kind == "Node":
             node: Node = _guard(doc, lambda b: parse.node(b, src))
             state.nodes[node.name] = node
-            return
-        if kind == "ConfigMap":
-            if not _keep_config_map(state, doc):
-                state.skipped[doc.kind] += 1
             return
         if kind in WORKLOAD_KINDS:
             meta = doc.body.get("metadata") or {}

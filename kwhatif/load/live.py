@@ -47,7 +47,20 @@ class Resource:
 
 # One table (cache/kinds.py); the README's "Reliability" section lists it. Nodes come before
 # pods: a snapshot leaves out the pods of nodes that are gone, as the live loader does.
-RESOURCES: tuple[Resource, ...] = tuple(Resource(k.path, k.required, k.affects, k.older) for k in KINDS)
+RESOURCES: tuple[Resource, ...] = (
+    *(Resource(k.path, k.required, k.affects, k.older) for k in KINDS),
+    # the ConfigMaps `kwhatif autoscale` reads (cache.cluster.AUTOSCALER_CONFIG_MAPS: only those
+    # two are kept, and saved by snapshots); not a kind of the table, as no other command reads one
+    Resource(
+        "/api/v1/namespaces/kube-system/configmaps",
+        False,
+        "autoscale: cluster-autoscaler's status (node group sizes) and priority expander",
+    ),
+    # Karpenter's NodePools and NodeClaims (karpenter.sh/v1 custom resources) for `autoscale
+    # --autoscaler karpenter`; a cluster without Karpenter serves none, which loses nothing
+    Resource("/apis/karpenter.sh/v1/nodepools", False, "autoscale under Karpenter: its NodePools"),
+    Resource("/apis/karpenter.sh/v1/nodeclaims", False, "autoscale under Karpenter: in-flight NodeClaims"),
+)
 PAGE_SIZE = 500
 # Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it
 # runs out of objects, so a server that keeps sending empty pages with new tokens never ends.
