@@ -199,11 +199,14 @@ def autoscale(
 
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
     """Karpenter when the state holds NodePools and no cluster-autoscaler node groups: none given
-    (--node-groups) and no cluster-autoscaler-status ConfigMap. Nodes of a provider's node group
-    (the managed node group Karpenter itself runs on) do not make cluster-autoscaler's groups."""
+    (--node-groups), and not both a cluster-autoscaler-status ConfigMap and nodes of a provider's
+    node group (the managed node group Karpenter itself runs on makes no cluster-autoscaler)."""
+    from kwhatif.autoscaler.nodegroups import PROVIDER_LABELS
+
     pools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
     ca_status = "kube-system/cluster-autoscaler-status" in state.config_maps
-    if pools and options.node_groups is None and not ca_status:
+    labelled = any(k in n.labels for n in state.nodes.values() for k in PROVIDER_LABELS)
+    if pools and options.node_groups is None and not (ca_status and labelled):
         return AutoscalerKind.KARPENTER
     return AutoscalerKind.CLUSTER_AUTOSCALER
 
@@ -317,7 +320,7 @@ def _groups_and_notes(state: ClusterState, options: AutoscaleOptions, limits_: A
     nodepools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
     if nodepools:
         notes.append(
-            f"Karpenter provisioning not modelled here: {nodepools} NodePool(s) in the cluster state are "
+            f"Karpenter provisioning not modelled: {nodepools} NodePool(s) in the cluster state are "
             "left out of cluster-autoscaler's answer (--autoscaler karpenter answers for them)"
         )
     return ngs, notes
