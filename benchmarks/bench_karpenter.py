@@ -139,8 +139,7 @@ def main() -> None:
     print(f"cluster: {len(state.nodes)} nodes, {len(state.pods)} pods; {len(pods)} replicas ({a.cpu}, {a.memory})")
     print(f"catalog: {len(run.catalog)} instance types; {placed} pods on {len(results.claims)} planned NodeClaims")
     print(
-        f"load {t1 - t0:.2f} s, pods {t2 - t1:.2f} s, autoscale {t3 - t2:.2f} s "
-        f"({c3 - c2:.2f} s of CPU; target < 10 s)"
+        f"load {t1 - t0:.2f} s, pods {t2 - t1:.2f} s, autoscale {t3 - t2:.2f} s ({c3 - c2:.2f} s of CPU; target < 10 s)"
     )
 
 
