@@ -19,17 +19,18 @@ from typing import Any
 
 import click
 
-from kwhatif import __version__
 from kwhatif.cli.autoscale import autoscale
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
+from kwhatif.cli.mcp import mcp
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.escape import visible
+from kwhatif.version import __version__
 
 
 class _Group(click.Group):
@@ -64,7 +65,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, autoscale, snapshot, completion):
+for _command in (schedule, check, capacity, drain, autoscale, snapshot, completion, mcp):
     cli.add_command(_command)
 
 

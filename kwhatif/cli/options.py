@@ -21,18 +21,16 @@ from kwhatif.report.base import OutputFormat, ReportKind
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str, flag: str = "--max-input-size") -> int:
     units = {"": 1, "k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
     t = text.strip().lower().removesuffix("b")
     num = t.rstrip("kmgi")
     unit = t[len(num) :]
     if not num.isdigit() or unit not in units:
-        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
+        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint=f"'{flag}'")
     size = int(num) * units[unit]
     if size == 0:
-        raise click.BadParameter(
-            "0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'"
-        )
+        raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint=f"'{flag}'")
     return size
 
 

@@ -487,3 +487,18 @@ def test_karpenter_node_pools_are_named(run, tmp_path):
     bare.write_text(yaml.safe_dump(cluster))
     r = run("autoscale", ROLLOUT, "--cluster", str(bare), "--cluster", str(pools), "-o", "json")
     assert doc(r)["autoscaler"] == "karpenter"
+
+
+def test_python_api_is_the_commands_document(run):
+    """Cluster.autoscale(...) returns the report `kwhatif autoscale -o json` prints."""
+    import kwhatif
+
+    cluster = kwhatif.load_cluster("samples/autoscale/cluster.yaml")
+    report = cluster.autoscale(ROLLOUT, node_groups="samples/autoscale/nodegroups.yaml", loops=2)
+    assert isinstance(report, kwhatif.AutoscaleReport)
+    r = run("autoscale", ROLLOUT, *SAMPLE, "--loops", "2", "-o", "json")
+    assert report.to_dict() == json.loads(r.out)
+    assert int(report.exit_code) == r.code == 1
+    assert cluster.pending_pods == ()  # the cluster itself is never changed
+    with pytest.raises(kwhatif.InputError, match="nothing to autoscale for"):
+        cluster.autoscale()
