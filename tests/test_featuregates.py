@@ -312,7 +312,6 @@ REMOVED_137 = [
     "WorkloadAwarePreemption",
     "AnyVolumeDataSource",
     "SidecarContainers",
-    "PodSchedulingReadiness",
     "SchedulerQueueingHints",
     "JobManagedBy",
     "PodLifecycleSleepAction",

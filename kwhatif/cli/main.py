@@ -23,6 +23,7 @@ from kwhatif.cli.autoscale import autoscale
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
+from kwhatif.cli.diff import diff
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
 from kwhatif.cli.mcp import mcp
@@ -57,7 +58,7 @@ def cli(debug: bool) -> None:
     """What would kube-scheduler do with this pod, on this cluster, and why?
 
     kwhatif replays the upstream scheduling framework (the default profile of the cluster's own
-    kube-scheduler release, 1.30 to 1.37, or your KubeSchedulerConfiguration) over a snapshot of a
+    kube-scheduler release, 1.30 to 1.38, or your KubeSchedulerConfiguration) over a snapshot of a
     cluster, without touching it, and explains every filter rejection and every score.
 
     The release is --scheduler-version if given, else the live cluster's version, else the image
@@ -65,7 +66,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, autoscale, snapshot, completion, mcp):
+for _command in (schedule, check, capacity, drain, autoscale, diff, snapshot, completion, mcp):
     cli.add_command(_command)
 
 

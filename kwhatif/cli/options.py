@@ -115,6 +115,10 @@ EXIT_STATUS_HELP = {
         "0   every evicted pod lands somewhere",
         "1   a replacement does not fit, a PodDisruptionBudget refuses an eviction, or drain refuses a node",
     ),
+    "diff": _exit_statuses(
+        "0   no pod's status changes (with --fail-on node/any: no node change / no change at all)",
+        "1   some pod's status (or a workload's verdict) changes, or what --fail-on names",
+    ),
     "snapshot": _exit_statuses("0   the snapshot was written"),
     "completion": "\b\nExit status:\n  0   the script was printed\n  2   bad usage",
 }
@@ -196,7 +200,7 @@ def cluster_options(fn: F) -> F:
             "--scheduler-version",
             metavar="VERSION",
             shell_complete=complete_release,
-            help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+            help="Answer as this kube-scheduler release: 1.30 to 1.38 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.36.2 (the newest release checked exactly).",
         ),

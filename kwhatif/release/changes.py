@@ -77,6 +77,17 @@ class Behaviour:
     image_locality_threshold_counts_image_volumes: bool = False
     # NodeResourcesBalancedAllocation scores the change of balance: 50 + (50 + with - without) / 2.
     balanced_allocation_with_and_without_pod: bool = False
+    # DynamicResources looks the pod's claims up in its assume cache (1.31+): a missing one is
+    # `could not find ResourceClaim "ns/name"`; before, the lister's `... "name" not found`.
+    dra_claim_lookup_in_assume_cache: bool = False
+    # PodTopologySpread: a constraint's empty labelSelector ({}) counts every pod of the namespace
+    # (1.38); before, an empty selector counted nothing (the constraint was ignored).
+    spread_empty_selector_matches_all: bool = False
+    # DefaultPreemption: a PodDisruptionBudget with an empty selector ({}) covers every pod of its
+    # namespace, unlabeled ones too (1.38); before, it and unlabeled pods were skipped.
+    preemption_pdb_empty_selector_matches_all: bool = False
+    # GangScheduling has a Permit extension point (until 1.37; 1.38 leaves it to PlacementFeasible).
+    gang_scheduling_permit: bool = True
     # DefaultPreemption's message when it found a node (1.37); None: no message.
     preemption_success_message: str | None = None
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
@@ -110,7 +121,8 @@ class Behaviour:
     # search reaches an invalid pool; 34 as 33, its experimental allocator (DRADeviceBindingConditions,
     # DRAResourceClaimDeviceStatus or DRAConsumableCapacity) trying slices and pools with binding
     # conditions last; 35 skips incomplete and invalid pools (an invalid one fails only the node)
-    # and judges completeness over the whole pool; 36 tries a pool's slices in name order.
+    # and judges completeness over the whole pool; 36 tries a pool's slices in name order; 38 fails
+    # only the node when an AllocationMode All request meets an incomplete or invalid pool there.
     dra_pool_rules: int = 31
 
 
@@ -127,6 +139,11 @@ class Change:
     # the plugins whose behaviour it changes, by upstream name; "framework" for scheduleOne and
     # the framework, "config" for KubeSchedulerConfiguration, "api" for the API server's side
     plugins: tuple[str, ...] = ()
+
+    def landed_on(self, release: Release) -> str:
+        """Where the change landed on ``release``'s line: its pin on that minor, else the first
+        minor it reached (in force on every minor after)."""
+        return next((v for v in self.landed if Release.parse(v).minor == release.minor), self.landed[-1])
 
     def applies(self, release: Release) -> bool:
         pins = [Release.parse(v) for v in self.landed]
@@ -172,6 +189,18 @@ CHANGES: tuple[Change, ...] = (
         {"preemption_resorts_victims": True},
         f"{_VENDOR} v1.31.8 defaultpreemption/default_preemption.go; CHANGELOG-1.30 (1.30.7), CHANGELOG-1.31 (1.31.3)",
         plugins=("DefaultPreemption",),
+    ),
+    Change(
+        ("1.31.0",),
+        (),
+        "DynamicResources reads a pod's claims from its assume cache: a missing claim is "
+        '`could not find ResourceClaim "ns/name"`',
+        {"dra_claim_lookup_in_assume_cache": True},
+        "openshift-kni/scheduler-plugins 4d80e29f1 (v1.31.2) vendor/k8s.io/kubernetes/pkg/scheduler/framework/plugins/"
+        "dynamicresources/dynamicresources.go (claimAssumeCache.Get), util/assumecache/assume_cache.go (NotFoundError), "
+        'scheduler.go (description "ResourceClaim"); the same through claimTracker.Get in v1.32.5 to v1.35.7 and in '
+        "openshift/kubernetes-autoscaler 70920d3c (v1.36.2); 1.30 not read (kept the lister's text)",
+        plugins=("DynamicResources",),
     ),
     Change(
         ("1.32.0",),
@@ -471,6 +500,43 @@ CHANGES: tuple[Change, ...] = (
         {"gang_missing_pod_group_reason": 'waiting for pod\'s pod group "{}" to appear in scheduling queue'},
         "kubernetes/kubernetes 037891575693 gangscheduling/gangscheduling.go (after v1.36)",
         plugins=("GangScheduling",),
+    ),
+    # 1.38: from CHANGELOG-1.38 (kubernetes/kubernetes CHANGELOG/CHANGELOG-1.38.md at 0411cc704533,
+    # v1.38.0-alpha.1 and alpha.2) and the PRs' descriptions; not checked against the real scheduler.
+    Change(
+        ("1.38.0",),
+        (141340,),
+        "PodTopologySpread: a constraint's empty labelSelector ({}) matches every pod of the namespace "
+        "instead of being ignored",
+        {"spread_empty_selector_matches_all": True},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533",
+        plugins=("PodTopologySpread",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141785,),
+        "DefaultPreemption no longer ignores a PodDisruptionBudget with an empty selector: it covers every pod "
+        "of its namespace, unlabeled pods too",
+        {"preemption_pdb_empty_selector_matches_all": True},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #141785 description (both checks removed)",
+        plugins=("DefaultPreemption",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141898,),
+        "DRA: an AllocationMode All request that meets an incomplete or invalid resource pool fails only that "
+        "node (Unschedulable there, the same message), so other nodes are tried",
+        {"dra_pool_rules": 38},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #141898 description (ErrFailedAllocationOnNode)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.38.0",),
+        (141182,),
+        "GangScheduling has no Permit: PlacementFeasible alone decides whether a pod group's minCount is met",
+        {"gang_scheduling_permit": False},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533",
+        plugins=("GangScheduling", "framework"),
     ),
 )
 

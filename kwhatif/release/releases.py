@@ -9,15 +9,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 MAJOR = 1
-SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
+SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37, 38)
 # What kwhatif answers as when nothing says which release a cluster runs: the newest release whose
 # answers are checked exactly against the real scheduler's (the fidelity sample's releases/1.36.2).
 DEFAULT_MINOR = 36
 DEFAULT_PATCH = 2
 
 # The newest patch release of each minor that this table knows (k8s.io/api tags v0.MINOR.PATCH).
-# "1.34" means 1.34.10. 1.37 has no patch release yet.
-NEWEST_PATCH: Mapping[int, int] = {30: 14, 31: 14, 32: 13, 33: 13, 34: 10, 35: 7, 36: 3, 37: 0}
+# "1.34" means 1.34.10. 1.37.2 is the newest 1.37 patch (no recorded change landed in 1.37.1 or
+# 1.37.2: no stored changelog of those patches names a scheduler change); 1.38.0 is due 2026-12-16.
+NEWEST_PATCH: Mapping[int, int] = {30: 14, 31: 14, 32: 13, 33: 13, 34: 10, 35: 7, 36: 3, 37: 2, 38: 0}
+
+# Minors answered from upstream's sources and changelogs alone, never checked against the real
+# scheduler's answers: a run answering as one says so.
+FROM_SOURCES_MINORS: tuple[int, ...] = (38,)
 
 # Version skew policy: a kubelet may be up to three minors older than the control plane, never newer.
 KUBELET_MAX_MINORS_OLDER = 3

@@ -36,6 +36,7 @@ from kwhatif.release.changes import Change as Change
 from kwhatif.release.featuregates import FeatureGates
 from kwhatif.release.releases import DEFAULT_MINOR as DEFAULT_MINOR
 from kwhatif.release.releases import DEFAULT_PATCH as DEFAULT_PATCH
+from kwhatif.release.releases import FROM_SOURCES_MINORS as FROM_SOURCES_MINORS
 from kwhatif.release.releases import KUBELET_MAX_MINORS_OLDER as KUBELET_MAX_MINORS_OLDER
 from kwhatif.release.releases import MAJOR as MAJOR
 from kwhatif.release.releases import NEWEST_PATCH as NEWEST_PATCH
@@ -229,6 +230,8 @@ def resolve(text: str, *, lenient: bool = False) -> Resolved:
     newest = NEWEST_PATCH[minor]
     if patch is None:
         patch = newest
+    if minor in FROM_SOURCES_MINORS:
+        notes.append(f"{MAJOR}.{minor} (from sources, not checked against the real scheduler)")
     elif patch > newest:
         notes.append(
             f"{MAJOR}.{minor}.{patch} is newer than the newest {MAJOR}.{minor} release kwhatif knows "

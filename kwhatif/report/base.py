@@ -42,6 +42,7 @@ class ReportKind(enum.StrEnum):
     CAPACITY = "CapacityReport"
     DRAIN = "DrainReport"
     AUTOSCALE = "AutoscaleReport"
+    DIFF = "DiffReport"
 
     @property
     def formats(self) -> tuple[OutputFormat, ...]:
@@ -54,10 +55,10 @@ class ReportKind(enum.StrEnum):
 # -o sarif points at the manifests of the pods (schedule) and workloads (check) that do not fit.
 _ONLY_FOR = {
     OutputFormat.WIDE: (ReportKind.SCHEDULE, ReportKind.AUTOSCALE),
-    OutputFormat.GITHUB: (ReportKind.CHECK,),
-    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK),
+    OutputFormat.GITHUB: (ReportKind.CHECK, ReportKind.DIFF),
+    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.DIFF),
     # the autoscale gate is `check --autoscale`: JUnit is for the gates' reports
-    OutputFormat.JUNIT: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.CAPACITY, ReportKind.DRAIN),
+    OutputFormat.JUNIT: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.CAPACITY, ReportKind.DRAIN, ReportKind.DIFF),
 }
 
 
