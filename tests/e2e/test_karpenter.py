@@ -189,3 +189,14 @@ def test_karpenter_and_kube_scheduler_disagree(run, tmp_path) -> None:
     assert p["why"].endswith(
         "but kube-scheduler does not place it there: 0/4 nodes are available: 4 node(s) didn't satisfy plugin(s) [NodeAffinity]."
     )
+
+
+def test_python_api_is_the_commands_document(run) -> None:
+    """Cluster.autoscale(...) under Karpenter returns the report `kwhatif autoscale -o json` prints."""
+    import kwhatif
+
+    cluster = kwhatif.load_cluster(CLUSTER)
+    report = cluster.autoscale(WORKLOAD, instance_types=TYPES, consolidation=True, scheduler_version="1.33")
+    r = run(*BASE, "--consolidation", "-o", "json")
+    assert report.to_dict() == json.loads(r.out)
+    assert int(report.exit_code) == r.code == 1
