@@ -131,7 +131,25 @@ def _call_drain(c: Cluster, a: dict[str, Any]) -> Any:
     return c.drain(a["nodes"], **opts, **_common(a))
 
 
-# autoscale and diff join this table as one entry each (their Cluster methods, their arguments).
+def _call_autoscale(c: Cluster, a: dict[str, Any]) -> Any:
+    opts = {
+        k: a[k]
+        for k in (
+            "pending",
+            "node_groups",
+            "expander",
+            "max_nodes_total",
+            "balance_similar_node_groups",
+            "loops",
+            "scale_down",
+            "namespace",
+        )
+        if k in a
+    }
+    return c.autoscale(a.get("pods"), **opts, **_common(a))
+
+
+# diff joins this table as one entry (its Cluster method, its arguments).
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "schedule",
@@ -199,6 +217,36 @@ TOOLS: tuple[ToolSpec, ...] = (
         },
         _call_drain,
         required=("nodes",),
+    ),
+    ToolSpec(
+        "autoscale",
+        "What would cluster-autoscaler do for pods that do not fit the existing nodes? (as `kwhatif autoscale`): "
+        "which node group grows and by how many nodes, which pods wait for a later scale-up or are cut off by a "
+        "limit, why no group can host the others; optionally which nodes it could remove.",
+        {
+            "pods": {**_STRINGS, "description": f"Pods and workload manifests: {_MANIFESTS_HELP}."},
+            "pending": {**_BOOL, "description": "Also the cluster's pending pods."},
+            "node_groups": {
+                **_STRING,
+                "description": "A NodeGroups file (kwhatif/v1) under the roots; default: the nodes' provider labels "
+                "and the cluster-autoscaler-status ConfigMap.",
+            },
+            "expander": {
+                **_STRING,
+                "description": "cluster-autoscaler --expander, e.g. least-waste or priority,random.",
+            },
+            "max_nodes_total": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "cluster-autoscaler --max-nodes-total.",
+            },
+            "balance_similar_node_groups": {**_BOOL, "description": "--balance-similar-node-groups."},
+            "loops": {"type": "integer", "minimum": 1, "description": "Autoscaler loops to run (default 1)."},
+            "scale_down": {**_BOOL, "description": "Also the nodes it could remove, and why the others stay."},
+            "namespace": {**_STRING, "description": "Namespace of objects that name none."},
+        },
+        _call_autoscale,
+        paths=("pods", "node_groups"),
     ),
 )
 
@@ -308,6 +356,14 @@ def summary(doc: Mapping[str, Any]) -> str:
             lines.append("per node: " + ", ".join(f"{n} {k}" for n, k in list(per_node.items())[:SUMMARY_LINES]))
         if doc.get("firstFailure"):
             lines.append(f"the next one: {doc['firstFailure']}")
+    elif kind == "AutoscaleReport":
+        added = ", ".join(f"{g} +{n}" for g, n in (s.get("nodesAdded") or {}).items()) or "no node added"
+        lines.append(
+            f"{doc.get('autoscaler')}: {_n(s.get('pods', 0), 'pod', 'pods')}: {s.get('existing', 0)} fit existing "
+            f"nodes, {s.get('scaleUp', 0)} after scale-up, {s.get('none', 0)} get no node; {added}"
+        )
+        for p in [p for p in doc.get("pods", []) if p.get("outcome") == "none"][:SUMMARY_LINES]:
+            lines.append(f"{p['pod']['namespace']}/{p['pod']['name']}: {p.get('why')}")
     elif kind == "DrainReport":
         lines.append(
             f"drain {', '.join(doc.get('nodes', []))}: {_n(s.get('evicted', 0), 'pod', 'pods')} evicted, "

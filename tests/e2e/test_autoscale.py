@@ -502,3 +502,39 @@ def test_python_api_is_the_commands_document(run):
     assert cluster.pending_pods == ()  # the cluster itself is never changed
     with pytest.raises(kwhatif.InputError, match="nothing to autoscale for"):
         cluster.autoscale()
+
+
+def test_mcp_tool(run):
+    """`kwhatif mcp`'s autoscale tool answers with the command's document and a summary."""
+    pytest.importorskip("mcp")
+    from tests.e2e.test_mcp import session_run, texts
+
+    args = {
+        "cluster": ["samples/autoscale/cluster.yaml"],
+        "pods": [ROLLOUT],
+        "node_groups": "samples/autoscale/nodegroups.yaml",
+        "loops": 2,
+    }
+    _, (result,) = session_run([("autoscale", args)])
+    assert not result.is_error, texts(result)
+    summary, body = texts(result)
+    # the server names the files by their real paths (a group's source is its file)
+    real = [str(Path(p).resolve()) for p in (ROLLOUT, "samples/autoscale/nodegroups.yaml")]
+    cli = run(
+        "autoscale",
+        real[0],
+        "--cluster",
+        "samples/autoscale/cluster.yaml",
+        "--node-groups",
+        real[1],
+        "--loops",
+        "2",
+        "-o",
+        "json",
+    )
+    assert json.loads(body) == json.loads(cli.out)
+    assert summary.startswith(
+        "cluster-autoscaler: 11 pods: 5 fit existing nodes, 5 after scale-up, 1 get no node; general +2, gpu +1\n"
+        "shop/search-5bd9bfd447-sp28k: no group can host it"
+    )
+    assert summary.endswith("exit status of the command: 1")

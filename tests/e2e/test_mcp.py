@@ -16,7 +16,7 @@ pytest.importorskip("mcp")
 import anyio  # noqa: E402  (installed with mcp)
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-TOOLS = {"schedule", "check", "capacity", "drain"}
+TOOLS = {"schedule", "check", "capacity", "drain", "autoscale"}
 
 
 def session_run(
@@ -122,7 +122,7 @@ def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
     assert msgs[5] == "error: nodes: must be a list of strings"
     assert msgs[6].startswith("error: apply: unknown argument (arguments: ")
     assert msgs[7] == "error: cluster: required: the cluster's files (cluster) or a kubeconfig context (context)"
-    assert msgs[8] == "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain)"
+    assert msgs[8] == "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale)"
     assert msgs[9].startswith("1 more copy of shop/web-canary fit")
 
 
@@ -135,7 +135,7 @@ def test_a_call_over_the_time_limit_is_stopped_and_the_server_goes_on():
     assert results[0].is_error
     assert texts(results[0]) == ["error: the call took longer than 0.05 s (--timeout) and was stopped"]
     # the server answers the next call
-    assert texts(results[1]) == ["error: no tool named 'nosuch' (tools: schedule, check, capacity, drain)"]
+    assert texts(results[1]) == ["error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale)"]
 
 
 def test_a_report_over_the_size_limit_is_its_summary_and_an_error():
