@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
     from kwhatif.report.drain import DrainReport
+    from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.report.schedule import ScheduleReport
     from kwhatif.scheduling.scheduler import Scheduler
 
@@ -393,16 +394,22 @@ class Cluster:
         scale_down: bool = False,
         scale_down_utilization_threshold: float = 0.5,
         autoscaler: str | None = None,
+        node_pools: str | os.PathLike[str] | None = None,
+        instance_types: str | os.PathLike[str] | None = None,
+        consolidation: bool = False,
+        min_values_policy: str = "Strict",
+        preference_policy: str = "Respect",
+        spot_to_spot_consolidation: bool = False,
         namespace: str | None = None,
         scheduler_version: str | None = None,
         feature_gates: str | Mapping[str, bool] | None = None,
         config: Source | None = None,
         profile: str | None = None,
-    ) -> AutoscaleReport:
+    ) -> AutoscaleReport | KarpenterReport:
         """``kwhatif autoscale``: what the cluster autoscaler would do for the pods (manifests,
         with their workloads expanded, and/or the cluster's ``pending`` pods) that do not fit the
         existing nodes. The keyword arguments are the command's options."""
-        from kwhatif.report.autoscale import autoscale_report
+        from kwhatif.report.autoscale import any_autoscale_report
         from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, input_pods
         from kwhatif.whatif.autoscale import autoscale as run_autoscale
 
@@ -437,9 +444,15 @@ class Cluster:
             scale_down=scale_down,
             scale_down_utilization_threshold=scale_down_utilization_threshold,
             loops=loops,
+            node_pools=os.fspath(node_pools) if node_pools is not None else None,
+            instance_types=os.fspath(instance_types) if instance_types is not None else None,
+            consolidation=consolidation,
+            min_values_policy=min_values_policy,
+            preference_policy=preference_policy,
+            spot_to_spot_consolidation=spot_to_spot_consolidation,
         )
         result = run_autoscale(state, found, cfg, options, _limits(None))
-        return autoscale_report(result, chosen, chosen.notes)
+        return any_autoscale_report(result, chosen, chosen.notes)
 
     # Cluster.diff(...) goes here: it forks the state with _prepare, runs its engine
     # (kwhatif.whatif.diff) and returns the report of its command, as the others do.

@@ -85,6 +85,8 @@ _KEPT_POD_ANNOTATIONS = frozenset(
         "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes",
     }
 )
+# read by Karpenter's consolidation (autoscaler/karpenter/consolidation.py)
+_KEPT_POD_ANNOTATIONS |= {"karpenter.sh/do-not-disrupt", "controller.kubernetes.io/pod-deletion-cost"}
 _EFFECTS = tuple(e.value for e in TaintEffect)
 # validateTaintEffect lists the supported effects in this order
 _EFFECT_ORDER = ("NoSchedule", "PreferNoSchedule", "NoExecute")

@@ -154,6 +154,8 @@ class ClusterState:
     recorded_server_version: str = ""  # the same, as `kwhatif snapshot` recorded it in its file
     # generateName's names for this cluster and the manifests read with it
     names: parse.NameGenerator = field(default_factory=parse.NameGenerator)
+    # karpenter.sh objects (NodePools, NodeClaims) as (source, body): `autoscale` reads them
+    karpenter_objects: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def collection(self, kind: Kind) -> Any:
         """The dict or list that holds ``kind``'s objects (cache/kinds.py says which)."""
@@ -246,5 +248,5 @@ class ClusterState:
 
 # The collections fork() copies: those of the kinds table, and the others the loader fills.
 _COLLECTIONS: tuple[str, ...] = tuple(
-    dict.fromkeys([*(k.field for k in KINDS), "pending_pods", "skipped", "config_maps"])
+    dict.fromkeys([*(k.field for k in KINDS), "pending_pods", "skipped", "config_maps", "karpenter_objects"])
 )

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from kwhatif.cli.karpenter import karpenter_operator_options
 from kwhatif.cli.options import (
     cluster_options,
     cluster_opts,
@@ -21,8 +22,7 @@ EPILOG = (
     "\b\nExit status:\n"
     "  0   every pod fits the existing nodes or new nodes of a group (or waits for a later loop)\n"
     "  1   a pod gets no node: no group can host it, or a limit cuts it off\n"
-    "  2   bad usage or bad input (file, YAML, object, field, configuration); --autoscaler karpenter\n"
-    "      where it is not available\n"
+    "  2   bad usage or bad input (file, YAML, object, field, configuration)\n"
     "  3   cluster or API error\n"
     "  5   internal error (--debug shows the traceback)\n"
     "  130 interrupted (Ctrl-C)\n"
@@ -91,6 +91,7 @@ EPILOG = (
     "--instance-types", metavar="FILE", help="Karpenter: the instance types (kind InstanceTypes of kwhatif/v1)."
 )
 @click.option("--consolidation", is_flag=True, help="Karpenter: also the nodes consolidation would delete or replace.")
+@karpenter_operator_options
 @namespace_option
 def autoscale(
     manifests: tuple[str, ...],
@@ -110,6 +111,9 @@ def autoscale(
     node_pools: str | None,
     instance_types: str | None,
     consolidation: bool,
+    min_values_policy: str,
+    preference_policy: str,
+    spot_to_spot_consolidation: bool,
     namespace: str | None,
     **kw: Any,
 ) -> int:
@@ -127,9 +131,15 @@ def autoscale(
 
     Each pod is `existing`, `scale-up` (its group and new node) or `none` with why: it waits for a
     later scale-up, a limit cuts it off, or no group can host it (each group's reason).
+
+    With --autoscaler karpenter (the default when the state holds NodePools and no
+    cluster-autoscaler node groups), Karpenter's provisioning instead: existing and in-flight
+    nodes, the NodeClaims it plans, new ones from the heaviest NodePool that accepts a pod, their
+    instance types cheapest first (--instance-types, else the nodes' own types), and with
+    --consolidation what its disruption controller would delete or replace.
     """
     from kwhatif.cli.options import limits
-    from kwhatif.report.autoscale import autoscale_report
+    from kwhatif.report.autoscale import any_autoscale_report
     from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, input_pods
     from kwhatif.whatif.autoscale import autoscale as run_autoscale
 
@@ -163,6 +173,9 @@ def autoscale(
         node_pools=node_pools,
         instance_types=instance_types,
         consolidation=consolidation,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
     )
     result = run_autoscale(state, pods, run.config, options, limits(co))
-    return run.emit(autoscale_report(result, run.chosen, run.chosen.notes))
+    return run.emit(any_autoscale_report(result, run.chosen, run.chosen.notes))

@@ -185,6 +185,14 @@ def _keep_config_map(state: ClusterState, doc: Document) -> bool:
     return True
 
 
+def _do_not_disrupt(body: dict[str, Any]) -> bool:
+    meta = body.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+        return False
+    ann = meta.get("annotations")
+    return isinstance(ann, dict) and ann.get("karpenter.sh/do-not-disrupt") == "true"
+
+
 def build_cluster(
     docs: Iterable[Document],
     *,
@@ -202,6 +210,14 @@ def build_cluster(
     pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
 
     def add(doc: Document) -> None:
+        if doc.api_version.startswith("karpenter.sh/"):
+            state.karpenter_objects.append((doc.source, doc.body))  # read by `autoscale`
+            return
+        if doc.kind == "Node" and _do_not_disrupt(doc.body):
+            # the node's karpenter.sh/do-not-disrupt annotation, for `autoscale --consolidation`
+            state.karpenter_objects.append(
+                (doc.source, {"kind": "NodeDoNotDisrupt", "name": doc.body["metadata"]["name"]})
+            )
         if doc.kind == SERVER_VERSION_KIND:
             state.recorded_server_version = doc.body["gitVersion"]
             return

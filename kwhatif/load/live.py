@@ -56,6 +56,10 @@ RESOURCES: tuple[Resource, ...] = (
         False,
         "autoscale: cluster-autoscaler's status (node group sizes) and priority expander",
     ),
+    # Karpenter's NodePools and NodeClaims (karpenter.sh/v1 custom resources) for `autoscale
+    # --autoscaler karpenter`; a cluster without Karpenter serves none, which loses nothing
+    Resource("/apis/karpenter.sh/v1/nodepools", False, "autoscale under Karpenter: its NodePools"),
+    Resource("/apis/karpenter.sh/v1/nodeclaims", False, "autoscale under Karpenter: in-flight NodeClaims"),
 )
 PAGE_SIZE = 500
 # Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kwhatif.autoscaler.scaledown import ScaleDownResult
     from kwhatif.release.versions import ChosenVersion
     from kwhatif.report.check import CheckReport
+    from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.whatif.autoscale import AutoscaleResult
 
 WAITS = "waits for a later scale-up"
@@ -251,6 +252,17 @@ def scale_down_section(res: ScaleDownResult) -> ScaleDownSection:
         tuple(RemovableLine(r.node, r.group, r.utilization, dict(r.pods_to)) for r in res.removable),
         tuple((n.node, n.reason) for n in res.not_removable),
     )
+
+
+def any_autoscale_report(
+    res: AutoscaleResult, scheduler_version: ChosenVersion | None = None, notes: tuple[str, ...] = ()
+) -> AutoscaleReport | KarpenterReport:
+    """The report of either autoscaler's answer (Karpenter's in report/karpenter.py)."""
+    if res.karpenter is not None:
+        from kwhatif.report.karpenter import karpenter_report
+
+        return karpenter_report(res.karpenter, scheduler_version, (*res.notes, *notes), res.karpenter_options)
+    return autoscale_report(res, scheduler_version, notes)
 
 
 def autoscale_report(

@@ -66,6 +66,9 @@ class AutoscaleOptions:
     node_pools: str | None = None
     instance_types: str | None = None
     consolidation: bool = False
+    min_values_policy: str = "Strict"
+    preference_policy: str = "Respect"
+    spot_to_spot_consolidation: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,8 @@ class AutoscaleResult:
     scale_down: ScaleDownResult | None = None
     notes: list[str] = field(default_factory=list)
     expander: str = expanders.DEFAULT_EXPANDER
+    karpenter: Any = None  # whatif.karpenter.KarpenterRun under --autoscaler karpenter
+    karpenter_options: tuple[tuple[str, str], ...] = ()
 
 
 def fork(state: ClusterState) -> ClusterState:
@@ -193,12 +198,15 @@ def autoscale(
 
 
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
-    """Karpenter when the state holds NodePools and no node groups are given or labelled."""
+    """Karpenter when the state holds NodePools and no cluster-autoscaler node groups: none given
+    (--node-groups), and not both a cluster-autoscaler-status ConfigMap and nodes of a provider's
+    node group (the managed node group Karpenter itself runs on makes no cluster-autoscaler)."""
     from kwhatif.autoscaler.nodegroups import PROVIDER_LABELS
 
-    pools = state.skipped.get("NodePool", 0)
+    pools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
+    ca_status = "kube-system/cluster-autoscaler-status" in state.config_maps
     labelled = any(k in n.labels for n in state.nodes.values() for k in PROVIDER_LABELS)
-    if pools and options.node_groups is None and not labelled:
+    if pools and options.node_groups is None and not (ca_status and labelled):
         return AutoscalerKind.KARPENTER
     return AutoscalerKind.CLUSTER_AUTOSCALER
 
@@ -206,8 +214,25 @@ def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> Autosc
 def run_karpenter(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any
 ) -> AutoscaleResult:
-    raise InputError(
-        "--autoscaler karpenter: Karpenter's provisioning is not available in this build", field="--autoscaler"
+    """Karpenter's provisioning (and consolidation) on a fork: whatif/karpenter.py."""
+    from kwhatif.whatif import karpenter
+
+    run = karpenter.provision_for(fork(state), pods, config, options, limits_)
+    entries = [
+        PodEntry(a.pod, Outcome.EXISTING, a.node) if a.result is PodOutcome.SCHEDULED else PodEntry(a.pod, Outcome.NONE)
+        for a in run.attempts.values()
+    ]
+    return AutoscaleResult(
+        AutoscalerKind.KARPENTER.value,
+        [],
+        entries,
+        [],
+        karpenter=run,
+        karpenter_options=(
+            ("minValuesPolicy", options.min_values_policy),
+            ("preferencePolicy", options.preference_policy),
+            ("spotToSpotConsolidation", "true" if options.spot_to_spot_consolidation else "false"),
+        ),
     )
 
 
@@ -292,9 +317,10 @@ def _groups_and_notes(state: ClusterState, options: AutoscaleOptions, limits_: A
     ngs = node_group_set(state, options, limits_)
     scale_up_options(ngs, state, options)  # bad options fail before anything is scheduled
     notes = list(ngs.notes)
-    if state.skipped.get("NodePool"):
+    nodepools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
+    if nodepools:
         notes.append(
-            f"Karpenter provisioning not modelled: {state.skipped['NodePool']} NodePool(s) in the cluster state are "
+            f"Karpenter provisioning not modelled: {nodepools} NodePool(s) in the cluster state are "
             "left out of cluster-autoscaler's answer (--autoscaler karpenter answers for them)"
         )
     return ngs, notes

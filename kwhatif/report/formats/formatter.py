@@ -12,9 +12,10 @@ from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
+from kwhatif.report.karpenter import KarpenterReport
 from kwhatif.report.schedule import ScheduleReport
 
-AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport | AutoscaleReport
+AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport | AutoscaleReport | KarpenterReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,8 @@ class Formatter(abc.ABC):
             return self.finish(self.drain(report))
         if isinstance(report, AutoscaleReport):
             return self.finish(self.autoscale(report))
+        if isinstance(report, KarpenterReport):
+            return self.finish(self.karpenter(report))
         assert_never(report)
 
     def prepare(self, report: AnyReport) -> AnyReport:
@@ -83,6 +86,16 @@ class Formatter(abc.ABC):
             return autoscale.markdown(report)
         if self.output_format in (OutputFormat.TABLE, OutputFormat.WIDE):
             return autoscale.table(report, every=self.output_format is OutputFormat.WIDE)
+        raise self._unsupported(report)
+
+    def karpenter(self, report: KarpenterReport) -> str:
+        """The AutoscaleReport under Karpenter: table, wide and markdown (report/karpenter.py)."""
+        from kwhatif.report import karpenter
+
+        if self.output_format is OutputFormat.MARKDOWN:
+            return karpenter.markdown(report)
+        if self.output_format in (OutputFormat.TABLE, OutputFormat.WIDE):
+            return karpenter.table(report)
         raise self._unsupported(report)
 
     def _unsupported(self, report: Report) -> TypeError:

@@ -35,6 +35,10 @@ class HtmlFormatter(Formatter):
             from kwhatif.report.formats.autoscale import html as autoscale_page
 
             return autoscale_page(report)
+        from kwhatif.report.karpenter import KarpenterReport, html_page
+
+        if isinstance(report, KarpenterReport):
+            return html_page(report)
         return page(report)
 
 

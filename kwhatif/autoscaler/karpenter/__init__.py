@@ -1,0 +1,1 @@
+"""Karpenter's provisioning and disruption decisions (kubernetes-sigs/karpenter, v1 API)."""
