@@ -15,6 +15,7 @@ from kwhatif.api.core import (
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.dra import parse as dra_parse
+from kwhatif.load.depth import depth_problem
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
@@ -312,6 +313,10 @@ def build_cluster(
             state.nodes[node.name] = node
             return
         if kind in WORKLOAD_KINDS:
+            # its template is copied, hashed and encoded, which recurse: bounded first
+            problem = depth_problem(doc.body)
+            if problem is not None:
+                raise InputError(problem, source=doc.source, obj=doc.describe())
             meta = doc.body.get("metadata") or {}
             state.workloads[ident] = Workload(
                 kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source

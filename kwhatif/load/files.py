@@ -28,7 +28,7 @@ import yaml
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
-    construct_go_int,
+    add_go_tag_constructors,
     go_yaml_resolvers,
     json_error_message,
     os_errors,
@@ -97,7 +97,7 @@ class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
 
 
 _UniqueKeyLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=True)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", construct_go_int)
+add_go_tag_constructors(_UniqueKeyLoader)
 
 
 def _go_key_string(key: Any, key_node: Any) -> str | None:

@@ -40,7 +40,7 @@ def live_requested(kubeconfig: str | None, context: str | None) -> bool:
 def check_kubeconfig(path: str) -> bool:
     """A malformed kubeconfig is bad input named by its file, not a crash inside the client.
     False: the file is missing or empty (kubectl skips it)."""
-    from kwhatif.config.reader import os_errors, yaml_error_message, yaml_nesting_problem
+    from kwhatif.config.reader import PlainLoader, os_errors, yaml_error_message, yaml_nesting_problem
 
     if not os.path.isfile(path):
         return False
@@ -57,7 +57,7 @@ def check_kubeconfig(path: str) -> bool:
     if problem:
         raise InputError(problem, source=path)
     try:
-        body = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        body = yaml.load(text, Loader=PlainLoader)
     except yaml.YAMLError as e:
         raise InputError(yaml_error_message(e, text), source=path) from None
     if body is None:
