@@ -14,17 +14,19 @@ from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.errors import FieldError
-from kwhatif.gocompat import go_quote
+from kwhatif.gocompat import bounded_quote, bounded_text
 
 Dict = Mapping[str, Any]
 
 
 def render_value(value: object) -> str:
-    """A field's value as field.Invalid prints it: a string as fmt's %q."""
+    """A field's value as field.Invalid prints it: a string as fmt's %q; a long one (a hostile
+    file's megabytes) as its quoted first characters and its length, so that the message stays
+    a readable line (bounded_quote)."""
     if isinstance(value, str):
-        return go_quote(value)
+        return bounded_quote(value)
     if isinstance(value, (dict, list)):
-        return json.dumps(value, sort_keys=True, default=str)
+        return bounded_text(json.dumps(value, sort_keys=True, default=str))
     if value is None:
         return "null"
     if isinstance(value, bool):

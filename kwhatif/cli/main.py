@@ -29,6 +29,7 @@ from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.report.formats.escape import visible
+from kwhatif.secrets import redacting
 
 
 class _Group(click.Group):
@@ -153,6 +154,12 @@ def main(argv: list[str] | None = None, env: Environment | None = None, prog: st
     env = env or Environment.from_process()
     if env.prog != prog:
         env = dataclasses.replace(env, prog=prog)
+    # no credential reaches the terminal, whatever text carries it (kwhatif.secrets)
+    env = dataclasses.replace(
+        env, stdout=redacting(env.stdout, thorough=False), stderr=redacting(env.stderr, thorough=True)
+    )
+    if sys.stderr is not None:
+        sys.stderr = redacting(sys.stderr, thorough=True)
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
     debug = "--debug" in args

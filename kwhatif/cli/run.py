@@ -88,7 +88,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerC
     if co.config:
         from kwhatif.config.load import load_configuration
 
-        cfg = load_configuration(co.config, version)
+        cfg = load_configuration(co.config, version, limits(co).read_timeout)
     else:
         cfg = default_configuration(version)
     if co.profile and cfg.profile(co.profile) is None:

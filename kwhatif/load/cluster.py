@@ -15,9 +15,9 @@ from kwhatif.api.core import (
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.dra import parse as dra_parse
-from kwhatif.load.depth import depth_problem
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
+from kwhatif.load.depth import depth_problem
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.load.typed import TypedRun
 from kwhatif.versions import SchedulerVersion, default_version

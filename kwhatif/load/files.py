@@ -40,6 +40,7 @@ from kwhatif.config.reader import (
 )
 from kwhatif.errors import InputError
 from kwhatif.gocompat import format_float32_g
+from kwhatif.load.bounded import DEFAULT_READ_TIMEOUT, open_binary, wrap_stream
 
 
 class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
@@ -185,10 +186,12 @@ def format_size(n: int) -> str:
 class Limits:
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
     max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
+    # how long a pipe or FIFO may stay silent (its open, then each chunk; 0: forever): --request-timeout
+    read_timeout: float = DEFAULT_READ_TIMEOUT
 
     @classmethod
-    def uniform(cls, max_bytes: int) -> Limits:
-        return cls(max_bytes, max_bytes)
+    def uniform(cls, max_bytes: int, read_timeout: float = DEFAULT_READ_TIMEOUT) -> Limits:
+        return cls(max_bytes, max_bytes, read_timeout)
 
 
 @dataclass(slots=True)
@@ -236,7 +239,7 @@ def read_path(
     if path == "-":
         if stdin is None and sys.stdin is None:
             raise InputError("standard input is closed", source="<stdin>")
-        stream: Any = stdin if stdin is not None else sys.stdin.buffer
+        stream: Any = stdin if stdin is not None else wrap_stream(sys.stdin.buffer, limits.read_timeout)
         limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
         if isinstance(stream.read(0), str):  # a text stream (tests): read it whole
             text = stream.read(limit + 1)
@@ -264,7 +267,7 @@ def _documents(opened: _WholeText | _JsonStream, limits: Limits, pod_runs: PodRu
 def _open_file(path: str, limits: Limits) -> _WholeText | _JsonStream:
     with os_errors(path):
         size = os.path.getsize(path)
-        fh = open(path, "rb")  # noqa: SIM115 (a windowed reading keeps it open while it reads)
+        fh = open_binary(path, limits.read_timeout)  # a windowed reading keeps it open while it reads
     try:
         with os_errors(path):
             head = fh.read(64)
@@ -1151,7 +1154,8 @@ def precise_sources(docs: list[Document]) -> None:
             text = _stdin_text[0]
         else:
             try:
-                if os.path.getsize(path) > PRECISE_MAX_BYTES:
+                # a pipe or FIFO was read once, and cannot be again
+                if not os.path.isfile(path) or os.path.getsize(path) > PRECISE_MAX_BYTES:
                     continue
                 with open(path, encoding="utf-8-sig") as fh:
                     text = fh.read()

@@ -8,6 +8,7 @@ taken here, because the client lets the last file win."""
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import Any
 
@@ -95,7 +96,7 @@ def merged_kubeconfig(kubeconfig: str | None) -> Any:
     present = [p for p in paths if check_kubeconfig(p)]
     if not present:
         return None
-    merger = kube_config.KubeConfigMerger(os.pathsep.join(present))  # type: ignore[no-untyped-call]
+    merger = _merger(kube_config, present)
     config = merger.config
     if config is None:
         return None
@@ -111,6 +112,21 @@ def merged_kubeconfig(kubeconfig: str | None) -> Any:
     if current:
         config.value["current-context"] = current
     return config
+
+
+def _merger(kube_config: Any, paths: list[str]) -> Any:
+    """The client's KubeConfigMerger of these files. It takes one string that it splits at
+    ':' as $KUBECONFIG is split; kubectl takes --kubeconfig as one path whatever it holds
+    (clientcmd's ExplicitPath), so the files are handed over one by one instead."""
+
+    class Merger(kube_config.KubeConfigMerger):  # type: ignore[misc,name-defined]
+        def _load_config_from_file_path(self, _: str) -> None:
+            for path in paths:
+                self.paths.append(path)
+                self.load_config(path)
+            self.config_saved = copy.deepcopy(self.config_files)
+
+    return Merger("")
 
 
 def contexts(kubeconfig: str | None) -> tuple[list[dict[str, Any]], str | None]:

@@ -54,8 +54,8 @@ def _holds_nothing(path: str) -> bool:
     """Whether a (small) file holds no YAML or JSON content: blank lines, comments, --- and ...
     only. Anything else, and a file that cannot be read here, is left to the reader."""
     try:
-        if os.path.getsize(path) > _NOTHING_MAX_BYTES:
-            return False
+        if not os.path.isfile(path) or os.path.getsize(path) > _NOTHING_MAX_BYTES:
+            return False  # a FIFO or device is read (bounded) as a named file is
         with open(path, "rb") as fh:
             data = fh.read(_NOTHING_MAX_BYTES + 1)
     except OSError:
