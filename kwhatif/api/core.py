@@ -303,6 +303,8 @@ class Pod:
     # spec.schedulingGroup.podGroupName: the PodGroup of the pod's namespace it belongs to (the
     # Workload API); '' when it is in none
     pod_group: str = ""
+    # spec.os.name (linux, windows): the OS the kubelet must run; '' when the pod names none
+    os_name: str = ""
 
     @property
     def key(self) -> str:
@@ -366,6 +368,7 @@ class Node:
     source: str = ""
     kubelet_version: str = ""  # status.nodeInfo.kubeletVersion
     declared_features: tuple[str, ...] = ()  # status.declaredFeatures (NodeDeclaredFeatures)
+    ready: str = ""  # the status of its Ready condition: True, False, Unknown; '' when it reports none
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,7 +77,9 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     chosen = choose(co.scheduler_version, state, live=co.live)
     chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
-    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
+    from kwhatif.load.node_conditions import untainted_not_ready_notes
+
+    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version)) + tuple(untainted_not_ready_notes(state))
     return dataclasses.replace(chosen, notes=notes)
 
 
