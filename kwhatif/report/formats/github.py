@@ -28,10 +28,7 @@ class GithubFormatter(Formatter):
                 continue
             level = "error" if w.failed or report.strict else "warning"
             msg = w.message or w.dominant_reason or (w.notes[-1] if w.notes else str(w.verdict))
-            lines.append(
-                f"::{level} {_where(file, line)}title={github_property(w.headline)}"
-                f"::{github_data(msg)}"
-            )
+            lines.append(f"::{level} {_where(file, line)}title={github_property(w.headline)}::{github_data(msg)}")
         summary = f"{report.summary_line()} on {report.schedule.num_nodes} nodes"
         lines.append(f"::notice title=kwhatif check::{github_data(summary)}")
         return "\n".join(lines) + "\n"
