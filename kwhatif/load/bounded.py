@@ -87,9 +87,11 @@ def read_bounded(path: str, max_bytes: int, timeout: float = DEFAULT_READ_TIMEOU
         return read_at_most(fh, max_bytes + 1)
 
 
-def read_at_most(fh: IO[bytes], n: int) -> bytes:
-    """Up to ``n`` bytes: a pipe's read() returns what has come so far, so read until n or EOF."""
-    chunks: list[bytes] = []
+def read_at_most(fh: Any, n: int) -> Any:
+    """Up to ``n`` bytes (characters of a text stream), a chunk at a time: read(n) allocates n
+    bytes before it reads (a limit of 64G must not ask for 64G), and a pipe's read() returns
+    what has come so far, so read until n or the end."""
+    chunks: list[Any] = []
     got = 0
     while got < n:
         chunk = fh.read(min(n - got, 1 << 20))
@@ -97,6 +99,8 @@ def read_at_most(fh: IO[bytes], n: int) -> bytes:
             break
         chunks.append(chunk)
         got += len(chunk)
+    if chunks and isinstance(chunks[0], str):
+        return "".join(chunks)
     return b"".join(chunks)
 
 
