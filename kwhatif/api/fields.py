@@ -26,7 +26,11 @@ def render_value(value: object) -> str:
     if isinstance(value, str):
         return bounded_quote(value)
     if isinstance(value, (dict, list)):
-        return bounded_text(json.dumps(value, sort_keys=True, default=str))
+        try:
+            return bounded_text(json.dumps(value, sort_keys=True, default=str))
+        except RecursionError:
+            # nested deeper than the encoder recurses (YAML allows 10,000 levels)
+            return f"{'{...}' if isinstance(value, dict) else '[...]'} (nested too deeply to show)"
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -43,7 +43,11 @@ def render(value: object) -> str:
         return str(value)
     if value is None:
         return "null"
-    return bounded_text(json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+    try:
+        return bounded_text(json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+    except RecursionError:
+        # nested deeper than the encoder recurses (YAML allows 10,000 levels)
+        return f"{'{...}' if isinstance(value, dict) else '[...]'} (nested too deeply to show)"
 
 
 def invalid(path: str, value: object, detail: str, rendered: str | None = None) -> ConfigError:

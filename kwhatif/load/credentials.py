@@ -17,6 +17,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
@@ -29,6 +30,7 @@ from kwhatif.load.bounded import OutputTooLarge, read_bounded, run_bounded
 # certificate and key) are far smaller than these; past them the source is not what it claims.
 MAX_TOKEN_BYTES = 1 << 20
 MAX_EXEC_OUTPUT_BYTES = 4 << 20
+_SECRET_NAME = re.compile(r"(?i)token|secret|passw|pwd|key|credential|auth|cert|session")
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 _INTERACTIVE_MODES = ("Never", "IfAvailable", "Always")
 # What replaces each legacy auth-provider (client-go removed gcp and azure in 1.26).
@@ -147,10 +149,15 @@ def _register_secrets(user: dict[str, Any]) -> None:
                     secrets.register(base64.b64decode(value, validate=False).decode("utf-8", "replace"))
     spec = user.get("exec")
     if isinstance(spec, dict):
-        # an exec plugin's env carries credentials as often as not (client-go's exec.go prints
-        # none of them either)
+        # an exec plugin's env often carries a credential (a client secret, an API key); the
+        # variables named for one are hidden (a region or profile name is left as it is: hiding
+        # "default" everywhere would garble every report)
         for item in spec.get("env") or []:
-            if isinstance(item, dict) and isinstance(item.get("value"), str):
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("value"), str)
+                and _SECRET_NAME.search(str(item.get("name") or ""))
+            ):
                 secrets.register(item["value"])
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def node(name: str, *, cpu: str = "4", memory: str = "8Gi", labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+def node(
+    name: str, *, cpu: str = "4", memory: str = "8Gi", labels: dict[str, str] | None = None, **spec: Any
+) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -49,8 +51,13 @@ def cluster() -> dict[str, Any]:
     items = [
         node("node-a", labels={"topology.kubernetes.io/zone": "a"}),
         node("node-b", labels={"topology.kubernetes.io/zone": "b"}),
-        node("node-c", cpu="8", memory="16Gi", labels={"topology.kubernetes.io/zone": "b"},
-             taints=[{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]),
+        node(
+            "node-c",
+            cpu="8",
+            memory="16Gi",
+            labels={"topology.kubernetes.io/zone": "b"},
+            taints=[{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}],
+        ),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}},
         {
             "apiVersion": "apps/v1",
@@ -76,14 +83,22 @@ def pod() -> dict[str, Any]:
     spec["affinity"] = {
         "nodeAffinity": {
             "preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": 10, "preference": {"matchExpressions": [
-                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["b"]}]}}
+                {
+                    "weight": 10,
+                    "preference": {
+                        "matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["b"]}]
+                    },
+                }
             ]
         }
     }
     spec["topologySpreadConstraints"] = [
-        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "ScheduleAnyway",
-         "labelSelector": {"matchLabels": {"app": "api"}}}
+        {
+            "maxSkew": 1,
+            "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {"app": "api"}},
+        }
     ]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "api", "labels": {"app": "api"}}, "spec": spec}
 
@@ -147,10 +162,49 @@ def config() -> dict[str, Any]:
 # values that have crashed parsers and converters before: types swapped, limits crossed,
 # numbers out of range, strings Kubernetes refuses
 INTERESTING: tuple[Any, ...] = (
-    None, "", " ", 0, -1, 1, 2**31, 2**63, -(2**63) - 1, 10**30, 1.5, -0.0, 1e308, float("inf"),
-    True, False, [], {}, [None], {"": ""}, "x" * 300, "0", "-1", "1e1000", "1Ei", "0.0000001m", "NaN",
-    "1.5.5", "a/b/c", "-leading", "UPPER", "nul\x00byte", "\u202etext", "::", "${VAR}", "<script>",
-    "99999999999999999999999999999", "1m", "100Ti", "Exists", "DoesNotExist", "In", "NoSchedule",
+    None,
+    "",
+    " ",
+    0,
+    -1,
+    1,
+    2**31,
+    2**63,
+    -(2**63) - 1,
+    10**30,
+    1.5,
+    -0.0,
+    1e308,
+    float("inf"),
+    True,
+    False,
+    [],
+    {},
+    [None],
+    {"": ""},
+    "x" * 300,
+    "0",
+    "-1",
+    "1e1000",
+    "1Ei",
+    "0.0000001m",
+    "NaN",
+    "1.5.5",
+    "a/b/c",
+    "-leading",
+    "UPPER",
+    "nul\x00byte",
+    "\u202etext",
+    "::",
+    "${VAR}",
+    "<script>",
+    "99999999999999999999999999999",
+    "1m",
+    "100Ti",
+    "Exists",
+    "DoesNotExist",
+    "In",
+    "NoSchedule",
 )
 
 # flags, their usual values, and values past their limits (None: a flag that takes no value)
@@ -161,14 +215,23 @@ COMMON_FLAGS: tuple[tuple[str, tuple[str, ...] | None, tuple[str, ...]], ...] = 
     ("--feature-gates", ("PodLevelResources=true",), ("", "Nope=true", "DynamicResourceAllocation=maybe", "=,")),
     ("--profile", ("default-scheduler",), ("missing", "")),
     ("--without-node", ("node-a", "node-b"), ("node-z", "")),
-    ("--add-node", ("{node}", "{node}:2", "{node}:40"), ("{node}:0", "{node}:5001", "{node}:x", "{node}:-3", "missing.yaml:1")),
+    (
+        "--add-node",
+        ("{node}", "{node}:2", "{node}:40"),
+        ("{node}:0", "{node}:5001", "{node}:x", "{node}:-3", "missing.yaml:1"),
+    ),
     ("-o", ("table", "wide", "json", "yaml", "markdown", "junit", "github", "sarif", "html"), ("csv",)),
     ("--no-preemption", None, ()),
     ("--quiet", None, ()),
 )
 COMMAND_FLAGS: dict[str, tuple[tuple[str, tuple[str, ...] | None, tuple[str, ...]], ...]] = {
     "schedule": (("--node", ("node-a",), ("nope",)), ("--explain", ("grouped", "all"), ("x",))),
-    "check": (("--strict", None, ()), ("--surge", None, ()), ("--hpa-max", None, ()), ("-n", ("default",), ("other", "Bad_NS"))),
+    "check": (
+        ("--strict", None, ()),
+        ("--surge", None, ()),
+        ("--hpa-max", None, ()),
+        ("-n", ("default",), ("other", "Bad_NS")),
+    ),
     "capacity": (("--max", ("1", "5", "150000"), ("150001", "0", "-2", "x")), ("--min", ("0", "3"), ("150001", "-1"))),
     "drain": (
         ("--ignore-daemonsets", None, ()),

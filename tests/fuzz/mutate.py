@@ -13,7 +13,21 @@ import yaml
 from tests.fuzz.corpus import INTERESTING
 
 # explicit YAML tags, the ones go-yaml resolves and others
-TAGS = ("!!float", "!!int", "!!bool", "!!null", "!!timestamp", "!!binary", "!!str", "!!set", "!!omap", "!!seq", "!!map", "!!python/tuple", "!custom")
+TAGS = (
+    "!!float",
+    "!!int",
+    "!!bool",
+    "!!null",
+    "!!timestamp",
+    "!!binary",
+    "!!str",
+    "!!set",
+    "!!omap",
+    "!!seq",
+    "!!map",
+    "!!python/tuple",
+    "!custom",
+)
 
 
 def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -68,7 +82,9 @@ def mutate_doc(rng: random.Random, doc: Any) -> Any:
     if op == 5 and isinstance(target, dict) and target:
         del target[rng.choice(list(target))]
     elif op == 6 and isinstance(target, dict):
-        target[rng.choice(("unknownField", "spec", "metadata", "resources", "x-" + str(rng.randrange(99))))] = rng.choice(INTERESTING)
+        target[rng.choice(("unknownField", "spec", "metadata", "resources", "x-" + str(rng.randrange(99))))] = (
+            rng.choice(INTERESTING)
+        )
     elif isinstance(target, list):
         if target and rng.random() < 0.5:
             target.extend(copy.deepcopy(target) * rng.randrange(1, 4))
@@ -114,7 +130,11 @@ def mutate_text(rng: random.Random, text: str) -> str:
         lines[i] = line[: rng.randrange(len(line) + 1)]
     elif op == 6 and line:
         j = rng.randrange(len(line))
-        lines[i] = line[:j] + rng.choice(("\t", "\x00", "\x7f", "{", "[", "'", '"', "&a", "*a", "\u2028", "é", "#")) + line[j + 1 :]
+        lines[i] = (
+            line[:j]
+            + rng.choice(("\t", "\x00", "\x7f", "{", "[", "'", '"', "&a", "*a", "\u2028", "é", "#"))
+            + line[j + 1 :]
+        )
     elif op == 7:
         lines.insert(i, rng.choice(("---", "...", "%YAML 1.1", "? complex", "<<: *x", "- - - -", "!!binary |")))
     else:
