@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from kwhatif.cli.env import Environment
 from kwhatif.cli.main import main
