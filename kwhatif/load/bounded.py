@@ -150,14 +150,17 @@ def run_bounded(
     timeout: float,
     stdin: Any = subprocess.DEVNULL,
     env: dict[str, str] | None = None,
+    held: list[str] | None = None,
 ) -> tuple[int, bytes]:
     """Run a command and return its exit status and standard output, which is read as it comes
     and stops the command (OutputTooLarge) past ``max_stdout`` bytes; ``timeout`` (seconds, 0:
     none) bounds the whole run (subprocess.TimeoutExpired). Its standard error is shown as it
-    comes (through sys.stderr, which keeps secrets out), up to MAX_SHOWN_STDERR bytes."""
+    comes (through sys.stderr, which keeps secrets out), up to MAX_SHOWN_STDERR bytes; or, with
+    ``held``, kept there for the caller to show once it knows what to hide (the credential the
+    command answers)."""
     proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None
-    forwarder = threading.Thread(target=_forward, args=(proc.stderr.fileno(),), name="kwhatif-stderr", daemon=True)
+    forwarder = threading.Thread(target=_forward, args=(proc.stderr.fileno(), held), name="kwhatif-stderr", daemon=True)
     forwarder.start()
     deadline = time.monotonic() + timeout if timeout > 0 else None
     out = bytearray()
@@ -184,11 +187,11 @@ def run_bounded(
         raise
     finally:
         proc.stdout.close()
-        forwarder.join(1.0)
+        forwarder.join(5.0 if held is not None else 1.0)
     return code, bytes(out)
 
 
-def _forward(fd: int) -> None:
+def _forward(fd: int, held: list[str] | None) -> None:
     shown = 0
     while True:
         try:
@@ -200,6 +203,9 @@ def _forward(fd: int) -> None:
         if shown < MAX_SHOWN_STDERR:
             text = chunk[: MAX_SHOWN_STDERR - shown].decode("utf-8", "replace")
             shown += len(chunk)
+            if held is not None:
+                held.append(text)
+                continue
             try:
                 sys.stderr.write(text)
                 sys.stderr.flush()

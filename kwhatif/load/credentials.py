@@ -202,15 +202,19 @@ def run_exec_plugin(
     if spec.get("provideClusterInfo"):
         info["spec"]["cluster"] = _cluster_info(cluster)
     env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
+    # its standard error shown as kubectl shows it, without secrets: as it comes when the
+    # plugin talks to a person, else once it has answered (so that the credential it answers is
+    # hidden there too); its standard output, the credential, bounded in size as in time
+    held: list[str] | None = None if interactive else []
+    stdout = b""
     try:
-        # its standard error shown as it comes, as kubectl shows it (without secrets); its
-        # standard output, the credential, bounded in size as in time
         returncode, stdout = run_bounded(
             [command, *args],
             max_stdout=MAX_EXEC_OUTPUT_BYTES,
             timeout=timeout,
             stdin=stdin if interactive else subprocess.DEVNULL,
             env=env,
+            held=held,
         )
     except OutputTooLarge:
         raise ClusterError(
@@ -227,9 +231,26 @@ def run_exec_plugin(
         raise ClusterError(f"{who} {command}: no credential within {timeout:g}s (see --request-timeout)") from None
     except OSError as e:
         raise ClusterError(f"{who} {command}: cannot run it: {e.strerror or type(e).__name__}") from None
+    finally:
+        if held is not None:
+            _show_held(held, stdout)
     if returncode != 0:
         raise ClusterError(f"{who} {command}: exited with status {returncode}")
     return _exec_status(f"{who} {command}", stdout, api_version)
+
+
+def _show_held(held: list[str], stdout: bytes) -> None:
+    """A plugin's standard error, written once what it answered is known to be secret."""
+    try:
+        doc = json.loads(stdout) if stdout else None
+    except ValueError:
+        doc = None
+    status = doc.get("status") if isinstance(doc, dict) else None
+    if isinstance(status, dict):
+        secrets.register(*(v for v in status.values() if isinstance(v, str)))
+    if held:
+        sys.stderr.write("".join(held))
+        sys.stderr.flush()
 
 
 def _exec_status(who: str, out: bytes, api_version: str) -> dict[str, Any]:

@@ -56,13 +56,17 @@ def test_an_explicit_tag_its_value_cannot_take_is_refused_in_every_input(run, tm
     f = tmp_path / "in.yaml"
     args: list[str]
     if where == "manifest":
-        f.write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{a: {tagged}}}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n")
+        f.write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{a: {tagged}}}}}\nspec: {{containers: [{{name: c, image: x}}]}}\n"
+        )
         args = ["schedule", str(f), "--cluster", CLUSTER]
     elif where == "cluster":
         f.write_text(CLUSTER_TEXT.replace("name: cp-1\n", f"name: cp-1\n    x: {tagged}\n", 1))
         args = ["schedule", POD, "--cluster", str(f)]
     elif where == "config":
-        f.write_text(f"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: {tagged}\n")
+        f.write_text(
+            f"apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: {tagged}\n"
+        )
         args = ["schedule", POD, "--cluster", CLUSTER, "--config", str(f)]
     elif where == "add-node":
         f.write_text(yaml.safe_dump(NODE) + f"extra: {tagged}\n")
@@ -102,7 +106,11 @@ def test_deep_aliases_are_measured_without_recursion(run, tmp_path):
     depth = 3000
     f = tmp_path / "a.yaml"
     f.write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata: {}\nx: &a " + "[" * depth + "1" + "]" * depth + "\ny: *a\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata: {}\nx: &a "
+        + "[" * depth
+        + "1"
+        + "]" * depth
+        + "\ny: *a\n"
     )
     r = run("schedule", POD, "--cluster", CLUSTER, "--cluster", str(f))
     assert r.code == 0, r.err
@@ -114,11 +122,23 @@ def test_deep_aliases_are_measured_without_recursion(run, tmp_path):
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("--max-input-size", "65G", "Error: Invalid value for '--max-input-size': '65G' is above the largest size kwhatif reads, 64G"),
+        (
+            "--max-input-size",
+            "65G",
+            "Error: Invalid value for '--max-input-size': '65G' is above the largest size kwhatif reads, 64G",
+        ),
         ("--max-input-size", "9" * 40 + "G", "is above the largest size kwhatif reads, 64G"),
-        ("--request-timeout", "25h", "Error: Invalid value for '--request-timeout': '25h' is above the longest timeout, 24h (0 waits forever)"),
+        (
+            "--request-timeout",
+            "25h",
+            "Error: Invalid value for '--request-timeout': '25h' is above the longest timeout, 24h (0 waits forever)",
+        ),
         ("--request-timeout", "9" * 30 + "h", "is above the longest timeout, 24h"),
-        ("--add-node", "{node}:5001", "kwhatif: error: --add-node: count 5001 in '{node}:5001' is above 5000 (the most nodes a cluster is supported with)"),
+        (
+            "--add-node",
+            "{node}:5001",
+            "kwhatif: error: --add-node: count 5001 in '{node}:5001' is above 5000 (the most nodes a cluster is supported with)",
+        ),
         ("--add-node", "{node}:" + "9" * 30, "is above 5000 (the most nodes a cluster is supported with)"),
     ],
 )
@@ -136,7 +156,10 @@ def test_the_add_node_counts_are_bounded_together(run, tmp_path):
     node.write_text(yaml.safe_dump(NODE))
     r = run("schedule", POD, "--cluster", CLUSTER, "--add-node", f"{node}:3000", "--add-node", f"{node}:3000")
     assert r.code == 2
-    assert one_error_line(r) == "kwhatif: error: --add-node: 6000 nodes in all is above 5000 (the most nodes a cluster is supported with)"
+    assert (
+        one_error_line(r)
+        == "kwhatif: error: --add-node: 6000 nodes in all is above 5000 (the most nodes a cluster is supported with)"
+    )
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--max", "150001"), ("--min", "150001"), ("--max", "0")])
@@ -191,7 +214,11 @@ def test_a_fifo_that_is_written_is_read(run, tmp_path):
 def test_a_pipe_that_stays_silent_ends_at_the_read_timeout(tmp_path):
     """Standard input whose writer keeps it open and writes nothing more."""
     writer = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; sys.stdout.write('apiVersion: v1\\n'); sys.stdout.flush(); time.sleep(60)"],
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; sys.stdout.write('apiVersion: v1\\n'); sys.stdout.flush(); time.sleep(60)",
+        ],
         stdout=subprocess.PIPE,
     )
     try:
@@ -223,7 +250,10 @@ def test_a_token_file_of_dev_zero_is_refused_at_its_size(api, run, tmp_path):
     kc = api.kubeconfig(str(tmp_path / "kc"), user={"tokenFile": "/dev/zero"})
     r = run("schedule", "--pending", "--kubeconfig", kc)
     assert r.code == 3
-    assert one_error_line(r) == "kwhatif: error: kubeconfig user 'tester': tokenFile /dev/zero: larger than 1024 KiB, not a token"
+    assert (
+        one_error_line(r)
+        == "kwhatif: error: kubeconfig user 'tester': tokenFile /dev/zero: larger than 1024 KiB, not a token"
+    )
 
 
 def test_a_token_file_that_is_a_fifo_ends_at_the_request_timeout(api, run, tmp_path):
@@ -242,7 +272,9 @@ def test_an_exec_plugin_that_never_stops_writing_is_stopped(api, run, tmp_path):
     plugin = tmp_path / "plugin.py"
     plugin.write_text(f"#!{sys.executable}\nimport sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n")
     plugin.chmod(0o755)
-    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin), "interactiveMode": "Never"}}
+    user = {
+        "exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin), "interactiveMode": "Never"}
+    }
     kc = api.kubeconfig(str(tmp_path / "kc"), user=user)
     start = time.monotonic()
     r = run("schedule", "--pending", "--kubeconfig", kc, "--request-timeout", "0")
