@@ -84,7 +84,8 @@ def read_bounded(path: str, max_bytes: int, timeout: float = DEFAULT_READ_TIMEOU
     """At most ``max_bytes + 1`` bytes of ``path`` (a caller that gets more knows it is too
     large), within the read timeout. Raises OSError (ReadTimeout among them)."""
     with open_binary(path, timeout) as fh:
-        return read_at_most(fh, max_bytes + 1)
+        data: bytes = read_at_most(fh, max_bytes + 1)
+    return data
 
 
 def read_at_most(fh: Any, n: int) -> Any:

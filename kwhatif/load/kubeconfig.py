@@ -119,7 +119,7 @@ def _merger(kube_config: Any, paths: list[str]) -> Any:
     ':' as $KUBECONFIG is split; kubectl takes --kubeconfig as one path whatever it holds
     (clientcmd's ExplicitPath), so the files are handed over one by one instead."""
 
-    class Merger(kube_config.KubeConfigMerger):  # type: ignore[misc,name-defined]
+    class Merger(kube_config.KubeConfigMerger):  # type: ignore[misc]
         def _load_config_from_file_path(self, _: str) -> None:
             for path in paths:
                 self.paths.append(path)
