@@ -98,7 +98,7 @@ def main() -> None:
     from kwhatif.config.options import Options
     from kwhatif.load.cluster import build_cluster
     from kwhatif.load.files import Document
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", default="100,500")

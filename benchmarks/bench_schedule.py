@@ -36,7 +36,7 @@ def main() -> None:
     from kwhatif.cli.run import long_lived
     from kwhatif.config.defaults import default_configuration
     from kwhatif.load.cluster import load_cluster
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
     from kwhatif.whatif.capacity import measure
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -75,7 +75,7 @@ def load(path: str) -> tuple[Any, float]:
 
 def child_load(path: str, _: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
 
     state, load_s = load(path)
     t0 = time.perf_counter()
@@ -100,7 +100,7 @@ def child_check(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
     from kwhatif.framework.types import PodOutcome
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
     from kwhatif.whatif.check import check
 
     state, load_s = load(path)
@@ -129,12 +129,12 @@ def child_strict(path: str, args: dict[str, Any]) -> dict[str, Any]:
 def child_explain(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
+    from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.framework.types import PodOutcome
     from kwhatif.load.cluster import build_cluster, no_gc
-    from kwhatif.load.workloads import expand_workload
     from kwhatif.report.formats.output import get_formatter
     from kwhatif.report.schedule import schedule_report
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
 
     state, load_s = load(path)
     manifest = build_cluster(deployment_docs(1), check_node_refs=False)
@@ -179,7 +179,7 @@ def child_capacity(path: str, args: dict[str, Any]) -> dict[str, Any]:
     from kwhatif.api import parse
     from kwhatif.config.defaults import default_configuration
     from kwhatif.config.options import Options
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
     from kwhatif.whatif.capacity import measure
 
     state, load_s = load(path)

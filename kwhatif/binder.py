@@ -21,6 +21,7 @@ from kwhatif.errors import ClusterError
 from kwhatif.framework import interface
 from kwhatif.framework.interface import SUCCESS, Status
 from kwhatif.load.http import http_reason
+from kwhatif.load.live import LiveOptions, api_client, request
 
 
 class Outcome(enum.StrEnum):
@@ -300,3 +301,26 @@ def _json(body: bytes) -> dict[str, Any]:
     except ValueError:
         return {}
     return doc if isinstance(doc, dict) else {}
+
+
+def make_api_binder(
+    kubeconfig: str | None,
+    context: str | None,
+    existing: Mapping[str, str],
+    manifests: Mapping[str, dict[str, Any]],
+    unbound_claims: Callable[[Any], list[str]] | None = None,
+    options: LiveOptions | None = None,
+) -> ApiBinder:
+    """--apply: an ApiBinder that talks to the kubeconfig's API server."""
+    client = api_client(kubeconfig, context, options)
+
+    def call(method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:
+        return request(client, method, path, body=body)
+
+    return ApiBinder(
+        call,
+        existing,
+        manifests,
+        unbound_claims=unbound_claims,
+        where=client.host or "the cluster",
+    )

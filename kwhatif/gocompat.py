@@ -12,7 +12,7 @@ import json
 import math
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -535,3 +535,15 @@ class _GoSorter(Generic[T]):
         while i < j:
             self.swap(i, j)
             i, j = i + 1, j - 1
+
+
+def aggregate(messages: Iterable[str]) -> str:
+    """utilerrors.NewAggregate(errs).Error(): duplicates dropped, one message as it is, several
+    in brackets."""
+    seen: list[str] = []
+    for m in messages:
+        if m not in seen:
+            seen.append(m)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"

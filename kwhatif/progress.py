@@ -12,7 +12,7 @@ import sys
 import time
 from typing import TextIO
 
-from kwhatif.report.formats.escape import visible
+from kwhatif.escape import visible
 
 _stream: TextIO | None = None
 _shown: Task | None = None  # the task whose line is on the screen

@@ -18,16 +18,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from kwhatif.api import parse
-from kwhatif.api.admission import Admission
 from kwhatif.api.core import Node, Pod
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.types import PluginRef, PluginSet, Profile
+from kwhatif.controlplane.admission.pod import Admission
 from kwhatif.framework.handle import Handle, Nominator
 from kwhatif.framework.runtime import Framework, Registry
 from kwhatif.plugins.registry import in_tree
-from kwhatif.versions import SchedulerVersion, get
+from kwhatif.release.versions import SchedulerVersion, get
 
 PINNED: SchedulerVersion = get("1.30.6")
 

@@ -12,8 +12,8 @@ from kwhatif.api.parse import pod as parse_pod
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import read_path
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import get as get_version
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 # The release the sample's own answers (cases/, seq/, volumes/, capacity/, config/) were recorded from;
 # releases/<version>/ holds the answers of later releases to the same inputs.

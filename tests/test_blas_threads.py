@@ -10,7 +10,7 @@ import sys
 import pytest
 
 PROBE = (
-    "import os, kwhatif.incremental.engine, numpy; "
+    "import os, kwhatif.scheduling.incremental, numpy; "
     "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))"
 )
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from kwhatif.framework.interface import CycleState
-from kwhatif.incremental.engine import _bulk_scores
 from kwhatif.plugins import node_resources_balanced_allocation as ba
 from kwhatif.plugins import node_resources_fit as fit
-from kwhatif.versions import get
+from kwhatif.release.versions import get
+from kwhatif.scheduling.incremental import _bulk_scores
 
 from builders import make_handle, make_node, make_pod, plugin_args
 

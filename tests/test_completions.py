@@ -131,7 +131,7 @@ def test_releases_complete(run_cli, monkeypatch):
 
 
 def test_feature_gates_complete_for_the_selected_release(run_cli, monkeypatch):
-    from kwhatif import featuregates
+    from kwhatif.release import featuregates
 
     got = complete(run_cli, monkeypatch, "kwhatif schedule --scheduler-version 1.30 --feature-gates ")
     assert got == [f"{n}=" for n in sorted(featuregates.known(30))]

@@ -11,11 +11,10 @@ import pytest
 
 from kwhatif import plugins
 from kwhatif.api import parse
-from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
-from kwhatif.explain import node_hint
+from kwhatif.controlplane.admission.pod import Admission
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import node_affinity as na
 from kwhatif.plugins import node_ports as np
@@ -27,8 +26,9 @@ from kwhatif.plugins import taint_toleration as tt
 from kwhatif.plugins import volume_binding as vb
 from kwhatif.plugins import volume_restrictions as vr
 from kwhatif.plugins import volume_zone as vz
-from kwhatif.scheduler import Scheduler
-from kwhatif.versions import get
+from kwhatif.release.versions import get
+from kwhatif.scheduling.explain import node_hint
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import PodBuilder, make_node, make_pod
 

@@ -12,14 +12,14 @@ import pytest
 from test_versions import first, node
 
 from kwhatif.api import parse
-from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
+from kwhatif.controlplane.admission.pod import Admission
 from kwhatif.errors import FieldError
-from kwhatif.featuregates import FeatureGateError
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import SUPPORTED_MINORS, SchedulerVersion, get
+from kwhatif.release.featuregates import FeatureGateError
+from kwhatif.release.versions import SUPPORTED_MINORS, SchedulerVersion, get
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 from builders import PodBuilder, make_pod
 
@@ -50,7 +50,7 @@ def minors_from(first_minor: int) -> list[int]:
 def gate_off(minor: int, gate: str) -> str:
     """--feature-gates turning ``gate`` off, with every gate that is on and depends on it (from
     1.35 kube-scheduler refuses to leave a dependent on)."""
-    from kwhatif.featuregates import dependencies
+    from kwhatif.release.featuregates import dependencies
 
     off = [gate]
     deps = dependencies(minor)
@@ -108,7 +108,7 @@ def test_comparison_operators_compare_decimal_integers(op: str, value: str, tain
 
 def test_comparison_operators_before_1_35() -> None:
     """1.34 does not know the gate: --feature-gates refuses it, and a Gt toleration matches nothing."""
-    from kwhatif.featuregates import FeatureGateError
+    from kwhatif.release.featuregates import FeatureGateError
 
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: TaintTolerationComparisonOperators"):
         version(34, "TaintTolerationComparisonOperators=true")
@@ -205,7 +205,7 @@ def test_match_label_keys_in_pod_topology_spread(minor: int) -> None:
 
 @pytest.mark.parametrize("minor", SUPPORTED_MINORS)
 def test_dynamic_resource_allocation(minor: int) -> None:
-    from kwhatif.featuregates import FeatureGateError, known
+    from kwhatif.release.featuregates import FeatureGateError, known
 
     v_on = version(minor, "DynamicResourceAllocation=true")
     assert "DynamicResources" in [n for n, _ in v_on.default_plugins()]

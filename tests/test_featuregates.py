@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kwhatif import featuregates as fg
-from kwhatif import versions
-from kwhatif.featuregates import FeatureGateError, Stage, known, parse
 from kwhatif.plugins.registry import _IN_TREE
+from kwhatif.release import featuregates as fg
+from kwhatif.release import versions
+from kwhatif.release.featuregates import FeatureGateError, Stage, known, parse
 
-ROOT = Path(versions.__file__).resolve().parent
+ROOT = Path(versions.__file__).resolve().parent.parent
 
 # At 1.35.7: an alpha gate off, a beta gate on, a GA gate locked to true, a deprecated gate.
 ALPHA, BETA = "TaintTolerationComparisonOperators", "PodLevelResources"
@@ -199,7 +199,7 @@ def _sources(exclude: tuple[str, ...]) -> str:
 def test_every_behaviour_switch_is_read() -> None:
     """A switch no plugin, loader or admission reads is dead data."""
     text = _sources(("versions.py",))
-    own = (ROOT / "versions.py").read_text().split("class Change", 1)[1]
+    own = (ROOT / "release" / "versions.py").read_text().split("class Change", 1)[1]
     unread = [
         f
         for f in versions.Behaviour.__dataclass_fields__
@@ -210,7 +210,7 @@ def test_every_behaviour_switch_is_read() -> None:
 
 def test_every_modelled_gate_is_read() -> None:
     text = _sources(("versions.py", "featuregates.py"))
-    dra = (ROOT / "dra" / "features.py").read_text() + (ROOT / "gang" / "gates.py").read_text()
+    dra = (ROOT / "dra" / "features.py").read_text() + (ROOT / "release" / "workload_gates.py").read_text()
     unread = [g for g in versions.MODELLED_GATES if f'"{g}"' not in text and f'"{g}"' not in dra]
     assert unread == []
     for g in versions.MODELLED_GATES + versions.GANG_GATES:
@@ -236,13 +236,6 @@ def test_diff() -> None:
     assert "feature gate defaults:" not in lines
     assert "  NodeDeclaredFeatures: false -> true" in versions.diff_lines("1.35", "1.36")
     assert versions.diff_lines("1.36", "1.36", plugin="TaintToleration")[1:] == ["  no recorded change"]
-
-
-def test_diff_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert versions.main(["diff", "1.33.5", "1.34", "--plugin", "NodePorts"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].startswith("  + 1.34.0  [NodePorts] NodePorts counts the host ports")
-    assert versions.main(["diff", "1.33", "1.99"]) == 2
-    assert "kwhatif answers as kube-scheduler 1.30 to 1.37" in capsys.readouterr().err
 
 
 def test_report_fields_record_the_gates_in_force() -> None:

@@ -11,7 +11,7 @@ import pytest
 from test_fidelity import _compare
 from test_fidelity_releases import _refusal
 
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import get as get_version
 
 from fidelity import SAMPLE, case_dirs, expected
 

@@ -18,7 +18,7 @@ from test_fidelity import _compare
 from test_preemption_sequences import _attempt_view, _run
 
 from kwhatif.errors import KwhatifError
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import get as get_version
 
 from fidelity import SAMPLE, expected
 

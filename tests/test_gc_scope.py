@@ -9,7 +9,7 @@ from pathlib import Path
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.load.cluster import load_cluster
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import PINNED, make_node
 

@@ -20,9 +20,9 @@ from kwhatif.api import parse
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
+from kwhatif.release.versions import get
 from kwhatif.report.schedule import report_dict, schedule_report
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import get
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif.drain import DrainOptions, drain
 
 from builders import make_cluster
@@ -490,7 +490,7 @@ def test_incremental_matches_from_scratch_two_profiles(seed: int) -> None:
 def test_incremental_matches_from_scratch_with_domain_arrays(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys with many domains (hostname on big clusters) find their critical paths in arrays:
     force that path on these small clusters."""
-    from kwhatif.incremental import spread
+    from kwhatif.plugins.pod_topology_spread import incremental as spread
 
     monkeypatch.setattr(spread, "_ARRAY_DOMAINS", 1)
     _compare(seed, Options(), "custom")
@@ -517,7 +517,7 @@ def test_incremental_matches_from_scratch_strict_spreading_in_bulk(
 ) -> None:
     """Zones of big clusters flip in bulk (their nodes' results kept per answer): force that
     path on these small clusters, for the strict shapes and for the mixed ones."""
-    from kwhatif.incremental import engine
+    from kwhatif.scheduling import incremental as engine
 
     monkeypatch.setattr(engine, "_BULK_GROUP", 1)
     _compare(seed, options, "", DEFAULT_VERSION, strict=True)
@@ -653,8 +653,8 @@ def test_check_of_the_sample_workloads(surge: bool) -> None:
 
 
 def _capacity(options: Options, pod: str) -> str:
+    from kwhatif.controlplane.controllers.pods import load_pods
     from kwhatif.load.cluster import load_cluster
-    from kwhatif.load.pods import load_pods
     from kwhatif.report.capacity import capacity_report
     from kwhatif.whatif.capacity import measure
 

@@ -17,14 +17,14 @@ from kwhatif.api.core import WhenUnsatisfiable
 from kwhatif.cache.node_info import shape
 from kwhatif.config.defaults import default_configuration
 from kwhatif.dra import features as F
+from kwhatif.framework.incremental import NodeIndex
 from kwhatif.framework.interface import CycleState, NodeScore
-from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel
-from kwhatif.incremental.nodes import NodeIndex
-from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import inter_pod_affinity as ipa
 from kwhatif.plugins import pod_topology_spread as pts
-from kwhatif.scheduler import Scheduler
+from kwhatif.plugins.inter_pod_affinity.incremental import AffinityFilterModel, AffinityScoreModel
+from kwhatif.plugins.pod_topology_spread.incremental import SpreadFilterModel, SpreadScoreModel
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import make_cluster, make_handle, make_node, make_pod
 
@@ -77,7 +77,7 @@ SEEDS = [pytest.param(seed, id=f"seed-{seed}") for seed in range(25)]
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_spread_filter_model_is_the_prefilter_state(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kwhatif.incremental import spread
+    from kwhatif.plugins.pod_topology_spread import incremental as spread
 
     monkeypatch.setattr(spread, "_ARRAY_DOMAINS", seed % 3)  # small and large domain counts alike
     rng, sched, templates = _setup(seed)
@@ -306,7 +306,7 @@ def test_spread_filter_model_finds_groups_by_domain() -> None:
 def test_zones_flip_without_refiltering_and_reuse_their_results(bulk: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """Replicas spread strictly by zone: each placement turns the zones infeasible and feasible
     again as a whole, and a node gets back the very result it had before its zone flipped."""
-    from kwhatif.incremental import engine
+    from kwhatif.scheduling import incremental as engine
 
     if bulk:
         monkeypatch.setattr(engine, "_BULK_GROUP", 1)

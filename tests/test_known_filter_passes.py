@@ -11,8 +11,8 @@ from collections import Counter
 from types import SimpleNamespace
 
 from kwhatif.framework.interface import Code, CycleState, Status
-from kwhatif.incremental.engine import _known_answers
 from kwhatif.plugins import node_name, node_resources_fit, node_unschedulable, taint_toleration
+from kwhatif.scheduling.incremental import _known_answers
 
 from builders import make_handle, make_node, make_pod, plugin_args
 

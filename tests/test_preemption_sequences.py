@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from kwhatif.framework.types import NodesFit, Prioritized
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from fidelity import BASE_VERSION, case_dirs, expected, explain, load_case
 

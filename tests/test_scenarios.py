@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from kwhatif.framework.runtime import FilterResult
-from kwhatif.scheduler import Attempt
+from kwhatif.scheduling.scheduler import Attempt
 
 from fidelity import load_case
 

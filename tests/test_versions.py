@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from kwhatif import versions
 from kwhatif.api import parse
-from kwhatif.api.admission import Admission
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.load import parse_configuration
 from kwhatif.config.types import DynamicResourcesArgs
+from kwhatif.controlplane.admission.pod import Admission
 from kwhatif.errors import ConfigError
 from kwhatif.framework.runtime import Framework
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import Release, get
+from kwhatif.release import versions
+from kwhatif.release.versions import Release, get
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 from builders import PodBuilder, make_cluster, make_node, make_pod
 

@@ -63,18 +63,6 @@ def type_error(path: str, value: object, expected: str) -> FieldError:
     return FieldError(f"expected {expected}, got {kind} {render_value(value)[:60]}", field=path)
 
 
-def aggregate(messages: Iterable[str]) -> str:
-    """utilerrors.NewAggregate(errs).Error(): duplicates dropped, one message as it is, several
-    in brackets."""
-    seen: list[str] = []
-    for m in messages:
-        if m not in seen:
-            seen.append(m)
-    if len(seen) == 1:
-        return seen[0]
-    return "[" + ", ".join(seen) + "]"
-
-
 def join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 

@@ -70,7 +70,7 @@ from kwhatif.api.resources import (
     is_native,
 )
 from kwhatif.errors import FieldError
-from kwhatif.versions import default_version
+from kwhatif.release.versions import default_version
 
 # What pods are derived under when no release is named: kwhatif's default release.
 DEFAULT_POD_RULES = PodRules.of(default_version())

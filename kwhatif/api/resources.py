@@ -47,7 +47,7 @@ QUOTA_POD_RESOURCES = frozenset(
 ResourceList = Mapping[str, Fraction]
 
 if TYPE_CHECKING:
-    from kwhatif.versions import SchedulerVersion
+    from kwhatif.release.versions import SchedulerVersion
 
 
 def is_native(name: str) -> bool:

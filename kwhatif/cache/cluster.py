@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kwhatif.api import parse, workload
-from kwhatif.api.admission import Admission
 from kwhatif.api.autoscaling import HorizontalPodAutoscaler
 from kwhatif.api.core import (
     Namespace,
@@ -21,8 +20,6 @@ from kwhatif.api.core import (
     Service,
 )
 from kwhatif.api.labels import NOTHING, Selector, selector_from_set
-from kwhatif.api.limitranger import LimitRange
-from kwhatif.api.resourcequota import ResourceQuota
 from kwhatif.api.resources import PodRules
 from kwhatif.api.storage import (
     CSIDriver,
@@ -33,10 +30,13 @@ from kwhatif.api.storage import (
     StorageClass,
     VolumeAttachment,
 )
+from kwhatif.cache.pod_groups import PodGroupStates
+from kwhatif.controlplane.admission.limitranger import LimitRange
+from kwhatif.controlplane.admission.pod import Admission
+from kwhatif.controlplane.admission.resourcequota import ResourceQuota
 from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kwhatif.errors import FieldError
-from kwhatif.gang.state import PodGroupStates
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 
 @dataclass(frozen=True, slots=True)

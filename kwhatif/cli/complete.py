@@ -64,7 +64,7 @@ def complete_node(ctx: click.Context, param: click.Parameter, incomplete: str) -
 
 
 def complete_release(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    from kwhatif.versions import MAJOR, NEWEST_PATCH, SUPPORTED_MINORS
+    from kwhatif.release.versions import MAJOR, NEWEST_PATCH, SUPPORTED_MINORS
 
     minors = [f"{MAJOR}.{m}" for m in SUPPORTED_MINORS]
     patches = [f"{MAJOR}.{m}.{p}" for m in SUPPORTED_MINORS for p in range(NEWEST_PATCH[m] + 1)]
@@ -78,8 +78,8 @@ def complete_release(ctx: click.Context, param: click.Parameter, incomplete: str
 def complete_feature_gates(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """The gates the release of --scheduler-version (else the default one) knows, for the last
     K=V of the list; the ones already given are not offered again."""
-    from kwhatif import featuregates
-    from kwhatif.versions import DEFAULT_MINOR, parse_version
+    from kwhatif.release import featuregates
+    from kwhatif.release.versions import DEFAULT_MINOR, parse_version
 
     minor = DEFAULT_MINOR
     flag = ctx.params.get("scheduler_version")

@@ -12,7 +12,7 @@ from typing import TextIO
 
 import click
 
-from kwhatif.report.formats.escape import visible
+from kwhatif.escape import visible
 
 
 @dataclass(frozen=True, slots=True)

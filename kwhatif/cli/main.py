@@ -28,7 +28,7 @@ from kwhatif.cli.env import Environment
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
-from kwhatif.report.formats.escape import visible
+from kwhatif.escape import visible
 from kwhatif.secrets import redacting
 
 

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from kwhatif.binder import Binder
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
+    from kwhatif.release.versions import ChosenVersion
     from kwhatif.report.formats.formatter import AnyReport, RenderOptions
     from kwhatif.report.schedule import ScheduleReport
-    from kwhatif.scheduler import Attempt, Scheduler
-    from kwhatif.versions import ChosenVersion
+    from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 
 def long_lived() -> None:
@@ -74,7 +74,7 @@ def load_cluster_state(co: ClusterOptions) -> ClusterState:
 def add_daemon_pods(state: ClusterState, nodes: list[str], env: Environment) -> None:
     """A node that joins runs the pods of the DaemonSets that select it before anything else
     lands there: --add-node's clones get them, so that capacity and drain count what is left."""
-    from kwhatif.load.workloads import daemon_pods_on
+    from kwhatif.controlplane.controllers.workloads import daemon_pods_on
 
     pods, skipped = daemon_pods_on(state, nodes)
     state.pods.extend(pods)
@@ -149,9 +149,9 @@ def read_documents(
     """The documents of the manifests given to a command (the files, then what -k ``kustomize``
     renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
     on (for annotations)."""
+    from kwhatif.controlplane.controllers.pods import drop_node_names
     from kwhatif.load.cluster import apply_namespace
     from kwhatif.load.files import precise_sources, read_path
-    from kwhatif.load.pods import drop_node_names
 
     docs = [d for p in paths for d in read_path(p, limits(co))]
     if kustomize is not None:
@@ -231,7 +231,7 @@ class Run:
         """Schedulers of the configuration over a cluster state (``options``: config.options.Options
         fields; preemption: --no-preemption unless given); what they hold lives as long as the run."""
         from kwhatif.config.options import Options
-        from kwhatif.scheduler import Scheduler
+        from kwhatif.scheduling.scheduler import Scheduler
 
         opts = Options(preemption=self.options.preemption if preemption is None else preemption, **options)
 

@@ -19,8 +19,8 @@ from kwhatif.cli.options import (
     parse_label_selector,
 )
 from kwhatif.cli.run import Run
+from kwhatif.escape import visible
 from kwhatif.report.base import ReportKind
-from kwhatif.report.formats.escape import visible
 
 if TYPE_CHECKING:
     from kwhatif.binder import ApiBinder
@@ -189,7 +189,7 @@ def schedule(
         run.note("no pending pods to schedule")
     binder: ApiBinder | None = None
     if apply_:
-        from kwhatif.load.live import make_api_binder
+        from kwhatif.binder import make_api_binder
         from kwhatif.whatif.schedule import unbound_claims
 
         binder = make_api_binder(

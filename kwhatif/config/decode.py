@@ -35,7 +35,7 @@ from kwhatif.config.types import (
 )
 from kwhatif.errors import ConfigError
 from kwhatif.gocompat import go_quote, parse_go_duration
-from kwhatif.versions import SchedulerVersion
+from kwhatif.release.versions import SchedulerVersion
 
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 _INT64 = (-(1 << 63), (1 << 63) - 1)

@@ -29,7 +29,7 @@ from kwhatif.config.types import (
     Profile,
     SchedulerConfiguration,
 )
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 
 def default_multi_point(version: SchedulerVersion) -> tuple[PluginRef, ...]:

@@ -24,7 +24,7 @@ from kwhatif.config.types import DEFAULT_SCHEDULER_NAME, KIND, PluginArgs, Profi
 from kwhatif.config.validation import validate_configuration
 from kwhatif.errors import ConfigError
 from kwhatif.load.bounded import DEFAULT_READ_TIMEOUT, read_bounded
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 # Config files are small; this only keeps a wrong path (a disk image, a log) from being parsed.
 MAX_CONFIG_BYTES = 16 * 1024 * 1024

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kwhatif.api.core import NodeAffinity, TopologySpreadConstraint
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{GROUP}/v1"

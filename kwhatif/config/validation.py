@@ -34,7 +34,7 @@ from kwhatif.config.types import (
 )
 from kwhatif.errors import ConfigError
 from kwhatif.gocompat import format_go_duration, go_json_string, go_quote
-from kwhatif.versions import SchedulerVersion
+from kwhatif.release.versions import SchedulerVersion
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 MAX_CUSTOM_PRIORITY_SCORE = 10  # the highest score of a RequestedToCapacityRatio shape point

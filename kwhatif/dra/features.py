@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kwhatif import versions
+from kwhatif.release import versions
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from kwhatif.api.workload import PodGroup
     from kwhatif.cache.cluster import Workload
     from kwhatif.cache.node_info import NodeInfo
+    from kwhatif.cache.pod_groups import PodGroupStates
     from kwhatif.cache.snapshot import Snapshot
     from kwhatif.dra.types import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
     from kwhatif.framework.interface import Binder, CycleState, Status
     from kwhatif.framework.types import FilterResult
-    from kwhatif.gang.state import PodGroupStates
-    from kwhatif.versions import SchedulerVersion
+    from kwhatif.release.versions import SchedulerVersion
 
 
 @dataclass(slots=True)

@@ -49,7 +49,7 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.framework.types import Filtered, FilterResult, NodeScores, PluginScore, PreFilterRecord, Prioritized
 from kwhatif.gocompat import wrap_int64 as _wrap_int64
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 if TYPE_CHECKING:
     from kwhatif.cache.snapshot import Snapshot

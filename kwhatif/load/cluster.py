@@ -7,20 +7,21 @@ import gc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from kwhatif.api import autoscaling, limitranger, parse, resourcequota, storage, workload
+from kwhatif.api import autoscaling, parse, storage, workload
 from kwhatif.api.core import (
     Node,
     Pod,
 )
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.controlplane.admission import limitranger, resourcequota
 from kwhatif.dra import parse as dra_parse
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
 from kwhatif.load.depth import depth_problem
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.load.typed import TypedRun
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 # Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
 READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -617,28 +617,3 @@ def _remove(path: str) -> None:
         os.remove(path)
     except OSError:
         pass
-
-
-def make_api_binder(
-    kubeconfig: str | None,
-    context: str | None,
-    existing: Mapping[str, str],
-    manifests: Mapping[str, dict[str, Any]],
-    unbound_claims: Callable[[Any], list[str]] | None = None,
-    options: LiveOptions | None = None,
-) -> Any:
-    """--apply: an ApiBinder that talks to the kubeconfig's API server."""
-    from kwhatif.binder import ApiBinder
-
-    client = api_client(kubeconfig, context, options)
-
-    def call(method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:
-        return request(client, method, path, body=body)
-
-    return ApiBinder(
-        call,
-        existing,
-        manifests,
-        unbound_claims=unbound_claims,
-        where=client.host or "the cluster",
-    )

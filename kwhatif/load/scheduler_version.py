@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kwhatif import versions
 from kwhatif.errors import ConfigError
-from kwhatif.versions import ChosenVersion, SchedulerVersion, VersionSource
+from kwhatif.release import versions
+from kwhatif.release.versions import ChosenVersion, SchedulerVersion, VersionSource
 
 if TYPE_CHECKING:
     from kwhatif.api.core import Pod

@@ -91,7 +91,7 @@ class DefaultPreemption(PostFilterPlugin):
         self, state: CycleState, pod: Pod, statuses: Mapping[str, Status]
     ) -> tuple[PostFilterResult | None, Status]:
         if pod.pod_group and self.handle.version.gate("WorkloadAwarePreemption"):
-            # the pod group preempts as a whole (kwhatif.gang.preemption), not pod by pod
+            # the pod group preempts as a whole (kwhatif.framework.pod_group_preemption), not pod by pod
             return None, Status.of(Code.UNSCHEDULABLE, MSG_NOT_ELIGIBLE_WAP)
         result, st = self.preempt(state, pod, statuses)
         msg = st.message()

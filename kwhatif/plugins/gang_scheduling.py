@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
+from kwhatif.cache.pod_groups import PodGroupState, PodGroupStates
 from kwhatif.framework.interface import SUCCESS, Code, CycleState, PermitPlugin, PreEnqueuePlugin, Status
-from kwhatif.gang.state import PodGroupState, PodGroupStates
 
 if TYPE_CHECKING:
     from kwhatif.framework.handle import Handle

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from kwhatif.api.core import NodeAffinity as NodeAffinitySpec
 from kwhatif.api.core import NodeSelector, Pod, PreferredSchedulingTerm
-from kwhatif.api.fields import aggregate
 from kwhatif.api.labels import Selector, selector_from_set
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import NodeAffinityArgs
@@ -29,6 +28,7 @@ from kwhatif.framework.interface import (
     StateNotFoundError,
     Status,
 )
+from kwhatif.gocompat import aggregate
 from kwhatif.plugins.helper import default_normalize_score
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
+from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind, from_record
 from kwhatif.report.schedule import API_VERSION, PodResult, version_fields
-from kwhatif.versions import ChosenVersion
 
 
 @dataclass(frozen=True, slots=True)

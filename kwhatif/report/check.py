@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.api.core import Pod
+from kwhatif.cache.pod_groups import group_key
 from kwhatif.errors import ExitCode
 from kwhatif.framework.types import PodOutcome
-from kwhatif.gang.state import group_key
 from kwhatif.report.base import ReportKind
 from kwhatif.report.groups import SCHEDULED, GroupEntry
 from kwhatif.report.schedule import (

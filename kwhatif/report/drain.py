@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwhatif.errors import ExitCode
+from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind, from_record
 from kwhatif.report.capacity import NodeUsage, usage_dict
 from kwhatif.report.schedule import API_VERSION, PodResult, attempt_dict, pod_outcome, pod_result, version_fields
-from kwhatif.versions import ChosenVersion
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
+from kwhatif.cache.pod_groups import group_key
 from kwhatif.framework.types import FilterResult, NodesFit, PodOutcome
-from kwhatif.gang.cycle import Condition, GroupOutcome
-from kwhatif.gang.state import group_key
+from kwhatif.scheduling.pod_group_cycle import Condition, GroupOutcome
 
 SCHEDULED = "Scheduled"
 UNSCHEDULABLE = "Unschedulable"

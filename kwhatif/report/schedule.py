@@ -19,10 +19,10 @@ from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import NodesFit, PluginScore, PodOutcome, PreFilterRecord, Prioritized
+from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind
 from kwhatif.report.groups import GroupEntry, group_dicts
-from kwhatif.scheduler import Attempt
-from kwhatif.versions import ChosenVersion
+from kwhatif.scheduling.scheduler import Attempt
 
 API_VERSION = "kwhatif/v1"
 

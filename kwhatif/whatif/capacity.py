@@ -17,7 +17,7 @@ from kwhatif.cache.node_info import NodeInfo
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.files import Document
 from kwhatif.report.capacity import NodeUsage
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 DEFAULT_MAX_COPIES = 1000
 
@@ -146,7 +146,7 @@ def template_of(
 ) -> tuple[Pod, str | None]:
     """The pod to copy (see load.pods.capacity_template), with --profile as its scheduler, and a
     note saying where it came from."""
-    from kwhatif.load.pods import capacity_template
+    from kwhatif.controlplane.controllers.pods import capacity_template
 
     template, origin = capacity_template(docs, state, path)
     if profile:

@@ -20,19 +20,19 @@ from dataclasses import dataclass, field
 from itertools import chain as chain_pods
 from typing import Any
 
-from kwhatif.api.admission_chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
-from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.controlplane.admission.chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
+from kwhatif.controlplane.admission.resourcequota import QuotaLedger
+from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_incoming
+from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
-from kwhatif.load.pods import pods_from_documents, prepare_incoming
-from kwhatif.load.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif.unevaluated import group_of, operator_pods, runs_no_pods
 
 __all__ = ["FAILURES", "WARNINGS", "CheckResult", "CheckedWorkload", "Verdict", "check"]
@@ -133,7 +133,7 @@ def merge_objects(
     new_pvs = [name for name in extra.pvs if name not in state.pvs]
     for name in new_pvs:
         state.pvs[name] = extra.pvs[name]
-    from kwhatif.load.pv_controller import available_new_volumes
+    from kwhatif.controlplane.controllers.pv_controller import available_new_volumes
 
     available_new_volumes(state, new_pvs)
     new_claims = []
@@ -159,8 +159,8 @@ def check(
     profile: str | None = None,
     hpa_max: bool = False,
 ) -> tuple[CheckResult, Scheduler]:
-    from kwhatif.load import workloads as wl
-    from kwhatif.load.pv_controller import sync_claims
+    from kwhatif.controlplane.controllers import workloads as wl
+    from kwhatif.controlplane.controllers.pv_controller import sync_claims
 
     workload_docs: list[Document] = []
     pod_docs: list[Document] = []
@@ -708,7 +708,7 @@ def _uses_claim(pod: Pod, key: str) -> bool:
 
 def _invalid(w: Workload, state: ClusterState, index: int, stale: frozenset[str]) -> FieldError | None:
     """The field error the API server answers ``w`` with, if any (its pods are not built for keeps)."""
-    from kwhatif.load import workloads as wl
+    from kwhatif.controlplane.controllers import workloads as wl
 
     try:
         wl.expand_workload(w, state, index=index, stale=stale)

@@ -21,7 +21,7 @@ from kwhatif.api.labels import Selector
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.framework.types import PodOutcome
 from kwhatif.report.capacity import NodeUsage
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif.capacity import node_usage, requested
 
 EVICT = "evict"

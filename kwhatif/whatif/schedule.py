@@ -16,15 +16,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif.api.admission_chain import AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
 from kwhatif.api.names import is_dns1123_label, is_dns1123_subdomain
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import SchedulerConfiguration
+from kwhatif.controlplane.admission.chain import AdmissionChain, Refused
 from kwhatif.errors import InputError
 from kwhatif.load.files import Document
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 POD_RESOURCE = re.compile(r"^(?:pod|pods|po)/(?P<name>[^/]+)$")
 NAMESPACED = re.compile(r"^(?P<ns>[^/]+)/(?P<name>[^/]+)$")
@@ -282,10 +282,10 @@ def manifest_pods(
     PriorityClass, a LimitRange or a ResourceQuota) is an error."""
     from itertools import chain as chain_pods
 
-    from kwhatif.api.resourcequota import QuotaLedger
+    from kwhatif.controlplane.admission.resourcequota import QuotaLedger
+    from kwhatif.controlplane.controllers.pods import pods_from_documents, unverified_namespaces_note
     from kwhatif.load.cluster import WORKLOAD_KINDS, apply_namespace, classify
     from kwhatif.load.files import CLUSTER_SCOPED_KINDS
-    from kwhatif.load.pods import pods_from_documents, unverified_namespaces_note
 
     companions = [d for d in docs if d.kind in COMPANION_KINDS]
     # whether the cluster state lists its Namespaces, before the manifests' own join it

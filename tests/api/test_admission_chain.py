@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from kwhatif.api import parse
-from kwhatif.api.admission_chain import (
+from kwhatif.api.core import Pod
+from kwhatif.api.storage import persistent_volume_claim
+from kwhatif.controlplane.admission.chain import (
     LIMIT_RANGER,
     NAMESPACE_LIFECYCLE,
     PRIORITY,
@@ -17,9 +19,7 @@ from kwhatif.api.admission_chain import (
     Admitted,
     Refused,
 )
-from kwhatif.api.core import Pod
-from kwhatif.api.resourcequota import QuotaLedger
-from kwhatif.api.storage import persistent_volume_claim
+from kwhatif.controlplane.admission.resourcequota import QuotaLedger
 
 from builders import make_cluster
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kwhatif.api import quantity as q
-from kwhatif.api.limitranger import (
+from kwhatif.controlplane.admission.limitranger import (
     Amount,
     LimitRange,
     LimitRangeItem,

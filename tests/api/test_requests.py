@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kwhatif.api.admission import Admission
 from kwhatif.api.core import RuntimeClass
 from kwhatif.api.quantity import parse_quantity
+from kwhatif.controlplane.admission.pod import Admission
 
 from builders import make_pod
 

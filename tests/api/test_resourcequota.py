@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kwhatif.api.resourcequota import QuotaLedger, pod_usage, resource_quota
+from kwhatif.controlplane.admission.resourcequota import QuotaLedger, pod_usage, resource_quota
 from kwhatif.errors import FieldError
 
 from builders import make_pod

@@ -11,7 +11,7 @@ from kwhatif.api.workload import refuse_unserved
 from kwhatif.errors import InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import Document
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import get as get_version
 
 
 def _pg(spec: dict[str, Any], version: str = "scheduling.k8s.io/v1alpha2") -> dict[str, Any]:

@@ -74,7 +74,7 @@ def _from_scratch(cluster: Path, deployment: Path) -> dict[str, Any]:
     from kwhatif.load.files import read_path
     from kwhatif.report.check import check_report
     from kwhatif.report.schedule import schedule_report
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
     from kwhatif.whatif.check import check
 
     state = load_cluster([str(cluster)])

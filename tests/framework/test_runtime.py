@@ -34,7 +34,7 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.framework.runtime import Framework
 from kwhatif.plugins.registry import in_tree
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import PINNED, make_node, make_pod
 

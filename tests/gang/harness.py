@@ -14,9 +14,9 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.files import read_path
-from kwhatif.scheduler import Attempt, Scheduler
-from kwhatif.versions import SchedulerVersion
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import SchedulerVersion
+from kwhatif.release.versions import get as get_version
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 
 def parse_gates(text: str) -> dict[str, bool]:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from kwhatif.framework.types import PodOutcome
-from kwhatif.gang.gates import GangGates, dependency_errors, gang_gates
-from kwhatif.versions import get as get_version
+from kwhatif.release.versions import get as get_version
+from kwhatif.release.workload_gates import GangGates, dependency_errors, gang_gates
 
 from .harness import load, run
 from fidelity import SAMPLE
@@ -199,7 +199,7 @@ def test_gate_dependencies() -> None:
 
 
 def test_gang_scheduling_plugin_is_in_the_default_profile_only_with_its_gate() -> None:
-    from kwhatif.versions import SchedulerVersion
+    from kwhatif.release.versions import SchedulerVersion
 
     v = get_version("1.36.2")
 
@@ -246,7 +246,7 @@ def test_workload_aware_preemption_evicts_as_few_as_the_group_needs(tmp_path: Pa
 
 
 def test_preemption_victims_order() -> None:
-    from kwhatif.gang.preemption import victims
+    from kwhatif.framework.pod_group_preemption import victims
 
     from builders import make_pod
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kwhatif import versions
-from kwhatif.gang.gates import GangGates, dependency_errors, gang_gates
+from kwhatif.release import versions
+from kwhatif.release.workload_gates import GangGates, dependency_errors, gang_gates
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kwhatif.controlplane.controllers.pods import load_pods
 from kwhatif.load.cluster import load_cluster
-from kwhatif.load.pods import load_pods
 
 from builders import make_node, make_pod
 

@@ -8,7 +8,7 @@ import pytest
 
 from kwhatif.api import storage
 from kwhatif.cache.cluster import ClusterState
-from kwhatif.load.pv_controller import available_new_volumes, find_best_match, sync_claims
+from kwhatif.controlplane.controllers.pv_controller import available_new_volumes, find_best_match, sync_claims
 
 
 def pv(

@@ -14,16 +14,16 @@ from kwhatif.api.core import OwnerReference, Pod, Toleration
 from kwhatif.api.labels import Op
 from kwhatif.api.storage import StorageClass
 from kwhatif.cache.cluster import ClusterState, Workload
-from kwhatif.errors import FieldError, InputError
-from kwhatif.load.cluster import build_cluster, load_cluster
-from kwhatif.load.files import Document
-from kwhatif.load.workloads import (
+from kwhatif.controlplane.controllers.workloads import (
     CREATION_TIME,
     ExpandedWorkload,
     expand_workload,
     owned_pods,
     template_hash,
 )
+from kwhatif.errors import FieldError, InputError
+from kwhatif.load.cluster import build_cluster, load_cluster
+from kwhatif.load.files import Document
 
 from builders import make_node, make_pod
 

@@ -19,7 +19,7 @@ from kwhatif.config.types import DefaultPreemptionArgs, PluginRef, PluginSet, Pr
 from kwhatif.errors import ConfigError
 from kwhatif.framework.interface import Code, PreemptionDetails, PreemptionVictim, Status
 from kwhatif.plugins import default_preemption as dp
-from kwhatif.scheduler import Attempt, Scheduler
+from kwhatif.scheduling.scheduler import Attempt, Scheduler
 
 from builders import PINNED, PodBuilder, make_handle, make_node, make_pod, plugin_args
 

@@ -749,7 +749,7 @@ def test_features_follow_the_release_gates(release: str, want: F.Features) -> No
 def test_plugin_takes_the_features_of_the_handles_release(release: str, code: Code) -> None:
     """Without a features override the plugin answers as handle.version: DRADeviceTaints is on from
     1.36, so a NoExecute device taint keeps the pod off the device there only."""
-    from kwhatif.versions import get
+    from kwhatif.release.versions import get
 
     objs = [
         PENDING,
@@ -770,7 +770,7 @@ def test_plugin_takes_the_features_of_the_handles_release(release: str, code: Co
 def test_plugin_without_prefilter_state() -> None:
     """A PreFilter ahead of DynamicResources rejected the pod: Filter, Score, Reserve and
     PostFilter find no state ("not found")."""
-    from kwhatif.versions import get
+    from kwhatif.release.versions import get
 
     handle = make_handle([make_node().name(NODE).obj()], version=get("1.35"))
     plugin = dr.new(None, handle)

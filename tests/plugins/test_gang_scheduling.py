@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kwhatif.api.workload import PodGroup, SchedulingPolicy
+from kwhatif.cache.pod_groups import PodGroupStates
 from kwhatif.framework.interface import Code, CycleState
-from kwhatif.gang.state import PodGroupStates
 from kwhatif.plugins import gang_scheduling as gs
 
 from builders import make_pod

@@ -10,7 +10,7 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.interface import QueuedPodInfo
 from kwhatif.plugins import queue_sort as qs
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import make_node, make_pod
 

@@ -11,7 +11,7 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.framework.interface import Code
 from kwhatif.framework.types import PodOutcome
 from kwhatif.plugins import scheduling_gates as sg
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 
 from builders import PodBuilder, make_node, make_pod
 

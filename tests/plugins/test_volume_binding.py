@@ -708,7 +708,7 @@ def test_scheduler_run_keeps_bindings_between_pods() -> None:
     """Through the scheduler: the second pod cannot bind the static PV the first one took."""
     from kwhatif.config.defaults import default_args
     from kwhatif.config.types import PLUGIN_SET_FIELDS, PluginRef, PluginSet, Profile, SchedulerConfiguration
-    from kwhatif.scheduler import Scheduler
+    from kwhatif.scheduling.scheduler import Scheduler
 
     plugins = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
     plugins["multiPoint"] = PluginSet(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 import yaml
 
-from kwhatif.report.formats.escape import (
+from kwhatif.escape import (
     escape_strings,
     github_data,
     github_property,

@@ -11,13 +11,13 @@ import pytest
 import yaml
 
 from kwhatif.config.defaults import default_configuration
+from kwhatif.controlplane.controllers.pods import load_pods, prepare_incoming
 from kwhatif.load.cluster import load_cluster
-from kwhatif.load.pods import load_pods, prepare_incoming
 from kwhatif.report.base import ReportKind
 from kwhatif.report.formats.formatter import RenderOptions
 from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.schedule import schedule_report
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 from tests.report import SNAPSHOTS, snapshot_file
 
 from builders import PINNED

@@ -16,7 +16,7 @@ from kwhatif.report.check import check_report
 from kwhatif.report.formats.table import group_lines
 from kwhatif.report.groups import group_entries
 from kwhatif.report.schedule import schedule_report
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 from kwhatif.whatif.check import check
 
 from fidelity import SAMPLE

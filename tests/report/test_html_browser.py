@@ -23,13 +23,13 @@ import numpy as np
 import pytest
 
 from kwhatif.config.defaults import default_configuration
+from kwhatif.controlplane.controllers.pods import load_pods
 from kwhatif.load.cluster import load_cluster
-from kwhatif.load.pods import load_pods
 from kwhatif.report.formats.formatter import AnyReport
 from kwhatif.report.formats.html import TOP_NODES
 from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.schedule import schedule_report
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 from tests.report.test_formats import ROOT, SCENARIOS, report_for
 from tests.report.test_reports import CHECK_MANIFESTS, capacity_of, check_of, drain_cluster, drain_of
 

@@ -16,6 +16,7 @@ from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.errors import ExitCode
 from kwhatif.load.files import Document
+from kwhatif.release.versions import ChosenVersion, VersionSource
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.capacity import CapacityReport, capacity_report
 from kwhatif.report.check import CheckReport, check_report
@@ -23,8 +24,7 @@ from kwhatif.report.drain import DrainReport, drain_report
 from kwhatif.report.formats.formatter import AnyReport
 from kwhatif.report.formats.output import get_formatter
 from kwhatif.report.schedule import ScheduleReport, schedule_report
-from kwhatif.scheduler import Scheduler
-from kwhatif.versions import ChosenVersion, VersionSource
+from kwhatif.scheduling.scheduler import Scheduler
 from kwhatif.whatif.capacity import measure
 from kwhatif.whatif.check import check
 from kwhatif.whatif.drain import DrainOptions, drain

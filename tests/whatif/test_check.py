@@ -12,7 +12,7 @@ from kwhatif.cache.cluster import Workload
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
 from kwhatif.load.files import Document
-from kwhatif.scheduler import Scheduler
+from kwhatif.scheduling.scheduler import Scheduler
 from kwhatif.whatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
 
 from builders import make_cluster, make_node

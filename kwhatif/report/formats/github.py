@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from kwhatif.escape import github_data, github_property
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport
-from kwhatif.report.formats.escape import github_data, github_property
 from kwhatif.report.formats.formatter import Formatter
 
 

@@ -12,9 +12,9 @@ import html
 import json
 from typing import Any
 
+from kwhatif.escape import json_text, visible
 from kwhatif.report.base import OutputFormat, Report, ReportKind
 from kwhatif.report.check import summary_line_of
-from kwhatif.report.formats.escape import json_text, visible
 from kwhatif.report.formats.formatter import Formatter
 
 # Nodes drawn per table until "show all" is pressed: the page stays quick on 5,000-node clusters.

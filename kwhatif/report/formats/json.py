@@ -7,8 +7,8 @@ from typing import Any
 
 import orjson
 
+from kwhatif.escape import json_text
 from kwhatif.report.base import OutputFormat, Report
-from kwhatif.report.formats.escape import json_text
 from kwhatif.report.formats.formatter import Formatter
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from kwhatif.escape import escape_strings, guard_commands, visible
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formats.escape import escape_strings, guard_commands, visible
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport
 

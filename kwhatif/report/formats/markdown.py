@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
+from kwhatif.escape import escape_strings, guard_commands, html_text, markdown, markdown_code, markdown_line, visible
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.formats.escape import (
-    escape_strings,
-    guard_commands,
-    html_text,
-    markdown,
-    markdown_code,
-    markdown_line,
-    visible,
-)
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport, version_suffix
 from kwhatif.report.verdict import Verdict

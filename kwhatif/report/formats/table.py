@@ -14,13 +14,13 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 
+from kwhatif.escape import escape_strings, guard_commands, visible
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.capacity import CapacityReport, NodeUsage
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
 from kwhatif.report.formats import bars
 from kwhatif.report.formats.columns import plain_table, tabulate
-from kwhatif.report.formats.escape import escape_strings, guard_commands, visible
 from kwhatif.report.formats.formatter import AnyReport, Formatter
 from kwhatif.report.groups import GroupEntry
 from kwhatif.report.schedule import NodeEntry, PodResult, ScheduleReport, ScoreEntry, version_suffix

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Protocol
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
 from kwhatif.binder import Binder, Binding
+from kwhatif.cache.pod_groups import PodGroupStates, group_key
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, Status
 from kwhatif.framework.types import PodOutcome, fit_error_message
-from kwhatif.gang.state import PodGroupStates, group_key
 from kwhatif.plugins.gang_scheduling import MSG_WAITING_FOR_MIN_COUNT_SCHEDULED
 
 if TYPE_CHECKING:

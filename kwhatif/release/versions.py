@@ -20,13 +20,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwhatif import featuregates
-from kwhatif.featuregates import FeatureGates
+from kwhatif.release import featuregates
+from kwhatif.release.featuregates import FeatureGates
 
 MAJOR = 1
 SUPPORTED_MINORS: tuple[int, ...] = (30, 31, 32, 33, 34, 35, 36, 37)
@@ -106,7 +105,7 @@ MODELLED_GATES: tuple[str, ...] = (
     "NodeDeclaredFeatures",
     "TaintTolerationComparisonOperators",
     "ContainerRestartRules",
-    # the Workload API and gang scheduling (kwhatif.gang.gates reads them)
+    # the Workload API and gang scheduling (kwhatif.release.workload_gates reads them)
     "GenericWorkload",
     "GangScheduling",
     "WorkloadAwarePreemption",
@@ -124,7 +123,7 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
 )
 # Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
 # 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
-# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.gang.gates); its new
+# they switched follows GenericWorkload there (gang_plugin_on, kwhatif.release.workload_gates); its new
 # CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
 GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
 
@@ -641,7 +640,7 @@ class SchedulerVersion:
 
     def gang_plugin_on(self) -> bool:
         """Whether the default profile has GangScheduling: its gate, or from 1.37 (which has no
-        such gate) GenericWorkload (kwhatif.gang.gates)."""
+        such gate) GenericWorkload (kwhatif.release.workload_gates)."""
         if self.has_gate("GangScheduling"):
             return self.gate("GangScheduling")
         return self.minor >= 37 and self.gate("GenericWorkload")
@@ -790,7 +789,7 @@ class ChosenVersion:
         return out
 
 
-# --- python -m kwhatif.versions diff A B [--plugin X] ----------------------------------------------
+# --- what changes between two releases ------------------------------------------------------------
 
 
 def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
@@ -825,26 +824,3 @@ def diff_lines(a: str, b: str, plugin: str | None = None) -> list[str]:
             lines.extend(f"  - {n} (no longer a gate)" for n in gone)
             lines.extend(f"  + {n}" for n in new)
     return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m kwhatif.versions", description="kube-scheduler release data")
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("diff", help="what changes between two releases")
-    d.add_argument("old")
-    d.add_argument("new")
-    d.add_argument("--plugin", help="only the changes to this plugin (upstream name, or framework, config, api)")
-    args = parser.parse_args(argv)
-    try:
-        lines = diff_lines(args.old, args.new, args.plugin)
-    except ValueError as e:
-        print(f"kwhatif: error: {e}", file=sys.stderr)
-        return 2
-    print("\n".join(lines))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

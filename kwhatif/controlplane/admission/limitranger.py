@@ -24,6 +24,7 @@ from kwhatif.api.fields import Dict
 from kwhatif.api.names import is_qualified_name
 from kwhatif.api.parse import name_of, namespace_of, validate_container_resource_name
 from kwhatif.errors import FieldError
+from kwhatif.gocompat import aggregate
 
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
 LIMIT_TYPE_POD = "Pod"
@@ -417,7 +418,7 @@ def validate_pod(body: Dict, ranges: Iterable[LimitRange]) -> str | None:
             elif item.type == LIMIT_TYPE_POD:
                 errs += _check(item.type, item, _pod_totals(spec, "requests"), _pod_totals(spec, "limits"))
         if errs:
-            return f.aggregate(errs)
+            return aggregate(errs)
     return None
 
 
@@ -437,7 +438,7 @@ def validate_claim(body: Dict, ranges: Iterable[LimitRange]) -> str | None:
                 errs.append(_max_request_constraint(item.type, name, item.max[name], requests) or "")
         errs = [e for e in errs if e]
         if errs:
-            return f.aggregate(errs)
+            return aggregate(errs)
     return None
 
 

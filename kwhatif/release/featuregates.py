@@ -25,8 +25,8 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kwhatif.api.fields import aggregate
 from kwhatif.errors import InputError
+from kwhatif.gocompat import aggregate
 
 FIRST_MINOR, LAST_MINOR = 30, 37
 FLAG = "feature-gates"

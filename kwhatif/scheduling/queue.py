@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
+from kwhatif.cache.pod_groups import PodGroupStates, group_key
+from kwhatif.framework import pod_group_preemption as preemption
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import PodOutcome
-from kwhatif.gang import preemption
-from kwhatif.gang.cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
-from kwhatif.gang.gates import GangGates
-from kwhatif.gang.state import PodGroupStates, group_key
+from kwhatif.release.workload_gates import GangGates
+from kwhatif.scheduling.pod_group_cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
 
 NOTE_DROPPED = "spec.schedulingGroup dropped by the API server: the GenericWorkload feature gate is off"
 NOTE_FOLLOWS_GENERIC_WORKLOAD = (

@@ -34,7 +34,7 @@ from kwhatif.api.resources import (
     pod_requests,
 )
 from kwhatif.errors import FieldError
-from kwhatif.versions import SchedulerVersion, default_version
+from kwhatif.release.versions import SchedulerVersion, default_version
 
 
 class PriorityClassNotFound(FieldError):

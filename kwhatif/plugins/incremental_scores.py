@@ -13,8 +13,8 @@ import numpy.typing as npt
 from kwhatif.api.resources import CPU, MEMORY
 from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import ResourceSpec
+from kwhatif.framework.incremental import IntArray
 from kwhatif.framework.types import NodeScores, PluginScore
-from kwhatif.incremental.nodes import IntArray
 from kwhatif.plugins.resource_allocation import allocatable_and_requested
 
 MAX_NODE_SCORE = 100

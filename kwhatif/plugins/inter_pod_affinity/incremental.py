@@ -14,7 +14,7 @@ import numpy as np
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import AffinityTerm, PodInfo, WeightedAffinityTerm
-from kwhatif.incremental.nodes import IntArray, NodeIndex, PendingDomains
+from kwhatif.framework.incremental import IntArray, NodeIndex, PendingDomains
 from kwhatif.plugins.inter_pod_affinity import (
     InterPodAffinity,
     PreFilterState,

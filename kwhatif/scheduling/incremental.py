@@ -21,6 +21,7 @@ from kwhatif.cache.node_info import NodeInfo, shape
 from kwhatif.cache.snapshot import Snapshot
 from kwhatif.config.types import LEAST_ALLOCATED, MOST_ALLOCATED
 from kwhatif.framework.handle import Nominator
+from kwhatif.framework.incremental import BoolArray, IntArray, NodeIndex
 from kwhatif.framework.interface import (
     SKIP,
     SUCCESS,
@@ -34,16 +35,6 @@ from kwhatif.framework.interface import (
 )
 from kwhatif.framework.runtime import Framework, PreFilterFn, PreScoreFn
 from kwhatif.framework.types import Filtered, FilterResult, PreFilterRecord, Prioritized
-from kwhatif.incremental.affinity import AffinityFilterModel, AffinityScoreModel, has_preferred_terms, namespaces_of
-from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex
-from kwhatif.incremental.scores import (
-    ScoreTable,
-    balanced_scores,
-    default_normalize,
-    resource_rows,
-    weighted_resource_scores,
-)
-from kwhatif.incremental.spread import SpreadFilterModel, SpreadScoreModel
 from kwhatif.plugins import dynamic_resources as dra
 from kwhatif.plugins import image_locality as il
 from kwhatif.plugins import inter_pod_affinity as ipa
@@ -53,6 +44,20 @@ from kwhatif.plugins import node_resources_fit as nrf
 from kwhatif.plugins import node_unschedulable as nu
 from kwhatif.plugins import pod_topology_spread as pts
 from kwhatif.plugins import taint_toleration as tt
+from kwhatif.plugins.incremental_scores import (
+    ScoreTable,
+    balanced_scores,
+    default_normalize,
+    resource_rows,
+    weighted_resource_scores,
+)
+from kwhatif.plugins.inter_pod_affinity.incremental import (
+    AffinityFilterModel,
+    AffinityScoreModel,
+    has_preferred_terms,
+    namespaces_of,
+)
+from kwhatif.plugins.pod_topology_spread.incremental import SpreadFilterModel, SpreadScoreModel
 
 # Filter plugins whose answer on a node reads only the pod, the node's NodeInfo and state that
 # PreFilter derives from the pod alone: kept per node until the node changes.

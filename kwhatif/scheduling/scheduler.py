@@ -26,7 +26,6 @@ from kwhatif.config.options import Options
 from kwhatif.config.types import SchedulerConfiguration
 from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ConfigError, InputError
-from kwhatif.explain import hints
 from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
 from kwhatif.framework.runtime import Framework, Registry
@@ -41,13 +40,14 @@ from kwhatif.framework.types import (
     ScheduleResult,
     fit_error_message,
 )
-from kwhatif.gang.cycle import PodGroupCycle
-from kwhatif.gang.gates import gang_gates
-from kwhatif.gang.queue import GangQueue
 from kwhatif.plugins.registry import in_tree
+from kwhatif.release.workload_gates import gang_gates
+from kwhatif.scheduling.explain import hints
+from kwhatif.scheduling.pod_group_cycle import PodGroupCycle
+from kwhatif.scheduling.queue import GangQueue
 
 if TYPE_CHECKING:
-    from kwhatif.incremental.engine import Engine
+    from kwhatif.scheduling.incremental import Engine
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 COMPACT_KEEP_FAILURES = 20  # attempts that keep every node's record in a compact run
@@ -178,7 +178,7 @@ class Scheduler:
         # which consult it at their extension points.
         self.engine: Engine | None = None
         if options.incremental and options.explain_all_filters:
-            from kwhatif.incremental.engine import Engine
+            from kwhatif.scheduling.incremental import Engine
 
             self.engine = Engine(self.snapshot, self.nominator)
         reg = registry if registry is not None else in_tree()

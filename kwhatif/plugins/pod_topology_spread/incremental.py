@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kwhatif.api.core import NodeInclusionPolicy, Pod
-from kwhatif.incremental.nodes import BoolArray, IntArray, NodeIndex, PendingDomains
+from kwhatif.framework.incremental import BoolArray, IntArray, NodeIndex, PendingDomains
 from kwhatif.plugins.node_affinity import RequiredNodeAffinity
 from kwhatif.plugins.pod_topology_spread import (
     LABEL_HOSTNAME,

@@ -19,7 +19,6 @@ from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
 from kwhatif.api.fields import Dict
 from kwhatif.api.labels import Op, Requirement
-from kwhatif.api.limitranger import Amount
 from kwhatif.api.parse import name_of, namespace_of
 from kwhatif.api.resources import (
     HUGEPAGES_PREFIX,
@@ -32,6 +31,7 @@ from kwhatif.api.resources import (
     max_lists,
     pod_requests,
 )
+from kwhatif.controlplane.admission.limitranger import Amount
 
 POD_OBJECT_COUNT = "count/pods"
 # podResources of the pod evaluator: the names a quota can track for pods.

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from kwhatif.api import parse
-from kwhatif.api.admission_chain import AdmissionChain, Refused
 from kwhatif.api.core import Pod
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState
+from kwhatif.controlplane.admission.chain import AdmissionChain, Refused
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import classify
 from kwhatif.load.files import Document, Limits, read_path
@@ -167,8 +167,8 @@ def capacity_template(docs: list[Document], cluster: ClusterState, path: str) ->
     their one workload as its controller would create it (LimitRange defaults included), named
     after the workload. Other objects (a Namespace, a Service, ...) are ignored. Returns the pod
     and a note saying where it came from."""
+    from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster
-    from kwhatif.load.workloads import expand_workload
 
     pods, rest = pods_from_documents(docs, cluster)
     workload_docs = [d for d in rest if classify(d) in WORKLOAD_KINDS]

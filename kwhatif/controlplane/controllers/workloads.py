@@ -21,8 +21,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any
 
-from kwhatif.api import admission_chain, parse, storage
 from kwhatif.api import fields as f
+from kwhatif.api import parse, storage
 from kwhatif.api.core import (
     Affinity,
     Node,
@@ -38,6 +38,7 @@ from kwhatif.api.fields import Dict
 from kwhatif.api.labels import NOTHING, Op, Requirement, Selector, selector_from_set
 from kwhatif.api.storage import PersistentVolumeClaim
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.controlplane.admission import chain as admission_chain
 from kwhatif.errors import FieldError, InputError
 from kwhatif.gocompat import fnv32a
 

@@ -134,7 +134,7 @@ def _provision(state: ClusterState, claim: PersistentVolumeClaim, provisioner: s
 
 def sync_claims(state: ClusterState, keys: Iterable[str]) -> list[ClaimOutcome]:
     """syncUnboundClaim for each new claim, in order; what happened to each, for the report."""
-    from kwhatif.load.workloads import NO_STORAGE_CLASSES
+    from kwhatif.controlplane.controllers.workloads import NO_STORAGE_CLASSES
 
     out: list[ClaimOutcome] = []
     for key in keys:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
+from kwhatif.cache.pod_groups import group_key
 from kwhatif.framework.interface import SUCCESS, Code, Status
-from kwhatif.gang.state import group_key
 
 # podgrouppreemption.go and schedule_one_podgroup.go, verbatim
 MSG_NO_VICTIMS = "No preemption victims found for incoming preemptor"

@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from kwhatif.api import limitranger
-from kwhatif.api.admission import Admission, PriorityClassNotFound
 from kwhatif.api.core import Pod
-from kwhatif.api.limitranger import LimitRange
-from kwhatif.api.resourcequota import QuotaLedger
 from kwhatif.api.storage import PersistentVolumeClaim, StorageClass
+from kwhatif.controlplane.admission import limitranger
+from kwhatif.controlplane.admission.limitranger import LimitRange
+from kwhatif.controlplane.admission.pod import Admission, PriorityClassNotFound
+from kwhatif.controlplane.admission.resourcequota import QuotaLedger
 from kwhatif.errors import FieldError
 
 T = TypeVar("T")
