@@ -21,6 +21,10 @@ _LISTS = ("clusters", "contexts", "users")
 _ITEM = {"clusters": "cluster", "contexts": "context", "users": "user"}
 
 
+# A kubeconfig holds a few contexts and their certificates: kilobytes. Past this it is another file.
+MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024
+
+
 def env_paths() -> list[str]:
     """The files of $KUBECONFIG, in order (empty entries ignored)."""
     return [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p]
@@ -47,7 +51,9 @@ def check_kubeconfig(path: str) -> bool:
         return False
     with os_errors(path):
         with open(path, "rb") as fh:
-            data = fh.read(16 * 1024 * 1024 + 1)
+            data = fh.read(MAX_KUBECONFIG_BYTES + 1)
+    if len(data) > MAX_KUBECONFIG_BYTES:
+        raise InputError(f"not a kubeconfig: larger than {MAX_KUBECONFIG_BYTES >> 20} MiB", source=path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
