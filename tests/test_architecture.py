@@ -1,13 +1,17 @@
-"""The package's layering: no import cycles among kwhatif modules; the framework and its
-plugins never reach up into the scheduler, nor into load/ (the cluster model they read is
-kwhatif.cache.cluster); api/ never imports dra/.
+"""The package's layering: no import cycles among kwhatif modules; the packages form the layers
+of LAYERS, each importing only its own layer and those below (no package cycle); the framework
+and its plugins never reach up into the scheduler, nor into load/ (the cluster model they read is
+kwhatif.cache.cluster); api/ never imports dra/; no code outside release/ compares release numbers.
 
-Every import counts: at the top of a module, under TYPE_CHECKING and inside functions.
+Module cycles: every import counts (at the top of a module, under TYPE_CHECKING and inside
+functions). Package layers: every import but those under ``if TYPE_CHECKING:`` (annotations may
+name a type of a higher layer).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -49,6 +53,128 @@ def _graph() -> dict[str, set[str]]:
                     if alias.name in mods and alias.name != mod:
                         graph[mod].add(alias.name)
     return graph
+
+
+# The intended layers, lowest first. A package may import packages of its own layer or below.
+# Packages are kwhatif's subpackages and top-level modules; controlplane/ counts as its two halves.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "gocompat", "escape", "progress"),
+    ("release",),
+    ("api",),
+    ("controlplane.admission", "dra", "config"),
+    ("cache",),
+    ("load",),
+    ("framework",),
+    ("plugins",),
+    ("scheduling", "binder"),
+    ("controlplane.controllers", "controlplane"),
+    ("autoscaler",),
+    ("report",),
+    ("whatif",),
+    ("mcp", "api_public", "cli", "__main__", "kwhatif"),
+)
+RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
+
+
+def _package(mod: str) -> str:
+    parts = mod.split(".")
+    if len(parts) == 1:
+        return "kwhatif"
+    if parts[1] == "controlplane" and len(parts) > 2:
+        return ".".join(parts[1:3])
+    return parts[1]
+
+
+def _runtime_imports(path: Path, package: str, mods: dict[str, Path]) -> set[str]:
+    """The kwhatif modules ``path`` imports outside ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text(), str(path))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
+            if name == "TYPE_CHECKING":
+                typing_only.update(id(d) for child in node.body for d in ast.walk(child))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            for alias in node.names:
+                if base == "kwhatif" and alias.name == "__version__":
+                    continue  # the version string: a constant, not a layer
+                sub = f"{base}.{alias.name}"
+                target = sub if sub in mods else base
+                if target in mods:
+                    out.add(target)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in mods)
+    return out
+
+
+def _package_graph() -> dict[str, set[str]]:
+    mods = _modules()
+    graph: dict[str, set[str]] = {}
+    for mod, path in mods.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        src = _package(mod)
+        graph.setdefault(src, set())
+        for target in _runtime_imports(path, package, mods):
+            dst = _package(target)
+            if dst != src:
+                graph[src].add(dst)
+    return graph
+
+
+def test_every_package_has_a_layer():
+    assert sorted(p for p in _package_graph() if p not in RANK) == []
+
+
+def test_no_package_cycle():
+    assert [sorted(c) for c in _cycles(_package_graph())] == []
+
+
+def test_packages_import_their_layer_or_below():
+    graph = _package_graph()
+    upward = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets if RANK[b] > RANK[a])
+    assert upward == []
+
+
+# A release number compared outside release/: `minor >= 37`, `version.minor == 30`, `(1, 37) <= ...`.
+_RELEASE_COMPARISON = re.compile(
+    r"\bminor\b\s*(?:[<>]=?|[!=]=|-)\s*[\w.(\[]|[\w.)\]]\s*(?:[<>]=?|[!=]=|-)\s*[\w.]*\bminor\b"
+    r"|\(\s*1\s*,\s*3\d\s*\)\s*[<>]"
+)
+
+
+def test_no_release_comparison_outside_release():
+    """Release differences are recorded changes and gate tables in release/ (black's rule: code asks
+    for a feature, never compares versions)."""
+    offenders = []
+    for mod, path in _modules().items():
+        if mod == "kwhatif.release" or mod.startswith("kwhatif.release."):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if _RELEASE_COMPARISON.search(code):
+                offenders.append(f"{mod}:{n}: {line.strip()}")
+    assert offenders == []
+
+
+def test_the_release_rule_sees_comparisons():
+    for text in (
+        "if self.minor >= 37:",
+        "x = a if version.minor == 30 else b",
+        "if 36 < v.minor:",
+        "if minor > version.minor:",
+        "elif version.minor - minor > 3:",
+    ):
+        assert _RELEASE_COMPARISON.search(text), text
+    assert not _RELEASE_COMPARISON.search("minor: int = 36")
 
 
 def _external_imports(path: Path) -> set[str]:

@@ -104,6 +104,12 @@ class NameGenerator:
     def __init__(self) -> None:
         self._next: dict[str, int] = {}
 
+    def copy(self) -> NameGenerator:
+        """A generator that goes on from where this one is, independently."""
+        other = NameGenerator()
+        other._next = dict(self._next)
+        return other
+
     def __call__(self, d: Dict) -> None:
         meta = d.get("metadata")
         if not isinstance(meta, dict) or meta.get("name"):

@@ -21,41 +21,30 @@ from typing import Any
 
 from kwhatif.api import fields as f
 from kwhatif.errors import FieldError, InputError
+from kwhatif.release.versions import WORKLOAD_API_SERVED
 
 GROUP = "scheduling.k8s.io"
-# Per minor, the versions of Workload and PodGroup its API server serves. 1.35 served only the
-# v1alpha1 Workload (podGroups inside it, pods joining by spec.workloadRef); 1.36 replaced it with
-# v1alpha2 and the PodGroup object. 1.37 drops v1alpha2 for v1alpha3 (k8s.io/api v0.37.0-alpha.1,
-# Kubernetes-commit of its scheduling/v1alpha3/register.go; CHANGELOG-1.37 #138572) and serves
-# Workload and PodGroup in v1beta1 too (k8s.io/api "Graduate WAS APIs to beta", c5d632090, after
-# v0.37.0-beta.0; scheduling/v1beta1/register.go at the k8s.io/api commit of Kubernetes-commit
-# ae5d4d35 lists Workload and PodGroup). v1alpha3 also has CompositePodGroup, which kwhatif does not
-# read.
-SERVED: Mapping[int, Mapping[str, frozenset[str]]] = {
-    35: {"Workload": frozenset({"v1alpha1"})},
-    36: {"Workload": frozenset({"v1alpha2"}), "PodGroup": frozenset({"v1alpha2"})},
-    37: {"Workload": frozenset({"v1alpha3", "v1beta1"}), "PodGroup": frozenset({"v1alpha3", "v1beta1"})},
-}
 KINDS = ("Workload", "PodGroup")
-API_VERSIONS = frozenset(f"{GROUP}/{v}" for by_kind in SERVED.values() for vs in by_kind.values() for v in vs)
+# every apiVersion of the group any release serves (a file may give them; whether the selected
+# release serves one is checked once it is known: refuse_unserved)
+API_VERSIONS = frozenset(f"{GROUP}/{v}" for by_kind in WORKLOAD_API_SERVED for vs in by_kind.values() for v in vs)
 
 WORKLOAD_MAX_POD_GROUP_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
-def served_versions(kind: str, minor: int) -> frozenset[str]:
-    """The apiVersions of ``kind`` the API server of ``minor`` serves (empty: none)."""
-    by_kind = SERVED.get(minor)
-    if by_kind is None:
-        by_kind = SERVED[max(SERVED)] if minor > max(SERVED) else {}
-    return frozenset(f"{GROUP}/{v}" for v in by_kind.get(kind, frozenset()))
+def served_versions(kind: str, served: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The apiVersions of ``kind`` an API server serves, given the release's table (empty: none)."""
+    return frozenset(f"{GROUP}/{v}" for v in served.get(kind, frozenset()))
 
 
-def refuse_unserved(objects: Iterable[SchedulingWorkload | PodGroup], minor: int, release: str) -> None:
+def refuse_unserved(
+    objects: Iterable[SchedulingWorkload | PodGroup], served_by_kind: Mapping[str, frozenset[str]], release: str
+) -> None:
     """The first object whose apiVersion the API server of ``release`` does not serve is bad input."""
     for obj in objects:
         kind = "Workload" if isinstance(obj, SchedulingWorkload) else "PodGroup"
-        served = served_versions(kind, minor)
+        served = served_versions(kind, served_by_kind)
         if obj.api_version in served:
             continue
         if served:

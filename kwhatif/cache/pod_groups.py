@@ -30,6 +30,9 @@ class PodGroupState:
     def unscheduled(self) -> set[str]:
         return self.all_pods - self.assigned - self.assumed
 
+    def copy(self) -> PodGroupState:
+        return PodGroupState(set(self.all_pods), set(self.assigned), set(self.assumed))
+
 
 @dataclass(slots=True)
 class PodGroupStates:
@@ -37,6 +40,10 @@ class PodGroupStates:
 
     def get(self, namespace: str, name: str) -> PodGroupState | None:
         return self.groups.get(f"{namespace}/{name}")
+
+    def copy(self) -> PodGroupStates:
+        """An independent copy (a fork of the cluster changes its own)."""
+        return PodGroupStates({k: g.copy() for k, g in self.groups.items()})
 
     def _of(self, pod: Pod) -> PodGroupState | None:
         key = group_key(pod)

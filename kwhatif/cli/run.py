@@ -182,6 +182,8 @@ class Run:
 
     env: Environment
     options: ClusterOptions
+    # the cluster as loaded, never changed; ``state`` is this run's fork of it, which the engines change
+    loaded: ClusterState
     state: ClusterState
     chosen: ChosenVersion
     config: SchedulerConfiguration
@@ -205,7 +207,7 @@ class Run:
         if nodes is not None:
             missing_nodes(state, *nodes)
         config = load_scheduler_config(options, chosen.version)
-        return cls(env, options, state, chosen, config, output, color)
+        return cls(env, options, state, state.fork(), chosen, config, output, color)
 
     @property
     def profile(self) -> str:

@@ -5,17 +5,16 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
-from kwhatif.api import autoscaling, parse, storage, workload
+from kwhatif.api import parse
 from kwhatif.api.core import (
     Node,
     Pod,
 )
 from kwhatif.api.resources import PodRules
 from kwhatif.cache.cluster import ClusterState, Workload
-from kwhatif.controlplane.admission import limitranger, resourcequota
-from kwhatif.dra import parse as dra_parse
+from kwhatif.cache.kinds import BY_KIND, KINDS, WORKLOAD_KINDS
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
 from kwhatif.load.depth import depth_problem
@@ -23,116 +22,10 @@ from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.load.typed import TypedRun
 from kwhatif.release.versions import SchedulerVersion, default_version
 
-# Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced.
-READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {
-    "Node": (frozenset({"v1"}), False),
-    "Pod": (frozenset({"v1"}), True),
-    "Namespace": (frozenset({"v1"}), False),
-    "Service": (frozenset({"v1"}), True),
-    "PersistentVolume": (frozenset({"v1"}), False),
-    "PersistentVolumeClaim": (frozenset({"v1"}), True),
-    "ReplicationController": (frozenset({"v1"}), True),
-    "PriorityClass": (frozenset({"scheduling.k8s.io/v1"}), False),
-    "PodDisruptionBudget": (frozenset({"policy/v1"}), True),
-    "StorageClass": (frozenset({"storage.k8s.io/v1"}), False),
-    "CSINode": (frozenset({"storage.k8s.io/v1"}), False),
-    "CSIDriver": (frozenset({"storage.k8s.io/v1"}), False),
-    "VolumeAttachment": (frozenset({"storage.k8s.io/v1"}), False),
-    "CSIStorageCapacity": (frozenset({"storage.k8s.io/v1", "storage.k8s.io/v1beta1"}), True),
-    "RuntimeClass": (frozenset({"node.k8s.io/v1"}), False),
-    "ReplicaSet": (frozenset({"apps/v1"}), True),
-    "StatefulSet": (frozenset({"apps/v1"}), True),
-    "Deployment": (frozenset({"apps/v1"}), True),
-    "DaemonSet": (frozenset({"apps/v1"}), True),
-    "Job": (frozenset({"batch/v1"}), True),
-    "CronJob": (frozenset({"batch/v1"}), True),
-    "DeviceClass": (dra_parse.API_VERSIONS, False),
-    "ResourceSlice": (dra_parse.API_VERSIONS, False),
-    "ResourceClaim": (dra_parse.API_VERSIONS, True),
-    "ResourceClaimTemplate": (dra_parse.API_VERSIONS, True),
-    "LimitRange": (frozenset({"v1"}), True),
-    "ResourceQuota": (frozenset({"v1"}), True),
-    "HorizontalPodAutoscaler": (frozenset({"autoscaling/v1", "autoscaling/v2"}), True),
-    "Workload": (workload.API_VERSIONS, True),
-    "PodGroup": (workload.API_VERSIONS, True),
-}
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController")
+# Kinds kwhatif reads, with the apiVersions it accepts for each and whether they are namespaced
+# (from the one table of kinds, cache/kinds.py).
+READ_KINDS: dict[str, tuple[frozenset[str], bool]] = {k.kind: (k.versions, k.namespaced) for k in KINDS}
 
-
-class _Reader(NamedTuple):
-    """How build_cluster reads one kind of READ_KINDS besides Pods, Nodes and workloads: the
-    parser (body, apiVersion, source) and where the object goes in the ClusterState."""
-
-    parse: Callable[[dict[str, Any], str, str], Any]
-    store: Callable[[ClusterState, Any], None]
-
-
-def _body(fn: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any], str, str], Any]:
-    """A parser of the body alone (one apiVersion, no source kept)."""
-    return lambda body, _version, _source: fn(body)
-
-
-def _by_name(attr: str) -> Callable[[ClusterState, Any], None]:
-    def store(state: ClusterState, obj: Any) -> None:
-        getattr(state, attr)[obj.name] = obj
-
-    return store
-
-
-def _by_key(attr: str) -> Callable[[ClusterState, Any], None]:
-    def store(state: ClusterState, obj: Any) -> None:
-        getattr(state, attr)[obj.key] = obj
-
-    return store
-
-
-def _by_namespaced_name(attr: str) -> Callable[[ClusterState, Any], None]:
-    def store(state: ClusterState, obj: Any) -> None:
-        getattr(state, attr)[f"{obj.namespace}/{obj.name}"] = obj
-
-    return store
-
-
-def _listed(attr: str) -> Callable[[ClusterState, Any], None]:
-    def store(state: ClusterState, obj: Any) -> None:
-        getattr(state, attr).append(obj)
-
-    return store
-
-
-_OBJECTS: dict[str, _Reader] = {
-    "Namespace": _Reader(_body(parse.namespace), _by_name("namespaces")),
-    "PriorityClass": _Reader(_body(parse.priority_class), _by_name("priority_classes")),
-    "RuntimeClass": _Reader(_body(parse.runtime_class), _by_name("runtime_classes")),
-    "Service": _Reader(_body(parse.service), _listed("services")),
-    "PodDisruptionBudget": _Reader(_body(parse.pod_disruption_budget), _listed("pdbs")),
-    "PersistentVolume": _Reader(_body(storage.persistent_volume), _by_name("pvs")),
-    "PersistentVolumeClaim": _Reader(_body(storage.persistent_volume_claim), _by_key("pvcs")),
-    "StorageClass": _Reader(_body(storage.storage_class), _by_name("storage_classes")),
-    "CSINode": _Reader(_body(storage.csi_node), _by_name("csi_nodes")),
-    "CSIDriver": _Reader(_body(storage.csi_driver), _by_name("csi_drivers")),
-    "VolumeAttachment": _Reader(_body(storage.volume_attachment), _listed("volume_attachments")),
-    "CSIStorageCapacity": _Reader(_body(storage.csi_storage_capacity), _listed("csi_capacities")),
-    "LimitRange": _Reader(_body(limitranger.limit_range), _by_namespaced_name("limit_ranges")),
-    "ResourceQuota": _Reader(_body(resourcequota.resource_quota), _by_namespaced_name("resource_quotas")),
-    "HorizontalPodAutoscaler": _Reader(_body(autoscaling.horizontal_pod_autoscaler), _by_key("hpas")),
-    "DeviceClass": _Reader(dra_parse.device_class, _by_name("device_classes")),
-    "ResourceSlice": _Reader(dra_parse.resource_slice, _listed("resource_slices")),
-    "ResourceClaim": _Reader(
-        lambda body, version, source: dra_parse.resource_claim(body, version, "default", source),
-        _by_key("resource_claims"),
-    ),
-    "ResourceClaimTemplate": _Reader(
-        lambda body, version, source: dra_parse.resource_claim_template(body, version, "default", source),
-        _by_key("resource_claim_templates"),
-    ),
-    # scheduling.k8s.io (gang scheduling): whether the release serves the apiVersion is checked
-    # once the release is known (workload.refuse_unserved)
-    "Workload": _Reader(
-        lambda body, _version, source: workload.workload(body, source), _by_key("scheduling_workloads")
-    ),
-    "PodGroup": _Reader(lambda body, _version, source: workload.pod_group(body, source), _by_key("pod_groups")),
-}
 
 # Other core/v1 kinds: valid, not read. A core/v1 kind outside both sets does not exist.
 _OTHER_CORE_KINDS = frozenset(
@@ -323,9 +216,11 @@ def build_cluster(
                 kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source
             )
             return
-        reader = _OBJECTS[kind]
+        row = BY_KIND[kind]
+        parser = row.parse
+        assert parser is not None  # every kind the loader does not keep itself has its parser
         api_version = doc.api_version
-        reader.store(state, _guard(doc, lambda b: reader.parse(b, api_version, src)))
+        state.add(row, _guard(doc, lambda b: parser(b, api_version, src)))
 
     for doc in docs:
         if type(doc) is TypedRun:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from kwhatif.cache.cluster import ClusterState
+from kwhatif.cache.kinds import BY_RESOURCE, KINDS
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.cluster import build_cluster
 from kwhatif.load.credentials import load_configuration
@@ -44,53 +45,9 @@ class Resource:
         return [f"/apis/{gv}/{name}" for gv in self.older]
 
 
-_DRA = ("resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
-_WORKLOAD = ("scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1alpha2")
-
-# One table; the README's "Reliability" section lists it. Nodes come before pods: a snapshot
-# leaves out the pods of nodes that are gone, as the live loader does.
-RESOURCES: tuple[Resource, ...] = (
-    Resource("/api/v1/nodes", True, "every answer"),
-    Resource("/api/v1/pods", True, "every answer"),
-    Resource("/api/v1/namespaces", True, "NamespaceLifecycle admission and namespace selectors of pod affinity"),
-    Resource("/api/v1/services", False, "default topology spreading of the pods a Service selects"),
-    Resource("/api/v1/replicationcontrollers", False, "default topology spreading and checks of running workloads"),
-    Resource("/api/v1/persistentvolumes", True, "pods with volumes (VolumeBinding, VolumeZone, volume limits)"),
-    Resource("/api/v1/persistentvolumeclaims", True, "pods with volumes (VolumeBinding, VolumeZone, volume limits)"),
-    Resource("/api/v1/limitranges", False, "LimitRange defaults and limits of new pods"),
-    Resource("/api/v1/resourcequotas", False, "ResourceQuota admission of new pods"),
-    Resource("/apis/scheduling.k8s.io/v1/priorityclasses", True, "priorities, queue order and preemption"),
-    Resource(
-        "/apis/policy/v1/poddisruptionbudgets",
-        False,
-        "preemption victims (PodDisruptionBudget violations) and drain evictions",
-    ),
-    Resource("/apis/storage.k8s.io/v1/storageclasses", True, "pods with volumes (VolumeBinding)"),
-    Resource("/apis/storage.k8s.io/v1/csinodes", False, "CSI volume limits per node (NodeVolumeLimits)"),
-    Resource("/apis/storage.k8s.io/v1/csidrivers", False, "CSI volume limits and storage capacity checks"),
-    Resource("/apis/storage.k8s.io/v1/volumeattachments", False, "CSI volume limits (NodeVolumeLimits)"),
-    Resource("/apis/storage.k8s.io/v1/csistoragecapacities", False, "storage capacity checks (VolumeBinding)"),
-    Resource("/apis/node.k8s.io/v1/runtimeclasses", False, "pod overhead and RuntimeClass scheduling of new pods"),
-    Resource("/apis/apps/v1/replicasets", False, "default topology spreading and checks of running workloads"),
-    Resource("/apis/apps/v1/statefulsets", False, "default topology spreading and checks of running workloads"),
-    Resource("/apis/apps/v1/deployments", False, "checks of running Deployments"),
-    Resource("/apis/apps/v1/daemonsets", False, "checks of running DaemonSets"),
-    Resource("/apis/batch/v1/jobs", False, "checks of running Jobs"),
-    Resource("/apis/batch/v1/cronjobs", False, "checks of running CronJobs"),
-    Resource("/apis/autoscaling/v2/horizontalpodautoscalers", False, "check --hpa-max"),
-    # dynamic resource allocation (resource.k8s.io/v1 is served from 1.34, a beta before; a
-    # cluster that serves no version of it has no such objects, so its absence loses nothing)
-    *(
-        Resource(f"/apis/resource.k8s.io/v1/{name}", False, "pods with resource claims (DynamicResources)", _DRA)
-        for name in ("deviceclasses", "resourceslices", "resourceclaims", "resourceclaimtemplates")
-    ),
-    # the Workload API of gang scheduling: scheduling.k8s.io/v1alpha2 in 1.36, v1beta1 and
-    # v1alpha3 in 1.37, each served only while its gates are on
-    *(
-        Resource(f"/apis/scheduling.k8s.io/v1beta1/{name}", False, "gang scheduling of Workload pod groups", _WORKLOAD)
-        for name in ("workloads", "podgroups")
-    ),
-)
+# One table (cache/kinds.py); the README's "Reliability" section lists it. Nodes come before
+# pods: a snapshot leaves out the pods of nodes that are gone, as the live loader does.
+RESOURCES: tuple[Resource, ...] = tuple(Resource(k.path, k.required, k.affects, k.older) for k in KINDS)
 PAGE_SIZE = 500
 # The most one page's body may take, whatever --max-input-size leaves of the list's budget, so
 # that a body that never ends is cut off long before the whole budget is held at once. etcd
@@ -103,38 +60,6 @@ SMALL_PAGE_SIZE = 50
 # runs out of objects, so a server that keeps sending empty pages with new tokens never ends.
 MAX_EMPTY_PAGES = 32
 # The kind of each list's items, by resource name: an item of another kind is a server's lie.
-_KINDS = {
-    "nodes": "Node",
-    "pods": "Pod",
-    "namespaces": "Namespace",
-    "services": "Service",
-    "replicationcontrollers": "ReplicationController",
-    "persistentvolumes": "PersistentVolume",
-    "persistentvolumeclaims": "PersistentVolumeClaim",
-    "limitranges": "LimitRange",
-    "resourcequotas": "ResourceQuota",
-    "priorityclasses": "PriorityClass",
-    "poddisruptionbudgets": "PodDisruptionBudget",
-    "storageclasses": "StorageClass",
-    "csinodes": "CSINode",
-    "csidrivers": "CSIDriver",
-    "volumeattachments": "VolumeAttachment",
-    "csistoragecapacities": "CSIStorageCapacity",
-    "runtimeclasses": "RuntimeClass",
-    "replicasets": "ReplicaSet",
-    "statefulsets": "StatefulSet",
-    "deployments": "Deployment",
-    "daemonsets": "DaemonSet",
-    "jobs": "Job",
-    "cronjobs": "CronJob",
-    "horizontalpodautoscalers": "HorizontalPodAutoscaler",
-    "deviceclasses": "DeviceClass",
-    "resourceslices": "ResourceSlice",
-    "resourceclaims": "ResourceClaim",
-    "resourceclaimtemplates": "ResourceClaimTemplate",
-    "workloads": "Workload",
-    "podgroups": "PodGroup",
-}
 # What `kubectl get -o json` leaves out by default, and kwhatif never reads.
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -325,7 +250,8 @@ def iter_list_pages(
 def _check_kinds(host: str, path: str, data: dict[str, Any]) -> None:
     """A list of another kind, or an item of another kind in it, is refused (exit 3) rather than
     loaded as what it claims to be: /api/v1/pods answers a PodList of Pods."""
-    kind = _KINDS.get(path.rsplit("/", 1)[-1])
+    row = BY_RESOURCE.get(path.rsplit("/", 1)[-1])
+    kind = row.kind if row is not None else None
     if kind is None:
         return
     list_kind = data.get("kind")

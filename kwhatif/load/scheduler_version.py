@@ -153,13 +153,10 @@ def _kubelet_minors(state: ClusterState) -> Iterator[tuple[str, str, int]]:
 
 def _from_kubelets(state: ClusterState, live: bool) -> ChosenVersion | None:
     """The minor of the nodes' newest kubelet, as the release of the control plane."""
-    newest: tuple[int, str] | None = None
-    for _, kv, minor in _kubelet_minors(state):
-        if newest is None or minor > newest[0]:
-            newest = (minor, kv.strip())
+    newest = versions.newest_minor((kv.strip(), minor) for _, kv, minor in _kubelet_minors(state))
     if newest is None:
         return None
-    minor, kv = newest
+    kv, minor = newest
     try:
         r = versions.resolve(f"{versions.MAJOR}.{minor}", lenient=True)
     except ValueError:
@@ -183,9 +180,10 @@ def kubelet_skew_notes(state: ClusterState, version: SchedulerVersion) -> list[s
     newer: list[str] = []
     older: list[str] = []
     for name, kv, minor in _kubelet_minors(state):
-        if minor > version.minor:
+        skew = versions.kubelet_skew(minor, version.minor)
+        if skew is versions.Skew.NEWER:
             newer.append(f"{name} ({kv})")
-        elif version.minor - minor > versions.KUBELET_MAX_MINORS_OLDER:
+        elif skew is versions.Skew.TOO_OLD:
             older.append(f"{name} ({kv})")
     notes = []
     if newer:

@@ -25,8 +25,7 @@ NAME = "GangScheduling"
 PERMIT_TIMEOUT_SECONDS = 5 * 60.0  # permitTimeoutDuration
 # gangscheduling.go, verbatim
 MSG_WAITING_FOR_POD_GROUP = 'waiting for pods\'s pod group "{}" to appear in scheduling queue'
-# 1.37 (gangscheduling.go at kubernetes/kubernetes 037891575693, after v1.36): "pod's"
-MSG_WAITING_FOR_POD_GROUP_137 = 'waiting for pod\'s pod group "{}" to appear in scheduling queue'
+# (1.37 says "pod's": the release's Behaviour.gang_missing_pod_group_reason)
 MSG_WAITING_FOR_MIN_COUNT_IN_QUEUE = "waiting for minCount pods from a gang to appear in scheduling queue"
 MSG_WAITING_FOR_MIN_COUNT_SCHEDULED = "waiting for minCount pods from a gang to be scheduled"
 
@@ -65,10 +64,12 @@ def permit_status(pod: Pod, group: PodGroup | None, state: PodGroupState | None)
 class GangScheduling(PreEnqueuePlugin, PermitPlugin):
     NAME = NAME
 
-    def __init__(self, groups: Mapping[str, PodGroup], states: PodGroupStates, minor: int = 36) -> None:
+    def __init__(
+        self, groups: Mapping[str, PodGroup], states: PodGroupStates, missing: str = MSG_WAITING_FOR_POD_GROUP
+    ) -> None:
         self.groups = groups
         self.states = states
-        self.missing = MSG_WAITING_FOR_POD_GROUP_137 if minor >= 37 else MSG_WAITING_FOR_POD_GROUP
+        self.missing = missing  # the release's PreEnqueue reason for a PodGroup not there
 
     def _group(self, pod: Pod) -> tuple[PodGroup | None, PodGroupState | None]:
         return self.groups.get(f"{pod.namespace}/{pod.pod_group}"), self.states.get(pod.namespace, pod.pod_group)
@@ -82,4 +83,6 @@ class GangScheduling(PreEnqueuePlugin, PermitPlugin):
 
 def new(args: None, handle: Handle) -> GangScheduling:
     cluster = handle.cluster
-    return GangScheduling(cluster.pod_groups, cluster.pod_group_states, handle.version.minor)
+    return GangScheduling(
+        cluster.pod_groups, cluster.pod_group_states, handle.version.behaviour.gang_missing_pod_group_reason
+    )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,28 @@ def gate_exists(name: str, minor: int) -> bool:
     return name in featuregates.known(minor)
 
 
+class Skew(enum.StrEnum):
+    """Where a kubelet's minor stands against the control plane's under the version skew policy."""
+
+    WITHIN = "within"
+    NEWER = "newer"  # a kubelet may never be newer than the API server
+    TOO_OLD = "too-old"  # more than KUBELET_MAX_MINORS_OLDER minors older
+
+
+def kubelet_skew(kubelet_minor: int, control_plane_minor: int) -> Skew:
+    if kubelet_minor > control_plane_minor:
+        return Skew.NEWER
+    if control_plane_minor - kubelet_minor > KUBELET_MAX_MINORS_OLDER:
+        return Skew.TOO_OLD
+    return Skew.WITHIN
+
+
+def newest_minor(versions: Iterable[tuple[str, int]]) -> tuple[str, int] | None:
+    """The first of some (version text, 1.x minor) pairs with the newest minor (the nodes'
+    kubelets: the control plane is at least as new)."""
+    return max(versions, key=lambda v: v[1], default=None)
+
+
 # --- behaviour switches ---------------------------------------------------------------------------
 
 
@@ -201,6 +223,18 @@ class Behaviour:
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
     node_declared_features_registered: bool = False
     gang_scheduling_registered: bool = False
+    # The GangScheduling and WorkloadAwarePreemption gates are gone (1.37): what they switched
+    # follows GenericWorkload (the plugin in the default profile, workload-aware preemption).
+    gang_follows_generic_workload: bool = False
+    # GangScheduling's PreEnqueue reason while a pod's PodGroup is not there ({} is its name).
+    gang_missing_pod_group_reason: str = 'waiting for pods\'s pod group "{}" to appear in scheduling queue'
+    # The pod-group cycle decides a gang's quorum with GangScheduling's PlacementFeasible (1.37),
+    # which kwhatif does not model: it answers with the Permit-based cycle and says so.
+    gang_placement_feasible: bool = False
+    # The versions of the scheduling.k8s.io Workload API the API server serves, by kind (none
+    # before 1.35).
+    # (kind, versions) pairs: hashable, as every switch is
+    workload_api_served: tuple[tuple[str, frozenset[str]], ...] = ()
     # NodeDeclaredFeatures' Filter reason (the plugin exists from 1.35, its gate is on from 1.36).
     node_declared_features_reason: str = "node declared features check failed - unsatisfied requirements: {features}"
     # DynamicResources PostFilter answers a pod without claims Unschedulable with no reason before
@@ -525,6 +559,67 @@ CHANGES: tuple[Change, ...] = (
         "PR #140180 (merged after v1.37.0-alpha.1; release not pinned exactly)",
         plugins=("DefaultPreemption", "framework"),
     ),
+    # The Workload API: 1.35 served only the v1alpha1 Workload (podGroups inside it, pods joining
+    # by spec.workloadRef); 1.36 replaced it with v1alpha2 and the PodGroup object. 1.37 drops
+    # v1alpha2 for v1alpha3 (k8s.io/api v0.37.0-alpha.1, Kubernetes-commit of its
+    # scheduling/v1alpha3/register.go; CHANGELOG-1.37 #138572) and serves Workload and PodGroup in
+    # v1beta1 too (k8s.io/api "Graduate WAS APIs to beta", c5d632090, after v0.37.0-beta.0;
+    # scheduling/v1beta1/register.go at the k8s.io/api commit of Kubernetes-commit ae5d4d35 lists
+    # Workload and PodGroup). v1alpha3 also has CompositePodGroup, which kwhatif does not read.
+    Change(
+        ("1.35.0",),
+        (),
+        "the API server serves the Workload API: Workload v1alpha1",
+        {"workload_api_served": (("Workload", frozenset({"v1alpha1"})),)},
+        "openshift-kni/scheduler-plugins v1.35.7 vendor/k8s.io/api/scheduling/v1alpha1/register.go",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.36.0",),
+        (),
+        "the Workload API moves to v1alpha2 with the PodGroup object",
+        {"workload_api_served": (("Workload", frozenset({"v1alpha2"})), ("PodGroup", frozenset({"v1alpha2"})))},
+        "openshift/kubernetes-autoscaler 70920d3c vendor/k8s.io/api/scheduling/v1alpha2/register.go (v1.36.2)",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.37.0",),
+        (138572,),
+        "the Workload API is served as v1alpha3 and v1beta1 (v1alpha2 dropped)",
+        {
+            "workload_api_served": (
+                ("Workload", frozenset({"v1alpha3", "v1beta1"})),
+                ("PodGroup", frozenset({"v1alpha3", "v1beta1"})),
+            )
+        },
+        "k8s.io/api v0.37.0-alpha.1 scheduling/v1alpha3/register.go; c5d632090 scheduling/v1beta1/register.go",
+        plugins=("api",),
+    ),
+    Change(
+        ("1.37.0",),
+        (),
+        "the GangScheduling and WorkloadAwarePreemption gates are removed: the GangScheduling plugin and "
+        "workload-aware preemption follow GenericWorkload; the pod-group cycle checks PlacementFeasible",
+        {"gang_follows_generic_workload": True, "gang_placement_feasible": True},
+        "kubernetes/kubernetes ead35706 pkg/features/kube_features.go, 008b3652 plugins/registry.go, "
+        "metrics.go (1.37 development)",
+        plugins=("GangScheduling", "framework"),
+    ),
+    Change(
+        ("1.37.0",),
+        (),
+        'GangScheduling\'s PreEnqueue says "pod\'s pod group" where it said "pods\'s pod group"',
+        {"gang_missing_pod_group_reason": 'waiting for pod\'s pod group "{}" to appear in scheduling queue'},
+        "kubernetes/kubernetes 037891575693 gangscheduling/gangscheduling.go (after v1.36)",
+        plugins=("GangScheduling",),
+    ),
+)
+
+
+# Every table of served Workload API versions a release has (the loader accepts them all in a
+# file; the selected release's own table decides).
+WORKLOAD_API_SERVED: tuple[Mapping[str, frozenset[str]], ...] = tuple(
+    dict(c.sets["workload_api_served"]) for c in CHANGES if "workload_api_served" in c.sets
 )
 
 
@@ -643,7 +738,7 @@ class SchedulerVersion:
         such gate) GenericWorkload (kwhatif.release.workload_gates)."""
         if self.has_gate("GangScheduling"):
             return self.gate("GangScheduling")
-        return self.minor >= 37 and self.gate("GenericWorkload")
+        return self.behaviour.gang_follows_generic_workload and self.gate("GenericWorkload")
 
     def plugin_registered(self, name: str) -> bool:
         """Whether the release's in-tree registry has the plugin."""

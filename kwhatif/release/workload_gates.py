@@ -27,9 +27,6 @@ GANG_SCHEDULING = "GangScheduling"
 TOPOLOGY_AWARE = "TopologyAwareWorkloadScheduling"
 WORKLOAD_AWARE_PREEMPTION = "WorkloadAwarePreemption"
 GATES = (GENERIC_WORKLOAD, GANG_SCHEDULING, TOPOLOGY_AWARE, WORKLOAD_AWARE_PREEMPTION)
-# From this minor the GangScheduling and WorkloadAwarePreemption gates are gone and what they
-# switched follows GenericWorkload.
-FOLLOW_GENERIC_SINCE = 37
 # kube_features.go's dependencies: a gate on needs these on too.
 DEPENDS_ON: Mapping[str, str] = {
     GANG_SCHEDULING: GENERIC_WORKLOAD,
@@ -63,7 +60,7 @@ def gang_gates(version: SchedulerVersion, overrides: Mapping[str, bool]) -> Gang
 
     def follows_generic(name: str) -> bool:
         """A gang gate the release no longer has (1.37 on) follows GenericWorkload."""
-        if version.has_gate(name) or version.minor < FOLLOW_GENERIC_SINCE:
+        if version.has_gate(name) or not version.behaviour.gang_follows_generic_workload:
             return on(name)
         return generic
 

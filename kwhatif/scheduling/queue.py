@@ -17,6 +17,7 @@ from kwhatif.cache.pod_groups import PodGroupStates, group_key
 from kwhatif.framework import pod_group_preemption as preemption
 from kwhatif.framework.interface import Status
 from kwhatif.framework.types import PodOutcome
+from kwhatif.release.versions import Behaviour
 from kwhatif.release.workload_gates import GangGates
 from kwhatif.scheduling.pod_group_cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
 
@@ -29,10 +30,14 @@ NOTE_FOLLOWS_GENERIC_WORKLOAD = (
 
 class GangQueue:
     def __init__(
-        self, gates: GangGates, pod_groups: Mapping[str, PodGroup], states: PodGroupStates, minor: int = 36
+        self,
+        gates: GangGates,
+        pod_groups: Mapping[str, PodGroup],
+        states: PodGroupStates,
+        behaviour: Behaviour | None = None,
     ) -> None:
         self.gates = gates
-        self.minor = minor
+        self.behaviour = behaviour or Behaviour()
         self.pod_groups = pod_groups
         self.states = states
         self.outcomes: list[GroupOutcome] = []
@@ -60,8 +65,9 @@ class GangQueue:
         for p in pending:
             self.states.add_pod(p)
         if any(p.pod_group for p in pending):
-            if self.minor >= 37:
+            if self.behaviour.gang_follows_generic_workload:
                 self.notes.append(NOTE_FOLLOWS_GENERIC_WORKLOAD)
+            if self.behaviour.gang_placement_feasible:
                 self.notes.append(
                     "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
                     "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"

@@ -208,12 +208,15 @@ class Scheduler:
         # Workload pod groups: the gang-aware part of the queue and the cache's group state
         refuse_unserved(
             [*cluster.scheduling_workloads.values(), *cluster.pod_groups.values()],
-            self.version.minor,
+            dict(self.version.behaviour.workload_api_served),
             str(self.version.release),
         )
         self.pod_group_states = cluster.pod_group_states
         self.gang = GangQueue(
-            gang_gates(self.version, feature_gates or {}), cluster.pod_groups, self.pod_group_states, self.version.minor
+            gang_gates(self.version, feature_gates or {}),
+            cluster.pod_groups,
+            self.pod_group_states,
+            self.version.behaviour,
         )
 
     # --- queue ----------------------------------------------------------------------------------

@@ -23,13 +23,14 @@ from typing import Any
 from kwhatif.api.core import Pod
 from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.cache.cluster import ClusterState, Workload
+from kwhatif.cache.kinds import WORKLOAD_KINDS
 from kwhatif.controlplane.admission.chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.controlplane.admission.resourcequota import QuotaLedger
 from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_incoming
 from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
-from kwhatif.load.cluster import WORKLOAD_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
+from kwhatif.load.cluster import UnservedVersion, build_cluster, classify, is_custom_resource
 from kwhatif.load.files import Document
 from kwhatif.report.verdict import FAILURES, WARNINGS, Verdict
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
@@ -112,24 +113,7 @@ def merge_objects(
         raise InputError(
             "manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}"
         )
-    for maps in (
-        "namespaces",
-        "priority_classes",
-        "runtime_classes",
-        "storage_classes",
-        "csi_drivers",
-        "limit_ranges",
-        "resource_quotas",
-        "hpas",
-        "device_classes",
-        "resource_claims",
-        "resource_claim_templates",
-        "pod_groups",
-        "scheduling_workloads",
-    ):
-        getattr(state, maps).update(getattr(extra, maps))
-    names = {s.name for s in extra.resource_slices}
-    state.resource_slices = [s for s in state.resource_slices if s.name not in names] + extra.resource_slices
+    state.apply(extra)
     new_pvs = [name for name in extra.pvs if name not in state.pvs]
     for name in new_pvs:
         state.pvs[name] = extra.pvs[name]
@@ -143,10 +127,6 @@ def merge_objects(
             continue
         state.pvcs[key] = chain.default_storage_class(pvc)
         new_claims.append(key)
-    for svc in extra.services:
-        state.services = [s for s in state.services if (s.namespace, s.name) != (svc.namespace, svc.name)] + [svc]
-    for pdb in extra.pdbs:
-        state.pdbs = [p for p in state.pdbs if (p.namespace, p.name) != (pdb.namespace, pdb.name)] + [pdb]
     return new_claims
 
 
@@ -162,6 +142,7 @@ def check(
     from kwhatif.controlplane.controllers import workloads as wl
     from kwhatif.controlplane.controllers.pv_controller import sync_claims
 
+    state = state.fork()  # the manifests change a copy of the cluster, never the caller's
     workload_docs: list[Document] = []
     pod_docs: list[Document] = []
     other_docs: list[Document] = []

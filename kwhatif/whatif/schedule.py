@@ -282,9 +282,10 @@ def manifest_pods(
     PriorityClass, a LimitRange or a ResourceQuota) is an error."""
     from itertools import chain as chain_pods
 
+    from kwhatif.cache.kinds import WORKLOAD_KINDS
     from kwhatif.controlplane.admission.resourcequota import QuotaLedger
     from kwhatif.controlplane.controllers.pods import pods_from_documents, unverified_namespaces_note
-    from kwhatif.load.cluster import WORKLOAD_KINDS, apply_namespace, classify
+    from kwhatif.load.cluster import apply_namespace, classify
     from kwhatif.load.files import CLUSTER_SCOPED_KINDS
 
     companions = [d for d in docs if d.kind in COMPANION_KINDS]

@@ -139,10 +139,10 @@ def test_pod_group_api_versions_per_release(release: str, api_version: str, serv
     state = _load(body, release)  # read in any version; refused once the release is known
     v = get_version(release)
     if served:
-        refuse_unserved(state.pod_groups.values(), v.minor, str(v.release))
+        refuse_unserved(state.pod_groups.values(), dict(v.behaviour.workload_api_served), str(v.release))
         return
     with pytest.raises(InputError) as ei:
-        refuse_unserved(state.pod_groups.values(), v.minor, str(v.release))
+        refuse_unserved(state.pod_groups.values(), dict(v.behaviour.workload_api_served), str(v.release))
     assert str(ei.value).startswith(
         f"objs.yaml: PodGroup ml/pg: apiVersion: unknown apiVersion '{api_version}' for PodGroup ("
     )

@@ -1,19 +1,22 @@
-"""load/cluster.py: every kind it reads goes one way into the ClusterState (one table beside
-READ_KINDS for the kinds that are neither pods, nodes nor workloads)."""
+"""load/cluster.py: every kind it reads goes one way into the ClusterState (the one table of kinds,
+cache/kinds.py: the loader keeps pods, nodes and workloads itself, every other kind has its parser)."""
 
 from __future__ import annotations
 
 import pytest
 
+from kwhatif.cache.kinds import KINDS, WORKLOAD_KINDS, Store
 from kwhatif.errors import InputError
-from kwhatif.load.cluster import _OBJECTS, READ_KINDS, WORKLOAD_KINDS, build_cluster
+from kwhatif.load.cluster import READ_KINDS, build_cluster
 from kwhatif.load.files import parse_text
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
 
 
 def test_every_read_kind_has_exactly_one_reader():
-    routes = [{"Pod", "Node"}, set(WORKLOAD_KINDS), set(_OBJECTS)]
+    parsed = {k.kind for k in KINDS if k.parse is not None}
+    assert parsed == {k.kind for k in KINDS if k.store is not Store.OWN}
+    routes = [{"Pod", "Node"}, set(WORKLOAD_KINDS), parsed]
     assert set().union(*routes) == set(READ_KINDS)
     assert sum(len(r) for r in routes) == len(READ_KINDS)
 

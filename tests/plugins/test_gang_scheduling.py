@@ -116,5 +116,7 @@ def test_permit_of_pod_without_group_succeeds() -> None:
 
 
 def test_missing_pod_group_message_of_1_37() -> None:
-    pl = gs.GangScheduling({}, _states(1), minor=37)
+    from kwhatif.release import versions
+
+    pl = gs.GangScheduling({}, _states(1), versions.get("1.37").behaviour.gang_missing_pod_group_reason)
     assert pl.pre_enqueue(POD.obj()).message() == 'waiting for pod\'s pod group "pg" to appear in scheduling queue'

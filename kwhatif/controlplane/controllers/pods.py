@@ -167,8 +167,9 @@ def capacity_template(docs: list[Document], cluster: ClusterState, path: str) ->
     their one workload as its controller would create it (LimitRange defaults included), named
     after the workload. Other objects (a Namespace, a Service, ...) are ignored. Returns the pod
     and a note saying where it came from."""
+    from kwhatif.cache.kinds import WORKLOAD_KINDS
     from kwhatif.controlplane.controllers.workloads import expand_workload
-    from kwhatif.load.cluster import WORKLOAD_KINDS, build_cluster
+    from kwhatif.load.cluster import build_cluster
 
     pods, rest = pods_from_documents(docs, cluster)
     workload_docs = [d for d in rest if classify(d) in WORKLOAD_KINDS]
