@@ -353,7 +353,7 @@ def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
 
 def limits(co: ClusterOptions) -> Any:
     """The input size limits of --max-input-size."""
-    from kwhatif.load.bounded import DEFAULT_READ_TIMEOUT
+    from kwhatif.bounded import DEFAULT_READ_TIMEOUT
     from kwhatif.load.files import Limits
 
     timeout = DEFAULT_READ_TIMEOUT if co.request_timeout is None else co.request_timeout

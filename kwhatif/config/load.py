@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kwhatif.bounded import DEFAULT_READ_TIMEOUT, read_bounded
 from kwhatif.config.convert import convert_args
 from kwhatif.config.decode import decode_document
 from kwhatif.config.defaults import ProfileDraft, default_profile_draft
@@ -23,7 +24,6 @@ from kwhatif.config.reader import os_errors, read_strict_document
 from kwhatif.config.types import DEFAULT_SCHEDULER_NAME, KIND, PluginArgs, Profile, SchedulerConfiguration
 from kwhatif.config.validation import validate_configuration
 from kwhatif.errors import ConfigError
-from kwhatif.load.bounded import DEFAULT_READ_TIMEOUT, read_bounded
 from kwhatif.release.versions import SchedulerVersion, default_version
 
 # Config files are small; this only keeps a wrong path (a disk image, a log) from being parsed.

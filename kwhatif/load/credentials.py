@@ -23,8 +23,8 @@ import sys
 from typing import Any
 
 from kwhatif import secrets
+from kwhatif.bounded import OutputTooLarge, read_bounded, run_bounded
 from kwhatif.errors import ClusterError, InputError
-from kwhatif.load.bounded import OutputTooLarge, read_bounded, run_bounded
 
 # A token (a JWT with its claims: a few KiB) and an ExecCredential (a token, or a client
 # certificate and key) are far smaller than these; past them the source is not what it claims.

@@ -25,6 +25,7 @@ import msgspec
 import orjson
 import yaml
 
+from kwhatif.bounded import DEFAULT_READ_TIMEOUT, open_binary, read_at_most, wrap_stream
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
@@ -40,7 +41,6 @@ from kwhatif.config.reader import (
 )
 from kwhatif.errors import InputError
 from kwhatif.gocompat import format_float32_g
-from kwhatif.load.bounded import DEFAULT_READ_TIMEOUT, open_binary, read_at_most, wrap_stream
 
 
 class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]

@@ -12,8 +12,8 @@ import os
 import shutil
 from collections.abc import Iterable, Iterator
 
+from kwhatif.bounded import OutputTooLarge, run_bounded
 from kwhatif.errors import InputError
-from kwhatif.load.bounded import OutputTooLarge, run_bounded
 from kwhatif.load.files import Document, Limits, parse_text
 
 EXTENSIONS = (".json", ".yaml", ".yml")
