@@ -119,9 +119,14 @@ def test_nodes_and_namespaces_complete_from_the_cluster_files(run_cli, monkeypat
 
 def test_releases_complete(run_cli, monkeypatch):
     assert complete(run_cli, monkeypatch, "kwhatif schedule --scheduler-version 1.3") == [
-        f"1.{m}" for m in range(30, 38)
+        f"1.{m}" for m in range(30, 39)
     ]
-    assert complete(run_cli, monkeypatch, "kwhatif schedule --scheduler-version 1.37") == ["1.37", "1.37.0"]
+    assert complete(run_cli, monkeypatch, "kwhatif schedule --scheduler-version 1.37") == [
+        "1.37",
+        "1.37.0",
+        "1.37.1",
+        "1.37.2",
+    ]
     assert complete(run_cli, monkeypatch, "kwhatif check --scheduler-version 1.36.") == [
         "1.36.0",
         "1.36.1",

@@ -207,6 +207,12 @@ def test_match_label_keys_in_pod_topology_spread(minor: int) -> None:
 def test_dynamic_resource_allocation(minor: int) -> None:
     from kwhatif.release.featuregates import FeatureGateError, known
 
+    if "DynamicResourceAllocation" not in known(minor):
+        # 1.38 removed the gate (#141946): DRA is always on, and the gate is unknown
+        with pytest.raises(FeatureGateError, match="unrecognized feature gate: DynamicResourceAllocation"):
+            version(minor, "DynamicResourceAllocation=true")
+        assert "DynamicResources" in [n for n, _ in version(minor, "").default_plugins()]
+        return
     v_on = version(minor, "DynamicResourceAllocation=true")
     assert "DynamicResources" in [n for n, _ in v_on.default_plugins()]
     pod = make_pod().name("p").set("spec.resourceClaims", [{"name": "gpu", "resourceClaimName": "gpu-claim"}])

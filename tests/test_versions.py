@@ -92,7 +92,7 @@ def config_error(version: str, body: str) -> str:
         pytest.param("v1.34", "1.34.10", id="v-prefix"),
         pytest.param("1.34.2", "1.34.2", id="exact-patch"),
         pytest.param("v1.30.6", "1.30.6", id="exact-with-v"),
-        pytest.param("1.37", "1.37.0", id="newest-minor"),
+        pytest.param("1.37", "1.37.2", id="newest-1.37-patch"),
     ],
 )
 def test_flag_versions(text: str, want: str) -> None:
@@ -104,7 +104,7 @@ def test_flag_versions(text: str, want: str) -> None:
     "text",
     [
         pytest.param("1.29", id="too-old"),
-        pytest.param("1.38", id="too-new"),
+        pytest.param("1.39", id="too-new"),
         pytest.param("2.0", id="major"),
         pytest.param("1.34.x", id="bad-patch"),
         pytest.param("latest", id="word"),
@@ -123,7 +123,7 @@ def test_flag_versions_refused(text: str) -> None:
         pytest.param("v1.33.5-gke.1000", "1.33.5", "", id="gke"),
         pytest.param("v1.35.0+k3s1", "1.35.0", "", id="k3s"),
         pytest.param("v1.29.9", "1.30.14", "outside what kwhatif knows", id="older-than-supported"),
-        pytest.param("v1.39.0", "1.37.0", "outside what kwhatif knows", id="newer-than-supported"),
+        pytest.param("v1.39.0", "1.38.0", "outside what kwhatif knows", id="newer-than-supported"),
         pytest.param("v1.34.99", "1.34.99", "newer than the newest 1.34 release", id="unknown-patch"),
     ],
 )

@@ -109,6 +109,7 @@ class ClusterState:
     pods: list[Pod] = field(default_factory=list)  # bound, not terminal
     pending_pods: list[Pod] = field(default_factory=list)  # no nodeName, not terminal
     orphaned_pods: int = 0  # bound to a node that is not there, left out
+    orphaned_pod_uids: set[str] = field(default_factory=set)  # their uids (DRA: their claims stay reserved)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     runtime_classes: dict[str, RuntimeClass] = field(default_factory=dict)
@@ -198,6 +199,7 @@ class ClusterState:
         return ClusterState(
             **copied,
             orphaned_pods=self.orphaned_pods,
+            orphaned_pod_uids=set(self.orphaned_pod_uids),
             pod_group_states=self.pod_group_states.copy(),
             version=self.version,
             server_version=self.server_version,

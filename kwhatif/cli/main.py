@@ -19,17 +19,19 @@ from typing import Any
 
 import click
 
-from kwhatif import __version__
 from kwhatif.cli.capacity import capacity
 from kwhatif.cli.check import check
 from kwhatif.cli.completion import completion
+from kwhatif.cli.diff import diff
 from kwhatif.cli.drain import drain
 from kwhatif.cli.env import Environment
+from kwhatif.cli.mcp import mcp
 from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.escape import visible
 from kwhatif.secrets import redacting
+from kwhatif.version import __version__
 
 
 class _Group(click.Group):
@@ -56,7 +58,7 @@ def cli(debug: bool) -> None:
     """What would kube-scheduler do with this pod, on this cluster, and why?
 
     kwhatif replays the upstream scheduling framework (the default profile of the cluster's own
-    kube-scheduler release, 1.30 to 1.37, or your KubeSchedulerConfiguration) over a snapshot of a
+    kube-scheduler release, 1.30 to 1.38, or your KubeSchedulerConfiguration) over a snapshot of a
     cluster, without touching it, and explains every filter rejection and every score.
 
     The release is --scheduler-version if given, else the live cluster's version, else the image
@@ -64,7 +66,7 @@ def cli(debug: bool) -> None:
     """
 
 
-for _command in (schedule, check, capacity, drain, snapshot, completion):
+for _command in (schedule, check, capacity, drain, diff, snapshot, completion, mcp):
     cli.add_command(_command)
 
 

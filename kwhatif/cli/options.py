@@ -32,22 +32,18 @@ MAX_REQUEST_TIMEOUT = 24 * 3600.0
 MAX_COPIES = 150_000
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str, flag: str = "--max-input-size") -> int:
     units = {"": 1, "k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
     t = text.strip().lower().removesuffix("b")
     num = t.rstrip("kmgi")
     unit = t[len(num) :]
     if not num.isdigit() or unit not in units:
-        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint="'--max-input-size'")
+        raise click.BadParameter(f"{text[:40]!r} is not a size such as 500M or 2G", param_hint=f"'{flag}'")
     if len(num) > 30 or int(num) * units[unit] > MAX_INPUT_SIZE:
-        raise click.BadParameter(
-            f"{text[:40]!r} is above the largest size kwhatif reads, 64G", param_hint="'--max-input-size'"
-        )
+        raise click.BadParameter(f"{text[:40]!r} is above the largest size kwhatif reads, 64G", param_hint=f"'{flag}'")
     size = int(num) * units[unit]
     if size == 0:
-        raise click.BadParameter(
-            "0 would refuse every input; give a size such as 500M or 2G", param_hint="'--max-input-size'"
-        )
+        raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint=f"'{flag}'")
     return size
 
 
@@ -137,6 +133,10 @@ EXIT_STATUS_HELP = {
         "0   every evicted pod lands somewhere",
         "1   a replacement does not fit, a PodDisruptionBudget refuses an eviction, or drain refuses a node",
     ),
+    "diff": _exit_statuses(
+        "0   no pod's status changes (with --fail-on node/any: no node change / no change at all)",
+        "1   some pod's status (or a workload's verdict) changes, or what --fail-on names",
+    ),
     "snapshot": _exit_statuses("0   the snapshot was written"),
     "completion": "\b\nExit status:\n  0   the script was printed\n  2   bad usage",
 }
@@ -218,7 +218,7 @@ def cluster_options(fn: F) -> F:
             "--scheduler-version",
             metavar="VERSION",
             shell_complete=complete_release,
-            help="Answer as this kube-scheduler release: 1.30 to 1.37 (the newest patch kwhatif knows) or "
+            help="Answer as this kube-scheduler release: 1.30 to 1.38 (the newest patch kwhatif knows) or "
             "an exact patch such as 1.34.2. Default: the live cluster's version, else the dump's "
             "kube-scheduler (or kube-apiserver) image, else 1.36.2 (the newest release checked exactly).",
         ),

@@ -1,7 +1,7 @@
 """v1 defaults (pkg/scheduler/apis/config/v1: defaults.go, default_plugins.go) of the release:
-the default profile's plugins, plugin sets merged with them, and every args kind's defaults,
-applied field by field to decoded v1 data. ``default_configuration`` is what kube-scheduler runs
-without --config.
+the default profile's plugins (getDefaultPlugins' list is release data: kwhatif/release/profiles.py),
+plugin sets merged with them (mergePlugins), and every args kind's defaults, applied field by field
+to decoded v1 data. ``default_configuration`` is what kube-scheduler runs without --config.
 """
 
 from __future__ import annotations
@@ -29,12 +29,13 @@ from kwhatif.config.types import (
     Profile,
     SchedulerConfiguration,
 )
+from kwhatif.release import profiles
 from kwhatif.release.versions import SchedulerVersion, default_version
 
 
 def default_multi_point(version: SchedulerVersion) -> tuple[PluginRef, ...]:
     """getDefaultPlugins() of the release: one multiPoint list; weights only where upstream sets them."""
-    return tuple(PluginRef(name, weight) for name, weight in version.default_plugins())
+    return tuple(PluginRef(name, weight) for name, weight in profiles.default_plugins(version))
 
 
 # --- args: SetDefaults_<Kind>Args over decoded v1 data ------------------------------------------

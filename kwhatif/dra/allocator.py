@@ -602,13 +602,16 @@ class _Run:
         if spec.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = spec.count
         elif spec.allocation_mode == ALLOCATION_MODE_ALL:
+            # Until 1.37 these fail the pod (an Error status ends the filter pass); from 1.38
+            # (#141898, ErrFailedAllocationOnNode) they fail only this node, with the same text.
+            failure = NodeAllocationError if self.features.pool_rules >= 38 else AllocationError
             for pool in self.pools:
                 if pool.incomplete:
-                    raise AllocationError(
+                    raise failure(
                         f"claim {claim_ref(claim)}, request {request.name}: asks for all devices, but resource pool {pool.pool_id} is currently being updated"
                     )
                 if pool.invalid:
-                    raise AllocationError(
+                    raise failure(
                         f"claim {claim_ref(claim)}, request {request.name}: asks for all devices, but resource pool {pool.pool_id} is currently invalid"
                     )
                 for s in pool.slices:

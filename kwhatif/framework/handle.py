@@ -11,6 +11,7 @@ Framework (kwhatif.framework.runtime) implements it, as upstream's frameworkImpl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -125,6 +126,12 @@ class ClusterListers(Protocol):
     @property
     def pending_pods(self) -> Sequence[Pod]:
         """The cluster's unbound pods (whose claims are reserved for them)."""
+        ...
+
+    @property
+    def orphaned_pod_uids(self) -> AbstractSet[str]:
+        """The uids of pods bound to a node the cluster no longer has: left off every node, but
+        they exist, and the claims reserved for them stay allocated."""
         ...
 
     # PodTopologySpread's default constraints (helper.DefaultSelector)

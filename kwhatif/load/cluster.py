@@ -259,6 +259,7 @@ def build_cluster(
                 # A live cluster can list a pod whose node was just deleted: the scheduler's
                 # cache keeps it off every node it sees.
                 state.orphaned_pods += 1
+                state.orphaned_pod_uids.add(pod.uid or f"kwhatif-{pod.namespace}-{pod.name}")
                 continue
             state.pods.append(pod)
         else:

@@ -10,7 +10,7 @@ from kwhatif.api import parse
 from kwhatif.api.names import is_dns1123_subdomain, is_valid_label_value
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.errors import FieldError, InputError
-from kwhatif.load.files import Limits, read_path
+from kwhatif.load.files import Document, Limits, read_path
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 # The most clones --add-node adds, all of them together: the largest cluster Kubernetes supports
@@ -66,31 +66,38 @@ def add_nodes(state: ClusterState, specs: tuple[str, ...] | list[str], limits: L
         docs = [d for d in read_path(path, limits) if d.kind == "Node"]
         if len(docs) != 1:
             raise InputError(f"expected exactly one Node, found {len(docs)}", source=path, field="--add-node")
-        doc = docs[0]
-        try:
-            template = parse.node(doc.body, doc.source)
-        except FieldError as e:
-            raise e.with_context(source=doc.source, obj=doc.describe()) from None
-        i = 0
-        for _ in range(count):
+        added.extend(add_node_clones(state, docs[0], count, field="--add-node"))
+    return added
+
+
+def add_node_clones(state: ClusterState, doc: Document, count: int, field: str = "add_nodes") -> list[str]:
+    """Add ``count`` clones of the Node of ``doc``: names <template>-<i>, skipping names in use; the
+    hostname label follows the new name. Returns the names added."""
+    added: list[str] = []
+    try:
+        template = parse.node(doc.body, doc.source)
+    except FieldError as e:
+        raise e.with_context(source=doc.source, obj=doc.describe()) from None
+    i = 0
+    for _ in range(count):
+        i += 1
+        while f"{template.name}-{i}" in state.nodes:
             i += 1
-            while f"{template.name}-{i}" in state.nodes:
-                i += 1
-            name = f"{template.name}-{i}"
-            # the clone must be a node the API server would take: its name, and its name as the
-            # hostname label's value
-            problems = is_dns1123_subdomain(name) + is_valid_label_value(name)
-            if problems:
-                raise InputError(
-                    f"clone name {name!r} is not a valid node name and hostname label: {problems[0]}",
-                    source=doc.source,
-                    obj=doc.describe(),
-                    field="--add-node",
-                )
-            labels: dict[str, Any] = dict(template.labels)
-            labels[HOSTNAME_LABEL] = name
-            node = dataclasses.replace(template, name=name, uid="", labels=labels, source=f"{doc.source} (clone {i})")
-            state.nodes[name] = node
-            added.append(name)
+        name = f"{template.name}-{i}"
+        # the clone must be a node the API server would take: its name, and its name as the
+        # hostname label's value
+        problems = is_dns1123_subdomain(name) + is_valid_label_value(name)
+        if problems:
+            raise InputError(
+                f"clone name {name!r} is not a valid node name and hostname label: {problems[0]}",
+                source=doc.source,
+                obj=doc.describe(),
+                field=field,
+            )
+        labels: dict[str, Any] = dict(template.labels)
+        labels[HOSTNAME_LABEL] = name
+        node = dataclasses.replace(template, name=name, uid="", labels=labels, source=f"{doc.source} (clone {i})")
+        state.nodes[name] = node
+        added.append(name)
     state.nodes = dict(sorted(state.nodes.items()))
     return added

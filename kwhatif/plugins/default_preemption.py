@@ -256,7 +256,9 @@ class DefaultPreemption(PostFilterPlugin):
         # Most important first, ordered exactly as upstream's sort.Slice with MoreImportantPod does,
         # unstable sort and all: it decides which of several equal pods is given back first.
         go_sort_slice(potential, lambda a, b: more_important_pod(a.pod, b.pod))
-        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        violating, non_violating = filter_pods_with_pdb_violation(
+            potential, pdbs, self.handle.version.behaviour.preemption_pdb_empty_selector_matches_all
+        )
         victims: list[Pod] = []
         pdb_violating: list[str] = []
 
@@ -396,7 +398,7 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Candidate]) -> t
 
 
 def filter_pods_with_pdb_violation(
-    pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+    pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget], empty_matches_all: bool = False
 ) -> tuple[list[PodInfo], list[PodInfo]]:
     """filterPodsWithPDBViolation: split the victims, keeping their order, into those whose eviction
     would take a PDB below zero allowed disruptions and the others. Each matching pod that is not
@@ -407,13 +409,14 @@ def filter_pods_with_pdb_violation(
     for pi in pod_infos:
         pod = pi.pod
         violated = False
-        # A pod without labels matches no PDB.
-        if pod.labels:
+        # Until 1.37 a pod without labels matches no PDB, and an empty selector ({}), like a
+        # missing one, matches nothing here; from 1.38 (#141785) the selector alone decides: {}
+        # covers every pod of the namespace, a missing one none.
+        if pod.labels or empty_matches_all:
             for i, pdb in enumerate(pdbs):
                 if pdb.namespace != pod.namespace:
                     continue
-                # An empty selector ({}), like a missing one, matches nothing here.
-                if pdb.selector.empty or not pdb.selector.matches(pod.labels):
+                if (pdb.selector.empty and not empty_matches_all) or not pdb.selector.matches(pod.labels):
                     continue
                 # Already being disrupted: the API server has accounted for it.
                 if pod.name in pdb.disrupted_pods:

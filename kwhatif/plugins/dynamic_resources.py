@@ -146,11 +146,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def _present_pods(self) -> frozenset[str]:
         """The uids of the pods that exist now: bound ones in the snapshot (which evictions,
-        preemption and updated workloads change during a run) and pending ones."""
+        preemption and updated workloads change during a run), pending ones, and those bound to
+        a node the cluster no longer has."""
         gen = self.handle.snapshot.generation
         if self._present is None or self._present[0] != gen:
             uids = {dra_claims.pod_uid(pi.pod) for pi in self.handle.snapshot.pods()}
             uids.update(dra_claims.pod_uid(p) for p in self.cluster.pending_pods)
+            # pods bound to a node that is gone still exist: what is reserved for them stays so,
+            # and a claim allocated on that node is not available anywhere else
+            uids.update(self.cluster.orphaned_pod_uids)
             self._present = (gen, frozenset(uids))
         return self._present[1]
 
@@ -163,6 +167,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if any(r.uid in present or r.uid == self._current for r in claim.reserved_for):
             return claim
         return dataclasses.replace(claim, allocation=None, reserved_for=())
+
+    def _missing_claim(self, namespace: str, name: str) -> str:
+        """How the release words a claim it cannot find: the claim lister's NotFound (1.30), the
+        claims' assume cache's NotFoundError from 1.31 (assumecache.NotFoundError, TypeName
+        "ResourceClaim", key "namespace/name"; pkg/scheduler/util/assumecache/assume_cache.go)."""
+        if self.handle.version.behaviour.dra_claim_lookup_in_assume_cache:
+            return f'could not find ResourceClaim "{namespace}/{name}"'
+        return f'resourceclaim.resource.k8s.io "{name}" not found'
 
     def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
         """foreachPodResourceClaim: the pod's claims in spec order; raises ClaimError with
@@ -179,7 +191,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             key = f"{pod.namespace}/{name}"
             claim_or_none = self.claim(key) or self._generated_by_key(key)
             if claim_or_none is None:
-                raise _ClaimProblem(f'resourceclaim.resource.k8s.io "{name}" not found', *self._elsewhere(pod, name))
+                raise _ClaimProblem(self._missing_claim(pod.namespace, name), *self._elsewhere(pod, name))
             claim = claim_or_none
             if claim.deleting:
                 raise _ClaimProblem(f'resourceclaim "{claim.name}" is being deleted')

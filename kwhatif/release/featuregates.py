@@ -8,8 +8,8 @@ at the first minor of each change, ``"30:B+ 33:GA+!"`` = beta and on from 1.30, 
 from 1.33; ``x`` = no longer known. States: A alpha, B beta, GA, D deprecated; ``+``/``-`` the
 default; ``!`` locked to it. 1.30 to 1.36 are transcribed from each release's vendored sources
 (1.36.2 included); 1.37 is 1.36 with the changes of V1_37_CHANGES, transcribed from the stored
-upstream pkg/features/kube_features.go at a 1.37 development commit (see there for which gates
-could not be pinned).
+upstream pkg/features/kube_features.go at a development commit (see there for which gates
+could not be pinned); 1.38 is 1.37 with the changes CHANGELOG-1.38 lists (V1_38_CHANGES).
 
 Behaviour across releases, as upstream's:
 * 1.30: the first error ends the parse (no aggregate).
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from kwhatif.errors import InputError
 from kwhatif.gocompat import aggregate
 
-FIRST_MINOR, LAST_MINOR = 30, 37
+FIRST_MINOR, LAST_MINOR = 30, 38
 FLAG = "feature-gates"
 
 ALL_ALPHA = "AllAlpha"
@@ -375,6 +375,10 @@ SPECS: Mapping[str, str] = {
 # so it is beta and off). The scheduler's own gates were checked against the copy in
 # staging/src/k8s.io/kube-scheduler/pkg/features/kube_features.go at the same commit; they agree.
 # "x": a gate of 1.36 that map no longer has (Kubernetes' own gates, removed in 1.37).
+# That commit is on the main line after the release-1.37 branch was cut: three removals it has
+# (KubeletTracing #141714, PodSchedulingReadiness #141741, ServiceAccountTokenPodNodeInfo #135338)
+# are listed by CHANGELOG-1.38 (v1.38.0-alpha.1, "changelog since v1.37.0") and so are 1.38's: they
+# are in V1_38_CHANGES, and 1.37.x keeps those gates.
 # Not pinned: the gates kube-scheduler registers from outside that map (client-go's AtomicFIFO,
 # Clients*, InOrderInformers*, InformerResourceVersion, UnlockWhileProcessingFIFO,
 # WatchListClient; component-base's ContextualLogging and Logging*Options; and the generic API
@@ -435,7 +439,6 @@ V1_37_CHANGES: Mapping[str, str] = {
     "KubeProxyNFTablesLocalhostNodePorts": "A-",
     "KubeletAllocatedPodsEndpoint": "A-",
     "KubeletInUserNamespace": "B+",
-    "KubeletTracing": "x",
     "LogarithmicScaleDown": "x",
     "ManifestBasedAdmissionControlConfig": "B+",
     "MaxUnavailableStatefulSet": "B+",
@@ -456,7 +459,6 @@ V1_37_CHANGES: Mapping[str, str] = {
     "PodLifecycleSleepAction": "x",
     "PodLifecycleSleepActionAllowZero": "x",
     "PodReadyToStartContainersCondition": "GA+!",
-    "PodSchedulingReadiness": "x",
     "PodsAPI": "B+",
     "PreferSameTrafficDistribution": "x",
     "PreventStaticPodAPIReferences": "x",
@@ -465,7 +467,6 @@ V1_37_CHANGES: Mapping[str, str] = {
     "SELinuxMount": "GA+",
     "SchedulerPreQueueingHints": "A-",
     "SchedulerQueueingHints": "x",
-    "ServiceAccountTokenPodNodeInfo": "x",
     "SidecarContainers": "x",
     "StaleControllerConsistencyHPA": "B+",
     "StatefulSetRecreateStrategy": "A-",
@@ -479,6 +480,36 @@ V1_37_CHANGES: Mapping[str, str] = {
     "WorkloadAwarePreemption": "x",
 }
 # fmt: on
+
+# 1.38 is 1.37 with these changes: the gates CHANGELOG-1.38 (kubernetes/kubernetes
+# CHANGELOG/CHANGELOG-1.38.md at 0411cc704533, v1.38.0-alpha.1 and v1.38.0-alpha.2) removes, locks,
+# promotes or adds, with the PR of each. No stored 1.38 kube_features.go was read: gates the
+# changelog does not mention keep their 1.37 specs, and gates it adds without their stage
+# (CertificateSigningRequestMLDSA) are left out.
+# fmt: off
+V1_38_CHANGES: Mapping[str, str] = {
+    "AggregatedDiscoveryRemoveBetaType": "x",  # #141208
+    "CRDValidationRatcheting": "x",  # #141207
+    "CustomResourceFieldSelectors": "x",  # #141207
+    "DRADeviceTaintRules": "GA+!",  # #140256
+    "DRADeviceTaints": "GA+!",  # #140256
+    "DynamicResourceAllocation": "x",  # #141946
+    "EnvFiles": "GA+!",  # #139115
+    "HPAGeneration": "GA+!",  # #142386
+    "KubeProxyNFTablesLocalhostNodePorts": "B+",  # #142490
+    "KubeletTracing": "x",  # #141714
+    "ManagedFieldsOptOut": "A-",  # #139561
+    "MatchLabelKeysInPodAffinity": "x",  # #141744 (v1.38.0-alpha.2)
+    "PodSchedulingReadiness": "x",  # #141741
+    "SeparateTaintEvictionController": "x",  # #141789
+    "ServiceAccountTokenPodNodeInfo": "x",  # #135338
+    "WindowsCPUAndMemoryAffinity": "B+",  # #142500 (v1.38.0-alpha.2)
+    "WindowsHostNetwork": "x",  # #142018
+}
+# fmt: on
+
+# The changes of each minor after the last one transcribed whole (1.36), applied in order.
+DELTAS: Mapping[int, Mapping[str, str]] = {37: V1_37_CHANGES, 38: V1_38_CHANGES}
 
 # defaultKubernetesFeatureGateDependencies (1.35 on): a gate that is on needs these on.
 DEPENDENCIES: Mapping[str, tuple[tuple[int, tuple[str, ...]], ...]] = {
@@ -595,22 +626,24 @@ def known(minor: int) -> Mapping[str, FeatureSpec]:
         ALL_BETA: FeatureSpec(False, Stage.BETA),
     }
     table_minor = min(minor, 36)
-    names = list(SPECS) + ([n for n in V1_37_CHANGES if n not in SPECS] if minor == 37 else [])
+    deltas = [DELTAS[m] for m in sorted(DELTAS) if m <= minor]
+    names = list(dict.fromkeys([*SPECS, *(n for d in deltas for n in d)]))
     for name in names:
         spec: FeatureSpec | None = None
         for step in SPECS.get(name, "").split():
             since, state = step.split(":")
             if int(since) <= table_minor:
                 spec = _decode(state)
-        if minor == 37 and name in V1_37_CHANGES:
-            spec = _decode(V1_37_CHANGES[name])
+        for d in deltas:
+            if name in d:
+                spec = _decode(d[name])
         if spec is not None:
             out[name] = spec
     return out
 
 
 def ever_known(name: str) -> bool:
-    return name in SPECS or name in V1_37_CHANGES or name in (ALL_ALPHA, ALL_BETA)
+    return name in SPECS or any(name in d for d in DELTAS.values()) or name in (ALL_ALPHA, ALL_BETA)
 
 
 def last_default(name: str, minor: int) -> bool:

@@ -41,6 +41,7 @@ class ReportKind(enum.StrEnum):
     CHECK = "CheckReport"
     CAPACITY = "CapacityReport"
     DRAIN = "DrainReport"
+    DIFF = "DiffReport"
 
     @property
     def formats(self) -> tuple[OutputFormat, ...]:
@@ -53,8 +54,8 @@ class ReportKind(enum.StrEnum):
 # -o sarif points at the manifests of the pods (schedule) and workloads (check) that do not fit.
 _ONLY_FOR = {
     OutputFormat.WIDE: (ReportKind.SCHEDULE,),
-    OutputFormat.GITHUB: (ReportKind.CHECK,),
-    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK),
+    OutputFormat.GITHUB: (ReportKind.CHECK, ReportKind.DIFF),
+    OutputFormat.SARIF: (ReportKind.SCHEDULE, ReportKind.CHECK, ReportKind.DIFF),
 }
 
 

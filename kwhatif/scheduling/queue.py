@@ -67,7 +67,13 @@ class GangQueue:
         if any(p.pod_group for p in pending):
             if self.behaviour.gang_follows_generic_workload:
                 self.notes.append(NOTE_FOLLOWS_GENERIC_WORKLOAD)
-            if self.behaviour.gang_placement_feasible:
+            if not self.behaviour.gang_scheduling_permit:
+                self.notes.append(
+                    "GangScheduling has no Permit from 1.38 (#141182): PlacementFeasible decides a gang's quorum inside "
+                    "the pod-group cycle (and its messages differ); kwhatif answers with the Permit-based cycle of the "
+                    "releases before it"
+                )
+            elif self.behaviour.gang_placement_feasible:
                 self.notes.append(
                     "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
                     "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"

@@ -282,6 +282,18 @@ CASES = [
         id="all-devices-of-the-incomplete-pool",
     ),
     pytest.param(
+        # 1.38 (#141898, ErrFailedAllocationOnNode): the same text fails only this node
+        Case(
+            claims=[claim(CLAIM0, all_request(REQ0, CLASS_A))],
+            classes=[cls(CLASS_A, DRIVER_A)],
+            slices=[one_device(SLICE1, NODE1, (POOL1, 2), DRIVER_A)],
+            node=node(NODE1, REGION1),
+            features=Features(pool_rules=38),
+            node_error="claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated",
+        ),
+        id="all-devices-of-the-incomplete-pool-fails-the-node-1.38",
+    ),
+    pytest.param(
         Case(
             claims=[claim(CLAIM0, all_request(REQ0, CLASS_A)), claim(CLAIM1, request(REQ0, CLASS_B, 1))],
             classes=[cls(CLASS_A, DRIVER_A), cls(CLASS_B, DRIVER_B)],

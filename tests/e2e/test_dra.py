@@ -136,7 +136,7 @@ def _template(name: str, cls: str = "gpu.nvidia.com", expression: str | None = N
             [_notebook(resourceClaimName="llm-serving-gpus")],
             1,
             [
-                'resourceclaim.resource.k8s.io "llm-serving-gpus" not found',
+                'could not find ResourceClaim "ml/llm-serving-gpus"',
                 "a ResourceClaim named 'llm-serving-gpus' exists in namespace inference; a pod can only use those of its own namespace (ml)",
             ],
             id="claim-in-another-namespace",

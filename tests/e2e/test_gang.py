@@ -122,7 +122,7 @@ def test_1_37_does_not_serve_v1alpha2(run) -> None:  # type: ignore[no-untyped-d
     assert r.out == ""
     assert r.err.strip() == (
         f"kwhatif: error: {TRAIN}:2: Workload ml/train: apiVersion: unknown apiVersion 'scheduling.k8s.io/v1alpha2' "
-        "for Workload (the API server of 1.37.0 serves scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1beta1)"
+        "for Workload (the API server of 1.37.2 serves scheduling.k8s.io/v1alpha3, scheduling.k8s.io/v1beta1)"
     )
 
 
@@ -161,6 +161,15 @@ def test_1_37_generic_workload_alone_gives_the_group_verdict(run, tmp_path) -> N
         "GangScheduling plugin and workload-aware preemption whenever GenericWorkload is on",
         "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the pod-group "
         "cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle",
+    ]
+    r38 = run(*base[:-4], "--scheduler-version", "1.38", "-o", "json", "--feature-gates", "GenericWorkload=true")
+    assert r38.code == 1, r38.err
+    notes38 = json.loads(r38.out)["notes"]
+    assert notes38[0] == "1.38 (from sources, not checked against the real scheduler)"
+    assert notes38[-1:] == [
+        "GangScheduling has no Permit from 1.38 (#141182): PlacementFeasible decides a gang's quorum inside the "
+        "pod-group cycle (and its messages differ); kwhatif answers with the Permit-based cycle of the releases "
+        "before it",
     ]
 
 

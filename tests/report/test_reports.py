@@ -20,6 +20,8 @@ from kwhatif.release.versions import ChosenVersion, VersionSource
 from kwhatif.report.base import OutputFormat, ReportKind
 from kwhatif.report.capacity import CapacityReport, capacity_report
 from kwhatif.report.check import CheckReport, check_report
+from kwhatif.report.diff import DiffReport
+from kwhatif.report.diff import render as render_diff
 from kwhatif.report.drain import DrainReport, drain_report
 from kwhatif.report.formats.formatter import AnyReport
 from kwhatif.report.formats.output import get_formatter
@@ -68,8 +70,26 @@ def scheduler(state: Any, **options: Any) -> Scheduler:
     return Scheduler(state, default_configuration(PINNED), options=Options(filter_excluded=False, **options))
 
 
-def render(report: AnyReport, fmt: OutputFormat) -> str:
+def render(report: AnyReport | DiffReport, fmt: OutputFormat) -> str:
+    if isinstance(report, DiffReport):  # written by its own module, kwhatif.report.diff
+        return render_diff(report, fmt)
     return get_formatter(fmt).format(report)
+
+
+def diff_of() -> DiffReport:
+    """A DiffReport of one pod whose node changes (a recorded change as the cause)."""
+    from kwhatif.report.diff_aspects import Aspect
+    from kwhatif.whatif.diff import Cause, PodDiff, PodValues
+
+    def values(node: str) -> PodValues:
+        return PodValues("Scheduled", node, (), None, {"a": None, "b": None}, ("a", "b"), {}, {}, None, ())
+
+    cause = Cause(
+        "release", "a change", release="1.36.0", plugins=("NodeResourcesBalancedAllocation",), prs=(1,), side="to"
+    )
+    pod = PodDiff("ns/p", (Aspect.NODE,), values("a"), values("b"), ("NodeResourcesBalancedAllocation",), (cause,))
+    side = {"schedulerVersion": "1.35.7", "schedulerVersionSource": "flag", "featureGates": {}, "config": None}
+    return DiffReport(side, {**side, "schedulerVersion": "1.36.2"}, (pod,), (), (cause,))
 
 
 # --- check ---------------------------------------------------------------------------------------
@@ -428,12 +448,13 @@ def test_without_apply_the_recorded_bindings_decide_nothing():
 # --- the protocol --------------------------------------------------------------------------------
 
 
-def every_kind() -> list[AnyReport]:
+def every_kind() -> list[AnyReport | DiffReport]:
     return [
         applied(Api(), ("a", "1"), live=("a",)),
         check_of(_manifests("web")),
         capacity_of(None),
         drain_of(nodes(), "gpu-1"),
+        diff_of(),
     ]
 
 
@@ -465,6 +486,7 @@ def test_formats_of_each_kind():
         ReportKind.CHECK: ["table", "json", "yaml", "markdown", "junit", "github", "sarif", "html"],
         ReportKind.CAPACITY: ["table", "json", "yaml", "markdown", "junit", "html"],
         ReportKind.DRAIN: ["table", "json", "yaml", "markdown", "junit", "html"],
+        ReportKind.DIFF: ["table", "json", "yaml", "markdown", "junit", "github", "sarif", "html"],
     }
 
 

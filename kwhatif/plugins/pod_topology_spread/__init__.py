@@ -105,6 +105,8 @@ class Constraint:
     node_taints_policy: NodeInclusionPolicy
     # TaintTolerationComparisonOperators: Gt/Lt tolerations compare integers under nodeTaintsPolicy Honor
     comparison_operators: bool = False
+    # an empty selector ({}) counts every pod of the namespace (1.38, #141340); before, nothing
+    empty_selector_counts_all: bool = False
 
     def matches_node_inclusion_policies(self, pod: Pod, node: Node, required: RequiredNodeAffinity) -> bool:
         if self.node_affinity_policy is NodeInclusionPolicy.HONOR and not required.matches(node.labels, node.name):
@@ -133,6 +135,7 @@ def filter_constraints(
     pod_labels: Mapping[str, str],
     action: WhenUnsatisfiable,
     comparison_operators: bool = False,
+    empty_selector_counts_all: bool = False,
 ) -> list[Constraint]:
     """filterTopologySpreadConstraints with MatchLabelKeysInPodTopologySpread and
     NodeInclusionPolicyInPodTopologySpread on (their v1.30 defaults)."""
@@ -154,6 +157,7 @@ def filter_constraints(
                 node_affinity_policy=c.node_affinity_policy or NodeInclusionPolicy.HONOR,
                 node_taints_policy=c.node_taints_policy or NodeInclusionPolicy.IGNORE,
                 comparison_operators=comparison_operators,
+                empty_selector_counts_all=empty_selector_counts_all,
             )
         )
     return out
@@ -167,10 +171,13 @@ def node_labels_match_constraints(labels: Mapping[str, str], constraints: Sequen
     return True
 
 
-def count_pods_match_selector(pod_infos: Sequence[PodInfo], selector: Selector, namespace: str) -> int:
+def count_pods_match_selector(
+    pod_infos: Sequence[PodInfo], selector: Selector, namespace: str, empty_counts_all: bool = False
+) -> int:
     """countPodsMatchSelector: pods of the namespace that the selector matches, skipping
-    terminating pods. An empty selector counts nothing, as upstream."""
-    if selector.empty:
+    terminating pods. An empty selector counts nothing, as upstream until 1.37; with
+    ``empty_counts_all`` (1.38, #141340) it counts every pod of the namespace."""
+    if selector.empty and not empty_counts_all:
         return 0
     count = 0
     for pi in pod_infos:
@@ -357,6 +364,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         self.default_constraints = default_constraints
         self.system_defaulted = system_defaulted
         self.comparison_operators = handle.version.gate("TaintTolerationComparisonOperators")
+        self.empty_selector_counts_all = handle.version.behaviour.spread_empty_selector_matches_all
         self._selectors = DefaultSelectorSource(handle) if default_constraints else None
 
     # --- constraints of a pod -------------------------------------------------------------------
@@ -364,7 +372,9 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
     def build_default_constraints(self, pod: Pod, action: WhenUnsatisfiable) -> list[Constraint]:
         """buildDefaultConstraints: the default constraints of this action, selecting what the
         pod's Services and controller select; none when they select nothing in particular."""
-        constraints = filter_constraints(self.default_constraints, pod.labels, action, self.comparison_operators)
+        constraints = filter_constraints(
+            self.default_constraints, pod.labels, action, self.comparison_operators, self.empty_selector_counts_all
+        )
         if not constraints or self._selectors is None:
             return []
         sel = self._selectors.selector(pod)
@@ -376,7 +386,13 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         """getConstraints (for DoNotSchedule) and the PreScore counterpart: the pod's own
         constraints, or the defaults only when it has none at all."""
         if pod.topology_spread_constraints:
-            return filter_constraints(pod.topology_spread_constraints, pod.labels, action, self.comparison_operators)
+            return filter_constraints(
+                pod.topology_spread_constraints,
+                pod.labels,
+                action,
+                self.comparison_operators,
+                self.empty_selector_counts_all,
+            )
         return self.build_default_constraints(pod, action)
 
     # --- PreFilter ------------------------------------------------------------------------------
@@ -408,7 +424,9 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                 if not c.matches_node_inclusion_policies(pod, node, required):
                     continue
                 pair = (c.topology_key, labels[c.topology_key])
-                node_counts[pair] = count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+                node_counts[pair] = count_pods_match_selector(
+                    ni.pods, c.selector, pod.namespace, c.empty_selector_counts_all
+                )
             for pair, n in node_counts.items():
                 match_num[pair] = match_num.get(pair, 0) + n
         domains_num: dict[str, int] = {}
@@ -525,7 +543,9 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
                 # only domains of candidate nodes are counted; hostname is counted in Score
                 if pair not in pair_counts:
                     continue
-                pair_counts[pair] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+                pair_counts[pair] += count_pods_match_selector(
+                    ni.pods, c.selector, pod.namespace, c.empty_selector_counts_all
+                )
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(constraints, ignored, pair_counts, weights))
         return SUCCESS
 
@@ -543,7 +563,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             if value is None:
                 continue
             if c.topology_key == LABEL_HOSTNAME:
-                cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+                cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace, c.empty_selector_counts_all)
             else:
                 cnt = s.pair_counts.get((c.topology_key, value), 0)
             total += score_for_count(cnt, c.max_skew, s.weights[i])

@@ -34,7 +34,12 @@ MAX_NODE_SCORE = 100
 def _matches(c: Constraint, pod: Pod, namespace: str) -> bool:
     """One pod as countPodsMatchSelector counts it for this constraint."""
     sel = c.selector
-    return not pod.deleting and pod.namespace == namespace and not sel.empty and sel.matches(pod.labels)
+    return (
+        not pod.deleting
+        and pod.namespace == namespace
+        and (c.empty_selector_counts_all or not sel.empty)
+        and sel.matches(pod.labels)
+    )
 
 
 def _namespaces(namespace: str) -> frozenset[str]:

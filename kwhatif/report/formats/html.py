@@ -17,8 +17,11 @@ from kwhatif.report.base import OutputFormat, Report, ReportKind
 from kwhatif.report.check import summary_line_of
 from kwhatif.report.formats.formatter import Formatter
 
-# Nodes drawn per table until "show all" is pressed: the page stays quick on 5,000-node clusters.
+# Nodes drawn per table until "show all" is pressed.
 TOP_NODES = 50
+# A node table of more rows than this draws only the rows in view (a virtual table): "show all" of
+# 5,000 nodes lays out in well under a second instead of tens of seconds.
+VIRTUAL_ROWS = 200
 
 
 class HtmlFormatter(Formatter):
@@ -94,7 +97,7 @@ def page(report: Report) -> str:
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n"
         f"<script>{_ERRORS_JS}</script>\n</head>\n"
-        f'<body data-kind="{esc(doc["kind"])}" data-top="{TOP_NODES}">\n'
+        f'<body data-kind="{esc(doc["kind"])}" data-top="{TOP_NODES}" data-virtual="{VIRTUAL_ROWS}">\n'
         f'<header><h1>{esc(title)}</h1><p class="meta">{esc(meta)}</p>'
         f'<p class="summary" id="summary">{esc(_summary(doc))}</p></header>\n'
         "<noscript><p>The details of this report are drawn by JavaScript; "
@@ -136,7 +139,9 @@ th.rot{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;font
 td.cell{text-align:center;min-width:1.8em}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.chosen td:first-child{box-shadow:inset 4px 0 0 var(--accent)}tr.chosen{font-weight:600}
 tr.tie td:first-child{box-shadow:inset 4px 0 0 var(--warn)}
+tr.focus>*{background:var(--mark)}
 .scroll{overflow:auto;max-height:75vh;border:1px solid var(--line);border-radius:6px}
+table.virtual th,table.virtual td{white-space:nowrap}
 .controls{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.4rem 0}
 .controls label{color:var(--muted)}
 input,select,button{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--line);
@@ -192,7 +197,17 @@ v=q.slice(i+1).trim();return labels[k]===v;}q=q.toLowerCase();if(name.toLowerCas
 for(var k2 in labels){if(k2.toLowerCase().indexOf(q)>=0||String(labels[k2]).toLowerCase().indexOf(q)>=0)
 return true;}return false;}
 
-/* A node table with its controls: filter by verdict, zone and label, sort, top nodes or all. */
+/* A node table with its controls: filter by verdict, zone and label, sort, top nodes or all.
+   A table of more than VIRTUAL rows draws only the rows in view (and OVERSCAN on each side), with
+   spacer rows standing for the others, and draws again as it scrolls: a 5,000-node table lays
+   out as fast as a 50-node one. opts.draw(body,rows) draws a table of some rows; the rows of a
+   window are taken from a table it draws of them. */
+var VIRTUAL=+document.body.getAttribute('data-virtual');var OVERSCAN=20;var ROW_GUESS=24;
+/* #node=NAME: every node table shows all its nodes, scrolled to NAME's row */
+var FOCUS=(function(){var m=/(?:^|[#&])node=([^&]*)/.exec(location.hash.slice(1));if(!m)return null;
+  try{return decodeURIComponent(m[1]);}catch(e){return m[1];}})();if(FOCUS)ALL=true;
+/* what waits for the page to be laid out (a table measured once it is in the document) */
+var LAID=[];
 function nodeView(rows,opts){
   var wrap=el('div',{cls:'nodeview'});var state={verdict:'',zone:'',q:'',sort:opts.sorts[0][0],all:ALL};
   var zones={};rows.forEach(function(r){var z=zoneOf(r.labels);if(z)zones[z]=1;});
@@ -207,6 +222,29 @@ function nodeView(rows,opts){
   var controls=el('div',{cls:'controls'},el('label',{text:'Nodes:'}),opts.verdicts.length?verdictSel:null,
     Object.keys(zones).length?zoneSel:null,q,sortSel,count,more);
   wrap.appendChild(controls);wrap.appendChild(body);
+  var virt=null;
+  function windowRows(from,to){var tmp=el('div');opts.draw(tmp,virt.rows.slice(from,to));
+    var tb=tmp.querySelector('tbody');return tb?Array.prototype.slice.call(tb.rows):[];}
+  function mark(root){/* the row of #node=NAME */if(FOCUS==null)return null;var found=null;
+    Array.prototype.forEach.call(root.querySelectorAll('tr[data-node]'),function(tr){
+      if(tr.getAttribute('data-node')===FOCUS){tr.classList.add('focus');found=tr;}});return found;}
+  function spacer(h){return el('tr',{'data-spacer':'1','aria-hidden':'true'},el('td',{colspan:virt.cols,
+    style:'height:'+Math.round(h)+'px;padding:0;border:0'}));}
+  function paint(force){
+    var v=virt;if(!v)return;var n=v.rows.length,sc=v.scroll;
+    var top=Math.max(0,sc.scrollTop-v.head);var view=sc.clientHeight||window.innerHeight||800;
+    var from=Math.max(0,Math.floor(top/v.h)-OVERSCAN),to=Math.min(n,Math.ceil((top+view)/v.h)+OVERSCAN);
+    if(!force&&from===v.from&&to===v.to)return;v.from=from;v.to=to;
+    var tb=v.tbody;tb.textContent='';if(from>0)tb.appendChild(spacer(from*v.h));
+    windowRows(from,to).forEach(function(tr){tb.appendChild(tr);});if(to<n)tb.appendChild(spacer((n-to)*v.h));
+    mark(tb);}
+  function measure(){
+    /* the row height and the head's, once the table is laid out (it is not while the page is built) */
+    var v=virt;if(!v)return;var drawn=Array.prototype.filter.call(v.tbody.rows,function(r){return!r.hasAttribute('data-spacer');});
+    var h=0;drawn.forEach(function(r){h+=r.getBoundingClientRect().height;});
+    if(h>0){v.h=h/drawn.length;v.head=v.table.tHead?v.table.tHead.getBoundingClientRect().height:0;}
+    var at=FOCUS==null?-1:v.rows.map(function(r){return r.name;}).indexOf(FOCUS);
+    if(at>=0)v.scroll.scrollTop=v.head+at*v.h-v.h*3;paint(true);}
   function draw(){
     var shown=rows.filter(function(r){return(!state.verdict||r.verdict===state.verdict)&&
       (!state.zone||zoneOf(r.labels)===state.zone)&&matchLabel(r.labels,r.name,state.q);});
@@ -216,7 +254,16 @@ function nodeView(rows,opts){
     count.textContent=(cut.length<n?'top '+cut.length+' of ':'')+n+' node'+(n===1?'':'s')+
       (n<rows.length?' (of '+rows.length+')':'');
     more.hidden=n<=TOP;more.textContent=state.all?'show the top '+TOP:'show all '+n;
-    body.textContent='';opts.draw(body,cut);}
+    body.textContent='';virt=null;
+    if(cut.length<=VIRTUAL){opts.draw(body,cut);var tr=mark(body);if(tr){var go=function(){
+      var sc=body.querySelector('.scroll');if(sc)sc.scrollTop=Math.max(0,tr.offsetTop-3*tr.offsetHeight);};
+      if(LAID)LAID.push(go);else go();}return;}
+    opts.draw(body,cut.slice(0,1));
+    var sc=body.querySelector('.scroll'),t=sc.querySelector('table'),tb=t.tBodies[0];t.classList.add('virtual');
+    virt={rows:cut,scroll:sc,table:t,tbody:tb,cols:tb.rows[0].cells.length,h:ROW_GUESS,head:0,from:-1,to:-1};
+    var queued=false;sc.addEventListener('scroll',function(){if(queued)return;queued=true;
+      requestAnimationFrame(function(){queued=false;paint(false);});});
+    paint(true);if(LAID)LAID.push(measure);else measure();}
   verdictSel.onchange=function(){state.verdict=verdictSel.value;draw();};
   zoneSel.onchange=function(){state.zone=zoneSel.value;draw();};
   q.oninput=function(){state.q=q.value.trim();draw();};
@@ -434,6 +481,7 @@ function drain(){
   add(notes(d.notes));}
 
 ({ScheduleReport:schedule,CheckReport:check,CapacityReport:capacity,DrainReport:drain})[doc.kind]();
+var laid=LAID;LAID=null;laid.forEach(function(f){f();});
 /* milliseconds from the start of navigation until drawn */
 document.documentElement.setAttribute('data-render-ms',String(Math.round(performance.now())));
 document.documentElement.setAttribute('data-rendered','1');

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from kwhatif import __version__
 from kwhatif.report.base import OutputFormat
 from kwhatif.report.check import CheckReport, WorkloadEntry, dominant_reason, file_and_line
 from kwhatif.report.formats.formatter import Formatter
 from kwhatif.report.schedule import PodResult, ScheduleReport
 from kwhatif.report.verdict import Verdict
+from kwhatif.version import __version__
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
