@@ -132,6 +132,28 @@ _GO_ESCAPES = {
 }
 
 
+# A value quoted in a message: longer ones show their first SHOWN_PREFIX characters and their
+# length. The API server takes no request body above 3 MiB (the apiserver's MaxRequestBodyBytes),
+# so it never echoes a 5 MB value; a file read here can hold one, and one error line must stay a line.
+MAX_SHOWN_VALUE = 256
+SHOWN_PREFIX = 64
+
+
+def bounded_quote(s: str) -> str:
+    """go_quote of ``s``, or of its first SHOWN_PREFIX characters followed by "... (N characters)"
+    when it is longer than MAX_SHOWN_VALUE."""
+    if len(s) <= MAX_SHOWN_VALUE:
+        return go_quote(s)
+    return f"{go_quote(s[:SHOWN_PREFIX])}... ({len(s)} characters)"
+
+
+def bounded_text(s: str) -> str:
+    """An already rendered value (JSON of a mapping or list), bounded as bounded_quote bounds a string."""
+    if len(s) <= MAX_SHOWN_VALUE:
+        return s
+    return f"{s[:SHOWN_PREFIX]}... ({len(s)} characters)"
+
+
 def go_quote(s: str) -> str:
     """strconv.Quote (fmt's %q): printable characters as they are (Python's isprintable() is Go's
     unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space), the

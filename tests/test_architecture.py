@@ -59,7 +59,7 @@ def _graph() -> dict[str, set[str]]:
 # The intended layers, lowest first. A package may import packages of its own layer or below.
 # Packages are kwhatif's subpackages and top-level modules; controlplane/ counts as its two halves.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "gocompat", "escape", "progress", "version", "sink"),
+    ("errors", "gocompat", "escape", "progress", "version", "sink", "secrets", "bounded"),
     ("release",),
     ("api",),
     ("controlplane.admission", "dra", "config"),

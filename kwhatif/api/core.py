@@ -303,6 +303,8 @@ class Pod:
     # spec.schedulingGroup.podGroupName: the PodGroup of the pod's namespace it belongs to (the
     # Workload API); '' when it is in none
     pod_group: str = ""
+    # spec.os.name (linux, windows): the OS the kubelet must run; '' when the pod names none
+    os_name: str = ""
 
     @property
     def key(self) -> str:

@@ -14,17 +14,23 @@ from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.errors import FieldError
-from kwhatif.gocompat import go_quote
+from kwhatif.gocompat import bounded_quote, bounded_text
 
 Dict = Mapping[str, Any]
 
 
 def render_value(value: object) -> str:
-    """A field's value as field.Invalid prints it: a string as fmt's %q."""
+    """A field's value as field.Invalid prints it: a string as fmt's %q; a long one (a hostile
+    file's megabytes) as its quoted first characters and its length, so that the message stays
+    a readable line (bounded_quote)."""
     if isinstance(value, str):
-        return go_quote(value)
+        return bounded_quote(value)
     if isinstance(value, (dict, list)):
-        return json.dumps(value, sort_keys=True, default=str)
+        try:
+            return bounded_text(json.dumps(value, sort_keys=True, default=str))
+        except RecursionError:
+            # nested deeper than the encoder recurses (YAML allows 10,000 levels)
+            return f"{'{...}' if isinstance(value, dict) else '[...]'} (nested too deeply to show)"
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -1089,7 +1089,16 @@ def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
         "required_node_features": _required_node_features(spec, host_network),
         "active_deadline_seconds": f.integer(spec, "activeDeadlineSeconds", "spec"),
         "pod_group": workload.pod_group_name(spec),
+        "os_name": _os_name(spec),
     }
+
+
+def _os_name(spec: Dict) -> str:
+    """spec.os.name, for hints only (the scheduler does not read it; the kubelet refuses a pod of
+    another OS than its node's)."""
+    os_ = spec.get("os")
+    name = os_.get("name") if isinstance(os_, dict) else None
+    return _intern(name) if isinstance(name, str) else ""
 
 
 def _read_of(c: Dict) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import click
 
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
+    MAX_COPIES,
     cluster_options,
     cluster_opts,
     filename_options,
@@ -27,7 +28,7 @@ from kwhatif.report.base import ReportKind
 @click.option(
     "--max",
     "max_copies",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_COPIES),
     default=1000,
     show_default=True,
     help="Stop after this many copies (when --min is larger and --max not given: --min).",
@@ -35,7 +36,7 @@ from kwhatif.report.base import ReportKind
 @click.option(
     "--min",
     "minimum",
-    type=click.IntRange(0),
+    type=click.IntRange(0, MAX_COPIES),
     default=None,
     help="Exit 1 when fewer than this many copies fit (a CI gate).",
 )

@@ -31,6 +31,7 @@ from kwhatif.cli.schedule import schedule
 from kwhatif.cli.snapshot import snapshot
 from kwhatif.errors import ExitCode, Interrupted, KwhatifError
 from kwhatif.escape import visible
+from kwhatif.secrets import redacting
 from kwhatif.version import __version__
 
 
@@ -134,6 +135,18 @@ def _finish_stdout(code: int, env: Environment, prog: str = "kwhatif") -> int:
     return code
 
 
+# The longest error line written: the values an error quotes are bounded where it is made (a
+# field's value by its first characters), this bounds what else a line may carry (a path, a
+# server's message).
+MAX_ERROR_LINE = 16 * 1024
+
+
+def _bounded(line: str) -> str:
+    if len(line) <= MAX_ERROR_LINE:
+        return line
+    return f"{line[:MAX_ERROR_LINE]}... ({len(line) - MAX_ERROR_LINE} more characters)"
+
+
 # A reader that went away (`| head`, a closed stdout): quiet, with the status of a process that
 # SIGPIPE ended (128 + 13), as a shell reports it.
 BROKEN_PIPE = 141
@@ -156,6 +169,12 @@ def main(argv: list[str] | None = None, env: Environment | None = None, prog: st
     env = env or Environment.from_process()
     if env.prog != prog:
         env = dataclasses.replace(env, prog=prog)
+    # no credential reaches the terminal, whatever text carries it (kwhatif.secrets)
+    env = dataclasses.replace(
+        env, stdout=redacting(env.stdout, thorough=False), stderr=redacting(env.stderr, thorough=True)
+    )
+    if sys.stderr is not None:
+        sys.stderr = redacting(sys.stderr, thorough=True)
     args = list(sys.argv[1:] if argv is None else argv)
     # --debug is accepted anywhere on the line, not only before the command.
     debug = "--debug" in args
@@ -185,7 +204,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None, prog: st
         _clear_progress()
         if debug:
             traceback.print_exc(file=env.stderr)
-        click.echo(f"{prog}: error: {visible(str(e))}", file=env.stderr)
+        click.echo(f"{prog}: error: {_bounded(visible(str(e)))}", file=env.stderr)
         code = e.exit_code
     except (BrokenPipeError, _ReaderGone):
         # stdout closed early (| head): not an error of kwhatif's, nothing to say

@@ -21,13 +21,26 @@ from kwhatif.report.base import OutputFormat, ReportKind
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# The largest value each limit a user sets may take (above them a value is a typo, or would
+# overflow what it is handed to: a socket timeout, a buffer's index):
+# --max-input-size: 64 GiB, over a hundred times the dump of a cluster at Kubernetes' largest
+# supported size (5,000 nodes and 150,000 pods: kubernetes.io/docs/setup/best-practices/cluster-large);
+MAX_INPUT_SIZE = 64 << 30
+# --request-timeout: a day (0 still waits forever);
+MAX_REQUEST_TIMEOUT = 24 * 3600.0
+# capacity --max and --min: the pods of a cluster at that largest supported size.
+MAX_COPIES = 150_000
+
+
 def parse_size(text: str, flag: str = "--max-input-size") -> int:
     units = {"": 1, "k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
     t = text.strip().lower().removesuffix("b")
     num = t.rstrip("kmgi")
     unit = t[len(num) :]
     if not num.isdigit() or unit not in units:
-        raise click.BadParameter(f"{text!r} is not a size such as 500M or 2G", param_hint=f"'{flag}'")
+        raise click.BadParameter(f"{text[:40]!r} is not a size such as 500M or 2G", param_hint=f"'{flag}'")
+    if len(num) > 30 or int(num) * units[unit] > MAX_INPUT_SIZE:
+        raise click.BadParameter(f"{text[:40]!r} is above the largest size kwhatif reads, 64G", param_hint=f"'{flag}'")
     size = int(num) * units[unit]
     if size == 0:
         raise click.BadParameter("0 would refuse every input; give a size such as 500M or 2G", param_hint=f"'{flag}'")
@@ -79,12 +92,17 @@ def parse_timeout(text: str | None) -> float | None:
     from kwhatif.load.http import parse_duration
 
     try:
-        return parse_duration(text)
+        seconds = parse_duration(text)
     except ValueError:
         raise click.BadParameter(
-            f"{text!r} is not a duration such as 30s, 2m or 1m30s (a bare number is seconds; 0 waits forever)",
+            f"{text[:40]!r} is not a duration such as 30s, 2m or 1m30s (a bare number is seconds; 0 waits forever)",
             param_hint="'--request-timeout'",
         ) from None
+    if seconds > MAX_REQUEST_TIMEOUT:
+        raise click.BadParameter(
+            f"{text[:40]!r} is above the longest timeout, 24h (0 waits forever)", param_hint="'--request-timeout'"
+        )
+    return seconds
 
 
 def _exit_statuses(*lines: str) -> str:
@@ -335,6 +353,10 @@ def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
 
 def limits(co: ClusterOptions) -> Any:
     """The input size limits of --max-input-size."""
+    from kwhatif.bounded import DEFAULT_READ_TIMEOUT
     from kwhatif.load.files import Limits
 
-    return Limits.uniform(co.max_input_size) if co.max_input_size else Limits()
+    timeout = DEFAULT_READ_TIMEOUT if co.request_timeout is None else co.request_timeout
+    if co.max_input_size:
+        return Limits.uniform(co.max_input_size, timeout)
+    return Limits(read_timeout=timeout)

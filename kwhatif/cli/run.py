@@ -69,9 +69,28 @@ def load_cluster_state(co: ClusterOptions, *, allow_no_nodes: bool = False) -> C
         from kwhatif.load.edits import add_nodes, remove_nodes
 
         remove_nodes(state, co.without_node)
-        add_nodes(state, co.add_node, limits(co))
+        added = add_nodes(state, co.add_node, limits(co))
+        if added:
+            add_daemon_pods(state, added, env)
     long_lived()
     return state
+
+
+def add_daemon_pods(state: ClusterState, nodes: list[str], env: Environment) -> None:
+    """A node that joins runs the pods of the DaemonSets that select it before anything else
+    lands there: --add-node's clones get them, so that capacity and drain count what is left."""
+    from kwhatif.controlplane.controllers.workloads import daemon_pods_on
+
+    pods, skipped = daemon_pods_on(state, nodes)
+    state.pods.extend(pods)
+    if pods:
+        per = {f"{p.owner_references[0].name}" for p in pods if p.owner_references}
+        env.note(
+            f"--add-node: the {len(nodes)} new node(s) run {len(pods)} DaemonSet pod(s) "
+            f"({', '.join(sorted(per)[:5])}{', ...' if len(per) > 5 else ''}), as the DaemonSet controller creates them"
+        )
+    for why in skipped:
+        env.note(f"--add-node: the new nodes run no pod of {why}")
 
 
 def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
@@ -82,7 +101,9 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     chosen = choose(co.scheduler_version, state, live=co.live)
     chosen = chosen.with_feature_gates(co.feature_gates)
     state.use_version(chosen.version)
-    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version))
+    from kwhatif.load.node_conditions import untainted_not_ready_notes
+
+    notes = chosen.notes + tuple(kubelet_skew_notes(state, chosen.version)) + tuple(untainted_not_ready_notes(state))
     return dataclasses.replace(chosen, notes=notes)
 
 
@@ -93,7 +114,7 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerC
     if co.config:
         from kwhatif.config.load import load_configuration
 
-        cfg = load_configuration(co.config, version)
+        cfg = load_configuration(co.config, version, limits(co).read_timeout)
     else:
         cfg = default_configuration(version)
     if co.profile and cfg.profile(co.profile) is None:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from kwhatif.errors import ConfigError
-from kwhatif.gocompat import go_quote
+from kwhatif.gocompat import bounded_quote, bounded_text, go_quote
 
 
 def field_error(path: str, body: str) -> ConfigError:
@@ -38,12 +38,16 @@ def render(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return go_quote(value)
+        return bounded_quote(value)
     if isinstance(value, (int, float)):
         return str(value)
     if value is None:
         return "null"
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    try:
+        return bounded_text(json.dumps(value, sort_keys=True, ensure_ascii=False, default=str))
+    except RecursionError:
+        # nested deeper than the encoder recurses (YAML allows 10,000 levels)
+        return f"{'{...}' if isinstance(value, dict) else '[...]'} (nested too deeply to show)"
 
 
 def invalid(path: str, value: object, detail: str, rendered: str | None = None) -> ConfigError:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kwhatif.bounded import DEFAULT_READ_TIMEOUT, read_bounded
 from kwhatif.config.convert import convert_args
 from kwhatif.config.decode import decode_document
 from kwhatif.config.defaults import ProfileDraft, default_profile_draft
@@ -82,10 +83,13 @@ def _build_profile(d: ProfileDraft) -> Profile:
     )
 
 
-def load_configuration(path: str, version: SchedulerVersion | None = None) -> SchedulerConfiguration:
-    """Read a KubeSchedulerConfiguration file (YAML or JSON) as the release reads it."""
-    with os_errors(path, ConfigError), open(path, "rb") as fh:
-        data = fh.read(MAX_CONFIG_BYTES + 1)
+def load_configuration(
+    path: str, version: SchedulerVersion | None = None, read_timeout: float = DEFAULT_READ_TIMEOUT
+) -> SchedulerConfiguration:
+    """Read a KubeSchedulerConfiguration file (YAML or JSON) as the release reads it (a FIFO or
+    pipe within ``read_timeout``)."""
+    with os_errors(path, ConfigError):
+        data = read_bounded(path, MAX_CONFIG_BYTES, read_timeout)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(f"file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB: not a {KIND}", source=path)
     try:

@@ -204,14 +204,83 @@ def go_yaml_resolvers(*, timestamps: bool) -> dict[str, list[tuple[str, Any]]]:
 def construct_go_int(loader: Any, node: Any) -> Any:
     """An integer as go-yaml reads one into an interface: one too long for Python's int() (4,300
     digits) stays its text, as go-yaml keeps a number it cannot parse a string."""
+    _check_explicit_tag(loader, node)
     try:
         return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
     except ValueError:
         return loader.construct_scalar(node)
 
 
+_YAML_TAG = "tag:yaml.org,2002:"
+# The tags go-yaml resolves itself (resolvableTag of gopkg.in/yaml.v2 resolve.go): a scalar that
+# names one of them explicitly must read as that type, else the document is refused.
+_RESOLVABLE = ("bool", "int", "float", "null", "timestamp")
+
+
+def _short_tag(tag: str) -> str:
+    return "!!" + tag[len(_YAML_TAG) :] if tag.startswith(_YAML_TAG) else tag
+
+
+def _check_explicit_tag(loader: Any, node: Any) -> None:
+    """go-yaml's resolve (gopkg.in/yaml.v2 resolve.go, which sigs.k8s.io/yaml and so kubectl and
+    the API server read YAML with): a scalar whose explicit tag is not what its text resolves to
+    fails with "cannot decode !!str `x` as a !!float" (an integer may be read as a float)."""
+    if not isinstance(node, yaml.ScalarNode):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot decode a collection as a {_short_tag(node.tag)}", node.start_mark
+        )
+    resolved = loader.resolve(yaml.ScalarNode, node.value, (True, False))
+    if resolved == node.tag or (node.tag == _YAML_TAG + "float" and resolved == _YAML_TAG + "int"):
+        return
+    if node.tag == _YAML_TAG + "timestamp" and resolved == _YAML_TAG + "str":
+        return  # a loader that reads timestamps as text: the constructor decides
+    raise _cannot_decode(loader, node)
+
+
+def _cannot_decode(loader: Any, node: Any, *, unparsed: bool = False) -> yaml.constructor.ConstructorError:
+    # unparsed: the text looked like the type and still did not parse (go-yaml then reads a string)
+    resolved = _YAML_TAG + "str" if unparsed else loader.resolve(yaml.ScalarNode, node.value, (True, False))
+    value = node.value if len(node.value) <= 64 else node.value[:64] + "..."
+    return yaml.constructor.ConstructorError(
+        None, None, f"cannot decode {_short_tag(resolved)} `{value}` as a {_short_tag(node.tag)}", node.start_mark
+    )
+
+
+def _checked(name: str, base: Any) -> Any:
+    def construct(loader: Any, node: Any) -> Any:
+        _check_explicit_tag(loader, node)
+        try:
+            return base(loader, node)
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+            # the value still cannot be built (a timestamp's month out of range): the same
+            # refusal, never an internal error
+            raise _cannot_decode(loader, node, unparsed=True) from None
+
+    return construct
+
+
+def add_go_tag_constructors(loader: Any) -> None:
+    """Make ``loader`` refuse, as go-yaml does, a scalar whose explicit tag (``!!float x``,
+    ``!!bool x``, ``!!timestamp x``) its text cannot be read as, instead of raising from inside
+    PyYAML's constructors."""
+    for name in _RESOLVABLE:
+        tag = _YAML_TAG + name
+        if name == "int":
+            loader.add_constructor(tag, construct_go_int)
+            continue
+        base = loader.yaml_constructors.get(tag)
+        if base is not None:
+            loader.add_constructor(tag, _checked(name, base))
+
+
+class PlainLoader(YAML_LOADER):  # type: ignore[misc]
+    """The safe loader with go-yaml's explicit-tag rules (a kubeconfig's, an ExecCredential's)."""
+
+
+PlainLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=True)
+add_go_tag_constructors(PlainLoader)
 StrictLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=False)
-StrictLoader.add_constructor("tag:yaml.org,2002:int", construct_go_int)
+add_go_tag_constructors(StrictLoader)
 
 
 @dataclass(slots=True)

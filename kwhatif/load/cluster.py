@@ -17,6 +17,7 @@ from kwhatif.cache.cluster import AUTOSCALER_CONFIG_MAPS, ClusterState, Workload
 from kwhatif.cache.kinds import BY_KIND, KINDS, WORKLOAD_KINDS
 from kwhatif.errors import FieldError, InputError
 from kwhatif.load import typed
+from kwhatif.load.depth import depth_problem
 from kwhatif.load.files import SERVER_VERSION_KIND, Document
 from kwhatif.load.typed import TypedRun
 from kwhatif.release.versions import SchedulerVersion, default_version
@@ -243,6 +244,10 @@ def build_cluster(
             state.nodes[node.name] = node
             return
         if kind in WORKLOAD_KINDS:
+            # its template is copied, hashed and encoded, which recurse: bounded first
+            problem = depth_problem(doc.body)
+            if problem is not None:
+                raise InputError(problem, source=doc.source, obj=doc.describe())
             meta = doc.body.get("metadata") or {}
             state.workloads[ident] = Workload(
                 kind, ident[1], ident[2], str(meta.get("uid") or ""), doc.body, doc.source

@@ -14,14 +14,23 @@ What a plugin writes on its standard output (the credential) is never repeated i
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from typing import Any
 
+from kwhatif import secrets
+from kwhatif.bounded import OutputTooLarge, read_bounded, run_bounded
 from kwhatif.errors import ClusterError, InputError
 
+# A token (a JWT with its claims: a few KiB) and an ExecCredential (a token, or a client
+# certificate and key) are far smaller than these; past them the source is not what it claims.
+MAX_TOKEN_BYTES = 1 << 20
+MAX_EXEC_OUTPUT_BYTES = 4 << 20
+_SECRET_NAME = re.compile(r"(?i)token|secret|passw|pwd|key|credential|auth|cert|session")
 EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 _INTERACTIVE_MODES = ("Never", "IfAvailable", "Always")
 # What replaces each legacy auth-provider (client-go removed gcp and azure in 1.26).
@@ -96,28 +105,60 @@ def _resolve_credentials(name: str, user: dict[str, Any], cluster: dict[str, Any
             f"kubeconfig user {name!r}: the {pname or 'legacy'} auth-provider is not supported (kubectl "
             f"itself dropped gcp and azure); use {instead} in the user's exec section"
         )
+    _register_secrets(user)
     token_file = user.get("tokenFile")
     if isinstance(token_file, str) and token_file and not user.get("token"):
         # client-go reads the file with its surrounding whitespace trimmed (a token written with
-        # echo ends in a newline, which no HTTP header may hold)
+        # echo ends in a newline, which no HTTP header may hold); here within a size and, for a
+        # FIFO or device, a time bound
         path = token_file if os.path.isabs(token_file) or not base else os.path.join(base, token_file)
         try:
-            with open(path, encoding="utf-8") as fh:
-                user["token"] = fh.read().strip()
+            data = read_bounded(path, MAX_TOKEN_BYTES, timeout)
+            if len(data) > MAX_TOKEN_BYTES:
+                raise ClusterError(
+                    f"kubeconfig user {name!r}: tokenFile {token_file}: larger than {MAX_TOKEN_BYTES // 1024} KiB, "
+                    "not a token"
+                )
+            user["token"] = data.decode("utf-8").strip()
         except (OSError, UnicodeDecodeError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else "not a UTF-8 text file"
             raise ClusterError(f"kubeconfig user {name!r}: tokenFile {token_file}: {why}") from None
+        secrets.register(user["token"])
         user.pop("tokenFile")
     spec = user.get("exec")
     if spec is None or user.get("token") or user.get("tokenFile"):
         return  # a token comes first, as the client reads it
     status = run_exec_plugin(name, spec, cluster, base, timeout)
+    secrets.register(*(v for v in status.values() if isinstance(v, str)))
     user.pop("exec", None)
     if status.get("token"):
         user["token"] = status["token"]
     else:
         user["client-certificate-data"] = base64.b64encode(status["clientCertificateData"].encode()).decode()
         user["client-key-data"] = base64.b64encode(status["clientKeyData"].encode()).decode()
+
+
+def _register_secrets(user: dict[str, Any]) -> None:
+    """The user's credentials, hidden from all output from now on (kwhatif.secrets)."""
+    for key in ("token", "password", "client-key-data"):
+        value = user.get(key)
+        if isinstance(value, str) and value:
+            secrets.register(value)
+            if key == "client-key-data":
+                with contextlib.suppress(ValueError):
+                    secrets.register(base64.b64decode(value, validate=False).decode("utf-8", "replace"))
+    spec = user.get("exec")
+    if isinstance(spec, dict):
+        # an exec plugin's env often carries a credential (a client secret, an API key); the
+        # variables named for one are hidden (a region or profile name is left as it is: hiding
+        # "default" everywhere would garble every report)
+        for item in spec.get("env") or []:
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("value"), str)
+                and _SECRET_NAME.search(str(item.get("name") or ""))
+            ):
+                secrets.register(item["value"])
 
 
 def run_exec_plugin(
@@ -161,16 +202,25 @@ def run_exec_plugin(
     if spec.get("provideClusterInfo"):
         info["spec"]["cluster"] = _cluster_info(cluster)
     env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
+    # its standard error shown as kubectl shows it, without secrets: as it comes when the
+    # plugin talks to a person, else once it has answered (so that the credential it answers is
+    # hidden there too); its standard output, the credential, bounded in size as in time
+    held: list[str] | None = None if interactive else []
+    stdout = b""
     try:
-        proc = subprocess.run(
+        returncode, stdout = run_bounded(
             [command, *args],
+            max_stdout=MAX_EXEC_OUTPUT_BYTES,
+            timeout=timeout,
             stdin=stdin if interactive else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=None,  # shown as it comes, as kubectl shows it
             env=env,
-            timeout=timeout if timeout > 0 else None,
-            check=False,
+            held=held,
         )
+    except OutputTooLarge:
+        raise ClusterError(
+            f"{who} {command}: it wrote more than {MAX_EXEC_OUTPUT_BYTES // (1024 * 1024)} MiB on its standard "
+            "output, which is no ExecCredential (it was stopped)"
+        ) from None
     except FileNotFoundError:
         hint = spec.get("installHint")
         extra = f" ({str(hint).strip().splitlines()[0]})" if isinstance(hint, str) and hint.strip() else ""
@@ -181,9 +231,26 @@ def run_exec_plugin(
         raise ClusterError(f"{who} {command}: no credential within {timeout:g}s (see --request-timeout)") from None
     except OSError as e:
         raise ClusterError(f"{who} {command}: cannot run it: {e.strerror or type(e).__name__}") from None
-    if proc.returncode != 0:
-        raise ClusterError(f"{who} {command}: exited with status {proc.returncode}")
-    return _exec_status(f"{who} {command}", proc.stdout, api_version)
+    finally:
+        if held is not None:
+            _show_held(held, stdout)
+    if returncode != 0:
+        raise ClusterError(f"{who} {command}: exited with status {returncode}")
+    return _exec_status(f"{who} {command}", stdout, api_version)
+
+
+def _show_held(held: list[str], stdout: bytes) -> None:
+    """A plugin's standard error, written once what it answered is known to be secret."""
+    try:
+        doc = json.loads(stdout) if stdout else None
+    except ValueError:
+        doc = None
+    status = doc.get("status") if isinstance(doc, dict) else None
+    if isinstance(status, dict):
+        secrets.register(*(v for v in status.values() if isinstance(v, str)))
+    if held:
+        sys.stderr.write("".join(held))
+        sys.stderr.flush()
 
 
 def _exec_status(who: str, out: bytes, api_version: str) -> dict[str, Any]:

@@ -13,6 +13,10 @@ from kwhatif.errors import FieldError, InputError
 from kwhatif.load.files import Document, Limits, read_path
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+# The most clones --add-node adds, all of them together: the largest cluster Kubernetes supports
+# (5,000 nodes: kubernetes.io/docs/setup/best-practices/cluster-large). Every clone is a node each
+# pod is filtered and scored against, so an unbounded count is unbounded work and memory.
+MAX_ADDED_NODES = 5000
 
 
 def remove_nodes(state: ClusterState, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -34,11 +38,16 @@ def _split_spec(spec: str) -> tuple[str, int]:
     path, sep, count = spec.rpartition(":")
     if not sep or not path or os.path.exists(spec):
         return spec, 1
-    if not count.lstrip("-").isdigit():
-        raise InputError(f"bad count {count!r} in {spec!r}: expected FILE[:COUNT]", field="--add-node")
+    if not count.lstrip("-").isdigit() or not count.isascii():
+        raise InputError(f"bad count {count[:40]!r} in {spec[:200]!r}: expected FILE[:COUNT]", field="--add-node")
+    if len(count) > 12 or int(count) > MAX_ADDED_NODES:
+        raise InputError(
+            f"count {count[:40]} in {spec[:200]!r} is above {MAX_ADDED_NODES} (the most nodes a cluster is supported with)",
+            field="--add-node",
+        )
     n = int(count)
     if n < 1:
-        raise InputError(f"count must be at least 1 in {spec!r}", field="--add-node")
+        raise InputError(f"count must be at least 1 in {spec[:200]!r}", field="--add-node")
     return path, n
 
 
@@ -46,8 +55,14 @@ def add_nodes(state: ClusterState, specs: tuple[str, ...] | list[str], limits: L
     """Add COUNT clones of the Node in each FILE[:COUNT]; names are <template>-<i>, skipping names in
     use; the hostname label follows the new name. Returns the names added."""
     added: list[str] = []
-    for spec in specs:
-        path, count = _split_spec(spec)
+    counted = [_split_spec(spec) for spec in specs]
+    if sum(c for _, c in counted) > MAX_ADDED_NODES:
+        raise InputError(
+            f"{sum(c for _, c in counted)} nodes in all is above {MAX_ADDED_NODES} "
+            "(the most nodes a cluster is supported with)",
+            field="--add-node",
+        )
+    for path, count in counted:
         docs = [d for d in read_path(path, limits) if d.kind == "Node"]
         if len(docs) != 1:
             raise InputError(f"expected exactly one Node, found {len(docs)}", source=path, field="--add-node")

@@ -25,10 +25,11 @@ import msgspec
 import orjson
 import yaml
 
+from kwhatif.bounded import DEFAULT_READ_TIMEOUT, open_binary, read_at_most, wrap_stream
 from kwhatif.config.reader import (
     ALIAS_EXPANSION_FACTOR,
     ALIAS_EXPANSION_FLOOR,
-    construct_go_int,
+    add_go_tag_constructors,
     go_yaml_resolvers,
     json_error_message,
     os_errors,
@@ -97,7 +98,7 @@ class _UniqueKeyLoader(_YamlLoader):  # type: ignore[misc]
 
 
 _UniqueKeyLoader.yaml_implicit_resolvers = go_yaml_resolvers(timestamps=True)
-_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", construct_go_int)
+add_go_tag_constructors(_UniqueKeyLoader)
 
 
 def _go_key_string(key: Any, key_node: Any) -> str | None:
@@ -185,10 +186,12 @@ def format_size(n: int) -> str:
 class Limits:
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
     max_json_bytes: int = DEFAULT_MAX_JSON_BYTES
+    # how long a pipe or FIFO may stay silent (its open, then each chunk; 0: forever): --request-timeout
+    read_timeout: float = DEFAULT_READ_TIMEOUT
 
     @classmethod
-    def uniform(cls, max_bytes: int) -> Limits:
-        return cls(max_bytes, max_bytes)
+    def uniform(cls, max_bytes: int, read_timeout: float = DEFAULT_READ_TIMEOUT) -> Limits:
+        return cls(max_bytes, max_bytes, read_timeout)
 
 
 @dataclass(slots=True)
@@ -236,10 +239,10 @@ def read_path(
     if path == "-":
         if stdin is None and sys.stdin is None:
             raise InputError("standard input is closed", source="<stdin>")
-        stream: Any = stdin if stdin is not None else sys.stdin.buffer
+        stream: Any = stdin if stdin is not None else wrap_stream(sys.stdin.buffer, limits.read_timeout)
         limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
         if isinstance(stream.read(0), str):  # a text stream (tests): read it whole
-            text = stream.read(limit + 1)
+            text = read_at_most(stream, limit + 1)
             if len(text) > limit:
                 raise InputError(
                     f"input is larger than the {format_size(limit)} limit (--max-input-size)", source="<stdin>"
@@ -264,7 +267,7 @@ def _documents(opened: _WholeText | _JsonStream, limits: Limits, pod_runs: PodRu
 def _open_file(path: str, limits: Limits) -> _WholeText | _JsonStream:
     with os_errors(path):
         size = os.path.getsize(path)
-        fh = open(path, "rb")  # noqa: SIM115 (a windowed reading keeps it open while it reads)
+        fh = open_binary(path, limits.read_timeout)  # a windowed reading keeps it open while it reads
     try:
         with os_errors(path):
             head = fh.read(64)
@@ -295,14 +298,15 @@ def _open_stream(fh: Any, source: str, limits: Limits, limit: int, head: bytes =
     """A binary stream as one text, or (a JSON input larger than WINDOW_MIN_BYTES) as a JSON
     stream that reads it a window at a time: only the window and the current item are held."""
     with os_errors(source):
-        data = head + fh.read(max(0, min(WINDOW_MIN_BYTES + 1, limit + 1) - len(head)))
+        # read in chunks: read(n) allocates n bytes first, whatever the file holds
+        data = head + read_at_most(fh, max(0, min(WINDOW_MIN_BYTES + 1, limit + 1) - len(head)))
     if len(data) > WINDOW_MIN_BYTES and data.lstrip()[:1] in (b"{", b"[") and len(data) <= limit:
         stream = _JsonStream.windowed(fh, data, source, limit)
         if stream.total >= NUMPY_COUNT_MIN_BYTES:
             use_numpy_counts()
         return stream
     with os_errors(source):
-        data += fh.read(limit + 1 - len(data))
+        data += read_at_most(fh, limit + 1 - len(data))
     if len(data) > limit:
         raise InputError(f"input is larger than the {format_size(limit)} limit (--max-input-size)", source=source)
     return _WholeText(_decode(data, source), source)
@@ -1037,34 +1041,59 @@ def _parse_yaml(text: str, source: str) -> Iterator[tuple[Any, str]]:
     )
 
 
+_END = object()
+
+
 def _check_alias_expansion(docs: list[Any], text_len: int, source: str) -> None:
     """Reject documents whose aliases expand far beyond their text (a "billion laughs")."""
     limit = max(ALIAS_EXPANSION_FLOOR, ALIAS_EXPANSION_FACTOR * text_len)
     sizes: dict[int, int] = {}
     in_progress: set[int] = set()
 
-    def size(obj: Any) -> int:
-        if not isinstance(obj, (dict, list)):
+    def too_many() -> InputError:
+        return InputError(f"invalid YAML: aliases expand to more than {limit} nodes (an alias bomb?)", source=source)
+
+    def size(root: Any) -> int:
+        """Nodes of ``root`` with its aliases expanded, walked with a stack of its own: a
+        document may nest as deep as go-yaml allows (10,000 levels), far past Python's recursion."""
+        if not isinstance(root, (dict, list)):
             return 1
-        key = id(obj)
-        known = sizes.get(key)
-        if known is not None:
-            return known
-        if key in in_progress:
-            raise InputError("invalid YAML: an alias refers to its own ancestor", source=source)
-        in_progress.add(key)
-        children = obj.values() if isinstance(obj, dict) else obj
-        total = 1
-        for child in children:
-            total += size(child)
+        # (collection, its children, the total so far)
+        stack: list[tuple[Any, Iterator[Any], int]] = []
+
+        def enter(obj: Any) -> None:
+            if id(obj) in in_progress:
+                raise InputError("invalid YAML: an alias refers to its own ancestor", source=source)
+            in_progress.add(id(obj))
+            stack.append((obj, iter(obj.values() if isinstance(obj, dict) else obj), 1))
+
+        enter(root)
+        while True:
+            obj, children, total = stack[-1]
+            child = next(children, _END)
+            if child is _END:
+                stack.pop()
+                in_progress.discard(id(obj))
+                sizes[id(obj)] = total
+                if not stack:
+                    return total
+                parent, siblings, parent_total = stack[-1]
+                parent_total += total
+                if parent_total > limit:
+                    raise too_many()
+                stack[-1] = (parent, siblings, parent_total)
+                continue
+            if isinstance(child, (dict, list)):
+                known = sizes.get(id(child))
+                if known is None:
+                    enter(child)
+                    continue
+                total += known
+            else:
+                total += 1
             if total > limit:
-                raise InputError(
-                    f"invalid YAML: aliases expand to more than {limit} nodes (an alias bomb?)",
-                    source=source,
-                )
-        in_progress.discard(key)
-        sizes[key] = total
-        return total
+                raise too_many()
+            stack[-1] = (obj, children, total)
 
     total = 0
     for doc in docs:
@@ -1151,7 +1180,8 @@ def precise_sources(docs: list[Document]) -> None:
             text = _stdin_text[0]
         else:
             try:
-                if os.path.getsize(path) > PRECISE_MAX_BYTES:
+                # a pipe or FIFO was read once, and cannot be again
+                if not os.path.isfile(path) or os.path.getsize(path) > PRECISE_MAX_BYTES:
                     continue
                 with open(path, encoding="utf-8-sig") as fh:
                     text = fh.read()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import http.client
 import math
+import os
 import re
 import socket
 import ssl
@@ -20,8 +21,9 @@ import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
+from kwhatif import secrets
 from kwhatif.errors import ClusterError, InputError
 from kwhatif.load.files import format_size
 
@@ -97,33 +99,68 @@ class Transport:
 
     def __init__(self, cfg: Any, timeout: float = DEFAULT_REQUEST_TIMEOUT) -> None:
         self.timeout = timeout
-        self.host = str(cfg.host or "").rstrip("/")
-        url = urlsplit(self.host)
+        server = str(cfg.host or "").rstrip("/")
+        url = urlsplit(server)
+        # every message names the server without the password a URL may carry (net/http's
+        # stripPassword: user:***@host)
+        self.host = strip_password(server)
         if url.scheme not in ("http", "https") or not url.hostname:
-            raise ClusterError(f"kubeconfig: the cluster's server {self.host!r} is not an http(s) URL")
+            raise ClusterError(f"kubeconfig: the cluster's server {self.host[:200]!r} is not an http(s) URL")
         self._https = url.scheme == "https"
         self._hostname = url.hostname
-        self._port = url.port or (443 if self._https else 80)
+        try:
+            port = url.port
+        except ValueError:
+            # net/http's dialer refuses it ("dial tcp: address 99999: invalid port")
+            raise ClusterError(
+                f"kubeconfig: the cluster's server {self.host[:200]!r}: invalid port (a port is 1 to 65535)"
+            ) from None
+        self._port = port or (443 if self._https else 80)
         self._prefix = url.path.rstrip("/")
         self._tls = self._tls_context(cfg) if self._https else None
         self._server_name = str(getattr(cfg, "tls_server_name", None) or self._hostname)
         self._proxy = urlsplit(str(cfg.proxy)) if getattr(cfg, "proxy", None) else None
         if self._proxy is not None and (self._proxy.scheme != "http" or not self._proxy.hostname):
-            raise ClusterError(f"kubeconfig: proxy-url {cfg.proxy!r}: kwhatif speaks to http:// proxies only")
+            raise ClusterError(
+                f"kubeconfig: proxy-url {strip_password(str(cfg.proxy))[:200]!r}: kwhatif speaks to http:// proxies only"
+            )
+        self._tunnel_headers: dict[str, str] = {}
+        if self._proxy is not None and self._proxy.username:
+            # net/http sends a proxy URL's user information as Proxy-Authorization on CONNECT
+            who = f"{unquote(self._proxy.username)}:{unquote(self._proxy.password or '')}"
+            basic = base64.b64encode(who.encode()).decode()
+            self._tunnel_headers["Proxy-Authorization"] = f"Basic {basic}"
+            secrets.register(basic, unquote(self._proxy.password or ""), self._proxy.password or "")
         self._headers: dict[str, str] = {"Accept": "application/json", "User-Agent": "kwhatif"}
         for setting in (cfg.auth_settings() or {}).values():
             if setting.get("in") == "header" and setting.get("value"):
                 self._headers[setting["key"]] = setting["value"]
-        if getattr(cfg, "username", None) and "authorization" not in {k.lower() for k in self._headers}:
-            basic = base64.b64encode(f"{cfg.username}:{cfg.password or ''}".encode()).decode()
+        user, password = getattr(cfg, "username", None), getattr(cfg, "password", None)
+        if not user and url.username:
+            # net/http sends a URL's user information as basic authentication when no
+            # Authorization header is set (Client.send in net/http/client.go)
+            user, password = unquote(url.username), unquote(url.password or "")
+        if user and "authorization" not in {k.lower() for k in self._headers}:
+            basic = base64.b64encode(f"{user}:{password or ''}".encode()).decode()
             self._headers["Authorization"] = f"Basic {basic}"
+        for name, value in self._headers.items():
+            if name.lower() == "authorization":
+                secrets.register(value, *value.split(" ", 1)[1:])
+        secrets.register(password or "", url.password or "")
         self._conn: _Connection | None = None
         self._expired = False
         self._connected = False  # the connection stands (TLS included)
         self._answering = False  # the status line and headers came
 
-    @staticmethod
-    def _tls_context(cfg: Any) -> ssl.SSLContext:
+    def _tls_context(self, cfg: Any) -> ssl.SSLContext:
+        if cfg.verify_ssl is False and cfg.ssl_ca_cert:
+            # client-go refuses the pair rather than skip the verification a CA asks for
+            # (tlsConfigFor in k8s.io/client-go/transport/transport.go)
+            raise ClusterError("kubeconfig: specifying a root certificates file with the insecure flag is not allowed")
+        for path in (cfg.ssl_ca_cert, cfg.cert_file, cfg.key_file):
+            if path and os.path.exists(path) and not os.path.isfile(path):
+                # OpenSSL would wait on a FIFO forever
+                raise ClusterError(f"kubeconfig: {path}: not a regular file (a certificate or key is read from one)")
         try:
             ctx = ssl.create_default_context(cafile=cfg.ssl_ca_cert or None)
             if cfg.verify_ssl is False:
@@ -225,7 +262,7 @@ class Transport:
         if self._conn is None:
             if self._proxy is not None and self._proxy.hostname:
                 conn = _Connection(self._proxy.hostname, self._proxy.port or 80, timeout, self._tls, self._server_name)
-                conn.set_tunnel(self._hostname, self._port)
+                conn.set_tunnel(self._hostname, self._port, headers=self._tunnel_headers or None)
             else:
                 conn = _Connection(self._hostname, self._port, timeout, self._tls, self._server_name)
             self._conn = conn
@@ -292,6 +329,16 @@ class Transport:
             except OSError:
                 pass
             self._conn = None
+
+
+def strip_password(url: str) -> str:
+    """The URL with its password shown as *** (net/http's stripPassword in client.go, which every
+    error of a Go client names the request with)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    return url.replace(parts.netloc.rsplit("@", 1)[0] + "@", f"{user}:***@", 1)
 
 
 def _retry_after(resp: http.client.HTTPResponse) -> float | None:

@@ -8,6 +8,7 @@ taken here, because the client lets the last file win."""
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import Any
 
@@ -18,6 +19,10 @@ DEFAULT_KUBECONFIG = "~/.kube/config"
 # The parts of a kubeconfig (clientcmd's v1 Config) the client walks, and their shapes.
 _LISTS = ("clusters", "contexts", "users")
 _ITEM = {"clusters": "cluster", "contexts": "context", "users": "user"}
+
+
+# A kubeconfig holds a few contexts and their certificates: kilobytes. Past this it is another file.
+MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024
 
 
 def env_paths() -> list[str]:
@@ -40,13 +45,15 @@ def live_requested(kubeconfig: str | None, context: str | None) -> bool:
 def check_kubeconfig(path: str) -> bool:
     """A malformed kubeconfig is bad input named by its file, not a crash inside the client.
     False: the file is missing or empty (kubectl skips it)."""
-    from kwhatif.config.reader import os_errors, yaml_error_message, yaml_nesting_problem
+    from kwhatif.config.reader import PlainLoader, os_errors, yaml_error_message, yaml_nesting_problem
 
     if not os.path.isfile(path):
         return False
     with os_errors(path):
         with open(path, "rb") as fh:
-            data = fh.read(16 * 1024 * 1024 + 1)
+            data = fh.read(MAX_KUBECONFIG_BYTES + 1)
+    if len(data) > MAX_KUBECONFIG_BYTES:
+        raise InputError(f"not a kubeconfig: larger than {MAX_KUBECONFIG_BYTES >> 20} MiB", source=path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -57,7 +64,7 @@ def check_kubeconfig(path: str) -> bool:
     if problem:
         raise InputError(problem, source=path)
     try:
-        body = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        body = yaml.load(text, Loader=PlainLoader)
     except yaml.YAMLError as e:
         raise InputError(yaml_error_message(e, text), source=path) from None
     if body is None:
@@ -95,7 +102,7 @@ def merged_kubeconfig(kubeconfig: str | None) -> Any:
     present = [p for p in paths if check_kubeconfig(p)]
     if not present:
         return None
-    merger = kube_config.KubeConfigMerger(os.pathsep.join(present))  # type: ignore[no-untyped-call]
+    merger = _merger(kube_config, present)
     config = merger.config
     if config is None:
         return None
@@ -111,6 +118,21 @@ def merged_kubeconfig(kubeconfig: str | None) -> Any:
     if current:
         config.value["current-context"] = current
     return config
+
+
+def _merger(kube_config: Any, paths: list[str]) -> Any:
+    """The client's KubeConfigMerger of these files. It takes one string that it splits at
+    ':' as $KUBECONFIG is split; kubectl takes --kubeconfig as one path whatever it holds
+    (clientcmd's ExplicitPath), so the files are handed over one by one instead."""
+
+    class Merger(kube_config.KubeConfigMerger):  # type: ignore[misc]
+        def _load_config_from_file_path(self, _: str) -> None:
+            for path in paths:
+                self.paths.append(path)
+                self.load_config(path)
+            self.config_saved = copy.deepcopy(self.config_files)
+
+    return Merger("")
 
 
 def contexts(kubeconfig: str | None) -> tuple[list[dict[str, Any]], str | None]:

@@ -62,6 +62,13 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("/apis/karpenter.sh/v1/nodeclaims", False, "autoscale under Karpenter: in-flight NodeClaims"),
 )
 PAGE_SIZE = 500
+# The most one page's body may take, whatever --max-input-size leaves of the list's budget, so
+# that a body that never ends is cut off long before the whole budget is held at once. etcd
+# stores no object above its request limit (1.5 MiB, etcd's --max-request-bytes; its JSON a few
+# times that), so SMALL_PAGE_SIZE objects always fit: a page that does not is asked for again with
+# that many, and one that still does not is not a list of objects.
+MAX_PAGE_BYTES = 256 * 1024 * 1024
+SMALL_PAGE_SIZE = 50
 # Empty pages that still carry a continue token, in a row: kube-apiserver fills a page unless it
 # runs out of objects, so a server that keeps sending empty pages with new tokens never ends.
 MAX_EMPTY_PAGES = 32
@@ -174,13 +181,33 @@ def iter_list_pages(
         used = 0
         empty = 0
         fallbacks = res.served_elsewhere()
+        page_size = PAGE_SIZE
         while True:
-            params = [("limit", str(PAGE_SIZE))]
+            params = [("limit", str(page_size))]
             if token:
                 params.append(("continue", token))
-            resp = client.transport.request(
-                "GET", path, params, limit=limit - used, cap=limit, what=f"GET {host}{path}"
-            )
+            page_bound = limit - used <= MAX_PAGE_BYTES
+            try:
+                resp = client.transport.request(
+                    "GET",
+                    path,
+                    params,
+                    limit=min(limit - used, MAX_PAGE_BYTES),
+                    cap=limit if page_bound else MAX_PAGE_BYTES,
+                    what=f"GET {host}{path}",
+                )
+            except TooLarge:
+                if page_bound:
+                    raise
+                if page_size > SMALL_PAGE_SIZE:
+                    page_size = SMALL_PAGE_SIZE
+                    continue
+                # the server misbehaves (exit 3), where --max-input-size is the user's own bound (exit 2)
+                raise ClusterError(
+                    f"GET {host}{path}: a page of {SMALL_PAGE_SIZE} objects is larger than {MAX_PAGE_BYTES >> 20} "
+                    "MiB, which no list of stored objects is (etcd keeps none above 1.5 MiB): the answer never ends"
+                ) from None
+            page_size = PAGE_SIZE
             status, body = resp.status, resp.body
             used += len(body)
             if status == 404 and res.older and not token:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterable, Iterator
 
+from kwhatif.bounded import OutputTooLarge, run_bounded
 from kwhatif.errors import InputError
 from kwhatif.load.files import Document, Limits, parse_text
 
@@ -54,8 +54,8 @@ def _holds_nothing(path: str) -> bool:
     """Whether a (small) file holds no YAML or JSON content: blank lines, comments, --- and ...
     only. Anything else, and a file that cannot be read here, is left to the reader."""
     try:
-        if os.path.getsize(path) > _NOTHING_MAX_BYTES:
-            return False
+        if not os.path.isfile(path) or os.path.getsize(path) > _NOTHING_MAX_BYTES:
+            return False  # a FIFO or device is read (bounded) as a named file is
         with open(path, "rb") as fh:
             data = fh.read(_NOTHING_MAX_BYTES + 1)
     except OSError:
@@ -88,19 +88,19 @@ def render_kustomization(directory: str, limits: Limits = Limits()) -> Iterator[
         raise InputError("no such directory (-k takes a kustomization directory)", source=directory)
     command = renderer()
     tool = " ".join([os.path.basename(command[0]), *command[1:]])
+    limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
     try:
-        proc = subprocess.run(
-            [*command, directory], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=None, check=False
-        )
+        # its output read as it comes and bounded (the renderer is stopped past the limit); its
+        # standard error shown as it goes
+        returncode, stdout = run_bounded([*command, directory], max_stdout=limit, timeout=0)
+    except OutputTooLarge:
+        raise InputError(f"{tool} rendered more than the limit (--max-input-size)", source=directory) from None
     except OSError as e:
         raise InputError(f"cannot run {tool}: {e.strerror or e}", source=directory) from None
-    if proc.returncode != 0:
-        raise InputError(f"{tool} failed with exit status {proc.returncode} (its errors are above)", source=directory)
-    limit = max(limits.max_yaml_bytes, limits.max_json_bytes)
-    if len(proc.stdout) > limit:
-        raise InputError(f"{tool} rendered more than the limit (--max-input-size)", source=directory)
+    if returncode != 0:
+        raise InputError(f"{tool} failed with exit status {returncode} (its errors are above)", source=directory)
     try:
-        text = proc.stdout.decode("utf-8-sig")
+        text = stdout.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise InputError(f"{tool} rendered text that is not UTF-8 (byte {e.start})", source=directory) from None
     return parse_text(text, directory, limits.max_yaml_bytes)

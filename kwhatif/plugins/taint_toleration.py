@@ -95,15 +95,52 @@ def new(args: None, handle: Handle) -> TaintToleration:
     return TaintToleration(version.behaviour.taint_reason, version.gate("TaintTolerationComparisonOperators"))
 
 
+# The taints the node lifecycle controller, the kubelet, the cloud node controller and drain set
+# for a node's condition (k8s.io/api/core/v1 well_known_taints.go, and the cloud provider's
+# in k8s.io/cloud-provider api/well_known_taints.go), with the state each says. Advising a pod to
+# tolerate one would send it to a node that cannot run it.
+NODE_CONDITION_TAINTS = {
+    "node.kubernetes.io/not-ready": "not ready",
+    "node.kubernetes.io/unreachable": "unreachable",
+    "node.kubernetes.io/unschedulable": "cordoned",
+    "node.kubernetes.io/memory-pressure": "under memory pressure",
+    "node.kubernetes.io/disk-pressure": "under disk pressure",
+    "node.kubernetes.io/pid-pressure": "under PID pressure",
+    "node.kubernetes.io/network-unavailable": "without a configured network",
+    "node.kubernetes.io/out-of-service": "out of service",
+    "node.cloudprovider.kubernetes.io/uninitialized": "not yet initialized by the cloud provider",
+    "node.cloudprovider.kubernetes.io/shutdown": "shut down",
+}
+OS_LABEL = "kubernetes.io/os"
+
+
 def _node_hint(reasons: tuple[str, ...], pod: Pod, node: Node, fw: Framework | None) -> str | None:
-    """The taints of the node the pod does not tolerate."""
+    """The taints of the node the pod does not tolerate; none to tolerate when they say the node's
+    condition, or when the node runs another OS than the pod's."""
     comparison_operators = bool(getattr(fw.plugins.get(NAME), "comparison_operators", False)) if fw else False
-    untolerated = [
-        t.render()
+    taints = [
+        t
         for t in node.taints
         if t.effect in ("NoSchedule", "NoExecute")
         and not any(tol.tolerates(t, comparison_operators) for tol in pod.tolerations)
     ]
+    lifecycle = [t for t in taints if t.key in NODE_CONDITION_TAINTS]
+    if lifecycle:
+        # a taint the control plane sets for a node's condition: the node cannot run the pod
+        # now, and a toleration would only place it there (DaemonSets tolerate them because
+        # their pods must run on every node, whatever its state)
+        states = and_list(sorted({NODE_CONDITION_TAINTS[t.key] for t in lifecycle}))
+        shown = and_list([t.render() for t in lifecycle])
+        return f"are {states} ({shown}, set by the control plane): they take pods again once that clears"
+    node_os = node.labels.get(OS_LABEL, "")
+    if pod.os_name and node_os and node_os != pod.os_name:
+        # the kubelet admits only pods of its own OS (spec.os.name must match the node's
+        # kubernetes.io/os label): tolerating the taint that keeps them apart would not help
+        return (
+            f"run {node_os} ({OS_LABEL}={node_os}) and the pod is a {pod.os_name} pod (spec.os.name): "
+            "their taints keep it off nodes whose kubelet would refuse it"
+        )
+    untolerated = [t.render() for t in taints]
     if len(untolerated) == 1:
         return f"would take the pod if it tolerated taint {untolerated[0]}"
     if untolerated:

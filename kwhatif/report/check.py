@@ -151,26 +151,7 @@ class CheckReport:
         return ExitCode.OK
 
     def summary_line(self) -> str:
-        if not self.workloads:
-            return "no workloads to check"
-        checked = [w for w in self.workloads if not w.warning or w.verdict is Verdict.FITS_AFTER_SCALE_UP]
-        line = f"{sum(1 for w in checked if w.fits)}/{len(checked)} workloads fit"
-        no_nodes = sum(1 for w in self.workloads if w.verdict is Verdict.NO_ELIGIBLE_NODES)
-        not_checked = sum(1 for w in self.workloads if w.verdict is Verdict.NOT_CHECKED)
-        unknown = sum(1 for w in self.workloads if w.verdict is Verdict.UNKNOWN)
-        after = sum(1 for w in self.workloads if w.verdict is Verdict.FITS_AFTER_SCALE_UP)
-        if after:
-            line += f", {after} after scale-up"
-            no_nodes += after  # --strict fails them too
-        if no_nodes - after:
-            line += f", {no_nodes - after} with no eligible nodes"
-        if not_checked:
-            line += f", {not_checked} not checked"
-        if unknown:
-            line += f", {unknown} unknown"
-        if self.strict and (no_nodes or not_checked or unknown):
-            line += " (--strict: they fail)"
-        return line
+        return summary_line_of([w.verdict for w in self.workloads], self.strict)
 
     def to_dict(self) -> dict[str, Any]:
         s = self.schedule.summary
@@ -226,6 +207,32 @@ class CheckReport:
                 "preempted": s.preempted,
             },
         }
+
+
+def summary_line_of(verdicts: list[Verdict] | list[str], strict: bool) -> str:
+    """The one summary line of a check, from its workloads' verdicts: the table's headline and
+    the HTML page's (from the JSON document's verdicts) are this one line, never two counts."""
+    if not verdicts:
+        return "no workloads to check"
+    vs = [Verdict(v) for v in verdicts]
+    checked = [v for v in vs if v not in WARNINGS or v is Verdict.FITS_AFTER_SCALE_UP]
+    line = f"{sum(1 for v in checked if v is Verdict.FITS)}/{len(checked)} workloads fit"
+    no_nodes = vs.count(Verdict.NO_ELIGIBLE_NODES)
+    not_checked = vs.count(Verdict.NOT_CHECKED)
+    unknown = vs.count(Verdict.UNKNOWN)
+    after = vs.count(Verdict.FITS_AFTER_SCALE_UP)
+    if after:
+        line += f", {after} after scale-up"
+    if no_nodes:
+        line += f", {no_nodes} with no eligible nodes"
+    no_nodes += after  # --strict fails them too
+    if not_checked:
+        line += f", {not_checked} not checked"
+    if unknown:
+        line += f", {unknown} unknown"
+    if strict and (no_nodes or not_checked or unknown):
+        line += " (--strict: they fail)"
+    return line
 
 
 def dominant_reason(results: list[PodResult]) -> str | None:

@@ -202,6 +202,7 @@ def make_certificate() -> tuple[str, str, bytes]:
 
 
 FAULTS = (
+    "echo-headers",
     "hang",
     "drip",
     "endless",
@@ -352,7 +353,16 @@ class FakeAPIServer:
                 body = json.dumps(
                     {"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "items": []}
                 ).encode()
-                if fault.kind == "hang":
+                if fault.kind == "echo-headers":
+                    # a proxy or server whose error page repeats the request, headers and all
+                    echoed = "".join(f"{k}: {v}\n" for k, v in self.headers.items())
+                    data = json.dumps(status(fault.code, "InternalError", f"bad request:\n{echoed}")).encode()
+                    self.send_response(fault.code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                elif fault.kind == "hang":
                     server.stopping.wait()
                     self.close_connection = True
                 elif fault.kind == "status":

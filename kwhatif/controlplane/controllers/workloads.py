@@ -951,3 +951,28 @@ _EXPANDERS: dict[str, Callable[[_Ctx], ExpandedWorkload]] = {
     "Job": _expand_job,
     "CronJob": _expand_cronjob,
 }
+
+
+def daemon_pods_on(state: ClusterState, nodes: Iterable[str]) -> tuple[list[Pod], list[str]]:
+    """The pods the cluster's DaemonSets run on ``nodes`` (nodes that just joined): one per
+    DaemonSet whose pod should run there (NodeShouldRunDaemonPod, as _expand_daemonset decides it),
+    bound to it, as the DaemonSet controller creates them for a new node and the scheduler binds
+    them (they tolerate its taints and are pinned to it). Also the DaemonSets that could not be
+    expanded ("kind/namespace/name: why"), which add nothing."""
+    wanted = set(nodes)
+    pods: list[Pod] = []
+    skipped: list[str] = []
+    daemonsets = sorted(
+        (w for w in state.workloads.values() if w.kind == "DaemonSet"), key=lambda w: (w.namespace, w.name)
+    )
+    for w in daemonsets:
+        try:
+            expanded = expand_workload(w, state)
+        except InputError as e:
+            skipped.append(f"DaemonSet {w.namespace or 'default'}/{w.name}: {e.message}")
+            continue
+        for pod in expanded.pods:
+            node = _daemon_pod_node(pod)
+            if node in wanted:
+                pods.append(dataclasses.replace(pod, node_name=node, phase="Running"))
+    return pods, skipped

@@ -14,6 +14,7 @@ from typing import Any
 
 from kwhatif.escape import json_text, visible
 from kwhatif.report.base import OutputFormat, Report, ReportKind
+from kwhatif.report.check import summary_line_of
 from kwhatif.report.formats.formatter import Formatter
 
 # Nodes drawn per table until "show all" is pressed.
@@ -72,10 +73,14 @@ def _summary(doc: dict[str, Any]) -> str:
     if kind == ReportKind.SCHEDULE:
         return f"{s['scheduled']}/{s['pods']} pods scheduled, {s['unschedulable']} unschedulable"
     if kind == ReportKind.CHECK:
-        return f"{s['fit']}/{s['workloads']} workloads fit, {s['doNotFit']} do not, {s['warnings']} warnings"
+        # the table's very line (CheckReport.summary_line), from the document's verdicts
+        return summary_line_of([w["verdict"] for w in doc["workloads"]], bool(doc.get("strict")))
     if kind == ReportKind.CAPACITY:
         return f"{doc['fits']} copies fit (stopped by {doc['stoppedBy']})"
-    return (
+    refused = [r["node"] for r in doc.get("refusals", [])]
+    # the table's headline says the same (TableFormatter.drain): a refusal first, as it decides the answer
+    head = f"drain refuses {', '.join(refused)} (cordoned, nothing on it evicted); " if refused else ""
+    return head + (
         f"{s['evicted']} pods evicted: {s['placed']} placed, {s['notPlaced']} not placed, "
         f"{s['lost']} lost, {s['pdbBlocked']} blocked by a PodDisruptionBudget"
     )
@@ -471,6 +476,9 @@ function drain(){
       el('td',{text:where}),el('td',null,p.pdbBlocked?'PodDisruptionBudget '+p.pdbBlocked+' refuses the eviction':'',
       p.message?el('pre',{cls:'fiterror',text:p.message}):null,p.emptyDir?el('div',{cls:'muted',
       text:'emptyDir data is lost'}):null));});
+  if(d.refusals&&d.refusals.length)add(el('section',{cls:'box'},el('h2',{text:'Drain refuses '+
+    d.refusals.map(function(r){return r.node;}).join(', ')}),list(d.refusals.map(function(r){return 'node '+r.node+
+    ': '+r.message+' (cordoned; nothing on it is evicted)';}))));
   add(el('section',{cls:'box'},el('h2',{text:'Draining '+d.nodes.join(', ')}),el('div',{cls:'scroll'},table(['pod',
     'from','action','controller','lands on','why'],rows))));
   var blocked=d.pods.filter(function(p){return p.action==='blocked'||p.action==='refused'||(p.action==='evict'&&!p.node&&!p.lost);});

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from kwhatif.report.base import OutputFormat
-from kwhatif.report.check import CheckReport, WorkloadEntry, file_and_line
+from kwhatif.report.check import CheckReport, WorkloadEntry, dominant_reason, file_and_line
 from kwhatif.report.formats.formatter import Formatter
 from kwhatif.report.plugin_info import sarif_help
 from kwhatif.report.schedule import PodResult, ScheduleReport
@@ -170,17 +170,19 @@ def does_not_fit_rule(plugin: str) -> Rule:
 
 
 def failing_plugin(results: Iterable[PodResult]) -> str | None:
-    """The plugin that turned away the most nodes across the pods that did not fit (the first
-    failing filter of each node, as upstream reports it; PreFilter rejections count once)."""
+    """The plugin of the dominant reason (the reason that turned away the most nodes across the
+    pods that did not fit, the table's DOMINANT REASON): the plugin that gives that reason, so
+    that one reason is always filed under one rule, whichever plugin failed on more nodes."""
+    results = [r for r in results if r.unschedulable]
+    reason = dominant_reason(results)
     counts: Counter[str] = Counter()
     for r in results:
-        if not r.unschedulable:
-            continue
         for f in r.pre_filter:
-            counts[f.plugin] += 1
+            if reason is None or reason in f.reasons:
+                counts[f.plugin] += 1
         for n in r.nodes:
             failure = n.upstream_failure
-            if failure is not None and not n.excluded:
+            if failure is not None and not n.excluded and (reason is None or reason in failure.reasons):
                 counts[failure.plugin] += 1
     if not counts:
         return None

@@ -255,9 +255,19 @@ class TableFormatter(Formatter):
             for u in sorted(report.usage, key=order)
             if everyone or u.name in drained or u.name in moved_in or u.before != u.after
         ]
+        # kubectl drain cordons a node, then refuses to go on: it stays cordoned with its pods
+        refused = {n for n, _ in report.refusals}
         rows = []
         for u in usage:
-            change = "drained" if u.name in drained else f"+{_n(moved_in[u.name], 'pod')}" if u.name in moved_in else ""
+            change = (
+                "refused (cordoned)"
+                if u.name in refused
+                else "drained"
+                if u.name in drained
+                else f"+{_n(moved_in[u.name], 'pod')}"
+                if u.name in moved_in
+                else ""
+            )
             rows.append(([u.name, change], u))
         glyphs = self._glyphs()
         out = [
