@@ -166,7 +166,12 @@ class Cluster:
         docs = [d for d in _documents(node, _limits(None), what="node") if d.kind == "Node"]
         if len(docs) != 1:
             raise InputError(f"expected exactly one Node, found {len(docs)}", field="add_nodes")
-        add_node_clones(self._state, docs[0], count)
+        added = add_node_clones(self._state, docs[0], count)
+        # a node that joins runs the pods of the DaemonSets that select it, as --add-node's clones do
+        from kwhatif.controlplane.controllers.workloads import daemon_pods_on
+
+        pods, _ = daemon_pods_on(self._state, added)
+        self._state.pods.extend(pods)
         return self
 
     def remove_nodes(self, names: str | Iterable[str]) -> Cluster:

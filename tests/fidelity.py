@@ -66,7 +66,11 @@ def load_case(
     cluster = build_cluster(read_path(str(case / "cluster.yaml")), version=get_version(version, feature_gates))
     docs = list(read_path(str(case / pods_file)))
     admission = cluster.admission
-    pods = [admission.admit(parse_pod(d.body, rules=admission.rules), strict=True) for d in docs if d.kind == "Pod"]
+    pods = [
+        admission.admit(parse_pod(d.body, rules=admission.rules), strict=True, refuse_unlimited=False)
+        for d in docs
+        if d.kind == "Pod"
+    ]
     sched = Scheduler(cluster, load_config(case, version, feature_gates))
     return sched, pods
 

@@ -105,6 +105,11 @@ def model_of(api_version: str, kind: str) -> str | None:
     group, _, version = api_version.rpartition("/")
     if group not in _GROUPS or not version:
         return None
+    if not re.fullmatch(r"v\d+", version):
+        # an alpha or beta version changes from release to release (the Workload API's PodGroup
+        # between v1alpha2 and v1beta1): the client's model may be another release's, so only the
+        # fields kwhatif reads are checked, by its own parser
+        return None
     cls = version[0].upper() + version[1:] + kind
     return cls if cls in _modules() else None
 

@@ -58,8 +58,17 @@ RESOURCES: tuple[Resource, ...] = (
     ),
     # Karpenter's NodePools and NodeClaims (karpenter.sh/v1 custom resources) for `autoscale
     # --autoscaler karpenter`; a cluster without Karpenter serves none, which loses nothing
-    Resource("/apis/karpenter.sh/v1/nodepools", False, "autoscale under Karpenter: its NodePools"),
-    Resource("/apis/karpenter.sh/v1/nodeclaims", False, "autoscale under Karpenter: in-flight NodeClaims"),
+    # (karpenter.sh/v1beta1 is the version before v1: a cluster serving neither has no Karpenter, and
+    # nothing is noted)
+    Resource(
+        "/apis/karpenter.sh/v1/nodepools", False, "autoscale under Karpenter: its NodePools", ("karpenter.sh/v1beta1",)
+    ),
+    Resource(
+        "/apis/karpenter.sh/v1/nodeclaims",
+        False,
+        "autoscale under Karpenter: in-flight NodeClaims",
+        ("karpenter.sh/v1beta1",),
+    ),
 )
 PAGE_SIZE = 500
 # The most one page's body may take, whatever --max-input-size leaves of the list's budget, so

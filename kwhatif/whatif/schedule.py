@@ -310,6 +310,7 @@ def manifest_pods(
         new_claims = []
     chain = AdmissionChain(
         state,
+        refuse_unlimited=False,
         namespaces_listed=listed,
         quota=QuotaLedger.of(state.resource_quotas.values(), chain_pods(state.pods, state.pending_pods))
         if state.resource_quotas

@@ -98,7 +98,7 @@ def test_keyboard_interrupt_in_a_command_is_one_line_and_130(monkeypatch, capsys
     from kwhatif import cli
     from kwhatif.cli import run
 
-    def interrupted(co: object) -> None:
+    def interrupted(co: object, **_: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(run, "load_cluster_state", interrupted)

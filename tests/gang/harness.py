@@ -42,7 +42,7 @@ def load(case: Path, version: str = "1.36.2", gates: Mapping[str, bool] | None =
     cluster = build_cluster(read_path(str(case / "cluster.yaml")), version=v)
     admission = cluster.admission
     pods = [
-        admission.admit(parse_pod(d.body, rules=admission.rules), strict=True)
+        admission.admit(parse_pod(d.body, rules=admission.rules), strict=True, refuse_unlimited=False)
         for d in read_path(str(case / "pods.yaml"))
         if d.kind == "Pod"
     ]

@@ -100,6 +100,11 @@ class AdmissionChain:
     cluster: Cluster
     namespaces_listed: bool | None = None
     quota: QuotaLedger | None = None
+    # An extended resource requested without a limit: refused, as the API server refuses it (the
+    # gate, workloads); False (`schedule` of a bare Pod): answered as the scheduler answers such a
+    # pod, with a note that the API server refuses it (the real schedulers' recorded answers take
+    # such pods, never validated, as input).
+    refuse_unlimited: bool = True
 
     # --- NamespaceLifecycle ---------------------------------------------------------------------
 
@@ -162,7 +167,7 @@ class AdmissionChain:
         if refusal is not None and not validate_refused:
             return Refused(pod, refusal[0], refusal[1], notes)
         try:
-            pod = self.cluster.admission.admit(pod, strict=True)
+            pod = self.cluster.admission.admit(pod, strict=True, refuse_unlimited=self.refuse_unlimited)
         except PriorityClassNotFound as e:
             if refusal is None:
                 refusal = (PRIORITY, limitranger.forbidden("pods", shown_name or pod.name, e.message))

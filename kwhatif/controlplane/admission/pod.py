@@ -67,14 +67,20 @@ class Admission:
                 best = pc
         return best
 
-    def admit(self, pod: Pod, strict: bool) -> Pod:
+    def admit(self, pod: Pod, strict: bool, refuse_unlimited: bool = True) -> Pod:
         """Resolve priority and overhead. ``strict`` (new pods): a missing PriorityClass or
         RuntimeClass is an error, as the API server rejects such a pod; existing pods keep what
         they have."""
         if strict:
             unlimited = unlimited_non_overcommitable(pod)
             if unlimited is not None:
-                raise unlimited
+                if refuse_unlimited:
+                    raise unlimited
+                note = (
+                    f"the API server refuses this pod ({unlimited.field}: {unlimited.message}); "
+                    "kwhatif answers as the scheduler would for it"
+                )
+                pod = dataclasses.replace(pod, admission_notes=(*pod.admission_notes, note))
         changes: dict[str, object] = {}
         if not pod.priority_resolved:
             pc: PriorityClass | None
