@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from kwhatif.report.autoscale import AutoscaleReport
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
+    from kwhatif.report.diff import DiffReport
     from kwhatif.report.drain import DrainReport
     from kwhatif.report.schedule import ScheduleReport
 
@@ -46,6 +47,7 @@ _PUBLIC = {
     "CapacityReport": "kwhatif.report.capacity",
     "DrainReport": "kwhatif.report.drain",
     "AutoscaleReport": "kwhatif.report.autoscale",
+    "DiffReport": "kwhatif.report.diff",
     "KwhatifError": "kwhatif.errors",
     "InputError": "kwhatif.errors",
     "FieldError": "kwhatif.errors",
@@ -66,6 +68,7 @@ __all__ = [
     "CapacityReport",
     "DrainReport",
     "AutoscaleReport",
+    "DiffReport",
     "KwhatifError",
     "InputError",
     "FieldError",

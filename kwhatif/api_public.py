@@ -1,7 +1,7 @@
 """The Python API: a cluster loaded once, asked what-if questions many times.
 
 ``load_cluster`` reads a cluster state (files, or a live cluster through a kubeconfig) into a
-``Cluster``. Its ``schedule``, ``check``, ``capacity`` and ``drain`` run the same engines as the
+``Cluster``. Its ``schedule``, ``check``, ``capacity``, ``drain``, ``autoscale`` and ``diff`` run the same engines as the
 commands of the same names, with the commands' options as keyword arguments, and return the same
 report objects: ``report.to_dict()`` is the document ``-o json`` prints, ``render(report, "table")``
 the text. None of them changes the cluster: each runs on a fork of it.
@@ -10,8 +10,8 @@ the text. None of them changes the cluster: each runs on a fork of it.
 kubernetes-sigs/scheduler-library's ClusterSnapshot does: fork, change the fork, ask; the original
 is never touched.
 
-The autoscale and diff engines join this class as ``Cluster.autoscale`` and ``Cluster.diff``
-(same pattern: a fork, the engine, the report of its command); see docs/api.md.
+``autoscale`` and ``diff`` follow the same pattern (a fork, the engine, the report of its
+command); see docs/api.md.
 
 Errors are the command line's (kwhatif.errors): InputError (bad input, exit status 2 on the
 command line), ConfigError, ClusterError (3). Notes the commands print on standard error go to the
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from kwhatif.report.autoscale import AutoscaleReport
     from kwhatif.report.capacity import CapacityReport
     from kwhatif.report.check import CheckReport
+    from kwhatif.report.diff import DiffReport
     from kwhatif.report.drain import DrainReport
     from kwhatif.report.karpenter import KarpenterReport
     from kwhatif.report.schedule import ScheduleReport
@@ -119,8 +120,9 @@ class _Live:
 
 
 class Cluster:
-    """A cluster state, read once. Ask it with schedule/check/capacity/drain (never changed by
-    them); change it with add_nodes/remove_nodes/apply, on a fork() to keep the original."""
+    """A cluster state, read once. Ask it with schedule/check/capacity/drain/autoscale/diff
+    (never changed by them); change it with add_nodes/remove_nodes/apply, on a fork() to keep
+    the original."""
 
     __slots__ = ("_state", "_live")
 
@@ -230,13 +232,7 @@ class Cluster:
             raise InputError("nothing to schedule: give pods or pending=True", field="pods")
         label_selector = _selector(selector, "selector")
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
-        default_ns = namespace
-        if default_ns is None:
-            default_ns = "default"
-            if self._live is not None:
-                from kwhatif.load.kubeconfig import context_namespace
-
-                default_ns = context_namespace(self._live.kubeconfig, self._live.context)
+        default_ns = self._default_namespace(namespace)
         docs = _read(state, sources, None, ignore_node_name)
         from_files, _ = engine.manifest_pods(
             state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=log.info
@@ -459,8 +455,109 @@ class Cluster:
         result = run_autoscale(state, found, cfg, options, _limits(None))
         return any_autoscale_report(result, chosen, chosen.notes)
 
-    # Cluster.diff(...) goes here: it forks the state with _prepare, runs its engine
-    # (kwhatif.whatif.diff) and returns the report of its command, as the others do.
+    def diff(
+        self,
+        pods: Sources = (),
+        *,
+        pending: bool = False,
+        check: bool = False,
+        namespace: str | None = None,
+        all_namespaces: bool = False,
+        selector: str | None = None,
+        ignore_node_name: bool = False,
+        fail_on: str = "status",
+        scheduler_version: str | None = None,
+        feature_gates: str | Mapping[str, bool] | None = None,
+        config: Source | None = None,
+        profile: str | None = None,
+        to_scheduler_version: str | None = None,
+        to_feature_gates: str | Mapping[str, bool] | None = None,
+        to_config: Source | None = None,
+        to_profile: str | None = None,
+        preemption: bool = True,
+    ) -> DiffReport:
+        """``kwhatif diff``: the same pods (manifests, pod/NAME, NAMESPACE/NAME, and with
+        ``pending`` the cluster's pending pods; with ``check``, the workloads of manifests) under
+        two schedulers, and what changes for each pod. ``scheduler_version``, ``feature_gates``,
+        ``config`` and ``profile`` are the scheduler as it is; ``to_scheduler_version``,
+        ``to_feature_gates``, ``to_config`` and ``to_profile`` the one to compare with, each
+        defaulting to the first one's. ``fail_on``: status, node or any (``--fail-on``)."""
+        from functools import partial
+
+        from kwhatif.report.diff import diff_report
+        from kwhatif.report.diff_aspects import FailOn
+        from kwhatif.whatif.diff import Side, check_side, resolve_to_version, schedule_side, side_notes, to_version
+        from kwhatif.whatif.diff import diff as run_diff
+
+        try:
+            fail = FailOn(fail_on)
+        except ValueError:
+            choices = ", ".join(f.value for f in FailOn)
+            raise InputError(f"unknown value {fail_on!r} (one of {choices})", field="fail_on") from None
+        if to_scheduler_version is not None:
+            resolve_to_version(to_scheduler_version)
+        sources: list[Source]
+        names: list[Any] = []
+        if check:
+            if pending:
+                raise InputError(
+                    "check=True compares the workloads of manifests; pending=True pending pods", field="pending"
+                )
+            sources = _items(pods)
+            if not sources:
+                raise InputError("nothing to compare: give the manifests' workloads", field="pods")
+        else:
+            sources, names = _split_pods(pods)
+            if not sources and not names and not pending:
+                raise InputError("nothing to compare: give pods or pending=True", field="pods")
+        label_selector = _selector(selector, "selector")
+        state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
+        before = Side(chosen, cfg, profile)
+        after_chosen = to_version(
+            chosen, to_scheduler_version, _gates_text(feature_gates), _gates_text(to_feature_gates)
+        )
+        after_profile = to_profile or profile
+        after_cfg = _configuration(to_config if to_config is not None else config, after_chosen)
+        if after_profile and after_cfg.profile(after_profile) is None:
+            known = ", ".join(p.scheduler_name for p in after_cfg.profiles)
+            raise InputError(f"no profile named {after_profile!r} (profiles: {known})", field="to_profile")
+        after = Side(after_chosen, after_cfg, after_profile)
+        for line in after_chosen.notes:
+            if line not in chosen.notes:
+                log.info(f"--to-scheduler-version: {line}")
+        docs = _read(state, sources, namespace if check else None, ignore_node_name)
+        run_one: Any
+        if check:
+            run_one = partial(check_side, docs=docs, preemption=preemption)
+        else:
+            run_one = partial(
+                schedule_side,
+                docs=docs,
+                names=names,
+                namespace=self._default_namespace(namespace),
+                enforce_namespace=namespace is not None,
+                pending=pending,
+                all_namespaces=all_namespaces,
+                selector=label_selector,
+                ignore_node_name=ignore_node_name,
+                preemption=preemption,
+            )
+        result = run_diff(state, before, after, run_one)
+        for line in side_notes(result):
+            log.info(line)
+        if pending and not result.pods:
+            log.info("no pending pods to compare")
+        return diff_report(result, fail, notes=chosen.notes)
+
+    def _default_namespace(self, namespace: str | None) -> str:
+        """-n, else the live context's namespace, else "default"."""
+        if namespace is not None:
+            return namespace
+        if self._live is not None:
+            from kwhatif.load.kubeconfig import context_namespace
+
+            return context_namespace(self._live.kubeconfig, self._live.context)
+        return "default"
 
     def _prepare(
         self,
@@ -491,7 +588,7 @@ class Cluster:
 def render(report: Any, output: str = "table", *, width: int = 0, explain_all: bool = False) -> str:
     """A report in one of the command line's output formats (``-o``): table, wide, json, yaml,
     markdown, junit, github, sarif or html, as the command writes it to a file or pipe."""
-    from kwhatif.report.base import OutputFormat
+    from kwhatif.report.base import OutputFormat, ReportKind
     from kwhatif.report.formats.formatter import RenderOptions
     from kwhatif.report.formats.output import get_formatter
 
@@ -503,7 +600,12 @@ def render(report: Any, output: str = "table", *, width: int = 0, explain_all: b
     if fmt not in report.kind.formats:
         choices = ", ".join(f.value for f in report.kind.formats)
         raise InputError(f"a {report.kind} report has no {output} format (one of {choices})", field="output")
-    return get_formatter(fmt, RenderOptions(width=width, explain_all=explain_all)).format(report)
+    options = RenderOptions(width=width, explain_all=explain_all)
+    if report.kind is ReportKind.DIFF:
+        from kwhatif.report.diff import render as render_diff
+
+        return render_diff(report, fmt.value, options)
+    return get_formatter(fmt, options).format(report)
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -149,7 +149,27 @@ def _call_autoscale(c: Cluster, a: dict[str, Any]) -> Any:
     return c.autoscale(a.get("pods"), **opts, **_common(a))
 
 
-# diff joins this table as one entry (its Cluster method, its arguments).
+def _call_diff(c: Cluster, a: dict[str, Any]) -> Any:
+    pods = [*a.get("pods", ()), *a.get("pod_names", ())]
+    opts = {
+        k: a[k]
+        for k in (
+            "pending",
+            "check",
+            "namespace",
+            "all_namespaces",
+            "selector",
+            "fail_on",
+            "to_scheduler_version",
+            "to_feature_gates",
+            "to_config",
+            "to_profile",
+        )
+        if k in a
+    }
+    return c.diff(pods, **opts, **_common(a))
+
+
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "schedule",
@@ -247,6 +267,41 @@ TOOLS: tuple[ToolSpec, ...] = (
         },
         _call_autoscale,
         paths=("pods", "node_groups"),
+    ),
+    ToolSpec(
+        "diff",
+        "What changes for these pods if the scheduler changes (an upgrade, a feature gate, another "
+        "configuration)? (as `kwhatif diff`): the same pods, or with check the workloads of manifests, on the "
+        "same cluster under two schedulers (scheduler_version/feature_gates/config/profile, and "
+        "to_scheduler_version/to_feature_gates/to_config/to_profile, each defaulting to the first); per pod, "
+        "what differs (status, node, message, filters, scores, preemption) and the upstream changes that can "
+        "explain it.",
+        {
+            "pods": {**_STRINGS, "description": f"Pod manifests, or with check workload manifests: {_MANIFESTS_HELP}."},
+            "pod_names": {
+                **_STRINGS,
+                "description": "Pods of the cluster to compare: NAMESPACE/NAME or pod/NAME.",
+            },
+            "pending": {**_BOOL, "description": "Also compare the cluster's pending pods."},
+            "check": {**_BOOL, "description": "The manifests hold workloads: compare them as the check tool does."},
+            "namespace": {**_STRING, "description": "Namespace of pod/NAME, of manifests without one, of pending."},
+            "all_namespaces": {**_BOOL, "description": "pending takes the pods of every namespace."},
+            "selector": {**_STRING, "description": "Label selector narrowing the pods, as kubectl -l."},
+            "fail_on": {
+                **_STRING,
+                "enum": ["status", "node", "any"],
+                "description": "What makes the exit status 1: status (default), node, or any change.",
+            },
+            "to_scheduler_version": {**_STRING, "description": "The release to compare with, e.g. 1.36."},
+            "to_feature_gates": {**_STRING, "description": "The compared side's --feature-gates."},
+            "to_config": {
+                **_STRING,
+                "description": "The compared side's KubeSchedulerConfiguration (path under the roots, or its YAML).",
+            },
+            "to_profile": {**_STRING, "description": "The compared side's profile."},
+        },
+        _call_diff,
+        paths=("pods", "to_config"),
     ),
 )
 
@@ -364,6 +419,15 @@ def summary(doc: Mapping[str, Any]) -> str:
         )
         for p in [p for p in doc.get("pods", []) if p.get("outcome") == "none"][:SUMMARY_LINES]:
             lines.append(f"{p['pod']['namespace']}/{p['pod']['name']}: {p.get('why')}")
+    elif kind == "DiffReport":
+        side = {k: f"{doc.get(k, {}).get('schedulerVersion')}" for k in ("from", "to")}
+        lines.append(
+            f"{side['from']} -> {side['to']}: {s.get('changed', 0)} of {_n(s.get('pods', 0), 'pod', 'pods')} change"
+        )
+        if s.get("workloads"):
+            lines[-1] += f"; {s.get('workloadsChanged', 0)} of {_n(s['workloads'], 'workload', 'workloads')} change"
+        for p in [p for p in doc.get("pods", []) if p.get("changed")][:SUMMARY_LINES]:
+            lines.append(f"{p['pod']['namespace']}/{p['pod']['name']}: {', '.join(p['changed'])}")
     elif kind == "DrainReport":
         lines.append(
             f"drain {', '.join(doc.get('nodes', []))}: {_n(s.get('evicted', 0), 'pod', 'pods')} evicted, "

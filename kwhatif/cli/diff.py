@@ -23,8 +23,9 @@ from kwhatif.cli.run import Run, long_lived, render_options
 from kwhatif.report.base import ReportKind
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kwhatif.cache.cluster import ClusterState
-    from kwhatif.release.versions import ChosenVersion, Resolved
     from kwhatif.whatif.diff import Side, SideRun
 
 
@@ -114,12 +115,12 @@ def diff(
     changes and feature gates that can explain them.
     """
     from kwhatif.report.diff_aspects import FailOn
-    from kwhatif.whatif.diff import Side
+    from kwhatif.whatif.diff import Side, resolve_to_version, to_version
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)
     if to_scheduler_version is not None:
-        _resolve_to(to_scheduler_version)  # a bad value fails before any input is read
+        resolve_to_version(to_scheduler_version)  # a bad value fails before any input is read
     from kwhatif.whatif.schedule import split_arguments
 
     positional, names = split_arguments(() if check_ else pods)
@@ -139,7 +140,7 @@ def diff(
     label_selector = parse_label_selector(selector, "-l/--selector")
     run = Run.start(co, output, color)
     before = Side(run.chosen, run.config, co.profile)
-    after_chosen = _to_version(run.chosen, to_scheduler_version, co.feature_gates, to_feature_gates)
+    after_chosen = to_version(run.chosen, to_scheduler_version, co.feature_gates, to_feature_gates)
     to_opts = dataclasses.replace(co, config=to_config or co.config, profile=to_profile or co.profile)
     from kwhatif.cli.run import load_scheduler_config
 
@@ -154,53 +155,34 @@ def diff(
 
         default_ns = context_namespace(co.kubeconfig, co.context)
 
-    def schedule_side(state: ClusterState, side: Side) -> SideRun:
-        from kwhatif.config.options import Options
-        from kwhatif.scheduling.scheduler import Scheduler
-        from kwhatif.whatif import schedule as engine
-        from kwhatif.whatif.diff import SideRun
+    from functools import partial
 
-        notes: list[str] = []
-        from_files, _ = engine.manifest_pods(
-            state, docs, namespace=default_ns, enforce_namespace=namespace is not None, note=notes.append
-        )
-        plan = engine.plan(
-            state,
-            side.config,
-            from_files,
-            names,
+    from kwhatif.whatif.diff import check_side, schedule_side
+
+    run_one: Callable[[ClusterState, Side], SideRun]
+    if check_:
+        run_one = partial(check_side, docs=docs, preemption=co.preemption, on_scheduler=long_lived)
+    else:
+        run_one = partial(
+            schedule_side,
+            docs=docs,
+            names=names,
             namespace=default_ns,
-            profile=side.profile,
+            enforce_namespace=namespace is not None,
             pending=pending,
             all_namespaces=all_namespaces,
             selector=label_selector,
             ignore_node_name=ignore_node_name,
+            preemption=co.preemption,
+            on_scheduler=long_lived,
         )
-        notes.extend(plan.selection.notes)
-        sched = Scheduler(state, side.config, options=Options(preemption=co.preemption))
-        long_lived()
-        attempts = engine.schedule(sched, plan)
-        return SideRun(side, sched, attempts, notes=notes)
-
-    def check_side(state: ClusterState, side: Side) -> SideRun:
-        from kwhatif.config.options import Options
-        from kwhatif.scheduling.scheduler import Scheduler
-        from kwhatif.whatif.check import check as run_check
-        from kwhatif.whatif.diff import SideRun
-
-        def factory(st: ClusterState) -> Scheduler:
-            sched = Scheduler(st, side.config, options=Options(preemption=co.preemption, filter_excluded=False))
-            long_lived()
-            return sched
-
-        result, sched = run_check(state, docs, factory, profile=side.profile)
-        return SideRun(side, sched, result.attempts, check=result, notes=list(result.notes))
 
     from kwhatif.report.diff import diff_report, render
     from kwhatif.whatif.diff import diff as run_diff
+    from kwhatif.whatif.diff import side_notes
 
-    result = run_diff(run.state, before, after, check_side if check_ else schedule_side)
-    for line in dict.fromkeys([*result.before.notes, *result.after.notes]):
+    result = run_diff(run.state, before, after, run_one)
+    for line in side_notes(result):
         run.note(line)
     if pending and not result.pods:
         run.note("no pending pods to compare")
@@ -208,33 +190,3 @@ def diff(
     run.env.stdout.write(render(report, output, render_options(run.env, color), summary=detail == "summary"))
     run.env.stdout.flush()
     return int(report.exit_code)
-
-
-def _to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_gates: str | None) -> ChosenVersion:
-    """The compared side's release: --to-scheduler-version, else the first side's; with
-    --to-feature-gates, else --feature-gates."""
-    from kwhatif.release.versions import ChosenVersion, VersionSource, for_release
-
-    if flag:
-        r = _resolve_to(flag)
-        base = ChosenVersion(r.version, VersionSource.FLAG, r.notes)
-    else:
-        base = dataclasses.replace(chosen, version=for_release(chosen.version.release), notes=())
-    from kwhatif.errors import InputError
-    from kwhatif.release.featuregates import FeatureGateError
-
-    try:
-        return base.with_feature_gates(to_gates if to_gates is not None else gates)
-    except FeatureGateError as e:
-        flag_name = "--to-feature-gates" if to_gates is not None else "--feature-gates (for --to-scheduler-version)"
-        raise InputError(e.message, field=flag_name) from None
-
-
-def _resolve_to(flag: str) -> Resolved:
-    from kwhatif.errors import ConfigError
-    from kwhatif.release.versions import resolve
-
-    try:
-        return resolve(flag)
-    except ValueError as e:
-        raise ConfigError(str(e), field="--to-scheduler-version") from None

@@ -15,7 +15,7 @@ import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,12 @@ from kwhatif.release.gate_plugins import FRAMEWORK, GATE_PLUGINS, PREEMPTION_PLU
 from kwhatif.release.versions import MODELLED_GATES, Change, ChosenVersion, Release
 from kwhatif.report.diff_aspects import Aspect
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
+
+if TYPE_CHECKING:
+    from kwhatif.api.labels import Selector
+    from kwhatif.load.files import Document
+    from kwhatif.release.versions import Resolved
+    from kwhatif.whatif.schedule import PodName
 
 # FRAMEWORK, PREEMPTION_PLUGIN and GATE_PLUGINS (the plugins each gate can change) are release
 # knowledge: kwhatif.release.gate_plugins.
@@ -442,3 +448,112 @@ def diff(state: ClusterState, before: Side, after: Side, run: Callable[[ClusterS
     causes = CauseIndex.of(before, after)
     pods = diff_pods(final_values(a.attempts), final_values(b.attempts), causes)
     return DiffResult(a, b, pods, causes)
+
+
+# --- the two kinds of side ------------------------------------------------------------------------
+
+
+def _nothing() -> None:
+    pass
+
+
+def schedule_side(
+    state: ClusterState,
+    side: Side,
+    docs: list[Document],
+    *,
+    names: Iterable[PodName] = (),
+    namespace: str = "default",
+    enforce_namespace: bool = False,
+    pending: bool = False,
+    all_namespaces: bool = False,
+    selector: Selector | None = None,
+    ignore_node_name: bool = False,
+    preemption: bool = True,
+    on_scheduler: Callable[[], None] = _nothing,
+) -> SideRun:
+    """One side of a diff of pods, placed as `kwhatif schedule` places them: the manifests' pods
+    (``docs``), the cluster's pods ``names`` and, with ``pending``, its pending pods, one after
+    another. ``namespace``: of the pods that name none (with ``enforce_namespace``, -n: every pod's);
+    ``on_scheduler`` runs once the side's scheduler exists."""
+    from kwhatif.config.options import Options
+    from kwhatif.whatif import schedule as engine
+
+    notes: list[str] = []
+    from_files, _ = engine.manifest_pods(
+        state, docs, namespace=namespace, enforce_namespace=enforce_namespace, note=notes.append
+    )
+    plan = engine.plan(
+        state,
+        side.config,
+        from_files,
+        list(names),
+        namespace=namespace,
+        profile=side.profile,
+        pending=pending,
+        all_namespaces=all_namespaces,
+        selector=selector,
+        ignore_node_name=ignore_node_name,
+    )
+    notes.extend(plan.selection.notes)
+    sched = Scheduler(state, side.config, options=Options(preemption=preemption))
+    on_scheduler()
+    attempts = engine.schedule(sched, plan)
+    return SideRun(side, sched, attempts, notes=notes)
+
+
+def check_side(
+    state: ClusterState,
+    side: Side,
+    docs: list[Document],
+    *,
+    preemption: bool = True,
+    on_scheduler: Callable[[], None] = _nothing,
+) -> SideRun:
+    """One side of a diff of workloads (--check), placed as `kwhatif check` places them."""
+    from kwhatif.config.options import Options
+    from kwhatif.whatif.check import check as run_check
+
+    def factory(st: ClusterState) -> Scheduler:
+        sched = Scheduler(st, side.config, options=Options(preemption=preemption, filter_excluded=False))
+        on_scheduler()
+        return sched
+
+    result, sched = run_check(state, docs, factory, profile=side.profile)
+    return SideRun(side, sched, result.attempts, check=result, notes=list(result.notes))
+
+
+def side_notes(result: DiffResult) -> list[str]:
+    """The notes of both sides' runs, each once."""
+    return list(dict.fromkeys([*result.before.notes, *result.after.notes]))
+
+
+def resolve_to_version(flag: str) -> Resolved:
+    """--to-scheduler-version's release (ConfigError naming the flag when there is none)."""
+    from kwhatif.errors import ConfigError
+    from kwhatif.release.versions import resolve
+
+    try:
+        return resolve(flag)
+    except ValueError as e:
+        raise ConfigError(str(e), field="--to-scheduler-version") from None
+
+
+def to_version(chosen: ChosenVersion, flag: str | None, gates: str | None, to_gates: str | None) -> ChosenVersion:
+    """The compared side's release: --to-scheduler-version (``flag``), else the first side's; with
+    --to-feature-gates (``to_gates``), else --feature-gates (``gates``)."""
+    from kwhatif.release.versions import VersionSource, for_release
+
+    if flag:
+        r = resolve_to_version(flag)
+        base = ChosenVersion(r.version, VersionSource.FLAG, r.notes)
+    else:
+        base = dataclasses.replace(chosen, version=for_release(chosen.version.release), notes=())
+    from kwhatif.errors import InputError
+    from kwhatif.release.featuregates import FeatureGateError
+
+    try:
+        return base.with_feature_gates(to_gates if to_gates is not None else gates)
+    except FeatureGateError as e:
+        flag_name = "--to-feature-gates" if to_gates is not None else "--feature-gates (for --to-scheduler-version)"
+        raise InputError(e.message, field=flag_name) from None

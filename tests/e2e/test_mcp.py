@@ -16,7 +16,7 @@ pytest.importorskip("mcp")
 import anyio  # noqa: E402  (installed with mcp)
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-TOOLS = {"schedule", "check", "capacity", "drain", "autoscale"}
+TOOLS = {"schedule", "check", "capacity", "drain", "autoscale", "diff"}
 
 
 def session_run(
@@ -89,6 +89,31 @@ def test_tools_answer_with_the_commands_json_and_a_summary(run):
     assert shown == sched + "\n"
 
 
+def test_the_diff_tool_answers_with_the_commands_json(run):
+    web = "samples/pods/web-canary.yaml"
+    versions = {"scheduler_version": "1.33", "to_scheduler_version": "1.36"}
+    calls = [("diff", {"cluster": ["samples/cluster.yaml"], "pods": [web], **versions})]
+    _, (result,) = session_run(calls)
+    assert not result.is_error, texts(result)
+    cli = run(
+        "diff",
+        web,
+        "--cluster",
+        "samples/cluster.yaml",
+        "--scheduler-version",
+        "1.33",
+        "--to-scheduler-version",
+        "1.36",
+        "-o",
+        "json",
+    )
+    summary, body = texts(result)
+    assert json.loads(body) == json.loads(cli.out) == result.structured_content
+    assert summary.startswith("1.33.")
+    assert "1 of 1 pod change\nshop/web-canary: " in summary
+    assert summary.endswith(f"exit status of the command: {cli.code}")
+
+
 def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
     root = tmp_path / "root"
     (root / "pods").mkdir(parents=True)
@@ -122,7 +147,7 @@ def test_paths_outside_the_roots_and_bad_input_are_tool_errors(tmp_path):
     assert msgs[5] == "error: nodes: must be a list of strings"
     assert msgs[6].startswith("error: apply: unknown argument (arguments: ")
     assert msgs[7] == "error: cluster: required: the cluster's files (cluster) or a kubeconfig context (context)"
-    assert msgs[8] == "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale)"
+    assert msgs[8] == "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale, diff)"
     assert msgs[9].startswith("1 more copy of shop/web-canary fit")
 
 
@@ -135,7 +160,9 @@ def test_a_call_over_the_time_limit_is_stopped_and_the_server_goes_on():
     assert results[0].is_error
     assert texts(results[0]) == ["error: the call took longer than 0.05 s (--timeout) and was stopped"]
     # the server answers the next call
-    assert texts(results[1]) == ["error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale)"]
+    assert texts(results[1]) == [
+        "error: no tool named 'nosuch' (tools: schedule, check, capacity, drain, autoscale, diff)"
+    ]
 
 
 def test_a_report_over_the_size_limit_is_its_summary_and_an_error():

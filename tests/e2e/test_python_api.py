@@ -81,6 +81,22 @@ def test_to_dict_is_the_commands_json_document(run, cluster, call, args):
     assert int(report.exit_code) == code
 
 
+def test_diff_is_the_commands_json_document_and_leaves_the_cluster_as_it_was(run, cluster):
+    nodes, pods, pending = cluster.nodes, cluster.pods, cluster.pending_pods
+    before = cluster.schedule(WEB).to_dict()
+    report = cluster.diff(WEB, scheduler_version="1.33", to_scheduler_version="1.36")
+    code, doc = cli_json(run, "diff", WEB, "--scheduler-version", "1.33", "--to-scheduler-version", "1.36")
+    assert doc["kind"] == "DiffReport" and doc["pods"]
+    assert report.to_dict() == doc
+    assert int(report.exit_code) == code
+    assert isinstance(report, kwhatif.DiffReport)
+    # the table too
+    r = run("diff", WEB, "--cluster", CLUSTER, "--scheduler-version", "1.33", "--to-scheduler-version", "1.36")
+    assert kwhatif.render(report) == r.out
+    assert cluster.nodes == nodes and cluster.pods == pods and cluster.pending_pods == pending
+    assert cluster.schedule(WEB).to_dict() == before
+
+
 def test_text_and_dicts_are_read_as_the_file_is(cluster):
     text = (SAMPLES / "pods" / "web-canary.yaml").read_text()
     from_path = cluster.schedule(WEB).to_dict()
