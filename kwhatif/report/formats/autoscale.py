@@ -195,6 +195,10 @@ def html(r: AutoscaleReport) -> str:
     def t(s: str) -> str:
         return html_text(visible(s))
 
+    def lines_text(lines: list[str]) -> str:
+        """Lines of a <pre>: each escaped on its own (a newline inside one stays visible as \\n)."""
+        return "\n".join(t(line) for line in lines)
+
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8"><title>kwhatif autoscale</title>',
@@ -225,11 +229,11 @@ def html(r: AutoscaleReport) -> str:
         )
     parts.append("</table>")
     for s in r.scale_ups:
-        parts.append(f"<h2>Scale-up, loop {s.loop}</h2><pre>{t(chr(10).join(_scale_up_lines(s)[1:]))}</pre>")
+        parts.append(f"<h2>Scale-up, loop {s.loop}</h2><pre>{lines_text(_scale_up_lines(s)[1:])}</pre>")
     if r.scale_down is not None:
         lines = [f"removable {rm.node} ({rm.utilization:.2f})" for rm in r.scale_down.removable]
         lines += [f"stays {n}: {why}" for n, why in r.scale_down.not_removable]
-        parts.append(f"<h2>Scale-down</h2><pre>{t(chr(10).join(lines))}</pre>")
+        parts.append(f"<h2>Scale-down</h2><pre>{lines_text(lines)}</pre>")
     if r.notes:
         parts.append("<h2>Notes</h2><ul>" + "".join(f"<li>{t(n)}</li>" for n in r.notes) + "</ul>")
     parts.append("</body></html>")
