@@ -33,6 +33,31 @@ ALIAS_EXPANSION_FLOOR = 1_000_000
 MAX_YAML_DEPTH = 10_000
 
 
+def _raise_libyaml_nesting_cap() -> None:
+    """libyaml 0.2.6 (bundled from PyYAML 6.0.4) refuses documents nested deeper than 1,000
+    levels ("exceeded maximum nesting depth") before kwhatif can measure them; earlier builds have
+    no such cap. Set the cap to kwhatif's own limit (plus the document's root) so that every PyYAML
+    build reads the same documents and kwhatif's limit, naming the object and field, is the one a
+    user meets. A build without the setting is left as it is."""
+    module = getattr(yaml, "_yaml", None) or getattr(getattr(yaml, "cyaml", None), "_yaml", None)
+    path = getattr(module, "__file__", None)
+    if not path:
+        return
+    try:
+        import ctypes
+
+        setter = getattr(ctypes.CDLL(path), "yaml_set_max_nest_level", None)
+    except OSError:  # pragma: no cover - the extension was found but cannot be opened again
+        return
+    if setter is not None:
+        setter.argtypes = [ctypes.c_int]
+        setter.restype = None
+        setter(MAX_YAML_DEPTH + 2)
+
+
+_raise_libyaml_nesting_cap()
+
+
 def json_error_message(line: int, column: int, msg: str) -> str:
     return f"invalid JSON at line {line} column {column}: {msg}"
 
