@@ -35,10 +35,12 @@ MAX_YAML_DEPTH = 10_000
 
 def _raise_libyaml_nesting_cap() -> None:
     """libyaml 0.2.6 (bundled from PyYAML 6.0.4) refuses documents nested deeper than 1,000
-    levels ("exceeded maximum nesting depth") before kwhatif can measure them; earlier builds have
-    no such cap. Set the cap to kwhatif's own limit (plus the document's root) so that every PyYAML
-    build reads the same documents and kwhatif's limit, naming the object and field, is the one a
-    user meets. A build without the setting is left as it is."""
+    levels ("exceeded maximum nesting depth"); earlier builds have no such cap. kwhatif measures
+    the nesting itself (yaml_nesting_problem, before any document is composed) and refuses above
+    MAX_YAML_DEPTH, naming the object and field where it can; so the cap is lifted as earlier
+    builds had it, and every PyYAML build reads the same documents. Only the parser's event
+    stream is bounded by it, and that parser keeps its state on the heap, not the C stack. A build
+    without the setting is left as it is."""
     module = getattr(yaml, "_yaml", None) or getattr(getattr(yaml, "cyaml", None), "_yaml", None)
     path = getattr(module, "__file__", None)
     if not path:
@@ -52,7 +54,7 @@ def _raise_libyaml_nesting_cap() -> None:
     if setter is not None:
         setter.argtypes = [ctypes.c_int]
         setter.restype = None
-        setter(MAX_YAML_DEPTH + 2)
+        setter(2**31 - 1)
 
 
 _raise_libyaml_nesting_cap()
