@@ -716,6 +716,12 @@ class _Run:
     def _in_use(self, did: DeviceID) -> bool:
         return did in self.a.allocated or bool(self.allocating.get(did))
 
+    def _shared_now(self, did: DeviceID) -> bool:
+        """A persisted share of the device is live (a claim's result with a share ID, counted with
+        consumable capacity). Within one allocation a device either allows multiple allocations or
+        not, so no share of a device taken for dedicated use is in flight."""
+        return self.features.consumable_capacity and did in self.a.allocated_capacity
+
     def _selectable(self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice, d: Device) -> bool:
         if not self.features.device_binding_and_status and d.binding_conditions:
             return False
@@ -744,6 +750,10 @@ class _Run:
             if not shared and ci in self.allocating.get(cand.id, ()):
                 return None
         elif self._in_use(cand.id):
+            return None
+        elif not shared and self.features.pool_rules >= 38 and self._shared_now(cand.id):
+            # 1.38 (#140798): a device that no longer allows multiple allocations is not handed
+            # out for dedicated use while a share of it is live
             return None
         counters = cand.device.consumes_counters
         if counters and not self.features.partitionable_devices:

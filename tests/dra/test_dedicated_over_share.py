@@ -1,0 +1,54 @@
+"""1.38 (#140798): a device whose ResourceSlice no longer allows multiple allocations is not
+allocated for dedicated use while a persisted share of it is live; until 1.37 the allocator's
+in-use check (deviceInUse) did not see shares and handed it out."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from kwhatif.dra.allocator import Allocator, SliceIndex
+from kwhatif.dra.features import Features
+from kwhatif.release.versions import get
+from tests.dra.builders import CLAIM0, CLASS_A, DEV1, DEV2, DRIVER_A, NODE1, POOL1, REGION1, REQ0, SLICE1, claim, cls
+from tests.dra.builders import device, node, request, slice_
+
+SHARE = {(DRIVER_A, POOL1, DEV1): {"capacity-0": Fraction(2)}}
+
+
+def _run(pool_rules: int, *devices: dict, allocated_capacity: dict | None = SHARE) -> list[str] | None:
+    alloc = Allocator(
+        Features(consumable_capacity=True, pool_rules=pool_rules),
+        set(),
+        {CLASS_A: cls(CLASS_A, DRIVER_A)},
+        SliceIndex([slice_(SLICE1, NODE1, POOL1, DRIVER_A, *devices)]),
+        allocated_capacity=allocated_capacity,
+    )
+    got = alloc.allocate(node(NODE1, REGION1), [claim(CLAIM0, request(REQ0, CLASS_A))])
+    return None if got is None else [r.device for a in got for r in a.results]
+
+
+@pytest.mark.parametrize(("rules", "want"), [(37, [DEV1]), (38, None)])
+def test_a_live_share_blocks_a_dedicated_allocation_from_1_38(rules: int, want: list[str] | None) -> None:
+    """DEV1 (allowMultipleAllocations now unset) holds a share: 1.37 allocates it, 1.38 finds no device."""
+    assert _run(rules, device(DEV1)) == want
+
+
+def test_another_device_is_taken_instead() -> None:
+    assert _run(38, device(DEV1), device(DEV2)) == [DEV2]
+
+
+def test_a_device_without_a_share_is_allocated() -> None:
+    assert _run(38, device(DEV1), allocated_capacity={}) == [DEV1]
+
+
+def test_a_device_that_still_allows_multiple_allocations_is_shared() -> None:
+    """The check is for dedicated use only: a request on a multi-allocatable device takes a share."""
+    assert _run(38, device(DEV1, allowMultipleAllocations=True)) == [DEV1]
+
+
+def test_the_release_switch() -> None:
+    assert get("1.38").behaviour.dra_pool_rules == 38 and get("1.37").behaviour.dra_pool_rules == 36
+    assert 140798 in {pr for c in get("1.38").changes for pr in c.prs}
+    assert 140798 not in {pr for c in get("1.37").changes for pr in c.prs}
