@@ -11,8 +11,24 @@ import pytest
 from kwhatif.dra.allocator import Allocator, SliceIndex
 from kwhatif.dra.features import Features
 from kwhatif.release.versions import get
-from tests.dra.builders import CLAIM0, CLASS_A, DEV1, DEV2, DRIVER_A, NODE1, POOL1, REGION1, REQ0, SLICE1, claim, cls
-from tests.dra.builders import device, node, request, slice_
+from tests.dra.builders import (
+    CLAIM0,
+    CLASS_A,
+    DEV1,
+    DEV2,
+    DRIVER_A,
+    NODE1,
+    POOL1,
+    REGION1,
+    REQ0,
+    SLICE1,
+    claim,
+    cls,
+    device,
+    node,
+    request,
+    slice_,
+)
 
 SHARE = {(DRIVER_A, POOL1, DEV1): {"capacity-0": Fraction(2)}}
 
