@@ -80,3 +80,89 @@ def test_diff_1_37_to_1_38_empty_spread_selector(run, tmp_path: Path) -> None:
     # back to 1.37: the same change, in force on the first side only
     back = json.loads(run(*args, "--scheduler-version", "1.38", "--to-scheduler-version", "1.37", "-o", "json").out)
     assert [(c["release"], c["inForce"]) for c in back["pods"][0]["causes"]] == [("1.38.0", "from")]
+
+
+# node-a's pool says two slices but one is published (incomplete); node-b's pool is complete
+DRA_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-a
+    labels: {kubernetes.io/hostname: node-a}
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-b
+    labels: {kubernetes.io/hostname: node-b}
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec:
+    selectors:
+    - cel: {expression: "device.driver == 'gpu.example.com'"}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: node-a-gpu-1}
+  spec:
+    driver: gpu.example.com
+    nodeName: node-a
+    pool: {name: node-a, generation: 1, resourceSliceCount: 2}
+    devices:
+    - name: gpu-0
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: node-b-gpu-1}
+  spec:
+    driver: gpu.example.com
+    nodeName: node-b
+    pool: {name: node-b, generation: 1, resourceSliceCount: 1}
+    devices:
+    - name: gpu-0
+    - name: gpu-1
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: all-gpus, namespace: default}
+  spec:
+    devices:
+      requests:
+      - name: gpus
+        exactly: {deviceClassName: gpu, allocationMode: All}
+"""
+
+DRA_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  containers: [{name: c, image: trainer, resources: {claims: [{name: gpus}]}}]
+  resourceClaims: [{name: gpus, resourceClaimName: all-gpus}]
+"""
+
+
+def test_diff_1_37_to_1_38_all_devices_past_an_incomplete_pool(run, tmp_path: Path) -> None:
+    """#141898: 1.37 ends the filter pass with an Error at node-a's incomplete pool; 1.38 fails only
+    node-a (the same text) and places the pod on node-b with both of its devices."""
+    (tmp_path / "cluster.yaml").write_text(DRA_CLUSTER)
+    (tmp_path / "pod.yaml").write_text(DRA_POD)
+    args = ("diff", str(tmp_path / "pod.yaml"), "--cluster", str(tmp_path / "cluster.yaml"))
+    r = run(*args, "--scheduler-version", "1.37", "--to-scheduler-version", "1.38", "-o", "json")
+    assert r.code == 1, r.err
+    (p,) = json.loads(r.out)["pods"]
+    assert p["changed"] == ["status", "node", "message", "filters"]
+    text = (
+        "claim default/all-gpus, request gpus: asks for all devices, but resource pool gpu.example.com/node-a "
+        "is currently being updated"
+    )
+    assert (p["from"]["status"], p["from"]["message"]) == ("Error", f'running "DynamicResources" filter plugin: {text}')
+    assert (p["to"]["status"], p["to"]["node"]) == ("Scheduled", "node-b")
+    assert p["plugins"] == ["DynamicResources"]
+    assert ["#141898"] in [c.get("pr") for c in p["causes"]]
