@@ -113,8 +113,9 @@ UNMODELLED: tuple[Unmodelled, ...] = (
         (140108, 141348, 142171, 142170),
         "admission: RuntimeClass admits an empty runtimeClassName; LimitRanger compares exactly and checks "
         "only what a resize or PVC update changes",
-        "kwhatif's RuntimeClass and LimitRanger admission answer as 1.37's on every release (LimitRanger "
-        "compares milli-unit projections)",
+        "kwhatif's RuntimeClass and LimitRanger admission answer as 1.37's on every release: LimitRanger "
+        "compares thousandths, and amounts are rounded up to thousandths when decoded, so the two differ only "
+        "past int64's range of thousandths",
         f"{CHANGELOG_138} (v1.38.0-alpha.1, Bug or Regression)",
         ("api",),
     ),
