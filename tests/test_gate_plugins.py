@@ -51,6 +51,10 @@ def test_every_modelled_gate_has_its_effects() -> None:
         pytest.param("ContainerRestartRules", {("api", A)}, True, id="restart-rules-refused"),
         pytest.param("ContainerRestartRules", {("NodeResourcesFit", S)}, False, id="restart-rules-score"),
         pytest.param("NotAGate", {("NodeResourcesFit", F)}, False, id="unknown-gate"),
+        # 1.37+: workload-aware preemption follows GenericWorkload
+        pytest.param("GenericWorkload", {(PREEMPTION_PLUGIN, P)}, True, id="generic-workload-preemption"),
+        pytest.param("GenericWorkload", {("GangScheduling", F)}, True, id="generic-workload-pre-enqueue"),
+        pytest.param("GenericWorkload", {("NodeResourcesBalancedAllocation", S)}, False, id="generic-workload-score"),
     ],
 )
 def test_a_gate_explains_only_what_its_plugins_points_produce(

@@ -92,8 +92,11 @@ GATE_EFFECTS: Mapping[str, Effects] = {
     # off: the API server refuses a container's own restartPolicy (no plugin reads it)
     "ContainerRestartRules": _e((API_SERVER, (_A,))),
     # the Workload API and gang scheduling: GangScheduling's PreEnqueue and PlacementFeasible (and
-    # Permit until 1.37), the pod-group cycle; the API server serves the Workload API
-    "GenericWorkload": _e(("GangScheduling", (_F, _C)), (FRAMEWORK, (_C,)), (API_SERVER, (_A,))),
+    # Permit until 1.37), the pod-group cycle; the API server serves the Workload API; from 1.37
+    # the plugin and workload-aware preemption follow GenericWorkload (release/workload_gates.py)
+    "GenericWorkload": _e(
+        ("GangScheduling", (_F, _C)), (FRAMEWORK, (_C,)), (PREEMPTION_PLUGIN, (_P,)), (API_SERVER, (_A,))
+    ),
     "GangScheduling": _e(("GangScheduling", (_F, _C)), (FRAMEWORK, (_C,))),
     "WorkloadAwarePreemption": _e((PREEMPTION_PLUGIN, (_P,)), ("GangScheduling", (_C,))),
 }
