@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import SAMPLES
-from tests.e2e.test_diff import CLUSTER, MOST_ALLOCATED, PODS, _pod
+from tests.e2e.test_diff import CLUSTER, GATES, MOST_ALLOCATED, PODS, _pod
 
 
 def test_a_gate_is_named_only_where_its_plugin_can_change_the_answer(run, tmp_path: Path) -> None:
@@ -47,3 +49,48 @@ def test_a_gate_is_named_only_where_its_plugin_can_change_the_answer(run, tmp_pa
     ]
     assert not any(c.get("gate") == "StorageCapacityScoring" for p in doc["pods"] for c in p["causes"])
     assert SAMPLES.is_dir()
+
+
+# The fidelity sample's gate cases (each a gate set the real scheduler answered with): the diff
+# from the release's defaults to that set, and the gates named for the pod.
+GATE_CASES = {
+    "mlk-anyway-off-135": (
+        ["node", "scores"],
+        ["MatchLabelKeysInPodTopologySpread", "MatchLabelKeysInPodTopologySpreadSelectorMerge"],
+    ),
+    "mlk-off-136": (
+        ["node", "filters", "scores"],
+        ["MatchLabelKeysInPodTopologySpread", "MatchLabelKeysInPodTopologySpreadSelectorMerge"],
+    ),
+    "ndf-on-135": (["filters", "scores"], ["NodeDeclaredFeatures"]),
+    "ndf-plain-on-135": ([], []),
+    "tt-equal-boundary-on-135": (
+        ["status", "node", "message", "filters", "scores"],
+        ["TaintTolerationComparisonOperators"],
+    ),
+    "tt-prefer-on-135": (["scores"], ["TaintTolerationComparisonOperators"]),
+}
+
+
+@pytest.mark.skipif(not GATES.is_dir(), reason="the fidelity sample's gates/ cases are not here")
+@pytest.mark.parametrize("case", sorted(GATE_CASES))
+def test_the_gate_set_is_named_where_the_real_schedulers_answers_differ(run, case: str) -> None:
+    d = GATES / case
+    version = json.loads((d / "meta.json").read_text())["version"]
+    gates = (d / "feature-gates.txt").read_text().strip()
+    r = run(
+        "diff",
+        str(d / "pod.yaml"),
+        "--cluster",
+        str(d / "cluster.yaml"),
+        "--scheduler-version",
+        version,
+        "--to-feature-gates",
+        gates,
+        "-o",
+        "json",
+    )
+    (p,) = json.loads(r.out)["pods"]
+    changed, named = GATE_CASES[case]
+    assert p["changed"] == changed
+    assert [c["gate"] for c in p["causes"] if "gate" in c] == named
