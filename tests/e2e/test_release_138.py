@@ -166,3 +166,20 @@ def test_diff_1_37_to_1_38_all_devices_past_an_incomplete_pool(run, tmp_path: Pa
     assert (p["to"]["status"], p["to"]["node"]) == ("Scheduled", "node-b")
     assert p["plugins"] == ["DynamicResources"]
     assert ["#141898"] in [c.get("pr") for c in p["causes"]]
+
+
+def test_an_unset_spread_selector_still_counts_nothing_in_1_38(run, tmp_path: Path) -> None:
+    """#141340 changes `labelSelector: {}` only: a constraint without a selector (labels.Nothing)
+    counts no pod, so the pod still goes to node-a under 1.38."""
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    (tmp_path / "pod.yaml").write_text(POD.replace("    labelSelector: {}\n", ""))
+    r = run(
+        "schedule",
+        str(tmp_path / "pod.yaml"),
+        "--cluster",
+        str(tmp_path / "cluster.yaml"),
+        "--scheduler-version",
+        "1.38",
+    )
+    assert r.code == 0, r.err
+    assert r.out.startswith("FITS default/spread -> node-a")
