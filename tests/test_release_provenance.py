@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from kwhatif.release import featuregates as fg
 from kwhatif.release import unmodelled
 from kwhatif.release.changes import CHANGES
 from kwhatif.release.releases import NEWEST_PATCH
@@ -91,3 +94,14 @@ def test_1_37_2_stays_the_newest_patch_known() -> None:
     """The only stored CHANGELOG-1.37.md (@df0a31e010ea) stops at v1.37.0-alpha.1."""
     assert NEWEST_PATCH[37] == 2
     assert "@df0a31e010ea" in _section("1.37 as released")
+
+
+def test_1_38_locks_strict_ip_cidr_validation() -> None:
+    """#141979 (v1.38.0-alpha.1, Feature): KEP-4858 is GA, its stricter rules always in effect."""
+    assert fg.known(37)["StrictIPCIDRValidation"] == fg.FeatureSpec(True, fg.Stage.BETA, False)
+    assert fg.known(38)["StrictIPCIDRValidation"] == fg.FeatureSpec(True, fg.Stage.GA, True)
+    with pytest.raises(fg.FeatureGateError) as ei:
+        fg.parse("StrictIPCIDRValidation=false", 38)
+    assert str(ei.value) == (
+        "feature-gates: cannot set feature gate StrictIPCIDRValidation to false, feature is locked to true"
+    )

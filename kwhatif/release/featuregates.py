@@ -505,6 +505,7 @@ V1_38_CHANGES: Mapping[str, str] = {
     "PodSchedulingReadiness": "x",  # #141741
     "SeparateTaintEvictionController": "x",  # #141789
     "ServiceAccountTokenPodNodeInfo": "x",  # #135338
+    "StrictIPCIDRValidation": "GA+!",  # #141979 (KEP-4858 GA: the stricter rules always in effect)
     "WindowsCPUAndMemoryAffinity": "B+",  # #142500 (v1.38.0-alpha.2)
     "WindowsHostNetwork": "x",  # #142018
 }
