@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TypeVar
 
 from kwhatif.api.core import Node, NodeSelector, NodeSelectorTerm
 from kwhatif.api.labels import Op, Requirement, Selector
@@ -716,6 +717,12 @@ class _Run:
     def _in_use(self, did: DeviceID) -> bool:
         return did in self.a.allocated or bool(self.allocating.get(did))
 
+    def _shared_now(self, did: DeviceID) -> bool:
+        """A persisted share of the device is live (a claim's result with a share ID, counted with
+        consumable capacity). Within one allocation a device either allows multiple allocations or
+        not, so no share of a device taken for dedicated use is in flight."""
+        return self.features.consumable_capacity and did in self.a.allocated_capacity
+
     def _selectable(self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice, d: Device) -> bool:
         if not self.features.device_binding_and_status and d.binding_conditions:
             return False
@@ -744,6 +751,10 @@ class _Run:
             if not shared and ci in self.allocating.get(cand.id, ()):
                 return None
         elif self._in_use(cand.id):
+            return None
+        elif not shared and self.features.pool_rules >= 38 and self._shared_now(cand.id):
+            # 1.38 (#140798): a device that no longer allows multiple allocations is not handed
+            # out for dedicated use while a share of it is live
             return None
         counters = cand.device.consumes_counters
         if counters and not self.features.partitionable_devices:
@@ -775,7 +786,11 @@ class _Run:
             if not self._capacity_fits(request, cand.id, cand.device):
                 return None
             if shared:
-                consumed = consumed_capacity(request.spec.capacity_requests, cand.device.capacity)
+                consumed = consumed_capacity(
+                    request.spec.capacity_requests,
+                    cand.device.capacity,
+                    driver=cand.id[0] if self.features.pool_rules >= 38 else None,
+                )
                 share_id = self.a.new_share_id()
                 using = self.allocating_capacity.setdefault(cand.id, {})
                 for name, v in consumed.items():
@@ -808,6 +823,7 @@ class _Run:
             device,
             self.a.allocated_capacity.get(did, {}),
             self.allocating_capacity.get(did, {}),
+            driver=did[0] if self.features.pool_rules >= 38 else None,
         )
 
     def _take_counters(self, cand: _Candidate) -> bool:
@@ -905,13 +921,22 @@ def capacity_fits(
     device: Device,
     used: Mapping[str, Fraction],
     using: Mapping[str, Fraction] | None = None,
+    driver: str | None = None,
 ) -> bool:
     """CmpRequestOverCapacity: the requested capacity, rounded by the device's policy, fits next
     to what allocations use (`used`) and this attempt takes (`using`); False for a request of a
-    capacity the device does not have."""
-    if wanted and any(name not in device.capacity for name in wanted):
+    capacity the device does not have. With ``driver`` (1.38, #142202), names compare as
+    fully-qualified names: ``bandwidth`` published by driver.example.com is
+    ``driver.example.com/bandwidth``, requested either way."""
+    caps: Mapping[str, DeviceCapacity] = device.capacity
+    if driver is not None:
+        caps = qualified(caps, driver)
+        wanted = qualified(wanted, driver) if wanted else wanted
+        used = summed(used, driver)
+        using = summed(using, driver) if using else using
+    if wanted and any(name not in caps for name in wanted):
         return False
-    for name, cap in device.capacity.items():
+    for name, cap in caps.items():
         value = _consumed(wanted.get(name) if wanted else None, cap)
         if _violates_policy(value, cap):
             return False
@@ -922,10 +947,42 @@ def capacity_fits(
 
 
 def consumed_capacity(
-    requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity]
+    requests: Mapping[str, Fraction] | None, capacity: Mapping[str, DeviceCapacity], driver: str | None = None
 ) -> dict[str, Fraction]:
-    """GetConsumedCapacityFromRequest: what a shared allocation takes of each capacity."""
-    return {name: _consumed((requests or {}).get(name), cap) for name, cap in capacity.items()}
+    """GetConsumedCapacityFromRequest: what a shared allocation takes of each capacity, by the
+    names the device publishes (with ``driver``, a request names them either way: #142202)."""
+    if driver is None:
+        return {name: _consumed((requests or {}).get(name), cap) for name, cap in capacity.items()}
+    wanted = qualified(requests or {}, driver)
+    return {name: _consumed(wanted.get(qualify(name, driver)), cap) for name, cap in capacity.items()}
+
+
+_V = TypeVar("_V")
+
+
+def qualify(name: str, driver: str) -> str:
+    """A capacity name as a fully-qualified name: without a domain, in the driver's."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def qualified(names: Mapping[str, _V], driver: str) -> dict[str, _V]:
+    """``names`` keyed by fully-qualified names; where a name is there both ways, the
+    fully-qualified one wins (#142202, as constraints' attribute look-ups resolve it)."""
+    out = {name: v for name, v in names.items() if "/" in name}
+    for name, v in names.items():
+        if "/" not in name:
+            out.setdefault(qualify(name, driver), v)
+    return out
+
+
+def summed(amounts: Mapping[str, Fraction], driver: str) -> dict[str, Fraction]:
+    """Amounts in use keyed by fully-qualified names, added up where allocations recorded one
+    capacity both ways (a driver that changed how it publishes it)."""
+    out: dict[str, Fraction] = {}
+    for name, v in amounts.items():
+        key = qualify(name, driver)
+        out[key] = out.get(key, Fraction(0)) + v
+    return out
 
 
 def _taint_prevents(device: Device, tolerations: Sequence[DeviceToleration]) -> bool:

@@ -155,7 +155,10 @@ def diagnose(
                                 rc.holders[holder] = rc.holders.get(holder, 0) + 1
                                 continue
                             if features.consumable_capacity and not capacity_fits(
-                                spec.capacity_requests, d, alloc.allocated_capacity.get(did, {})
+                                spec.capacity_requests,
+                                d,
+                                alloc.allocated_capacity.get(did, {}),
+                                driver=s.driver if features.pool_rules >= 38 else None,
                             ):
                                 rc.no_capacity += 1
                                 continue

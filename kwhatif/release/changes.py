@@ -122,7 +122,9 @@ class Behaviour:
     # DRAResourceClaimDeviceStatus or DRAConsumableCapacity) trying slices and pools with binding
     # conditions last; 35 skips incomplete and invalid pools (an invalid one fails only the node)
     # and judges completeness over the whole pool; 36 tries a pool's slices in name order; 38 fails
-    # only the node when an AllocationMode All request meets an incomplete or invalid pool there.
+    # only the node when an AllocationMode All request meets an incomplete or invalid pool there,
+    # keeps a device with a live share from dedicated use, and compares capacity names as
+    # fully-qualified names.
     dra_pool_rules: int = 31
 
 
@@ -528,6 +530,26 @@ CHANGES: tuple[Change, ...] = (
         "node (Unschedulable there, the same message), so other nodes are tried",
         {"dra_pool_rules": 38},
         "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #141898 description (ErrFailedAllocationOnNode)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.38.0",),
+        (140798,),
+        "DRA: a device that no longer allows multiple allocations is not allocated for dedicated use while a "
+        "persisted share of it is live",
+        {"dra_pool_rules": 38},
+        "CHANGELOG-1.38 (v1.38.0-alpha.1) at 0411cc704533; PR #140798 description (deviceCapacityInUse guards "
+        "the non-admin dedicated allocation)",
+        plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.38.0",),
+        (142202,),
+        "DRA consumable capacity: capacity names compare as fully-qualified names (an unqualified one in the "
+        "driver's domain), so a request may name a capacity with or without the driver's prefix",
+        {"dra_pool_rules": 38},
+        "CHANGELOG-1.38 (v1.38.0-alpha.2, API Change) at 0411cc704533; PR #142202 description (normalized "
+        "names, the fully-qualified one wins)",
         plugins=("DynamicResources",),
     ),
     Change(

@@ -483,8 +483,10 @@ V1_37_CHANGES: Mapping[str, str] = {
 
 # 1.38 is 1.37 with these changes: the gates CHANGELOG-1.38 (kubernetes/kubernetes
 # CHANGELOG/CHANGELOG-1.38.md at 0411cc704533, v1.38.0-alpha.1 and v1.38.0-alpha.2) removes, locks,
-# promotes or adds, with the PR of each. No stored 1.38 kube_features.go was read: gates the
-# changelog does not mention keep their 1.37 specs, and gates it adds without their stage
+# promotes or adds, with the PR of each (the whole changelog read again; it is the newest stored
+# version, no beta or rc). No kube_features.go of the 1.38 line is stored (the stored versions are
+# b0b89d3bd251, the 1.33 line, and ead35706, 1.37 development): gates the changelog does not
+# mention keep their 1.37 specs, and gates it adds without their stage
 # (CertificateSigningRequestMLDSA) are left out.
 # fmt: off
 V1_38_CHANGES: Mapping[str, str] = {
@@ -503,6 +505,7 @@ V1_38_CHANGES: Mapping[str, str] = {
     "PodSchedulingReadiness": "x",  # #141741
     "SeparateTaintEvictionController": "x",  # #141789
     "ServiceAccountTokenPodNodeInfo": "x",  # #135338
+    "StrictIPCIDRValidation": "GA+!",  # #141979 (KEP-4858 GA: the stricter rules always in effect)
     "WindowsCPUAndMemoryAffinity": "B+",  # #142500 (v1.38.0-alpha.2)
     "WindowsHostNetwork": "x",  # #142018
 }

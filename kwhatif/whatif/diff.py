@@ -23,7 +23,7 @@ from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import Profile, SchedulerConfiguration
 from kwhatif.framework.types import NodeScores, PodOutcome
 from kwhatif.plugins.incremental_scores import ScoreTable
-from kwhatif.release.gate_plugins import FRAMEWORK, GATE_PLUGINS, PREEMPTION_PLUGIN
+from kwhatif.release.gate_plugins import API_SERVER, FRAMEWORK, GATE_PLUGINS, PREEMPTION_PLUGIN, Point, explains
 from kwhatif.release.versions import MODELLED_GATES, Change, ChosenVersion, Release
 from kwhatif.report.diff_aspects import Aspect
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from kwhatif.release.versions import Resolved
     from kwhatif.whatif.schedule import PodName
 
-# FRAMEWORK, PREEMPTION_PLUGIN and GATE_PLUGINS (the plugins each gate can change) are release
-# knowledge: kwhatif.release.gate_plugins.
+# FRAMEWORK, PREEMPTION_PLUGIN, GATE_PLUGINS and what each gate can change at which extension
+# point (explains) are release knowledge: kwhatif.release.gate_plugins.
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,11 +278,22 @@ def _changed_totals(a: PodValues, b: PodValues) -> dict[str, tuple[int | None, i
 
 def compare(a: PodValues, b: PodValues) -> tuple[tuple[Aspect, ...], tuple[str, ...]]:
     """The aspects that differ, and the plugins whose answers differ (by upstream name; FRAMEWORK
-    when only the FitError message differs)."""
+    when only the FitError message differs, "api" when the pod is on one side only)."""
+    changed, evidence = compare_points(a, b)
+    return changed, tuple(sorted({p for p, _ in evidence}))
+
+
+def compare_points(a: PodValues, b: PodValues) -> tuple[tuple[Aspect, ...], frozenset[tuple[str, Point]]]:
+    """The aspects that differ, and what differs as (plugin, extension point) pairs: a node's
+    first failing filter (Point.FILTER), a plugin's weighted score on a node both sides scored
+    (SCORE), the nominated node or victims (DefaultPreemption's POST_FILTER), the FitError text
+    alone (the framework's CYCLE), a pod on one side only (the API server's ADMISSION)."""
     changed: list[Aspect] = []
-    plugins: set[str] = set()
+    evidence: set[tuple[str, Point]] = set()
     if a.status != b.status:
         changed.append(Aspect.STATUS)
+        if ABSENT.status in (a.status, b.status):
+            evidence.add((API_SERVER, Point.ADMISSION))
     if a.node != b.node:
         changed.append(Aspect.NODE)
     if a.message != b.message:
@@ -291,19 +302,18 @@ def compare(a: PodValues, b: PodValues) -> tuple[tuple[Aspect, ...], tuple[str, 
     if filters:
         changed.append(Aspect.FILTERS)
         for fa, fb in filters.values():
-            plugins.update(f[0] for f in (fa, fb) if f is not None and f[0])
+            evidence.update((f[0], Point.FILTER) for f in (fa, fb) if f is not None and f[0])
     totals = _changed_totals(a, b)
     if a.feasible != b.feasible or totals:
         changed.append(Aspect.SCORES)
-        plugins.update(
-            _score_plugins_differing(a, b, [n for n, (ta, tb) in totals.items() if ta is not None and tb is not None])
-        )
+        common = [n for n, (ta, tb) in totals.items() if ta is not None and tb is not None]
+        evidence.update((p, Point.SCORE) for p in _score_plugins_differing(a, b, common))
     if (a.nominated_node, a.victims) != (b.nominated_node, b.victims):
         changed.append(Aspect.PREEMPTION)
-        plugins.add(PREEMPTION_PLUGIN)
+        evidence.add((PREEMPTION_PLUGIN, Point.POST_FILTER))
     if Aspect.MESSAGE in changed and not filters:
-        plugins.add(FRAMEWORK)
-    return tuple(changed), tuple(sorted(plugins))
+        evidence.add((FRAMEWORK, Point.CYCLE))
+    return tuple(changed), frozenset(evidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,11 +343,22 @@ class CauseIndex:
     def for_plugins(self, plugins: Iterable[str]) -> tuple[Cause, ...]:
         """The causes that can explain a difference in these plugins' answers: the changes and the
         configuration's differences that touch one of them, then the gates whose values differ
-        and that one of them reads (a gate kwhatif knows no plugin of, always)."""
+        and that one of them reads."""
         wanted = set(plugins)
         out = [c for c in self.changes if wanted & set(c.plugins)]
         out += [c for c in self.config if wanted & set(c.plugins) or not c.plugins]
-        out += [c for c in self.gates if wanted & set(c.plugins) or not c.plugins]
+        out += [c for c in self.gates if wanted & set(c.plugins)]
+        return tuple(out)
+
+    def for_evidence(self, evidence: Iterable[tuple[str, Point]]) -> tuple[Cause, ...]:
+        """The causes of a pod's difference (compare_points): the changes and configuration
+        differences of the plugins that differ, then the gates whose values differ and that can
+        produce what differs at one of their plugins' extension points (gate_plugins.explains)."""
+        ev = frozenset(evidence)
+        wanted = {p for p, _ in ev}
+        out = [c for c in self.changes if wanted & set(c.plugins)]
+        out += [c for c in self.config if wanted & set(c.plugins) or not c.plugins]
+        out += [c for c in self.gates if explains(c.text, ev)]
         return tuple(out)
 
     @property
@@ -394,8 +415,9 @@ def diff_pods(before: Mapping[str, PodValues], after: Mapping[str, PodValues], c
     moved: list[Cause] = []
     for key in dict.fromkeys([*before, *after]):
         a, b = before.get(key, ABSENT), after.get(key, ABSENT)
-        changed, plugins = compare(a, b)
-        found = (*moved[:EARLIER_CAUSES], *causes.for_plugins(plugins)) if changed else ()
+        changed, evidence = compare_points(a, b)
+        plugins = tuple(sorted({p for p, _ in evidence}))
+        found = (*moved[:EARLIER_CAUSES], *causes.for_evidence(evidence)) if changed else ()
         out.append(PodDiff(key, changed, a, b, plugins, found))
         if Aspect.NODE in changed or Aspect.PREEMPTION in changed:
             moved.append(Cause("earlier", key, release=a.node or "", side=b.node or ""))
