@@ -1,0 +1,315 @@
+"""Karpenter's consolidation against its own disruption test suite: cases transcribed from
+kubernetes-sigs/karpenter v1.14.1 pkg/controllers/disruption/consolidation_test.go (and
+suite_test.go), each named by its Ginkgo text (Describe / Context / It, or the DescribeTable
+entry). Each case builds the test's cluster (upstream_disruption.World: the fake cloud provider's
+InstanceTypesAssorted catalog and the suite's NodePool) and asserts the commands the disruption
+controller issues (method, reason, delete or replace, the nodes removed, the replacement's
+instance types and capacity type) and why the other nodes stay, where the Go test checks them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from autoscaler.karpenter import fake
+from autoscaler.karpenter.upstream_disruption import (
+    LEAST_EXPENSIVE,
+    LEAST_EXPENSIVE_SPOT,
+    MOST_EXPENSIVE,
+    MOST_EXPENSIVE_SPOT,
+    World,
+    pool,
+    shape,
+)
+
+from kwhatif.autoscaler.karpenter.consolidation import Consolidation
+from kwhatif.autoscaler.karpenter.instancetypes import Offering
+
+EMPTINESS = ("emptiness", "empty", "delete")
+SINGLE_DELETE = ("single-node", "underutilized", "delete")
+SINGLE_REPLACE = ("single-node", "underutilized", "replace")
+MULTI_DELETE = ("multi-node", "underutilized", "delete")
+MULTI_REPLACE = ("multi-node", "underutilized", "replace")
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What a replace command launches: its cheapest candidate type (and its price), how many
+    types it may take, its capacity types; ``excludes`` lists types that must not be among them."""
+
+    first: str
+    count: int
+    capacity_types: tuple[str, ...]
+    price: float | None = None
+    excludes: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the Go test's text
+    build: Callable[[], World]
+    # the commands, in order: (method, reason, action, nodes removed)
+    commands: list[tuple[str, str, str, list[str]]]
+    replacements: dict[int, Replacement] = field(default_factory=dict)
+    stays: dict[str, str] = field(default_factory=dict)
+    first_only: bool = False  # the Go test looks at the first command only
+    budgets: dict[str, int] | None = None
+
+
+def check(case: Case, res: Consolidation) -> None:
+    got = [shape(c) for c in res.commands]
+    want = [(m, r, a, sorted(n)) for m, r, a, n in case.commands]
+    if case.first_only:
+        got = got[: len(want)]
+    assert got == want
+    for i, rep in case.replacements.items():
+        claim = res.commands[i].replacement
+        assert claim is not None
+        names = [it.name for it in claim.instance_types]
+        assert names[0] == rep.first
+        assert len(names) == rep.count
+        assert tuple(claim.requirements.get("karpenter.sh/capacity-type").sorted_values()) == rep.capacity_types
+        if rep.price is not None:
+            cheapest = min(o.price for o in claim.instance_types[0].offerings if o.available)
+            assert cheapest == pytest.approx(rep.price)
+        assert not set(rep.excludes) & set(names)
+        assert set(rep.includes) <= set(names)
+    for node, why in case.stays.items():
+        assert res.stays[node] == why
+    if case.budgets is not None:
+        assert {k: v for k, v in res.budgets.items() if k in case.budgets} == case.budgets
+
+
+# -- Budgets ------------------------------------------------------------------------------------
+
+
+def budget_nodes(budget: str, pods_cpu: str | None = None, n: int = 10) -> World:
+    w = World(pools=[pool(budget=budget)])
+    for i in range(n):
+        w.node(f"n{i}", MOST_EXPENSIVE)
+        if pods_cpu is not None:
+            w.pod(f"p{i}", f"n{i}", cpu=pods_cpu)
+    return w
+
+
+def per_pool_nodes(budget: str) -> World:
+    """10 NodePools of 3 empty nodes each, and the suite's own (empty) NodePool."""
+    w = World(pools=[pool(), *(pool(f"np-{i}", budget=budget) for i in range(10))])
+    for i in range(10):
+        for j in range(3):
+            w.node(f"np{i}-n{j}", MOST_EXPENSIVE, nodepool=f"np-{i}")
+    return w
+
+
+BUDGETS = [
+    Case(
+        "Budgets should only allow 3 empty nodes to be disrupted",
+        lambda: budget_nodes("30%"),
+        [(*EMPTINESS, ["n0", "n1", "n2"])],
+        first_only=True,
+        budgets={"default": 3},
+    ),
+    Case(
+        "Budgets should allow all empty nodes to be disrupted",
+        lambda: budget_nodes("100%"),
+        [(*EMPTINESS, [f"n{i}" for i in range(10)])],
+        budgets={"default": 10},
+    ),
+    Case(
+        "Budgets should allow no empty nodes to be disrupted",
+        lambda: budget_nodes("0%"),
+        [],
+        stays={"n0": "empty, but the disruption budget of NodePool default allows no Empty disruption now"},
+        budgets={"default": 0},
+    ),
+    Case(
+        "Budgets should only allow 3 nodes to be deleted in multi node consolidation delete",
+        # 10 pods of 100m fit one node: the best multi-node command deletes 9, the budget allows 3
+        # (the candidates tie on price and cost: the first three by name)
+        lambda: budget_nodes("30%", "100m"),
+        [(*MULTI_DELETE, ["n0", "n1", "n2"])],
+        first_only=True,
+    ),
+    Case(
+        "Budgets should only allow 3 nodes to be deleted in single node consolidation delete",
+        # pods of 15 CPUs: two fit a 32-CPU node. The Go test asserts only that 3 of the 10 nodes go
+        # (its comment expects single-node commands); multi-node consolidation's binary search over
+        # the 3 candidates the budget leaves finds all three pods a place on the other 7 nodes, so
+        # the first command already deletes the three
+        lambda: budget_nodes("30%", "15"),
+        [(*MULTI_DELETE, ["n0", "n1", "n2"])],
+        first_only=True,
+    ),
+    Case(
+        "Budgets should allow 2 nodes from each nodePool to be deleted",
+        lambda: per_pool_nodes("50%"),
+        [(*EMPTINESS, [f"np{i}-n{j}" for i in range(10) for j in range(2)])],
+        first_only=True,
+        budgets={f"np-{i}": 2 for i in range(10)},
+    ),
+    Case(
+        "Budgets should allow all nodes from each nodePool to be deleted",
+        lambda: per_pool_nodes("100%"),
+        [(*EMPTINESS, [f"np{i}-n{j}" for i in range(10) for j in range(3)])],
+        budgets={f"np-{i}": 3 for i in range(10)},
+    ),
+    Case(
+        "Budgets should allow no nodes from each nodePool to be deleted",
+        lambda: per_pool_nodes("0%"),
+        [],
+        budgets={f"np-{i}": 0 for i in range(10)},
+    ),
+]
+
+
+# -- Replace ------------------------------------------------------------------------------------
+
+
+def one_node(itype: str, **kw: object) -> World:
+    """The suite's nodeClaim/node (or spotNodeClaim/spotNode): 32 CPUs, no pods capacity, one pod."""
+    w = World(**kw)  # type: ignore[arg-type]
+    w.node("node", itype, pods=None)
+    w.pod("pod", "node")
+    return w
+
+
+def spot_sliced(total: int, assign: Callable[[World], str]) -> World:
+    w = World()
+    w.catalog = w.catalog[:total]
+    name = assign(w)
+    w.node("spot-node", name, pods=None)
+    w.pod("pod", "spot-node")
+    return w
+
+
+def less_than_minimum(w: World) -> str:
+    # the first 5 types; the first (spot already) at 0.001; the node on the dearest spot type
+    it0 = w.catalog[0]
+    w.catalog[0] = fake.new_instance_type(
+        it0.name, {"cpu": "1", "memory": "1Gi"}, [Offering("test-zone-1", "spot", 0.001)], arch="amd64", oses=("linux",)
+    )
+    return w.catalog[3].name
+
+
+def spot_prices_18(w: World) -> str:
+    """The first 18 spot types at 1.0, 1.1, ... 2.7, but the 17th at 0.001; the node on the 18th."""
+    spots = [it for it in w.catalog if it.offerings[0].capacity_type == "spot"][:18]
+    out = []
+    for i, it in enumerate(spots):
+        price = 0.001 if i == 16 else 1.0 + i * 0.1
+        parts = it.name.split("-")
+        cpu, mem, arch, os_ = parts[0], parts[2], parts[4], parts[5]
+        o = it.offerings[0]
+        out.append(
+            fake.new_instance_type(
+                it.name, {"cpu": cpu, "memory": f"{mem}Gi"}, [Offering(o.zone, o.capacity_type, price)], arch, (os_,)
+            )
+        )
+    w.catalog = out
+    return out[17].name
+
+
+def _spot_18_cheapest() -> tuple[str, ...]:
+    w = World()
+    spot_prices_18(w)
+    by_price = sorted(w.catalog, key=lambda it: it.offerings[0].price)
+    return tuple(it.name for it in by_price[:15])
+
+
+SPOT_18_CHEAPEST = _spot_18_cheapest()
+
+
+def no_dearer_spot_replacement(on_demand_pool: bool) -> World:
+    current = fake.new_instance_type("current-on-demand", None, [Offering("test-zone-1a", "on-demand", 0.5, False)])
+    if on_demand_pool:
+        repl = fake.new_instance_type(
+            "on-demand-replacement",
+            None,
+            [
+                Offering("test-zone-1a", "on-demand", 0.6),
+                Offering("test-zone-1b", "on-demand", 0.6),
+                Offering("test-zone-1b", "spot", 0.2),
+                Offering("test-zone-1c", "spot", 0.3),
+            ],
+        )
+    else:
+        repl = fake.new_instance_type(
+            "potential-spot-replacement",
+            None,
+            [
+                Offering("test-zone-1a", "spot", 1.0),
+                Offering("test-zone-1b", "spot", 0.2),
+                Offering("test-zone-1c", "spot", 0.4),
+            ],
+        )
+    reqs = [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}] if on_demand_pool else None
+    w = World(catalog=[current, repl], pools=[pool(requirements=reqs)])
+    w.node("node", "current-on-demand", pods=None)
+    w.pod("pod", "node")
+    return w
+
+
+REPLACE = [
+    Case(
+        "Replace can replace node if the candidate is on-demand node",
+        # one pod without requests: the cheapest types (1 CPU, 1Gi) take it; the pool allows spot,
+        # so the replacement is held to spot, priced as spot
+        lambda: one_node(MOST_EXPENSIVE),
+        [(*SINGLE_REPLACE, ["node"])],
+        # (SimulateScheduling truncates the claim's types to the 600 cheapest; equal prices in name order,
+        # which Karpenter's sort leaves unspecified)
+        {0: Replacement(LEAST_EXPENSIVE, 600, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE,))},
+    ),
+    Case(
+        "Replace can replace node if the candidate is spot node",
+        # spot to spot: the 15 cheapest spot types
+        lambda: one_node(MOST_EXPENSIVE_SPOT),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(LEAST_EXPENSIVE_SPOT, 15, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE_SPOT,))},
+    ),
+    Case(
+        "Replace cannot replace spot with spot if less than minimum InstanceTypes flexibility",
+        lambda: spot_sliced(5, less_than_minimum),
+        [],
+        stays={
+            "spot-node": "SpotToSpotConsolidation requires 15 cheaper instance type options than the current "
+            "candidate to consolidate, got 1"
+        },
+    ),
+    Case(
+        "Replace cannot replace spot with spot if the spotToSpotConsolidation is disabled",
+        lambda: one_node(MOST_EXPENSIVE_SPOT, spot_to_spot=False),
+        [],
+        stays={"node": "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"},
+    ),
+    Case(
+        "Replace spot to spot consolidation should order the instance types by price before enforcing "
+        "minimum flexibility.",
+        lambda: spot_sliced(10**6, spot_prices_18),
+        [(*SINGLE_REPLACE, ["spot-node"])],
+        # the 17th spot type of the catalog at 0.001 first, then the 14 next cheapest (1.0 to 2.3)
+        {0: Replacement("1-cpu-2-mem-amd64-linux-test-zone-2-spot", 15, ("spot",), 0.001, includes=SPOT_18_CHEAPEST)},
+    ),
+    Case(
+        "Replace won't replace node if any spot replacement is more expensive",
+        lambda: no_dearer_spot_replacement(False),
+        [],
+        stays={"node": "Can't replace with a cheaper node"},
+    ),
+    Case(
+        "Replace won't replace on-demand node if on-demand replacement is more expensive",
+        lambda: no_dearer_spot_replacement(True),
+        [],
+        stays={"node": "Can't replace with a cheaper node"},
+    ),
+]
+
+
+CASES = BUDGETS + REPLACE
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_upstream_consolidation(case: Case) -> None:
+    check(case, case.build().run())
