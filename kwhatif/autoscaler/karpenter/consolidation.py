@@ -333,7 +333,12 @@ class Disruption:
             options=self.options,
             well_known=self.well_known,
         )
-        uninitialized = {n.name for n in others if n.managed and not n.initialized}
+        # helpers.go UninitializedNodeError: the NodeClaim (when known) and the node
+        uninitialized = {
+            n.name: ", ".join([*([f"nodeclaim/{n.claim}"] if n.claim else []), f"node/{n.name}"])
+            for n in others
+            if n.managed and not n.initialized
+        }
         errors: dict[str, str] = {}
         moving_ids = {id(p) for p in moving}
         for r in results.pods:
@@ -343,7 +348,7 @@ class Disruption:
             if r.claim is None and not r.node:
                 errors[key] = r.error
             elif r.node in uninitialized:
-                errors[key] = f"would schedule against uninitialized node/{r.node}"
+                errors[key] = f"would schedule against uninitialized {uninitialized[r.node]}"
         return results, errors, moving
 
     # -- computeConsolidation ------------------------------------------------------------------
@@ -360,7 +365,8 @@ class Disruption:
         results, errors, moving = self.simulate(candidates)
         if errors:
             shown = list(errors.items())[:5]
-            msg = "not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in shown)
+            # Results.NonPendingPodSchedulingErrors, as pretty.Sentence capitalizes it for the event
+            msg = "Not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in shown)
             if len(errors) > 5:
                 msg += f"  and {len(errors) - 5} other(s)"
             return None, msg

@@ -25,7 +25,11 @@ from autoscaler.karpenter.upstream_disruption import (
 
 from kwhatif.autoscaler.karpenter.consolidation import Consolidation
 from kwhatif.autoscaler.karpenter.instancetypes import Offering
+from kwhatif.autoscaler.karpenter.nodepools import NodeClaim
 
+from builders import make_pod
+
+CHEAPEST = "1-cpu-1-mem-"  # the cheapest size of the assorted catalog
 EMPTINESS = ("emptiness", "empty", "delete")
 SINGLE_DELETE = ("single-node", "underutilized", "delete")
 SINGLE_REPLACE = ("single-node", "underutilized", "replace")
@@ -35,8 +39,10 @@ MULTI_REPLACE = ("multi-node", "underutilized", "replace")
 
 @dataclass(frozen=True)
 class Replacement:
-    """What a replace command launches: its cheapest candidate type (and its price), how many
-    types it may take, its capacity types; ``excludes`` lists types that must not be among them."""
+    """What a replace command launches: its cheapest candidate type (``first``: the start of its
+    name, the size; Karpenter's sort by price leaves the order of equal prices unspecified) and
+    its price, how many types it may take, its capacity types; ``excludes`` and ``includes`` list
+    types that must not, or must, be among them."""
 
     first: str
     count: int
@@ -68,7 +74,7 @@ def check(case: Case, res: Consolidation) -> None:
         claim = res.commands[i].replacement
         assert claim is not None
         names = [it.name for it in claim.instance_types]
-        assert names[0] == rep.first
+        assert names[0].startswith(rep.first)
         assert len(names) == rep.count
         assert tuple(claim.requirements.get("karpenter.sh/capacity-type").sorted_values()) == rep.capacity_types
         if rep.price is not None:
@@ -260,14 +266,14 @@ REPLACE = [
         [(*SINGLE_REPLACE, ["node"])],
         # (SimulateScheduling truncates the claim's types to the 600 cheapest; equal prices in name order,
         # which Karpenter's sort leaves unspecified)
-        {0: Replacement(LEAST_EXPENSIVE, 600, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE,))},
+        {0: Replacement(CHEAPEST, 600, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE,))},
     ),
     Case(
         "Replace can replace node if the candidate is spot node",
         # spot to spot: the 15 cheapest spot types
         lambda: one_node(MOST_EXPENSIVE_SPOT),
         [(*SINGLE_REPLACE, ["node"])],
-        {0: Replacement(LEAST_EXPENSIVE_SPOT, 15, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE_SPOT,))},
+        {0: Replacement(CHEAPEST, 15, ("spot",), 0.2073741824, excludes=(MOST_EXPENSIVE_SPOT,))},
     ),
     Case(
         "Replace cannot replace spot with spot if less than minimum InstanceTypes flexibility",
@@ -307,7 +313,383 @@ REPLACE = [
 ]
 
 
-CASES = BUDGETS + REPLACE
+def spot_prices_18_min_values(min_values: int) -> World:
+    w = spot_sliced(10**6, spot_prices_18)
+    w.pools = [
+        pool(
+            requirements=[
+                {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": min_values},
+            ]
+        )
+    ]
+    return w
+
+
+def spot_among_cheapest(w: World) -> str:
+    """The first 20 types, the first at 0.001; the node on the second cheapest spot type (sorted by
+    price, a 1-CPU 1Gi spot type)."""
+    less_than_minimum(w)
+    return w.catalog[1].name
+
+
+def filter_by_price_min_values() -> World:
+    """The node on the 16th cheapest spot type (2 CPUs, 1Gi); minValues 16 of instance types. The Go
+    test appends the 18 cheapest types again to the catalog (the same objects): left out here, as
+    they change nothing. Both of its entries apply the spot node."""
+    w = World(pools=[pool(requirements=[{"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 16}])])
+    w.node("spot-node", "2-cpu-1-mem-amd64-linux-test-zone-1-spot", pods=None)
+    w.pod("pod", "spot-node")
+    return w
+
+
+def same_type_min_values() -> World:
+    current = fake.new_instance_type(
+        "current-on-demand", {"cpu": "5"}, [Offering("test-zone-1a", "on-demand", 0.5)]
+    )
+    other = fake.new_instance_type("other-on-demand", {"cpu": "5"}, [Offering("test-zone-1a", "on-demand", 0.4)])
+    reqs = [
+        {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 2},
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+    ]
+    w = World(catalog=[current, other], pools=[pool(requirements=reqs)])
+    for i in range(3):
+        w.node(f"n{i}", "current-on-demand", cpu="4")
+    for i, on in enumerate(("n0", "n1", "n2", "n2")):
+        w.pod(f"p{i}", on, cpu="2", labels={}, owner=False)
+    return w
+
+
+def replace_with_pdb(itype: str, pdb_namespace: str = "default", pods: int = 3) -> World:
+    w = World()
+    w.node("node", itype, pods=None)
+    for i in range(pods):
+        w.pod(f"p{i}", "node")
+    w.pdb("pdb", 0, namespace=pdb_namespace)
+    return w
+
+
+def replace_beside_blocked(itype: str, on_node: bool) -> World:
+    """node (32 CPUs) runs two pods of 2 CPUs; a second node of 5 CPUs, blocked by the annotation on
+    the node (or on its pod), runs the third: one pod moves there, the other to a 4-CPU claim."""
+    w = World()
+    w.node("node", itype, pods=None)
+    w.node("annotated", itype, cpu="5")
+    w.pod("p0", "node", cpu="2")
+    w.pod("p1", "node", cpu="2")
+    ann = {} if on_node else {"karpenter.sh/do-not-disrupt": "true"}
+    w.pod("p2", "annotated", cpu="2", annotations=ann)
+    if on_node:
+        w.do_not_disrupt.add("annotated")
+    return w
+
+
+CHEAPEST_4CPU = "4-cpu-1-mem-"
+PRICE_4CPU_1GI = 0.4 + 0.1 * 1.073741824
+PRICE_1CPU_1GI = 0.1 + 0.1 * 1.073741824
+POD_DND = 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/p2)'
+NODE_DND = 'disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation'
+MIN_VALUES_UNMET = (
+    "Filtering by price: minValues requirement is not met for label(s) (label(s)=[node.kubernetes.io/instance-type])"
+)
+
+REPLACE += [
+    Case(
+        "Replace cannot replace spot with spot if it is part of the 15 cheapest instance types.",
+        lambda: spot_sliced(20, spot_among_cheapest),
+        [],
+        stays={
+            "spot-node": "SpotToSpotConsolidation requires 15 cheaper instance type options than the current "
+            "candidate to consolidate, got 1"
+        },
+    ),
+    Case(
+        "Replace spot to spot consolidation should consider the max of default and minimum number of "
+        "instanceTypeOptions from minValues in requirement for truncation if minimum number of "
+        "instanceTypeOptions from minValues in requirement is greater than 15.",
+        lambda: spot_prices_18_min_values(16),
+        [(*SINGLE_REPLACE, ["spot-node"])],
+        {0: Replacement("1-cpu-2-mem-amd64-linux-test-zone-2-spot", 16, ("spot",), 0.001, includes=SPOT_18_CHEAPEST)},
+    ),
+    Case(
+        "Replace spot to spot consolidation should consider the default for truncation if minimum number of "
+        "instanceTypeOptions from minValues in requirement is less than 15.",
+        lambda: spot_prices_18_min_values(10),
+        [(*SINGLE_REPLACE, ["spot-node"])],
+        {0: Replacement("1-cpu-2-mem-amd64-linux-test-zone-2-spot", 15, ("spot",), 0.001, includes=SPOT_18_CHEAPEST)},
+    ),
+    Case(
+        "Replace should handle failing filterOutSameInstanceType correctly (without a panic) when minValues "
+        "isn't satisfied",
+        # merging n0 and n1 leaves one type cheaper than theirs, short of minValues 2: no multi-node
+        # command; single-node consolidation deletes n0 (its pod fits on n1)
+        same_type_min_values,
+        [(*SINGLE_DELETE, ["n0"])],
+    ),
+    Case(
+        "Replace Consolidation should fail if filterByPrice breaks the minimum requirement from the NodePools. "
+        "if the candidate is spot node",
+        filter_by_price_min_values,
+        [],
+        stays={"spot-node": MIN_VALUES_UNMET},
+    ),
+    Case(
+        "Replace can replace nodes, considers PDB if the candidate is on-demand node",
+        lambda: replace_with_pdb(MOST_EXPENSIVE),
+        [],
+        stays={"node": "pdb prevents pod evictions (PodDisruptionBudget=[default/pdb])"},
+    ),
+    Case(
+        "Replace can replace nodes, considers PDB if the candidate is spot node",
+        lambda: replace_with_pdb(MOST_EXPENSIVE_SPOT),
+        [],
+        stays={"node": "pdb prevents pod evictions (PodDisruptionBudget=[default/pdb])"},
+    ),
+    Case(
+        "Replace can replace nodes, PDB namespace must match if the candidate is on-demand node",
+        lambda: replace_with_pdb(MOST_EXPENSIVE, "other", pods=1),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST, 600, ("spot",), PRICE_1CPU_1GI, excludes=(MOST_EXPENSIVE,))},
+    ),
+    Case(
+        "Replace can replace nodes, PDB namespace must match if the candidate is spot node",
+        lambda: replace_with_pdb(MOST_EXPENSIVE_SPOT, "other", pods=1),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST, 15, ("spot",), PRICE_1CPU_1GI)},
+    ),
+    Case(
+        "Replace can replace nodes, considers karpenter.sh/do-not-disrupt set to true on nodes "
+        "if the candidate is on-demand node",
+        lambda: replace_beside_blocked(MOST_EXPENSIVE, on_node=True),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST_4CPU, 600, ("spot",), PRICE_4CPU_1GI, excludes=(MOST_EXPENSIVE,))},
+        stays={"annotated": NODE_DND},
+    ),
+    Case(
+        "Replace can replace nodes, considers karpenter.sh/do-not-disrupt set to true on nodes "
+        "if the candidate is spot node",
+        lambda: replace_beside_blocked(MOST_EXPENSIVE_SPOT, on_node=True),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST_4CPU, 15, ("spot",), PRICE_4CPU_1GI)},
+        stays={"annotated": NODE_DND},
+    ),
+    Case(
+        "Replace can replace nodes, considers karpenter.sh/do-not-disrupt set to true on pods "
+        "if the candidate is on-demand node",
+        lambda: replace_beside_blocked(MOST_EXPENSIVE, on_node=False),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST_4CPU, 600, ("spot",), PRICE_4CPU_1GI, excludes=(MOST_EXPENSIVE,))},
+        stays={"annotated": POD_DND},
+    ),
+    Case(
+        "Replace can replace nodes, considers karpenter.sh/do-not-disrupt set to true on pods "
+        "if the candidate is spot node",
+        lambda: replace_beside_blocked(MOST_EXPENSIVE_SPOT, on_node=False),
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST_4CPU, 15, ("spot",), PRICE_4CPU_1GI)},
+        stays={"annotated": POD_DND},
+    ),
+]
+
+
+# -- Delete -------------------------------------------------------------------------------------
+
+
+def two_cheap_nodes(**kw: object) -> World:
+    """The Delete context's two nodes: the cheapest on-demand type, 32 CPUs, 100 pods."""
+    w = World(**kw)  # type: ignore[arg-type]
+    w.node("n0", LEAST_EXPENSIVE)
+    w.node("n1", LEAST_EXPENSIVE)
+    return w
+
+
+def delete_basic(**kw: object) -> World:
+    w = two_cheap_nodes(**kw)
+    for i, on in enumerate(("n0", "n0", "n1")):
+        w.pod(f"p{i}", on)
+    return w
+
+
+def delete_pdb() -> World:
+    w = two_cheap_nodes()
+    w.pod("p0", "n0", labels={})
+    w.pod("p1", "n0", labels={})
+    w.pod("p2", "n1")
+    w.pdb("pdb", 0)
+    return w
+
+
+def delete_dnd(on_node: bool) -> World:
+    w = two_cheap_nodes()
+    w.pod("p0", "n0")
+    w.pod("p1", "n0")
+    w.pod("p2", "n1", annotations=None if on_node else {"karpenter.sh/do-not-disrupt": "true"})
+    if on_node:
+        w.do_not_disrupt.add("n1")
+    return w
+
+
+def delete_unowned() -> World:
+    w = two_cheap_nodes()
+    w.pod("p0", "n0", labels={})
+    w.pod("p1", "n0", labels={})
+    w.pod("p2", "n1", labels={}, owner=False)
+    return w
+
+
+def delete_unmanaged() -> World:
+    w = World()
+    w.node("n0", LEAST_EXPENSIVE)
+    w.node("unmanaged", "", managed=False)
+    for i in range(3):
+        w.pod(f"p{i}", "n0")
+    return w
+
+
+def delete_uninitialized() -> World:
+    w = World()
+    w.node("n0", LEAST_EXPENSIVE, initialized=False)
+    w.node("n1", LEAST_EXPENSIVE)
+    w.claims.append(
+        NodeClaim("nc-0", "default", "n0", LEAST_EXPENSIVE, (), (), (), (), (), False),
+    )
+    for i, on in enumerate(("n0", "n0", "n1")):
+        w.pod(f"p{i}", on)
+    return w
+
+
+def delete_with_pending() -> World:
+    w = delete_basic()
+    pending = make_pod().name("pending").uid("pending").node_selector(**{"non-existent": "node-label"}).obj()
+    w.pending.append(pending)
+    return w
+
+
+def delete_would_pend() -> World:
+    w = World()
+    w.node("n0", LEAST_EXPENSIVE, labels={"foo": "1"})
+    w.node("n1", LEAST_EXPENSIVE, labels={"foo": "2"})
+    for i, (on, foo) in enumerate((("n0", "1"), ("n0", "1"), ("n1", "2"))):
+        w.pod(f"p{i}", on, node_selector={"foo": foo})
+    return w
+
+
+DELETE = [
+    Case("Delete can delete nodes", delete_basic, [(*SINGLE_DELETE, ["n1"])]),
+    Case(
+        "Delete can delete nodes, when non-Karpenter capacity can fit pods",
+        delete_unmanaged,
+        [(*SINGLE_DELETE, ["n0"])],
+        stays={"unmanaged": "node isn't managed by karpenter"},
+    ),
+    Case(
+        "Delete can delete nodes, considers PDB",
+        # the node with more pods goes: the other one's pod is held by the PDB
+        delete_pdb,
+        [(*SINGLE_DELETE, ["n0"])],
+        stays={"n1": "pdb prevents pod evictions (PodDisruptionBudget=[default/pdb])"},
+    ),
+    Case(
+        "Delete can delete nodes, considers karpenter.sh/do-not-disrupt set to true on nodes",
+        lambda: delete_dnd(True),
+        [(*SINGLE_DELETE, ["n0"])],
+        stays={"n1": NODE_DND},
+    ),
+    Case(
+        "Delete can delete nodes, considers karpenter.sh/do-not-disrupt set to true on pods",
+        lambda: delete_dnd(False),
+        [(*SINGLE_DELETE, ["n0"])],
+        stays={"n1": POD_DND},
+    ),
+    Case("Delete can delete nodes, evicts pods without an ownerRef", delete_unowned, [(*SINGLE_DELETE, ["n1"])]),
+    Case(
+        "Delete won't delete node if it would require pods to schedule on an uninitialized node",
+        delete_uninitialized,
+        [],
+        stays={
+            "n0": "node isn't initialized",
+            "n1": "Not all pods would schedule, default/p2 => would schedule against uninitialized nodeclaim/nc-0, "
+            "node/n0",
+        },
+    ),
+    Case(
+        "Delete can delete nodes with a permanently pending pod",
+        delete_with_pending,
+        [(*SINGLE_DELETE, ["n1"])],
+    ),
+    Case(
+        "Delete won't delete nodes if it would make a non-pending pod go pending",
+        delete_would_pend,
+        [],
+    ),
+]
+
+
+# -- Multi-NodeClaim ----------------------------------------------------------------------------
+
+
+def three_nodes(types: tuple[str, str, str]) -> World:
+    w = World()
+    for i, t in enumerate(types):
+        w.node(f"n{i}", t)
+        w.pod(f"p{i}", f"n{i}")
+    return w
+
+
+def two_of_same_type(itype: str) -> World:
+    w = World()
+    w.node("n0", itype)
+    w.node("n1", itype)
+    w.pod("p0", "n0")
+    w.pod("p1", "n1")
+    w.pod("p2", "n1")
+    return w
+
+
+MULTI = [
+    Case(
+        "Multi-NodeClaim can merge 3 nodes into 1 if the candidate is on-demand node",
+        # the pool allows spot: the replacement is held to spot, and filterOutSameInstanceType's
+        # second price filter (worst launch price under that requirement) drops the on-demand-only
+        # types: the 300 spot types of the 600 cheapest
+        lambda: three_nodes((MOST_EXPENSIVE,) * 3),
+        [(*MULTI_REPLACE, ["n0", "n1", "n2"])],
+        {0: Replacement(CHEAPEST, 300, ("spot",), PRICE_1CPU_1GI, excludes=(MOST_EXPENSIVE,))},
+    ),
+    Case(
+        "Multi-NodeClaim can merge 3 nodes into 1 if the candidate is spot node",
+        # spot to spot over several nodes: no 15-type cut, every cheaper spot type of the 600 cheapest
+        lambda: three_nodes((MOST_EXPENSIVE_SPOT,) * 3),
+        [(*MULTI_REPLACE, ["n0", "n1", "n2"])],
+        {0: Replacement(CHEAPEST, 300, ("spot",), PRICE_1CPU_1GI)},
+    ),
+    Case(
+        "Multi-NodeClaim can merge 3 nodes into 1 if the candidates have both spot and on-demand",
+        lambda: three_nodes((MOST_EXPENSIVE, MOST_EXPENSIVE, MOST_EXPENSIVE_SPOT)),
+        [(*MULTI_REPLACE, ["n0", "n1", "n2"])],
+        {0: Replacement(CHEAPEST, 300, ("spot",), PRICE_1CPU_1GI)},
+    ),
+    Case(
+        "Multi-NodeClaim won't merge 2 nodes into 1 of the same type if the candidate is on-demand node",
+        # (this entry puts the nodes on the cheapest spot type)
+        lambda: two_of_same_type(LEAST_EXPENSIVE_SPOT),
+        [(*SINGLE_DELETE, ["n0"])],
+    ),
+    Case(
+        "Multi-NodeClaim won't merge 2 nodes into 1 of the same type if the candidate is spot node",
+        # (and this one on the cheapest on-demand type)
+        lambda: two_of_same_type(LEAST_EXPENSIVE),
+        [(*SINGLE_DELETE, ["n0"])],
+    ),
+    Case(
+        "Node Lifetime Consideration should consolidate the node with best savings ratio first",
+        # node 1 has fewer pods: a lower disruption cost, a better price per disruption
+        delete_basic,
+        [(*SINGLE_DELETE, ["n1"])],
+    ),
+]
+
+
+CASES = BUDGETS + REPLACE + DELETE + MULTI
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
