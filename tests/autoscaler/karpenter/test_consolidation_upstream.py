@@ -9,11 +9,13 @@ instance types and capacity type) and why the other nodes stay, where the Go tes
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pytest
 from autoscaler.karpenter import fake
 from autoscaler.karpenter.upstream_disruption import (
+    ASSORTED,
     LEAST_EXPENSIVE,
     LEAST_EXPENSIVE_SPOT,
     MOST_EXPENSIVE,
@@ -25,9 +27,10 @@ from autoscaler.karpenter.upstream_disruption import (
 
 from kwhatif.autoscaler.karpenter.consolidation import Consolidation
 from kwhatif.autoscaler.karpenter.instancetypes import Offering
-from kwhatif.autoscaler.karpenter.nodepools import NodeClaim
+from kwhatif.autoscaler.karpenter.nodepools import NodeClaim, parse_nodepool
+from kwhatif.autoscaler.karpenter.provisioner import MinValuesPolicy, PreferencePolicy, ProvisionOptions
 
-from builders import make_pod
+from builders import PodBuilder, make_pod
 
 CHEAPEST = "1-cpu-1-mem-"  # the cheapest size of the assorted catalog
 EMPTINESS = ("emptiness", "empty", "delete")
@@ -50,6 +53,7 @@ class Replacement:
     price: float | None = None
     excludes: tuple[str, ...] = ()
     includes: tuple[str, ...] = ()
+    zones: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,8 @@ def check(case: Case, res: Consolidation) -> None:
             assert cheapest == pytest.approx(rep.price)
         assert not set(rep.excludes) & set(names)
         assert set(rep.includes) <= set(names)
+        if rep.zones is not None:
+            assert tuple(claim.requirements.get("topology.kubernetes.io/zone").sorted_values()) == rep.zones
     for node, why in case.stays.items():
         assert res.stays[node] == why
     if case.budgets is not None:
@@ -689,7 +695,177 @@ MULTI = [
 ]
 
 
-CASES = BUDGETS + REPLACE + DELETE + MULTI
+# -- Events: why a node is no consolidation candidate ------------------------------------------
+
+
+def event_node(disruption: dict[str, Any] | None = None, drop: str = "", pod: bool = True) -> World:
+    """The suite's node (the dearest on-demand type) with one bare pod (test.Pod: no owner)."""
+    w = World(pools=[pool(disruption=disruption)])
+    w.node("node", MOST_EXPENSIVE, pods=None)
+    if drop:
+        labels = dict(w.nodes[0].labels)
+        del labels[drop]
+        w.nodes[0] = replace(w.nodes[0], labels=labels)
+    if pod:
+        w.pod("pod", "node", labels={}, owner=False)
+    return w
+
+
+EVENTS = [
+    Case(
+        "Events should not fire an event for ConsolidationDisabled when the NodePool has consolidation set to "
+        "WhenEmptyOrUnderutilized",
+        # the node is empty: emptiness deletes it, nothing is unconsolidatable
+        lambda: event_node(pod=False),
+        [(*EMPTINESS, ["node"])],
+    ),
+    Case(
+        "Events should fire an event for ConsolidationDisabled when the NodePool has consolidation set to WhenEmpty",
+        lambda: event_node({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "1m"}),
+        [],
+        stays={"node": 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty'},
+    ),
+    Case(
+        "Events should fire an event for ConsolidationDisabled when the NodePool has consolidateAfter set to 'Never'",
+        lambda: event_node({"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "Never"}),
+        [],
+        stays={"node": 'NodePool "default" has consolidation disabled'},
+    ),
+    Case(
+        "Events should fire an event when a candidate does not have a resolvable instance type",
+        lambda: event_node(drop="node.kubernetes.io/instance-type"),
+        [],
+        stays={"node": 'Instance Type "" not found'},
+    ),
+    Case(
+        "Events should fire an event when a candidate does not have the capacity type label",
+        lambda: event_node(drop="karpenter.sh/capacity-type"),
+        [],
+        stays={"node": 'Node does not have label "karpenter.sh/capacity-type"'},
+    ),
+    Case(
+        "Events should fire an event when a candidate does not have the zone label",
+        lambda: event_node(drop="topology.kubernetes.io/zone"),
+        [],
+        stays={"node": 'Node does not have label "topology.kubernetes.io/zone"'},
+    ),
+]
+
+
+# -- Topology, preferences, minValues, static NodePools -----------------------------------------
+
+ZONE1_CHEAPEST = "1-cpu-1-mem-amd64-linux-test-zone-1-on-demand"
+ZONE2_CHEAPEST = "1-cpu-1-mem-amd64-linux-test-zone-2-on-demand"
+ZONE2_DEAREST = "64-cpu-128-mem-amd64-linux-test-zone-2-on-demand"
+ZONE3_CHEAPEST = "1-cpu-1-mem-amd64-linux-test-zone-3-on-demand"
+
+
+def zonal(zone2_type: str, extra: Callable[[PodBuilder], PodBuilder], labels: dict[str, str]) -> World:
+    """Topology Consideration: three nodes of 1 CPU, one per zone; a pod of 1 CPU on each."""
+    w = World()
+    for i, t in enumerate((ZONE1_CHEAPEST, zone2_type, ZONE3_CHEAPEST)):
+        w.node(f"n{i}", t, cpu="1", pods=None)
+        w.pod(f"p{i}", f"n{i}", cpu="1", labels=labels, extra=extra)
+    return w
+
+
+def zonal_spread() -> World:
+    sel = {"matchLabels": {"app": "test-zonal-spread"}}
+    return zonal(ZONE2_DEAREST, lambda b: b.spread(1, "topology.kubernetes.io/zone", selector=sel), {"app": "test-zonal-spread"})
+
+
+def zonal_anti_affinity() -> World:
+    term = {"labelSelector": {"matchLabels": {"app": "test"}}, "topologyKey": "kubernetes.io/hostname"}
+    aff = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    return zonal(ZONE2_CHEAPEST, lambda b: b.affinity(aff), {"app": "test"})
+
+
+def ignore_preferences_delete() -> World:
+    w = World(options=ProvisionOptions(preference_policy=PreferencePolicy.IGNORE))
+    w.node("n0", LEAST_EXPENSIVE, cpu="5")
+    w.node("n1", LEAST_EXPENSIVE, cpu="5")
+    term = {"labelSelector": {"matchLabels": {"app": "foo"}}, "topologyKey": "kubernetes.io/hostname"}
+    aff = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]}}
+    for i, on in enumerate(("n0", "n0", "n1")):
+        w.pod(f"p{i}", on, labels={"app": "foo"}, owner=False, extra=lambda b: b.affinity(aff))
+    return w
+
+
+def ignore_preferences_replace() -> World:
+    w = World(options=ProvisionOptions(preference_policy=PreferencePolicy.IGNORE))
+    w.node("node", MOST_EXPENSIVE, pods=None)
+    pref = {"preference": {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [MOST_EXPENSIVE]}]}, "weight": 1}
+    aff = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [pref]}}
+    w.pod("pod", "node", labels={"app": "foo"}, owner=False, extra=lambda b: b.affinity(aff))
+    return w
+
+
+def min_values_best_effort() -> World:
+    """MinValuesPolicy: a pool (weight 100) asking for 3 instance types among the catalog's, a
+    catalog of two (the cheapest and dearest on-demand types): minValues cannot be met."""
+    mv = fake.nodepool_body(
+        "np-minvalues",
+        weight=100,
+        requirements=[
+            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [it.name for it in ASSORTED], "minValues": 3}
+        ],
+        disruption={"consolidationPolicy": "WhenEmptyOrUnderutilized", "budgets": [{"nodes": "100%"}], "consolidateAfter": "0s"},
+    )
+    w = World(
+        catalog=[next(it for it in ASSORTED if it.name == n) for n in (LEAST_EXPENSIVE, MOST_EXPENSIVE)],
+        pools=[parse_nodepool(mv, "test")],
+        options=ProvisionOptions(min_values_policy=MinValuesPolicy.BEST_EFFORT),
+    )
+    w.node("node", MOST_EXPENSIVE, nodepool="np-minvalues", cpu="5")
+    w.pod("pod", "node", labels={}, owner=False)
+    return w
+
+
+def static_pool() -> World:
+    body = fake.nodepool_body("static", disruption={})
+    body["spec"]["replicas"] = 2
+    w = World(pools=[parse_nodepool(body, "test")])
+    for i in range(2):
+        w.node(f"n{i}", "", nodepool="static", cpu="10", memory="1000Mi", pods="2")
+    return w
+
+
+OTHERS = [
+    Case(
+        "Topology Consideration can replace node maintaining zonal topology spread",
+        # the zone-2 node (the dearest type) goes; its pod can only go to zone 2 (skew 1), on a
+        # 2-CPU type (1 CPU and the type's 100m overhead)
+        zonal_spread,
+        [(*SINGLE_REPLACE, ["n1"])],
+        {0: Replacement("2-cpu-1-mem-", 376, ("spot",), 0.2 + 0.1 * 1.073741824, zones=("test-zone-2",))},
+    ),
+    Case(
+        "Topology Consideration won't delete node if it would violate pod anti-affinity",
+        zonal_anti_affinity,
+        [],
+    ),
+    Case(
+        "Preferences should consolidate a node through deletion when ignoring preferences",
+        ignore_preferences_delete,
+        [(*SINGLE_DELETE, ["n1"])],
+    ),
+    Case(
+        "Preferences should consolidate a node through replacement when ignoring preferences",
+        ignore_preferences_replace,
+        [(*SINGLE_REPLACE, ["node"])],
+        {0: Replacement(CHEAPEST, 600, ("spot",), PRICE_1CPU_1GI, excludes=(MOST_EXPENSIVE,))},
+    ),
+    Case(
+        "MinValuesPolicy should not consolidate a node by relaxing min values when policy is set to BestEffort",
+        min_values_best_effort,
+        [],
+        stays={"node": MIN_VALUES_UNMET},
+    ),
+    Case("Static NodePool should not consolidate static NodePool nodes", static_pool, []),
+]
+
+
+CASES = BUDGETS + REPLACE + DELETE + MULTI + EVENTS + OTHERS
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

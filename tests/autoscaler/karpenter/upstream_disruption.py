@@ -11,6 +11,7 @@ order is taken here, which no test's outcome depends on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +24,7 @@ from kwhatif.autoscaler.karpenter.instancetypes import InstanceType
 from kwhatif.autoscaler.karpenter.nodepools import NodeClaim, NodePool
 from kwhatif.autoscaler.karpenter.provisioner import ProvisionOptions
 
-from builders import make_node, make_pod
+from builders import PodBuilder, make_node, make_pod
 
 ASSORTED = fake.instance_types_assorted()
 MOST_EXPENSIVE = "64-cpu-128-mem-amd64-linux-test-zone-1-on-demand"
@@ -78,22 +79,25 @@ class World:
         nodepool: str = "default",
         cpu: str = "32",
         pods: str | None = "100",
+        memory: str | None = None,
         labels: dict[str, str] | None = None,
         initialized: bool = True,
         managed: bool = True,
     ) -> str:
         """test.NodeClaimAndNode: the node carries the claim's labels and its status allocatable."""
-        res = {"cpu": cpu} | ({"pods": pods} if pods else {})
+        res = {"cpu": cpu} | ({"memory": memory} if memory else {}) | ({"pods": pods} if pods else {})
         b = make_node().name(name).capacity(**res)
         if managed:
+            b = b.labels(
+                **{"karpenter.sh/nodepool": nodepool, "karpenter.sh/initialized": "true" if initialized else "false"}
+            )
+        if managed and itype:
             o = self.type(itype).offerings[0]
             b = b.labels(
                 **{
-                    "karpenter.sh/nodepool": nodepool,
                     "node.kubernetes.io/instance-type": itype,
                     "karpenter.sh/capacity-type": o.capacity_type,
                     "topology.kubernetes.io/zone": o.zone,
-                    "karpenter.sh/initialized": "true" if initialized else "false",
                 }
             )
         for k, v in (labels or {}).items():
@@ -112,6 +116,7 @@ class World:
         annotations: dict[str, str] | None = None,
         node_selector: dict[str, str] | None = None,
         priority: int | None = None,
+        extra: Callable[[PodBuilder], PodBuilder] | None = None,
     ) -> Pod:
         b = make_pod().name(name).uid(name).node(on)
         for k, v in (LABELS if labels is None else labels).items():
@@ -126,6 +131,8 @@ class World:
             b = b.node_selector(**node_selector)
         if priority is not None:
             b = b.priority(priority)
+        if extra is not None:
+            b = extra(b)
         p = b.obj()
         self.pods.append(p)
         return p
