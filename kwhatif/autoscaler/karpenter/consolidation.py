@@ -236,7 +236,7 @@ class Disruption:
             return f"node doesn't have required label (label={NODEPOOL_LABEL})"
         pool = self.pools.get(node.nodepool)
         if pool is None:
-            return f"NodePool not found (NodePool={node.nodepool})"
+            return f"nodepool not found (NodePool={node.nodepool})"
         blocked = self._blocked_by_pods(node)
         if blocked is not None:
             return blocked

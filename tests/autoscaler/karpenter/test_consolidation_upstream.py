@@ -25,9 +25,17 @@ from autoscaler.karpenter.upstream_disruption import (
     shape,
 )
 
-from kwhatif.autoscaler.karpenter.consolidation import Consolidation
+from kwhatif.api.core import Pod
+from kwhatif.autoscaler.karpenter.consolidation import (
+    Candidate,
+    Consolidation,
+    Disruption,
+    ModelNode,
+    eviction_cost,
+    model_nodes,
+)
 from kwhatif.autoscaler.karpenter.instancetypes import Offering
-from kwhatif.autoscaler.karpenter.nodepools import NodeClaim, parse_nodepool
+from kwhatif.autoscaler.karpenter.nodepools import NodeClaim, NodePool, parse_nodepool
 from kwhatif.autoscaler.karpenter.provisioner import MinValuesPolicy, PreferencePolicy, ProvisionOptions
 
 from builders import PodBuilder, make_pod
@@ -256,7 +264,9 @@ def no_dearer_spot_replacement(on_demand_pool: bool) -> World:
                 Offering("test-zone-1c", "spot", 0.4),
             ],
         )
-    reqs = [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}] if on_demand_pool else None
+    reqs = (
+        [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}] if on_demand_pool else None
+    )
     w = World(catalog=[current, repl], pools=[pool(requirements=reqs)])
     w.node("node", "current-on-demand", pods=None)
     w.pod("pod", "node")
@@ -342,16 +352,16 @@ def filter_by_price_min_values() -> World:
     """The node on the 16th cheapest spot type (2 CPUs, 1Gi); minValues 16 of instance types. The Go
     test appends the 18 cheapest types again to the catalog (the same objects): left out here, as
     they change nothing. Both of its entries apply the spot node."""
-    w = World(pools=[pool(requirements=[{"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 16}])])
+    w = World(
+        pools=[pool(requirements=[{"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 16}])]
+    )
     w.node("spot-node", "2-cpu-1-mem-amd64-linux-test-zone-1-spot", pods=None)
     w.pod("pod", "spot-node")
     return w
 
 
 def same_type_min_values() -> World:
-    current = fake.new_instance_type(
-        "current-on-demand", {"cpu": "5"}, [Offering("test-zone-1a", "on-demand", 0.5)]
-    )
+    current = fake.new_instance_type("current-on-demand", {"cpu": "5"}, [Offering("test-zone-1a", "on-demand", 0.5)])
     other = fake.new_instance_type("other-on-demand", {"cpu": "5"}, [Offering("test-zone-1a", "on-demand", 0.4)])
     reqs = [
         {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 2},
@@ -771,7 +781,9 @@ def zonal(zone2_type: str, extra: Callable[[PodBuilder], PodBuilder], labels: di
 
 def zonal_spread() -> World:
     sel = {"matchLabels": {"app": "test-zonal-spread"}}
-    return zonal(ZONE2_DEAREST, lambda b: b.spread(1, "topology.kubernetes.io/zone", selector=sel), {"app": "test-zonal-spread"})
+    return zonal(
+        ZONE2_DEAREST, lambda b: b.spread(1, "topology.kubernetes.io/zone", selector=sel), {"app": "test-zonal-spread"}
+    )
 
 
 def zonal_anti_affinity() -> World:
@@ -785,7 +797,9 @@ def ignore_preferences_delete() -> World:
     w.node("n0", LEAST_EXPENSIVE, cpu="5")
     w.node("n1", LEAST_EXPENSIVE, cpu="5")
     term = {"labelSelector": {"matchLabels": {"app": "foo"}}, "topologyKey": "kubernetes.io/hostname"}
-    aff = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]}}
+    aff = {
+        "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]}
+    }
     for i, on in enumerate(("n0", "n0", "n1")):
         w.pod(f"p{i}", on, labels={"app": "foo"}, owner=False, extra=lambda b: b.affinity(aff))
     return w
@@ -794,7 +808,14 @@ def ignore_preferences_delete() -> World:
 def ignore_preferences_replace() -> World:
     w = World(options=ProvisionOptions(preference_policy=PreferencePolicy.IGNORE))
     w.node("node", MOST_EXPENSIVE, pods=None)
-    pref = {"preference": {"matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [MOST_EXPENSIVE]}]}, "weight": 1}
+    pref = {
+        "preference": {
+            "matchExpressions": [
+                {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [MOST_EXPENSIVE]}
+            ]
+        },
+        "weight": 1,
+    }
     aff = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [pref]}}
     w.pod("pod", "node", labels={"app": "foo"}, owner=False, extra=lambda b: b.affinity(aff))
     return w
@@ -807,9 +828,18 @@ def min_values_best_effort() -> World:
         "np-minvalues",
         weight=100,
         requirements=[
-            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [it.name for it in ASSORTED], "minValues": 3}
+            {
+                "key": "node.kubernetes.io/instance-type",
+                "operator": "In",
+                "values": [it.name for it in ASSORTED],
+                "minValues": 3,
+            }
         ],
-        disruption={"consolidationPolicy": "WhenEmptyOrUnderutilized", "budgets": [{"nodes": "100%"}], "consolidateAfter": "0s"},
+        disruption={
+            "consolidationPolicy": "WhenEmptyOrUnderutilized",
+            "budgets": [{"nodes": "100%"}],
+            "consolidateAfter": "0s",
+        },
     )
     w = World(
         catalog=[next(it for it in ASSORTED if it.name == n) for n in (LEAST_EXPENSIVE, MOST_EXPENSIVE)],
@@ -871,3 +901,240 @@ CASES = BUDGETS + REPLACE + DELETE + MULTI + EVENTS + OTHERS
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_upstream_consolidation(case: Case) -> None:
     check(case, case.build().run())
+
+
+# -- suite_test.go "Pod Eviction Cost" and singlenodeconsolidation_test.go "Candidate Shuffling" --
+
+
+def _bare_pod(annotations: dict[str, str] | None = None, priority: int | None = None) -> Pod:
+    b = make_pod().name("p")
+    if annotations:
+        b.d["metadata"]["annotations"] = annotations
+    if priority is not None:
+        b = b.priority(priority)
+    return b.obj()
+
+
+DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+
+
+@pytest.mark.parametrize(
+    ("name", "pod", "cost"),
+    [
+        ("should have a standard disruptionCost for a pod with no priority or disruptionCost specified", {}, 1.0),
+        (
+            "should have a higher disruptionCost for a pod with a positive deletion disruptionCost",
+            {"annotations": {DELETION_COST: "100"}},
+            1.0 + 100 / 2**27,
+        ),
+        (
+            "should have a lower disruptionCost for a pod with a positive deletion disruptionCost",
+            {"annotations": {DELETION_COST: "-100"}},
+            1.0 - 100 / 2**27,
+        ),
+        ("should have a higher disruptionCost for a pod with a higher priority", {"priority": 1}, 1.0 + 1 / 2**25),
+        ("should have a lower disruptionCost for a pod with a lower priority", {"priority": -1}, 1.0 - 1 / 2**25),
+        # the clamp to [-10, 10] (disruption.go EvictionCost)
+        ("(clamp) the highest priority", {"priority": 1_000_000_000}, 10.0),
+        ("(clamp) the lowest deletion cost", {"annotations": {DELETION_COST: "-2147483647"}}, -10.0),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_pod_eviction_cost(name: str, pod: dict[str, Any], cost: float) -> None:
+    """suite_test.go Describe("Pod Eviction Cost")."""
+    assert eviction_cost(_bare_pod(**pod)) == pytest.approx(cost, abs=1e-12)
+
+
+def test_higher_deletion_costs_cost_more() -> None:
+    """suite_test.go "should have higher costs for higher deletion costs"."""
+    c101, c100, c99 = (eviction_cost(_bare_pod({DELETION_COST: v})) for v in ("101", "100", "99"))
+    assert c101 > c100 > c99
+
+
+def _candidates(price: float, count: int, cost: float) -> list[Candidate]:
+    """createCandidates: ``count`` candidates in each of nodepool-1..3 at ``price``."""
+    out = []
+    for p in ("nodepool-1", "nodepool-2", "nodepool-3"):
+        np_ = pool(p)
+        for i in range(count):
+            node = ModelNode(f"{p}-{price}-{i}", {}, (), {}, [], p, True, True, False, False, None)
+            out.append(Candidate(node, np_, price, "on-demand", "test-zone-1", [], cost))
+    return out
+
+
+def test_candidates_sorted_by_savings_ratio_with_different_disruption_costs() -> None:
+    """singlenodeconsolidation_test.go "should sort candidates by savings ratio with different
+    disruption costs": reschedule costs 1, 5 and 20 at prices 1, 2 and 3, given in reverse."""
+    cands = _candidates(3.0, 1, 20.0) + _candidates(2.0, 1, 5.0) + _candidates(1.0, 1, 1.0)
+    ordered = Disruption._sort(cands)
+    assert [c.reschedule_cost for c in ordered] == [1.0] * 3 + [5.0] * 3 + [20.0] * 3
+
+
+def test_candidates_sorted_by_savings_ratio_descending() -> None:
+    """singlenodeconsolidation_test.go "should sort candidates by savings ratio descending"."""
+    cands = _candidates(1.0, 3, 1.0)
+    for i, c in enumerate(cands):
+        c.reschedule_cost = 1.0 + i % 4
+    ratios = [c.savings_ratio() for c in Disruption._sort(cands)]
+    assert len(ratios) == 9 and ratios == sorted(ratios, reverse=True)
+
+
+# -- suite_test.go "Candidate Filtering": NewCandidate for graceful disruption --------------------
+
+
+def candidate_of(w: World, name: str) -> Candidate | str:
+    """disruption.NewCandidate on the node ``name`` of the world: the candidate or the error."""
+    model = model_nodes(w.nodes, w.pods, w.claims, w.catalog, w.do_not_disrupt)
+    d = Disruption(model, w.pools, w.catalog, w.pdbs, [], [], {}, w.options, fake.FAKE_WELL_KNOWN, True)
+    return d.candidate(next(n for n in model if n.name == name))
+
+
+DND = {"karpenter.sh/do-not-disrupt": "true"}
+
+
+def filtered(
+    pod: Callable[[PodBuilder], PodBuilder] | None = None,
+    pdbs: tuple[str, ...] = (),
+    node_kw: dict[str, Any] | None = None,
+    claim: tuple[str, bool] | None = None,
+    drop: str = "",
+    pools: list[NodePool] | None = None,
+) -> World:
+    """The filtering tests' node: the dearest on-demand type, in the suite's NodePool; one pod
+    shaped by ``pod``; PDBs with no disruption allowed selecting it; its NodeClaim when given
+    (name of its NodePool, deleting)."""
+    w = World(pools=pools if pools is not None else [pool()])
+    w.node("node", MOST_EXPENSIVE, **(node_kw or {}))
+    if drop:
+        labels = dict(w.nodes[0].labels)
+        del labels[drop]
+        w.nodes[0] = replace(w.nodes[0], labels=labels)
+    if pod is not None:
+        w.pod("pod", "node", owner=False, extra=pod)
+    for name in pdbs:
+        w.pdb(name, 0)
+    if claim is not None:
+        w.claims.append(NodeClaim("nodeclaim", claim[0], "node", MOST_EXPENSIVE, (), (), (), (), (), claim[1]))
+    return w
+
+
+def _ann(b: PodBuilder, ann: dict[str, str]) -> PodBuilder:
+    b.d["metadata"]["annotations"] = dict(ann)
+    return b
+
+
+POD_DND_ONE = 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/pod)'
+PDB_BLOCKS = "pdb prevents pod evictions (PodDisruptionBudget=[default/pdb])"
+
+FILTERING: list[tuple[str, Callable[[], World], str | None]] = [
+    (
+        "should not consider candidates that have do-not-disrupt pods scheduled and no terminationGracePeriod",
+        lambda: filtered(lambda b: _ann(b, DND)),
+        POD_DND_ONE,
+    ),
+    (
+        "should not consider candidates that have do-not-disrupt mirror pods scheduled",
+        lambda: filtered(lambda b: _ann(b.owner("Node", "node", api_version="v1"), DND)),
+        POD_DND_ONE,
+    ),
+    (
+        "should not consider candidates that have do-not-disrupt daemonset pods scheduled",
+        lambda: filtered(lambda b: _ann(b.owner("DaemonSet", "ds"), DND)),
+        POD_DND_ONE,
+    ),
+    (
+        "should consider candidates that have do-not-disrupt terminating pods",
+        lambda: filtered(lambda b: _ann(b.terminating(), DND)),
+        None,
+    ),
+    (
+        "should consider candidates that have do-not-disrupt terminal pods",
+        lambda: filtered(lambda b: _ann(b.phase("Succeeded"), DND)),
+        None,
+    ),
+    (
+        "should not consider candidates that have do-not-disrupt on nodes",
+        lambda: _dnd_node(),
+        'disruption is blocked through the "karpenter.sh/do-not-disrupt" annotation',
+    ),
+    (
+        "should not consider candidates that have multiple PDBs on the same pod",
+        lambda: filtered(lambda b: b, pdbs=("pdb", "pdb2")),
+        "eviction does not support multiple PDBs (PodDisruptionBudget(s)=[default/pdb default/pdb2])",
+    ),
+    (
+        "should not consider candidates that have fully blocking PDBs",
+        lambda: filtered(lambda b: b, ("pdb",)),
+        PDB_BLOCKS,
+    ),
+    (
+        "should not consider candidates that have fully blocking PDBs on daemonset pods",
+        lambda: filtered(lambda b: b.owner("DaemonSet", "ds"), ("pdb",)),
+        PDB_BLOCKS,
+    ),
+    (
+        "should consider candidates that have fully blocking PDBs on mirror pods",
+        lambda: filtered(lambda b: b.owner("Node", "node", api_version="v1"), ("pdb",)),
+        None,
+    ),
+    (
+        "should consider candidates that have fully blocking PDBs on terminal pods",
+        lambda: filtered(lambda b: b.phase("Failed"), ("pdb",)),
+        None,
+    ),
+    (
+        "should consider candidates that have fully blocking PDBs on terminating pods",
+        lambda: filtered(lambda b: b.terminating(), ("pdb",)),
+        None,
+    ),
+    (
+        "should not consider candidates that are deleting",
+        lambda: filtered(claim=("default", True)),
+        "node is deleting or marked for deletion",
+    ),
+    (
+        "should not consider candidates that aren't yet initialized",
+        lambda: filtered(node_kw={"initialized": False}),
+        "node isn't initialized",
+    ),
+    (
+        "should not consider candidates that are not owned by a NodePool (no karpenter.sh/nodepool label)",
+        lambda: filtered(claim=("", False), drop="karpenter.sh/nodepool"),
+        "node doesn't have required label (label=karpenter.sh/nodepool)",
+    ),
+    (
+        "should not consider candidates that are have a non-existent NodePool",
+        lambda: filtered(pools=[]),
+        "nodepool not found (NodePool=default)",
+    ),
+    (
+        "should consider candidates that do not have the karpenter.sh/capacity-type label",
+        lambda: filtered(drop="karpenter.sh/capacity-type"),
+        None,
+    ),
+    (
+        "should consider candidates that do not have the topology.kubernetes.io/zone label",
+        lambda: filtered(drop="topology.kubernetes.io/zone"),
+        None,
+    ),
+    (
+        "should consider candidates that do not have the node.kubernetes.io/instance-type label",
+        lambda: filtered(drop="node.kubernetes.io/instance-type"),
+        None,
+    ),
+]
+
+
+def _dnd_node() -> World:
+    w = filtered()
+    w.do_not_disrupt.add("node")
+    return w
+
+
+@pytest.mark.parametrize(("name", "build", "error"), FILTERING, ids=[f[0] for f in FILTERING])
+def test_candidate_filtering(name: str, build: Callable[[], World], error: str | None) -> None:
+    got = candidate_of(build(), "node")
+    if error is None:
+        assert isinstance(got, Candidate) and got.name == "node"
+    else:
+        assert got == error
