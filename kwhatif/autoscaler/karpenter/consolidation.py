@@ -26,6 +26,7 @@ from kwhatif.api.core import Node, Pod, Taint
 from kwhatif.api.labels import Selector
 from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, milli, order_by_price, satisfies_min_values
 from kwhatif.autoscaler.karpenter.nodepools import (
+    CONSOLIDATION_BALANCED,
     CONSOLIDATION_WHEN_EMPTY,
     REASON_EMPTY,
     REASON_UNDERUTILIZED,
@@ -62,6 +63,8 @@ MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT = 15  # consolidation.go MinInstanceTypesFor
 MAX_PARALLEL = 100  # multinodeconsolidation.go: at most 100 candidates in a batch
 MAX_INSTANCE_TYPES = 600
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+
+BALANCED_K = 2  # pkg/apis/v1/nodepool.go BalancedK
 
 EMPTY = "empty"
 UNDERUTILIZED = "underutilized"
@@ -133,6 +136,45 @@ class Consolidation:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Score:
+    """balanced.go ScoreMove's result (types.go ScoreResult): the move's savings and disruption
+    as fractions of its NodePool's cost and disruption cost; approved when their ratio is at
+    least 1/k."""
+
+    savings_fraction: float
+    disruption_fraction: float
+    k: int = BALANCED_K
+
+    def score(self) -> float:
+        if self.savings_fraction <= 0:
+            return 0.0
+        if self.disruption_fraction == 0:
+            return math.inf
+        return self.savings_fraction / self.disruption_fraction
+
+    def threshold(self) -> float:
+        return 1.0 / self.k
+
+    def approved(self) -> bool:
+        return self.score() >= self.threshold()
+
+    def message(self) -> str:
+        """events.go consolidationScoreMessage, with < when the move is rejected."""
+        op = ">=" if self.approved() else "<"
+        return (
+            f"score {self.score():.2f} {op} threshold {self.threshold():.2f} (k: {self.k}, "
+            f"savings {self.savings_fraction * 100:.1f}%, disruption {self.disruption_fraction * 100:.1f}%)"
+        )
+
+
+def score_move(savings: float, disruption_cost: float, total_cost: float, total_disruption: float, k: int) -> Score:
+    """balanced.go ScoreMove: zero totals give a zero score."""
+    if total_cost <= 0 or total_disruption <= 0:
+        return Score(0.0, 0.0, k)
+    return Score(savings / total_cost, disruption_cost / total_disruption, k)
+
+
 def _active(p: Pod) -> bool:
     return not p.terminal and not p.deleting
 
@@ -200,6 +242,7 @@ class Disruption:
         self.allow = WELL_KNOWN_LABELS | well_known
         self.spot_to_spot = spot_to_spot
         self.stays: dict[str, str] = {}
+        self.totals: dict[str, tuple[float, float]] = {}  # NodePool -> (cost, disruption cost)
 
     # -- candidates (types.go NewCandidate, statenode.go) ---------------------------------------
 
@@ -285,6 +328,95 @@ class Disruption:
             name: max(0, allowed_disruptions(p, counts.get(name, 0), reason) - disrupting.get(name, 0))
             for name, p in self.pools.items()
         }
+
+    # -- Balanced (balanced.go) -----------------------------------------------------------------
+
+    def _node_price(self, n: ModelNode) -> float:
+        it = n.instance_type
+        if it is None:
+            return 0.0
+        for o in it.offerings:
+            if o.zone == n.labels.get(ZONE_LABEL) and o.capacity_type == n.labels.get(CAPACITY_TYPE_LABEL):
+                return o.price
+        return 0.0
+
+    def _compute_totals(self, cands: Sequence[Candidate]) -> None:
+        """computeNodePoolTotals: per NodePool of a candidate, its cost (ClusterCost: the prices of
+        its nodes, else the candidates') and the disruption cost of all its nodes (a candidate's
+        reschedule cost, else 1 and each non-DaemonSet pod's positive eviction cost)."""
+        by_name = {c.name: c for c in cands}
+        fallback: dict[str, float] = {}
+        for c in cands:
+            fallback[c.pool.name] = fallback.get(c.pool.name, 0.0) + c.price
+        disruption: dict[str, float] = {}
+        cost: dict[str, float] = {}
+        for n in self.nodes:
+            name = n.labels.get(NODEPOOL_LABEL)
+            if name is None:
+                continue
+            cand = by_name.get(n.name)
+            if cand is not None:
+                d = cand.reschedule_cost
+            else:
+                d = PER_NODE_BASE_DISRUPTION_COST + sum(
+                    e for p in n.pods if not _owned_by(p, "DaemonSet") for e in (eviction_cost(p),) if e > 0
+                )
+            disruption[name] = disruption.get(name, 0.0) + d
+            if n.managed:
+                cost[name] = cost.get(name, 0.0) + self._node_price(n)
+        self.totals = {
+            pool: (cost.get(pool, 0.0) if cost.get(pool, 0.0) > 0 else total, disruption.get(pool, 0.0))
+            for pool, total in fallback.items()
+        }
+
+    def _savings(self, cmd: Command) -> float:
+        """Command.EstimatedSavings: the candidates' prices, less the replacement's cheapest
+        available compatible offering of its first instance type."""
+        source = sum(c.price for c in cmd.candidates)
+        claim = cmd.replacement
+        if claim is None or not claim.instance_types:
+            return source
+        it = claim.instance_types[0]
+        prices = [
+            o.price for o in it.available_offerings() if claim.requirements.is_compatible(o.requirements, self.allow)
+        ]
+        return source - (min(prices) if prices else 0.0)
+
+    def _can_pass(self, c: Candidate) -> Score | None:
+        """balancedEvaluator.CanPassThreshold: the score of deleting the candidate when it cannot
+        pass (no move on it can), else None."""
+        if c.pool.consolidation_policy != CONSOLIDATION_BALANCED:
+            return None
+        total = self.totals.get(c.pool.name)
+        if total is None or total[0] <= 0:
+            return None
+        s = score_move(c.price, c.reschedule_cost, total[0], total[1], BALANCED_K)
+        return None if s.approved() else s
+
+    def _approve(self, cmd: Command) -> tuple[bool, str]:
+        """EvaluateBalancedMove: each Balanced NodePool of the move scores its share of the
+        savings (in proportion to its candidates' prices) against its candidates' disruption."""
+        if not cmd.candidates:
+            return False, ""
+        by_pool: dict[str, list[Candidate]] = {}
+        for c in cmd.candidates:
+            by_pool.setdefault(c.pool.name, []).append(c)
+        savings = self._savings(cmd)
+        source = sum(c.price for c in cmd.candidates)
+        rejected = []
+        for name, cands in sorted(by_pool.items()):
+            if cands[0].pool.consolidation_policy != CONSOLIDATION_BALANCED:
+                continue
+            share = savings
+            if source > 0 and len(by_pool) > 1:
+                share = savings * (sum(c.price for c in cands) / source)
+            total_cost, total_disruption = self.totals.get(name, (0.0, 0.0))
+            s = score_move(share, sum(c.reschedule_cost for c in cands), total_cost, total_disruption, BALANCED_K)
+            if not s.approved():
+                rejected.append(
+                    f'NodePool "{name}" has consolidation policy Balanced, and the move scores too low: {s.message()}'
+                )
+        return not rejected, "; ".join(rejected)
 
     # -- SimulateScheduling --------------------------------------------------------------------
 
@@ -483,6 +615,8 @@ class Disruption:
             if cmd is not None and cmd.replacement is not None:
                 valid = self._filter_out_same_type(cmd.replacement, batch)
             if valid and cmd is not None:
+                valid = self._approve(cmd)[0]  # Balanced pools may reject
+            if valid and cmd is not None:
                 best = cmd
                 low = mid + 1
             else:
@@ -528,8 +662,19 @@ class Disruption:
                     f"the disruption budget of NodePool {c.pool.name} allows no Underutilized disruption now"
                 )
                 continue
+            low = self._can_pass(c)
+            if low is not None:
+                self.stays[c.name] = (
+                    f'NodePool "{c.pool.name}" has consolidation policy Balanced, and even deleting the node '
+                    f"scores too low: {low.message()}"
+                )
+                continue
             cmd, why = self.compute([c])
             if cmd is None:
+                self.stays[c.name] = why
+                continue
+            ok, why = self._approve(cmd)
+            if not ok:
                 self.stays[c.name] = why
                 continue
             cmd.method, cmd.reason = SINGLE_NODE, UNDERUTILIZED
@@ -543,6 +688,7 @@ class Disruption:
         for _ in range(rounds):
             self.stays = {}
             cands = self._candidates()
+            self._compute_totals(cands)
             consolidatable = []
             for c in cands:
                 why = self._consolidation_filter(c)
