@@ -228,8 +228,10 @@ class Disruption:
         options: ProvisionOptions,
         well_known: frozenset[str],
         spot_to_spot: bool,
+        fully_blocking: frozenset[tuple[str, str]] = frozenset(),  # PDBs (namespace, name) that never allow one
     ) -> None:
         self.nodes = nodes
+        self.fully_blocking = fully_blocking
         self.pools = {p.name: p for p in pools}
         self.pool_list = list(pools)
         self.catalog = list(catalog)
@@ -435,12 +437,31 @@ class Disruption:
             initialized=n.initialized or not n.managed,
         )
 
+    def _currently_reschedulable(self, p: Pod) -> bool:
+        """pdb.Limits.IsCurrentlyReschedulable: reschedulable, not held by
+        `karpenter.sh/do-not-disrupt`, and no fully blocking PDB (maxUnavailable 0 or 0%,
+        minAvailable 100%) selects it."""
+        if not reschedulable(p) or p.annotations.get(DO_NOT_DISRUPT_ANNOTATION) == "true":
+            return False
+        return not any(
+            (ns, name) in self.fully_blocking and ns == p.namespace and sel.matches(p.labels)
+            for ns, name, sel, _ in self.pdbs
+        )
+
     def simulate(self, candidates: Sequence[Candidate]) -> tuple[Results, dict[str, str], list[Pod]]:
-        """SimulateScheduling: the candidates' reschedulable pods (those a blocking PDB keeps are
-        left out) and the pending pods over every other node; the errors of the candidates' pods."""
+        """SimulateScheduling: the candidates' reschedulable pods, the pods of the nodes already
+        deleting (those they would reschedule now) and the pending pods over every other node;
+        the errors of the pods that are bound now."""
         names = {c.name for c in candidates}
         others = [n for n in self.nodes if n.name not in names and not n.deleting]
-        moving = [p for c in candidates for p in c.reschedulable]
+        moving = [p for c in candidates for p in c.reschedulable if self._currently_reschedulable(p)]
+        leaving = [
+            p
+            for n in self.nodes
+            if n.deleting and n.name not in names
+            for p in n.pods
+            if self._currently_reschedulable(p)
+        ]
         existing = [
             ExistingPod(
                 p.namespace,
@@ -457,7 +478,7 @@ class Disruption:
         results = provision(
             self.pool_list,
             self.catalog,
-            [*self.pending, *moving],
+            [*self.pending, *moving, *leaving],
             nodes=[self._node_input(n) for n in others],
             daemonsets=self.daemonsets,
             existing_pods=existing,
@@ -473,13 +494,15 @@ class Disruption:
         }
         errors: dict[str, str] = {}
         moving_ids = {id(p) for p in moving}
+        leaving_ids = {id(p) for p in leaving}
         for r in results.pods:
-            if id(r.pod) not in moving_ids:
+            if id(r.pod) not in moving_ids and id(r.pod) not in leaving_ids:
                 continue
             key = f"{r.pod.namespace}/{r.pod.name}"
             if r.claim is None and not r.node:
                 errors[key] = r.error
-            elif r.node in uninitialized:
+            elif r.node in uninitialized and id(r.pod) in moving_ids:
+                # a deleting node's pod may count on an uninitialized node (helpers.go)
                 errors[key] = f"would schedule against uninitialized {uninitialized[r.node]}"
         return results, errors, moving
 
@@ -801,6 +824,7 @@ def consolidate(
     options: ProvisionOptions,
     well_known: frozenset[str],
     spot_to_spot: bool,
+    fully_blocking: frozenset[tuple[str, str]] = frozenset(),
 ) -> Consolidation:
     """The disruption controller's consolidation commands on the cluster as it is now."""
     from kwhatif.autoscaler.karpenter.nodepools import order_by_weight
@@ -817,6 +841,7 @@ def consolidate(
         options,
         well_known,
         spot_to_spot,
+        fully_blocking,
     )
     budgets = d._budgets(REASON_UNDERUTILIZED)
     commands = d.run()

@@ -1138,3 +1138,72 @@ def test_candidate_filtering(name: str, build: Callable[[], World], error: str |
         assert isinstance(got, Candidate) and got.name == "node"
     else:
         assert got == error
+
+
+# -- pods of deleting nodes and pending pods in the simulation ------------------------------------
+
+
+def _deleting_claim(node: str, itype: str) -> NodeClaim:
+    return NodeClaim(f"nc-{node}", "default", node, itype, (), (), (), (), (), True)
+
+
+def test_pods_on_deleting_nodes_may_go_to_new_capacity() -> None:
+    """suite_test.go "Simulate Scheduling should allow pods on deleting nodes to reschedule to
+    uninitialized nodes": nine of ten nodes of 3 CPUs are deleting; the candidate's pod (2 CPUs,
+    100Mi) goes to a new NodeClaim, with no error."""
+    w = World(pools=[pool(disruption={"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s"})])
+    for i in range(10):
+        w.node(f"n{i}", MOST_EXPENSIVE, cpu="3")
+        if i:
+            w.claims.append(_deleting_claim(f"n{i}", MOST_EXPENSIVE))
+    w.pod("pod", "n0", cpu="2", labels={}, owner=False, extra=lambda b: b.req(memory="100Mi"))
+    model = model_nodes(w.nodes, w.pods, w.claims, w.catalog, w.do_not_disrupt)
+    d = Disruption(model, w.pools, w.catalog, [], [], [], {}, w.options, fake.FAKE_WELL_KNOWN, True)
+    cand = d.candidate(model[0])
+    assert isinstance(cand, Candidate)
+    results, errors, _ = d.simulate([cand])
+    assert errors == {}
+    assert len(results.claims) == 1
+
+
+def test_no_consolidation_of_a_node_launched_for_pods_still_pending() -> None:
+    """consolidation_test.go "Parallelization should not consolidate a node that is launched for
+    pods on a deleting node": five pods of 1 CPU got a node (8 CPUs, 5 pods) after the first one
+    launched for them began deleting; two are bound to it, three still pend. The simulation places
+    the pending pods too: the five need a node of the same price, none cheaper."""
+    w = World()
+    node_type = "8-cpu-1-mem-amd64-linux-test-zone-1-on-demand"
+    w.node("old", node_type, cpu="7900m", pods="5")
+    w.claims.append(_deleting_claim("old", node_type))
+    w.node("new", node_type, cpu="7900m", pods="5")
+    w.pod("p0", "new", cpu="1")
+    w.pod("p1", "new", cpu="1")
+    w.pending = [make_pod().name(f"p{i}").uid(f"p{i}").req(cpu="1").label("app", "test").obj() for i in (2, 3, 4)]
+    res = w.run()
+    assert res.commands == []
+    assert res.stays == {"old": "node is deleting or marked for deletion", "new": "Can't replace with a cheaper node"}
+
+
+def test_pods_of_a_deleting_node_need_room() -> None:
+    """(kwhatif's scenario, SimulateScheduling's deleting-node pods) a deleting node's three pods of
+    1 CPU reschedule in every simulation: the other node, running two, cannot be replaced by a
+    smaller one that would leave them no room; without the deleting node it is."""
+    node_type = "8-cpu-1-mem-amd64-linux-test-zone-1-on-demand"
+
+    def world(deleting: bool) -> World:
+        w = World()
+        w.node("new", node_type, cpu="7900m", pods="5")
+        w.pod("p0", "new", cpu="1")
+        w.pod("p1", "new", cpu="1")
+        if deleting:
+            w.node("old", node_type, cpu="7900m", pods="5")
+            w.claims.append(_deleting_claim("old", node_type))
+            for i in (2, 3, 4):
+                w.pod(f"p{i}", "old", cpu="1")
+        return w
+
+    res = world(True).run()
+    assert res.commands == []
+    assert res.stays["new"] == "Can't replace with a cheaper node"
+    res = world(False).run()
+    assert [shape(c) for c in res.commands] == [("single-node", "underutilized", "replace", ["new"])]
