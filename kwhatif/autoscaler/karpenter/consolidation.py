@@ -19,6 +19,7 @@ schedule is in its window; the notes say so.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -57,6 +58,7 @@ from kwhatif.autoscaler.karpenter.requirements import (
     Requirements,
 )
 from kwhatif.autoscaler.karpenter.topology import ExistingPod
+from kwhatif.load.http import parse_duration
 
 PER_NODE_BASE_DISRUPTION_COST = 1.0  # types.go PerNodeBaseDisruptionCost
 MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT = 15  # consolidation.go MinInstanceTypesForSpotToSpotConsolidation
@@ -179,6 +181,28 @@ def _active(p: Pod) -> bool:
     return not p.terminal and not p.deleting
 
 
+def do_not_disrupt_active(p: Pod, now: float) -> bool:
+    """pod.IsDoNotDisruptActive: `karpenter.sh/do-not-disrupt: "true"`, or a positive Go duration
+    the pod has not yet run for since its start (active when the start is unknown); any other
+    value is as no annotation."""
+    value = p.annotations.get(DO_NOT_DISRUPT_ANNOTATION)
+    if value is None:
+        return False
+    if value == "true":
+        return True
+    if value.strip().isdigit():  # time.ParseDuration wants a unit
+        return False
+    try:
+        duration = parse_duration(value)
+    except ValueError:
+        return False
+    if duration <= 0:
+        return False
+    if not p.start_time:
+        return True
+    return now - p.start_time < duration
+
+
 def _owned_by(p: Pod, kind: str) -> bool:
     return any(r.kind == kind for r in p.owner_references)
 
@@ -229,7 +253,9 @@ class Disruption:
         well_known: frozenset[str],
         spot_to_spot: bool,
         fully_blocking: frozenset[tuple[str, str]] = frozenset(),  # PDBs (namespace, name) that never allow one
+        now: float | None = None,
     ) -> None:
+        self.now = time.time() if now is None else now
         self.nodes = nodes
         self.fully_blocking = fully_blocking
         self.pools = {p.name: p for p in pools}
@@ -250,7 +276,7 @@ class Disruption:
 
     def _blocked_by_pods(self, node: ModelNode) -> str | None:
         for p in sorted(node.pods, key=lambda p: (p.namespace, p.name)):
-            if _active(p) and p.annotations.get(DO_NOT_DISRUPT_ANNOTATION) == "true":
+            if _active(p) and do_not_disrupt_active(p, self.now):
                 return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={p.namespace}/{p.name})'
         for p in sorted(node.pods, key=lambda p: (p.namespace, p.name)):
             if not _active(p) or p.is_mirror or _owned_by(p, "Node"):
@@ -441,7 +467,7 @@ class Disruption:
         """pdb.Limits.IsCurrentlyReschedulable: reschedulable, not held by
         `karpenter.sh/do-not-disrupt`, and no fully blocking PDB (maxUnavailable 0 or 0%,
         minAvailable 100%) selects it."""
-        if not reschedulable(p) or p.annotations.get(DO_NOT_DISRUPT_ANNOTATION) == "true":
+        if not reschedulable(p) or (_active(p) and do_not_disrupt_active(p, self.now)):
             return False
         return not any(
             (ns, name) in self.fully_blocking and ns == p.namespace and sel.matches(p.labels)
@@ -825,6 +851,7 @@ def consolidate(
     well_known: frozenset[str],
     spot_to_spot: bool,
     fully_blocking: frozenset[tuple[str, str]] = frozenset(),
+    now: float | None = None,
 ) -> Consolidation:
     """The disruption controller's consolidation commands on the cluster as it is now."""
     from kwhatif.autoscaler.karpenter.nodepools import order_by_weight
@@ -842,6 +869,7 @@ def consolidate(
         well_known,
         spot_to_spot,
         fully_blocking,
+        now,
     )
     budgets = d._budgets(REASON_UNDERUTILIZED)
     commands = d.run()

@@ -1207,3 +1207,57 @@ def test_pods_of_a_deleting_node_need_room() -> None:
     assert res.stays["new"] == "Can't replace with a cheaper node"
     res = world(False).run()
     assert [shape(c) for c in res.commands] == [("single-node", "underutilized", "replace", ["new"])]
+
+
+# -- duration-based karpenter.sh/do-not-disrupt ---------------------------------------------------
+
+START = "2026-12-07T12:00:00Z"
+START_EPOCH = 1796644800.0  # START in seconds since the epoch
+
+
+def dnd_durations(values: tuple[str | None, str | None, str | None], now: float) -> World:
+    """The Delete context's two nodes, two pods on n0 and one on n1, each pod annotated with its
+    value (None: no annotation) and started at START; consolidation at ``now``."""
+    w = two_cheap_nodes()
+    w.now = now
+    for i, (on, value) in enumerate(zip(("n0", "n0", "n1"), values, strict=True)):
+        ann = {"karpenter.sh/do-not-disrupt": value} if value is not None else None
+        w.pod(f"p{i}", on, annotations=ann, extra=lambda b: b.start_time(START))
+    return w
+
+
+def test_start_epoch() -> None:
+    assert make_pod().name("p").start_time(START).obj().start_time == START_EPOCH
+
+
+DURATIONS = [
+    Case(
+        "Delete does not consolidate nodes with pods that have a duration-based do-not-disrupt annotation that "
+        "is still active",
+        # a 2m protection on n1's pod, started now: n0 goes instead
+        lambda: dnd_durations((None, None, "2m"), START_EPOCH),
+        [(*SINGLE_DELETE, ["n0"])],
+        stays={"n1": 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/p2)'},
+    ),
+    Case(
+        "Delete can consolidate nodes after duration-based do-not-disrupt annotation expires (before)",
+        lambda: dnd_durations(("2m", "2m", "2m"), START_EPOCH),
+        [],
+        stays={"n1": 'pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/p2)'},
+    ),
+    Case(
+        "Delete can consolidate nodes after duration-based do-not-disrupt annotation expires (3 minutes later)",
+        lambda: dnd_durations(("2m", "2m", "2m"), START_EPOCH + 180),
+        [(*SINGLE_DELETE, ["n1"])],
+    ),
+    Case(
+        "Delete can delete nodes, considers invalid do-not-disrupt annotation format as not blocking",
+        lambda: dnd_durations((None, None, "invalid-format"), START_EPOCH),
+        [(*SINGLE_DELETE, ["n1"])],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", DURATIONS, ids=[c.name for c in DURATIONS])
+def test_duration_do_not_disrupt(case: Case) -> None:
+    check(case, case.build().run())

@@ -67,6 +67,7 @@ class World:
     do_not_disrupt: set[str] = field(default_factory=set)
     spot_to_spot: bool = True
     options: ProvisionOptions = field(default_factory=ProvisionOptions)
+    now: float | None = None  # the clock of consolidation; None: the real one
 
     def type(self, name: str) -> InstanceType:
         return next(it for it in self.catalog if it.name == name)
@@ -156,6 +157,7 @@ class World:
             options=self.options,
             well_known=fake.FAKE_WELL_KNOWN,
             spot_to_spot=self.spot_to_spot,
+            now=self.now,
         )
 
 
