@@ -811,7 +811,9 @@ def model_nodes(
     for n in sorted(nodes, key=lambda n: n.name):
         claim = claim_of.get(n.name)
         pool = n.labels.get(NODEPOOL_LABEL, "") or (claim.nodepool if claim else "")
-        managed = bool(pool) or claim is not None
+        # StateNode.Managed: the node has a NodeClaim. A state without any NodeClaim (often not
+        # dumped) leaves the NodePool label to say it
+        managed = claim is not None if claim_of else bool(pool)
         initialized = n.labels.get(NODE_INITIALIZED_LABEL) == "true" or (
             managed and NODE_INITIALIZED_LABEL not in n.labels
         )

@@ -984,7 +984,7 @@ def test_candidates_sorted_by_savings_ratio_descending() -> None:
 
 def candidate_of(w: World, name: str) -> Candidate | str:
     """disruption.NewCandidate on the node ``name`` of the world: the candidate or the error."""
-    model = model_nodes(w.nodes, w.pods, w.claims, w.catalog, w.do_not_disrupt)
+    model = model_nodes(w.nodes, w.pods, w.all_claims(), w.catalog, w.do_not_disrupt)
     d = Disruption(model, w.pools, w.catalog, w.pdbs, [], [], {}, w.options, fake.FAKE_WELL_KNOWN, True)
     return d.candidate(next(n for n in model if n.name == name))
 
@@ -1088,6 +1088,11 @@ FILTERING: list[tuple[str, Callable[[], World], str | None]] = [
         None,
     ),
     (
+        "should not consider candidates that has just a Node representation",
+        lambda: _node_only(),
+        "node isn't managed by karpenter",
+    ),
+    (
         "should not consider candidates that are deleting",
         lambda: filtered(claim=("default", True)),
         "node is deleting or marked for deletion",
@@ -1125,6 +1130,16 @@ FILTERING: list[tuple[str, Callable[[], World], str | None]] = [
 ]
 
 
+def _node_only() -> World:
+    """The node without its NodeClaim; the state holds another node's NodeClaim (a state with no
+    NodeClaim at all leaves the NodePool label to say which nodes are Karpenter's)."""
+    w = filtered()
+    w.claims_for_all = False
+    w.node("other", MOST_EXPENSIVE)
+    w.claims.append(NodeClaim("other-claim", "default", "other", MOST_EXPENSIVE, (), (), (), (), (), False))
+    return w
+
+
 def _dnd_node() -> World:
     w = filtered()
     w.do_not_disrupt.add("node")
@@ -1157,7 +1172,7 @@ def test_pods_on_deleting_nodes_may_go_to_new_capacity() -> None:
         if i:
             w.claims.append(_deleting_claim(f"n{i}", MOST_EXPENSIVE))
     w.pod("pod", "n0", cpu="2", labels={}, owner=False, extra=lambda b: b.req(memory="100Mi"))
-    model = model_nodes(w.nodes, w.pods, w.claims, w.catalog, w.do_not_disrupt)
+    model = model_nodes(w.nodes, w.pods, w.all_claims(), w.catalog, w.do_not_disrupt)
     d = Disruption(model, w.pools, w.catalog, [], [], [], {}, w.options, fake.FAKE_WELL_KNOWN, True)
     cand = d.candidate(model[0])
     assert isinstance(cand, Candidate)

@@ -68,6 +68,7 @@ class World:
     spot_to_spot: bool = True
     options: ProvisionOptions = field(default_factory=ProvisionOptions)
     now: float | None = None  # the clock of consolidation; None: the real one
+    claims_for_all: bool = True  # all_claims gives every NodePool node its NodeClaim
 
     def type(self, name: str) -> InstanceType:
         return next(it for it in self.catalog if it.name == name)
@@ -142,6 +143,31 @@ class World:
         sel = parse.label_selector({"matchLabels": match or LABELS}, "spec.selector")
         self.pdbs.append((namespace, name, sel, allowed))
 
+    def all_claims(self) -> list[NodeClaim]:
+        """The NodeClaims: those the test gave, and one for every other node with a NodePool
+        label when it gave some (test.NodeClaimAndNode makes both; a state holding NodeClaims
+        manages only the nodes that have one)."""
+        if not self.claims or not self.claims_for_all:
+            return list(self.claims)
+        have = {c.node_name for c in self.claims}
+        made = [
+            NodeClaim(
+                f"nc-{n.name}",
+                n.labels["karpenter.sh/nodepool"],
+                n.name,
+                n.labels.get("node.kubernetes.io/instance-type", ""),
+                (),
+                (),
+                (),
+                (),
+                (),
+                False,
+            )
+            for n in self.nodes
+            if n.name not in have and "karpenter.sh/nodepool" in n.labels
+        ]
+        return [*self.claims, *made]
+
     def run(self) -> Consolidation:
         return consolidate(
             nodes=self.nodes,
@@ -149,7 +175,7 @@ class World:
             pending=self.pending,
             pdbs=self.pdbs,
             pools=self.pools,
-            claims=self.claims,
+            claims=self.all_claims(),
             catalog=self.catalog,
             daemonsets=[],
             do_not_disrupt=self.do_not_disrupt,
