@@ -87,7 +87,7 @@ class ModelNode:
     allocatable: dict[str, int]  # thousandths
     pods: list[Pod]
     nodepool: str
-    managed: bool  # Karpenter's (a NodePool label, or a NodeClaim of the node)
+    managed: bool  # Karpenter's: it has a NodeClaim (a NodePool label when the state has no NodeClaim)
     initialized: bool
     deleting: bool
     do_not_disrupt: bool
