@@ -422,6 +422,13 @@ class Cluster:
             kind = AutoscalerKind(autoscaler) if autoscaler else None
         except ValueError:
             raise InputError(f"unknown autoscaler {autoscaler!r}", field="autoscaler") from None
+        # Karpenter's operator options, as the command's choices
+        for name, value, choices in (
+            ("min_values_policy", min_values_policy, ("Strict", "BestEffort")),
+            ("preference_policy", preference_policy, ("Respect", "Ignore")),
+        ):
+            if value not in choices:
+                raise InputError(f"must be one of {', '.join(choices)}, not {value!r}", field=name)
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         docs = _read(state, pods, namespace, False) if pods is not None else []
         found, notes = input_pods(

@@ -142,6 +142,13 @@ def _call_autoscale(c: Cluster, a: dict[str, Any]) -> Any:
             "balance_similar_node_groups",
             "loops",
             "scale_down",
+            "autoscaler",
+            "node_pools",
+            "instance_types",
+            "consolidation",
+            "spot_to_spot_consolidation",
+            "min_values_policy",
+            "preference_policy",
             "namespace",
         )
         if k in a
@@ -240,9 +247,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "autoscale",
-        "What would cluster-autoscaler do for pods that do not fit the existing nodes? (as `kwhatif autoscale`): "
-        "which node group grows and by how many nodes, which pods wait for a later scale-up or are cut off by a "
-        "limit, why no group can host the others; optionally which nodes it could remove.",
+        "What would the cluster autoscaler do for pods that do not fit the existing nodes? (as `kwhatif autoscale`): "
+        "under cluster-autoscaler, which node group grows and by how many nodes, which pods wait for a later "
+        "scale-up or are cut off by a limit, why no group can host the others, optionally which nodes it could "
+        "remove; under Karpenter, the NodeClaims it would launch (NodePool, instance types cheapest first, price) "
+        "and what each carries, every NodePool's reason for a pod that gets none, and optionally what "
+        "consolidation would delete or replace and why each other node stays.",
         {
             "pods": {**_STRINGS, "description": f"Pods and workload manifests: {_MANIFESTS_HELP}."},
             "pending": {**_BOOL, "description": "Also the cluster's pending pods."},
@@ -263,10 +273,43 @@ TOOLS: tuple[ToolSpec, ...] = (
             "balance_similar_node_groups": {**_BOOL, "description": "--balance-similar-node-groups."},
             "loops": {"type": "integer", "minimum": 1, "description": "Autoscaler loops to run (default 1)."},
             "scale_down": {**_BOOL, "description": "Also the nodes it could remove, and why the others stay."},
+            "autoscaler": {
+                **_STRING,
+                "enum": ["cluster-autoscaler", "karpenter"],
+                "description": "Whose answer (default: karpenter when the cluster holds NodePools and no node groups).",
+            },
+            "node_pools": {
+                **_STRING,
+                "description": "Karpenter: a file of NodePools (karpenter.sh/v1) under the roots, besides the cluster's.",
+            },
+            "instance_types": {
+                **_STRING,
+                "description": "Karpenter: an InstanceTypes file (kwhatif/v1) under the roots; default: the types "
+                "of the cluster's own nodes.",
+            },
+            "consolidation": {
+                **_BOOL,
+                "description": "Karpenter: also what consolidation would delete or replace, and why each other node "
+                "stays.",
+            },
+            "spot_to_spot_consolidation": {
+                **_BOOL,
+                "description": "Karpenter's SpotToSpotConsolidation feature gate.",
+            },
+            "min_values_policy": {
+                **_STRING,
+                "enum": ["Strict", "BestEffort"],
+                "description": "Karpenter's MinValuesPolicy (default Strict).",
+            },
+            "preference_policy": {
+                **_STRING,
+                "enum": ["Respect", "Ignore"],
+                "description": "Karpenter's PreferencePolicy (default Respect).",
+            },
             "namespace": {**_STRING, "description": "Namespace of objects that name none."},
         },
         _call_autoscale,
-        paths=("pods", "node_groups"),
+        paths=("pods", "node_groups", "node_pools", "instance_types"),
     ),
     ToolSpec(
         "diff",
@@ -333,6 +376,8 @@ def check_arguments(spec: ToolSpec, args: Mapping[str, Any], roots: tuple[str, .
             raise InputError(f"must be {want}", field=name)
         if "minimum" in prop and value < prop["minimum"]:
             raise InputError(f"must be at least {prop['minimum']}", field=name)
+        if "enum" in prop and value not in prop["enum"]:
+            raise InputError(f"must be one of {', '.join(prop['enum'])}, not {value!r}", field=name)
         out[name] = value
     for name in spec.required:
         if name not in out:
@@ -411,6 +456,19 @@ def summary(doc: Mapping[str, Any]) -> str:
             lines.append("per node: " + ", ".join(f"{n} {k}" for n, k in list(per_node.items())[:SUMMARY_LINES]))
         if doc.get("firstFailure"):
             lines.append(f"the next one: {doc['firstFailure']}")
+    elif kind == "AutoscaleReport" and doc.get("autoscaler") == "karpenter":
+        lines.append(
+            f"karpenter: {_n(s.get('pods', 0), 'pod', 'pods')}: {s.get('existing', 0)} fit existing nodes, "
+            f"{s.get('scaleUp', 0)} on {_n(s.get('nodeClaims', 0), 'new NodeClaim', 'new NodeClaims')} "
+            f"({s.get('pricePerHour', 0)}/h), {s.get('none', 0)} get no node"
+        )
+        for c in (doc.get("scaleUp") or {}).get("nodeClaims", [])[:SUMMARY_LINES]:
+            types = ", ".join(c.get("instanceTypes", [])[:3])
+            lines.append(f"NodeClaim {c.get('name')} of NodePool {c.get('nodePool')}: {types} ({c.get('price')}/h)")
+        for p in [p for p in doc.get("pods", []) if p.get("outcome") == "none"][:SUMMARY_LINES]:
+            lines.append(f"{p['pod']['namespace']}/{p['pod']['name']}: {p.get('why')}")
+        for c in ((doc.get("consolidation") or {}).get("candidates") or [])[:SUMMARY_LINES]:
+            lines.append(f"consolidation: {c.get('action')} {c.get('node')} ({c.get('reason')}, {c.get('kind')})")
     elif kind == "AutoscaleReport":
         added = ", ".join(f"{g} +{n}" for g, n in (s.get("nodesAdded") or {}).items()) or "no node added"
         lines.append(

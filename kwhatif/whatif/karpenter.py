@@ -243,6 +243,9 @@ def run_karpenter(
             options=options.provision,
             well_known=run.well_known,
             spot_to_spot=options.spot_to_spot_consolidation,
+            fully_blocking=frozenset(
+                (b.namespace, b.name) for b in state.pdbs if b.max_unavailable in (0, "0%") or b.min_available == "100%"
+            ),
         )
         run.notes.extend(run.consolidation.notes)
     return run

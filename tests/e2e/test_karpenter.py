@@ -200,3 +200,14 @@ def test_python_api_is_the_commands_document(run) -> None:
     r = run(*BASE, "--consolidation", "-o", "json")
     assert report.to_dict() == json.loads(r.out)
     assert int(report.exit_code) == r.code == 1
+
+
+def test_python_api_refuses_an_unknown_operator_option() -> None:
+    """The API takes Karpenter's operator options as the command's choices, and names the bad one."""
+    import kwhatif
+    from kwhatif.errors import InputError
+
+    cluster = kwhatif.load_cluster(CLUSTER)
+    with pytest.raises(InputError) as e:
+        cluster.autoscale(WORKLOAD, instance_types=TYPES, preference_policy="Prefer", scheduler_version="1.33")
+    assert str(e.value) == "preference_policy: must be one of Respect, Ignore, not 'Prefer'"

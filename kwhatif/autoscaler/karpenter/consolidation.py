@@ -19,6 +19,7 @@ schedule is in its window; the notes say so.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from kwhatif.api.core import Node, Pod, Taint
 from kwhatif.api.labels import Selector
 from kwhatif.autoscaler.karpenter.instancetypes import InstanceType, milli, order_by_price, satisfies_min_values
 from kwhatif.autoscaler.karpenter.nodepools import (
+    CONSOLIDATION_BALANCED,
     CONSOLIDATION_WHEN_EMPTY,
     REASON_EMPTY,
     REASON_UNDERUTILIZED,
@@ -56,12 +58,15 @@ from kwhatif.autoscaler.karpenter.requirements import (
     Requirements,
 )
 from kwhatif.autoscaler.karpenter.topology import ExistingPod
+from kwhatif.load.http import parse_duration
 
 PER_NODE_BASE_DISRUPTION_COST = 1.0  # types.go PerNodeBaseDisruptionCost
 MIN_INSTANCE_TYPES_FOR_SPOT_TO_SPOT = 15  # consolidation.go MinInstanceTypesForSpotToSpotConsolidation
 MAX_PARALLEL = 100  # multinodeconsolidation.go: at most 100 candidates in a batch
 MAX_INSTANCE_TYPES = 600
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
+
+BALANCED_K = 2  # pkg/apis/v1/nodepool.go BalancedK
 
 EMPTY = "empty"
 UNDERUTILIZED = "underutilized"
@@ -82,7 +87,7 @@ class ModelNode:
     allocatable: dict[str, int]  # thousandths
     pods: list[Pod]
     nodepool: str
-    managed: bool  # Karpenter's (a NodePool label, or a NodeClaim of the node)
+    managed: bool  # Karpenter's: it has a NodeClaim (a NodePool label when the state has no NodeClaim)
     initialized: bool
     deleting: bool
     do_not_disrupt: bool
@@ -133,8 +138,69 @@ class Consolidation:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Score:
+    """balanced.go ScoreMove's result (types.go ScoreResult): the move's savings and disruption
+    as fractions of its NodePool's cost and disruption cost; approved when their ratio is at
+    least 1/k."""
+
+    savings_fraction: float
+    disruption_fraction: float
+    k: int = BALANCED_K
+
+    def score(self) -> float:
+        if self.savings_fraction <= 0:
+            return 0.0
+        if self.disruption_fraction == 0:
+            return math.inf
+        return self.savings_fraction / self.disruption_fraction
+
+    def threshold(self) -> float:
+        return 1.0 / self.k
+
+    def approved(self) -> bool:
+        return self.score() >= self.threshold()
+
+    def message(self) -> str:
+        """events.go consolidationScoreMessage, with < when the move is rejected."""
+        op = ">=" if self.approved() else "<"
+        return (
+            f"score {self.score():.2f} {op} threshold {self.threshold():.2f} (k: {self.k}, "
+            f"savings {self.savings_fraction * 100:.1f}%, disruption {self.disruption_fraction * 100:.1f}%)"
+        )
+
+
+def score_move(savings: float, disruption_cost: float, total_cost: float, total_disruption: float, k: int) -> Score:
+    """balanced.go ScoreMove: zero totals give a zero score."""
+    if total_cost <= 0 or total_disruption <= 0:
+        return Score(0.0, 0.0, k)
+    return Score(savings / total_cost, disruption_cost / total_disruption, k)
+
+
 def _active(p: Pod) -> bool:
     return not p.terminal and not p.deleting
+
+
+def do_not_disrupt_active(p: Pod, now: float) -> bool:
+    """pod.IsDoNotDisruptActive: `karpenter.sh/do-not-disrupt: "true"`, or a positive Go duration
+    the pod has not yet run for since its start (active when the start is unknown); any other
+    value is as no annotation."""
+    value = p.annotations.get(DO_NOT_DISRUPT_ANNOTATION)
+    if value is None:
+        return False
+    if value == "true":
+        return True
+    if value.strip().isdigit():  # time.ParseDuration wants a unit
+        return False
+    try:
+        duration = parse_duration(value)
+    except ValueError:
+        return False
+    if duration <= 0:
+        return False
+    if not p.start_time:
+        return True
+    return now - p.start_time < duration
 
 
 def _owned_by(p: Pod, kind: str) -> bool:
@@ -186,8 +252,12 @@ class Disruption:
         options: ProvisionOptions,
         well_known: frozenset[str],
         spot_to_spot: bool,
+        fully_blocking: frozenset[tuple[str, str]] = frozenset(),  # PDBs (namespace, name) that never allow one
+        now: float | None = None,
     ) -> None:
+        self.now = time.time() if now is None else now
         self.nodes = nodes
+        self.fully_blocking = fully_blocking
         self.pools = {p.name: p for p in pools}
         self.pool_list = list(pools)
         self.catalog = list(catalog)
@@ -200,12 +270,13 @@ class Disruption:
         self.allow = WELL_KNOWN_LABELS | well_known
         self.spot_to_spot = spot_to_spot
         self.stays: dict[str, str] = {}
+        self.totals: dict[str, tuple[float, float]] = {}  # NodePool -> (cost, disruption cost)
 
     # -- candidates (types.go NewCandidate, statenode.go) ---------------------------------------
 
     def _blocked_by_pods(self, node: ModelNode) -> str | None:
         for p in sorted(node.pods, key=lambda p: (p.namespace, p.name)):
-            if _active(p) and p.annotations.get(DO_NOT_DISRUPT_ANNOTATION) == "true":
+            if _active(p) and do_not_disrupt_active(p, self.now):
                 return f'pod has "karpenter.sh/do-not-disrupt" annotation (Pod={p.namespace}/{p.name})'
         for p in sorted(node.pods, key=lambda p: (p.namespace, p.name)):
             if not _active(p) or p.is_mirror or _owned_by(p, "Node"):
@@ -236,7 +307,7 @@ class Disruption:
             return f"node doesn't have required label (label={NODEPOOL_LABEL})"
         pool = self.pools.get(node.nodepool)
         if pool is None:
-            return f"NodePool not found (NodePool={node.nodepool})"
+            return f"nodepool not found (NodePool={node.nodepool})"
         blocked = self._blocked_by_pods(node)
         if blocked is not None:
             return blocked
@@ -286,6 +357,95 @@ class Disruption:
             for name, p in self.pools.items()
         }
 
+    # -- Balanced (balanced.go) -----------------------------------------------------------------
+
+    def _node_price(self, n: ModelNode) -> float:
+        it = n.instance_type
+        if it is None:
+            return 0.0
+        for o in it.offerings:
+            if o.zone == n.labels.get(ZONE_LABEL) and o.capacity_type == n.labels.get(CAPACITY_TYPE_LABEL):
+                return o.price
+        return 0.0
+
+    def _compute_totals(self, cands: Sequence[Candidate]) -> None:
+        """computeNodePoolTotals: per NodePool of a candidate, its cost (ClusterCost: the prices of
+        its nodes, else the candidates') and the disruption cost of all its nodes (a candidate's
+        reschedule cost, else 1 and each non-DaemonSet pod's positive eviction cost)."""
+        by_name = {c.name: c for c in cands}
+        fallback: dict[str, float] = {}
+        for c in cands:
+            fallback[c.pool.name] = fallback.get(c.pool.name, 0.0) + c.price
+        disruption: dict[str, float] = {}
+        cost: dict[str, float] = {}
+        for n in self.nodes:
+            name = n.labels.get(NODEPOOL_LABEL)
+            if name is None:
+                continue
+            cand = by_name.get(n.name)
+            if cand is not None:
+                d = cand.reschedule_cost
+            else:
+                d = PER_NODE_BASE_DISRUPTION_COST + sum(
+                    e for p in n.pods if not _owned_by(p, "DaemonSet") for e in (eviction_cost(p),) if e > 0
+                )
+            disruption[name] = disruption.get(name, 0.0) + d
+            if n.managed:
+                cost[name] = cost.get(name, 0.0) + self._node_price(n)
+        self.totals = {
+            pool: (cost.get(pool, 0.0) if cost.get(pool, 0.0) > 0 else total, disruption.get(pool, 0.0))
+            for pool, total in fallback.items()
+        }
+
+    def _savings(self, cmd: Command) -> float:
+        """Command.EstimatedSavings: the candidates' prices, less the replacement's cheapest
+        available compatible offering of its first instance type."""
+        source = sum(c.price for c in cmd.candidates)
+        claim = cmd.replacement
+        if claim is None or not claim.instance_types:
+            return source
+        it = claim.instance_types[0]
+        prices = [
+            o.price for o in it.available_offerings() if claim.requirements.is_compatible(o.requirements, self.allow)
+        ]
+        return source - (min(prices) if prices else 0.0)
+
+    def _can_pass(self, c: Candidate) -> Score | None:
+        """balancedEvaluator.CanPassThreshold: the score of deleting the candidate when it cannot
+        pass (no move on it can), else None."""
+        if c.pool.consolidation_policy != CONSOLIDATION_BALANCED:
+            return None
+        total = self.totals.get(c.pool.name)
+        if total is None or total[0] <= 0:
+            return None
+        s = score_move(c.price, c.reschedule_cost, total[0], total[1], BALANCED_K)
+        return None if s.approved() else s
+
+    def _approve(self, cmd: Command) -> tuple[bool, str]:
+        """EvaluateBalancedMove: each Balanced NodePool of the move scores its share of the
+        savings (in proportion to its candidates' prices) against its candidates' disruption."""
+        if not cmd.candidates:
+            return False, ""
+        by_pool: dict[str, list[Candidate]] = {}
+        for c in cmd.candidates:
+            by_pool.setdefault(c.pool.name, []).append(c)
+        savings = self._savings(cmd)
+        source = sum(c.price for c in cmd.candidates)
+        rejected = []
+        for name, cands in sorted(by_pool.items()):
+            if cands[0].pool.consolidation_policy != CONSOLIDATION_BALANCED:
+                continue
+            share = savings
+            if source > 0 and len(by_pool) > 1:
+                share = savings * (sum(c.price for c in cands) / source)
+            total_cost, total_disruption = self.totals.get(name, (0.0, 0.0))
+            s = score_move(share, sum(c.reschedule_cost for c in cands), total_cost, total_disruption, BALANCED_K)
+            if not s.approved():
+                rejected.append(
+                    f'NodePool "{name}" has consolidation policy Balanced, and the move scores too low: {s.message()}'
+                )
+        return not rejected, "; ".join(rejected)
+
     # -- SimulateScheduling --------------------------------------------------------------------
 
     def _node_input(self, n: ModelNode) -> NodeInput:
@@ -303,12 +463,31 @@ class Disruption:
             initialized=n.initialized or not n.managed,
         )
 
+    def _currently_reschedulable(self, p: Pod) -> bool:
+        """pdb.Limits.IsCurrentlyReschedulable: reschedulable, not held by
+        `karpenter.sh/do-not-disrupt`, and no fully blocking PDB (maxUnavailable 0 or 0%,
+        minAvailable 100%) selects it."""
+        if not reschedulable(p) or (_active(p) and do_not_disrupt_active(p, self.now)):
+            return False
+        return not any(
+            (ns, name) in self.fully_blocking and ns == p.namespace and sel.matches(p.labels)
+            for ns, name, sel, _ in self.pdbs
+        )
+
     def simulate(self, candidates: Sequence[Candidate]) -> tuple[Results, dict[str, str], list[Pod]]:
-        """SimulateScheduling: the candidates' reschedulable pods (those a blocking PDB keeps are
-        left out) and the pending pods over every other node; the errors of the candidates' pods."""
+        """SimulateScheduling: the candidates' reschedulable pods, the pods of the nodes already
+        deleting (those they would reschedule now) and the pending pods over every other node;
+        the errors of the pods that are bound now."""
         names = {c.name for c in candidates}
         others = [n for n in self.nodes if n.name not in names and not n.deleting]
-        moving = [p for c in candidates for p in c.reschedulable]
+        moving = [p for c in candidates for p in c.reschedulable if self._currently_reschedulable(p)]
+        leaving = [
+            p
+            for n in self.nodes
+            if n.deleting and n.name not in names
+            for p in n.pods
+            if self._currently_reschedulable(p)
+        ]
         existing = [
             ExistingPod(
                 p.namespace,
@@ -325,7 +504,7 @@ class Disruption:
         results = provision(
             self.pool_list,
             self.catalog,
-            [*self.pending, *moving],
+            [*self.pending, *moving, *leaving],
             nodes=[self._node_input(n) for n in others],
             daemonsets=self.daemonsets,
             existing_pods=existing,
@@ -333,17 +512,24 @@ class Disruption:
             options=self.options,
             well_known=self.well_known,
         )
-        uninitialized = {n.name for n in others if n.managed and not n.initialized}
+        # helpers.go UninitializedNodeError: the NodeClaim (when known) and the node
+        uninitialized = {
+            n.name: ", ".join([*([f"nodeclaim/{n.claim}"] if n.claim else []), f"node/{n.name}"])
+            for n in others
+            if n.managed and not n.initialized
+        }
         errors: dict[str, str] = {}
         moving_ids = {id(p) for p in moving}
+        leaving_ids = {id(p) for p in leaving}
         for r in results.pods:
-            if id(r.pod) not in moving_ids:
+            if id(r.pod) not in moving_ids and id(r.pod) not in leaving_ids:
                 continue
             key = f"{r.pod.namespace}/{r.pod.name}"
             if r.claim is None and not r.node:
                 errors[key] = r.error
-            elif r.node in uninitialized:
-                errors[key] = f"would schedule against uninitialized node/{r.node}"
+            elif r.node in uninitialized and id(r.pod) in moving_ids:
+                # a deleting node's pod may count on an uninitialized node (helpers.go)
+                errors[key] = f"would schedule against uninitialized {uninitialized[r.node]}"
         return results, errors, moving
 
     # -- computeConsolidation ------------------------------------------------------------------
@@ -360,7 +546,8 @@ class Disruption:
         results, errors, moving = self.simulate(candidates)
         if errors:
             shown = list(errors.items())[:5]
-            msg = "not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in shown)
+            # Results.NonPendingPodSchedulingErrors, as pretty.Sentence capitalizes it for the event
+            msg = "Not all pods would schedule, " + " ".join(f"{k} => {v}" for k, v in shown)
             if len(errors) > 5:
                 msg += f"  and {len(errors) - 5} other(s)"
             return None, msg
@@ -477,6 +664,8 @@ class Disruption:
             if cmd is not None and cmd.replacement is not None:
                 valid = self._filter_out_same_type(cmd.replacement, batch)
             if valid and cmd is not None:
+                valid = self._approve(cmd)[0]  # Balanced pools may reject
+            if valid and cmd is not None:
                 best = cmd
                 low = mid + 1
             else:
@@ -522,8 +711,19 @@ class Disruption:
                     f"the disruption budget of NodePool {c.pool.name} allows no Underutilized disruption now"
                 )
                 continue
+            low = self._can_pass(c)
+            if low is not None:
+                self.stays[c.name] = (
+                    f'NodePool "{c.pool.name}" has consolidation policy Balanced, and even deleting the node '
+                    f"scores too low: {low.message()}"
+                )
+                continue
             cmd, why = self.compute([c])
             if cmd is None:
+                self.stays[c.name] = why
+                continue
+            ok, why = self._approve(cmd)
+            if not ok:
                 self.stays[c.name] = why
                 continue
             cmd.method, cmd.reason = SINGLE_NODE, UNDERUTILIZED
@@ -537,6 +737,7 @@ class Disruption:
         for _ in range(rounds):
             self.stays = {}
             cands = self._candidates()
+            self._compute_totals(cands)
             consolidatable = []
             for c in cands:
                 why = self._consolidation_filter(c)
@@ -610,7 +811,9 @@ def model_nodes(
     for n in sorted(nodes, key=lambda n: n.name):
         claim = claim_of.get(n.name)
         pool = n.labels.get(NODEPOOL_LABEL, "") or (claim.nodepool if claim else "")
-        managed = bool(pool) or claim is not None
+        # StateNode.Managed: the node has a NodeClaim. A state without any NodeClaim (often not
+        # dumped) leaves the NodePool label to say it
+        managed = claim is not None if claim_of else bool(pool)
         initialized = n.labels.get(NODE_INITIALIZED_LABEL) == "true" or (
             managed and NODE_INITIALIZED_LABEL not in n.labels
         )
@@ -649,6 +852,8 @@ def consolidate(
     options: ProvisionOptions,
     well_known: frozenset[str],
     spot_to_spot: bool,
+    fully_blocking: frozenset[tuple[str, str]] = frozenset(),
+    now: float | None = None,
 ) -> Consolidation:
     """The disruption controller's consolidation commands on the cluster as it is now."""
     from kwhatif.autoscaler.karpenter.nodepools import order_by_weight
@@ -665,6 +870,8 @@ def consolidate(
         options,
         well_known,
         spot_to_spot,
+        fully_blocking,
+        now,
     )
     budgets = d._budgets(REASON_UNDERUTILIZED)
     commands = d.run()

@@ -29,7 +29,9 @@ API_VERSION = "karpenter.sh/v1"
 
 CONSOLIDATION_WHEN_EMPTY = "WhenEmpty"
 CONSOLIDATION_WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
-_POLICIES = (CONSOLIDATION_WHEN_EMPTY, CONSOLIDATION_WHEN_EMPTY_OR_UNDERUTILIZED)
+# Balanced: WhenEmptyOrUnderutilized, but a move must score (balanced.go ScoreMove)
+CONSOLIDATION_BALANCED = "Balanced"
+_POLICIES = (CONSOLIDATION_WHEN_EMPTY, CONSOLIDATION_WHEN_EMPTY_OR_UNDERUTILIZED, CONSOLIDATION_BALANCED)
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 # Disruption reasons a budget may name (pkg/apis/v1/nodepool.go DisruptionReason)
 REASON_UNDERUTILIZED = "Underutilized"
