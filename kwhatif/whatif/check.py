@@ -10,6 +10,12 @@ Around the scheduler, what the control plane does before a pod is scheduled is e
 HorizontalPodAutoscaler's replica bounds, the LimitRanger and ResourceQuota admission plugins
 (a refused pod is never created), the DefaultStorageClass admission plugin, and the PV
 controller's binding and provisioning of Immediate claims.
+
+``check()`` reads as the sequence of those steps, each a function below: classify the documents,
+apply the companion objects, plan each update and expand and admit its pods, mark what the cluster
+state cannot answer, bind volumes, settle the verdicts, place. The rules of an update (surge,
+DaemonSet maxSurge, OrderedReady, the HorizontalPodAutoscaler's bounds) are the controllers', in
+controlplane/controllers/rollout.py.
 """
 
 from __future__ import annotations
@@ -129,9 +135,7 @@ def check(
         notes.append(_nothing_to_check(docs))
     mark_unknown_objects(companions, checked)
     notes += bind_volumes(state, companions.chain, checked, [*companions.new_claims, *workloads.new_claims])
-    if not companions.whole and not state.storage_classes:
-        # after the PV controller: a claim it bound to a volume needs no class
-        _unknown_storage_classes(state, checked)
+    mark_unknown_storage_classes(state, companions, checked)
     settle_verdicts(checked)
     attempts, sched = place(state, checked, sched_factory, options.profile)
     return CheckResult(checked, attempts, dict(docs_by_use.skipped), notes), sched
@@ -445,7 +449,7 @@ def _nothing_to_check(docs: list[Document]) -> str:
     return "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
 
 
-# --- steps 5 to 7: mark unknowns, bind volumes, settle the verdicts --------------------------------
+# --- steps 5 to 7: mark unknowns, bind volumes (between the two marks), settle the verdicts -------
 
 
 def mark_unknown_objects(companions: Companions, checked: list[CheckedWorkload]) -> None:
@@ -476,6 +480,13 @@ def bind_volumes(
         else:
             notes.append(text)
     return notes
+
+
+def mark_unknown_storage_classes(state: ClusterState, companions: Companions, checked: list[CheckedWorkload]) -> None:
+    """Step 5, after the PV controller (a claim it bound to a volume needs no class): a partial
+    state without StorageClasses cannot tell how an unbound claim is bound."""
+    if not companions.whole and not state.storage_classes:
+        _unknown_storage_classes(state, checked)
 
 
 def settle_verdicts(checked: list[CheckedWorkload]) -> None:

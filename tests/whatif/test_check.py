@@ -12,9 +12,9 @@ import pytest
 from kwhatif.cache.cluster import Workload
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
+from kwhatif.controlplane.controllers.rollout import autoscaled, daemonset_max_surge, template_unchanged
 from kwhatif.load.files import Document
 from kwhatif.scheduling.scheduler import Scheduler
-from kwhatif.controlplane.controllers.rollout import autoscaled, daemonset_max_surge, template_unchanged
 from kwhatif.whatif.check import check
 
 from builders import make_cluster, make_node
