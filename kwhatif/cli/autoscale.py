@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from kwhatif.cli.karpenter import karpenter_operator_options
 from kwhatif.cli.options import (
+    ClusterFlags,
+    Manifests,
     cluster_options,
-    cluster_opts,
     filename_options,
-    manifests_of,
     namespace_option,
     output_options,
 )
@@ -115,7 +113,8 @@ def autoscale(
     preference_policy: str,
     spot_to_spot_consolidation: bool,
     namespace: str | None,
-    **kw: Any,
+    sources: Manifests,
+    flags: ClusterFlags,
 ) -> int:
     """What the cluster autoscaler would do for pods that do not fit the existing nodes.
 
@@ -143,8 +142,7 @@ def autoscale(
     from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, input_pods
     from kwhatif.whatif.autoscale import autoscale as run_autoscale
 
-    sources = manifests_of(kw)
-    co = cluster_opts(kw)
+    co = flags.options()
     if not manifests and not sources.given and not pending:
         raise click.UsageError("nothing to autoscale for: give POD_OR_MANIFEST files, -f PATH, -k DIR or --pending")
     paths = sources.paths(manifests)

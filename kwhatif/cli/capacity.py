@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
     MAX_COPIES,
+    ClusterFlags,
+    Manifests,
     cluster_options,
-    cluster_opts,
     filename_options,
-    manifests_of,
     namespace_option,
     output_options,
 )
@@ -42,7 +40,14 @@ from kwhatif.report.base import ReportKind
 )
 @namespace_option
 def capacity(
-    pod: str | None, output: str, color: str, max_copies: int, minimum: int | None, namespace: str | None, **kw: Any
+    pod: str | None,
+    output: str,
+    color: str,
+    max_copies: int,
+    minimum: int | None,
+    namespace: str | None,
+    sources: Manifests,
+    flags: ClusterFlags,
 ) -> int:
     """How many more copies of a pod fit, where they would go, and what stops the next one.
 
@@ -61,8 +66,7 @@ def capacity(
                 "so the gate could never pass"
             )
         max_copies = minimum  # count far enough to tell whether the minimum fits
-    sources = manifests_of(kw)
-    co = cluster_opts(kw)
+    co = flags.options()
     if pod is None and not sources.given:
         raise click.UsageError("nothing to count: give POD_OR_WORKLOAD, -f PATH or -k DIR")
     paths = sources.paths([pod] if pod is not None else [])

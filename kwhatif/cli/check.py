@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
+    ClusterFlags,
+    Manifests,
     cluster_options,
-    cluster_opts,
     filename_options,
     ignore_node_name_option,
-    manifests_of,
     namespace_option,
     output_options,
 )
@@ -77,11 +75,12 @@ def check(
     strict: bool,
     namespace: str | None,
     ignore_node_name: bool,
+    sources: Manifests,
+    flags: ClusterFlags,
     autoscale: bool = False,
     node_groups: str | None = None,
     expander: str | None = None,
     max_nodes_total: int | None = None,
-    **kw: Any,
 ) -> int:
     """CI gate: will the workloads in these manifests fit on the cluster?
 
@@ -97,8 +96,7 @@ def check(
     from kwhatif.report.check import check_report
     from kwhatif.whatif.check import check as run_check
 
-    sources = manifests_of(kw)
-    co = cluster_opts(kw)
+    co = flags.options()
     if (node_groups or expander or max_nodes_total is not None) and not autoscale:
         raise click.UsageError("--node-groups, --expander and --max-nodes-total go with --autoscale")
     if not manifests and not sources.given:

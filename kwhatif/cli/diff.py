@@ -4,18 +4,18 @@ another configuration)?"""
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from kwhatif.cli.complete import complete_feature_gates, complete_namespace, complete_release
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
+    ClusterFlags,
+    Manifests,
     cluster_options,
-    cluster_opts,
     filename_options,
     ignore_node_name_option,
-    manifests_of,
     output_options,
     parse_label_selector,
 )
@@ -98,7 +98,8 @@ def diff(
     output: str,
     color: str,
     ignore_node_name: bool,
-    **kw: Any,
+    sources: Manifests,
+    flags: ClusterFlags,
 ) -> int:
     """Compare these pods on this cluster under two schedulers.
 
@@ -117,8 +118,7 @@ def diff(
     from kwhatif.report.diff_aspects import FailOn
     from kwhatif.whatif.diff import Side, resolve_to_version, to_version
 
-    sources = manifests_of(kw)
-    co = cluster_opts(kw)
+    co = flags.options()
     if to_scheduler_version is not None:
         resolve_to_version(to_scheduler_version)  # a bad value fails before any input is read
     from kwhatif.whatif.schedule import split_arguments

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from kwhatif.cli.complete import complete_node
-from kwhatif.cli.options import EXIT_STATUS_HELP, cluster_options, cluster_opts, output_options, parse_label_selector
+from kwhatif.cli.options import (
+    EXIT_STATUS_HELP,
+    ClusterFlags,
+    cluster_options,
+    output_options,
+    parse_label_selector,
+)
 from kwhatif.cli.run import Run
 from kwhatif.report.base import ReportKind
 
@@ -50,7 +54,7 @@ def drain(
     force: bool,
     disable_eviction: bool,
     pod_selector: str | None,
-    **kw: Any,
+    flags: ClusterFlags,
 ) -> int:
     """Would the pods on these nodes fit elsewhere? A what-if of `kubectl drain NODE...`.
 
@@ -72,7 +76,7 @@ def drain(
         disable_eviction=disable_eviction,
         pod_selector=selector,
     )
-    run = Run.start(cluster_opts(kw), output, color, nodes=(nodes, "NODE"))
+    run = Run.start(flags.options(), output, color, nodes=(nodes, "NODE"))
     sched = run.scheduler(filter_excluded=False, compact=True)
     result = run_drain(sched, run.state, list(nodes), opts)
     notes = list(run.chosen.notes)

@@ -1,11 +1,14 @@
-"""The options the commands share, as click decorators, and the one frozen ClusterOptions object
-they become (the options travel to the run as one value, not as loose flags)."""
+"""The options the commands share, as click decorators, and the frozen values they become: the
+cluster options reach a command as one ClusterFlags (checked into a ClusterOptions where the command
+says), the manifests of -f/-R/-k as one Manifests; the options travel to the run as one value, not
+as loose flags."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -18,7 +21,13 @@ from kwhatif.cli.complete import (
 )
 from kwhatif.report.base import OutputFormat, ReportKind
 
+if TYPE_CHECKING:
+    from kwhatif.api.labels import Selector
+    from kwhatif.load.files import Limits
+    from kwhatif.load.live import LiveOptions
+
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 # The largest value each limit a user sets may take (above them a value is a typo, or would
@@ -72,7 +81,7 @@ class ClusterOptions:
         return not self.cluster and live_requested(self.kubeconfig, self.context)
 
 
-def parse_label_selector(text: str | None, flag: str) -> Any:
+def parse_label_selector(text: str | None, flag: str) -> Selector | None:
     """A label selector given on the command line (-l, --pod-selector), as kubectl parses it;
     None when not given. One that does not parse is a usage error naming the flag."""
     if text is None:
@@ -148,14 +157,57 @@ REQUEST_TIMEOUT_HELP = (
 )
 
 
-def live_options(co: ClusterOptions) -> Any:
+def live_options(co: ClusterOptions) -> LiveOptions:
     """The live reader's options (timeout, size bound) of these options."""
     from kwhatif.load.live import live_options as make
 
     return make(co.request_timeout, co.max_input_size)
 
 
-def cluster_options(fn: F) -> F:
+@dataclass(frozen=True, slots=True)
+class ClusterFlags:
+    """The cluster options as the command line gives them; ``options()`` checks them into the
+    ClusterOptions of the run (a bad value fails where the command asks, before any input is read)."""
+
+    cluster: tuple[str, ...] = ()
+    kubeconfig: str | None = None
+    context: str | None = None
+    request_timeout: str | None = None
+    config: str | None = None
+    profile: str | None = None
+    max_input_size: str | None = None
+    without_node: tuple[str, ...] = ()
+    add_node: tuple[str, ...] = ()
+    no_preemption: bool = False
+    quiet: bool = False
+    scheduler_version: str | None = None
+    feature_gates: str | None = None
+
+    def options(self) -> ClusterOptions:
+        if self.scheduler_version is not None:
+            from kwhatif.load.scheduler_version import parse_flag
+
+            parse_flag(self.scheduler_version)  # a bad value fails before any input is read
+        return ClusterOptions(
+            cluster=self.cluster,
+            kubeconfig=self.kubeconfig,
+            context=self.context,
+            config=self.config,
+            profile=self.profile,
+            max_input_size=parse_size(self.max_input_size) if self.max_input_size else None,
+            without_node=self.without_node,
+            add_node=self.add_node,
+            preemption=not self.no_preemption,
+            quiet=self.quiet,
+            scheduler_version=self.scheduler_version,
+            feature_gates=self.feature_gates,
+            request_timeout=parse_timeout(self.request_timeout),
+        )
+
+
+def cluster_options(fn: Callable[..., R]) -> Callable[..., R]:
+    """The options that say which cluster state to read and which scheduler to answer as; the
+    command receives them as one ``flags: ClusterFlags``."""
     opts = [
         click.option(
             "--cluster",
@@ -230,9 +282,45 @@ def cluster_options(fn: F) -> F:
             "TaintTolerationComparisonOperators=true,PodLevelResources=false.",
         ),
     ]
+
+    @functools.wraps(fn)
+    def command(
+        *args: object,
+        cluster: tuple[str, ...],
+        kubeconfig: str | None,
+        context: str | None,
+        request_timeout: str | None,
+        config: str | None,
+        profile: str | None,
+        max_input_size: str | None,
+        without_node: tuple[str, ...],
+        add_node: tuple[str, ...],
+        no_preemption: bool,
+        quiet: bool,
+        scheduler_version: str | None,
+        feature_gates: str | None,
+        **options: object,
+    ) -> R:
+        flags = ClusterFlags(
+            cluster=cluster,
+            kubeconfig=kubeconfig,
+            context=context,
+            request_timeout=request_timeout,
+            config=config,
+            profile=profile,
+            max_input_size=max_input_size,
+            without_node=without_node,
+            add_node=add_node,
+            no_preemption=no_preemption,
+            quiet=quiet,
+            scheduler_version=scheduler_version,
+            feature_gates=feature_gates,
+        )
+        return fn(*args, flags=flags, **options)
+
     for o in reversed(opts):
-        fn = o(fn)
-    return fn
+        command = o(command)
+    return command
 
 
 def output_options(kind: ReportKind) -> Callable[[F], F]:
@@ -288,8 +376,20 @@ class Manifests:
         return bool(self.filenames or self.kustomize)
 
 
-def filename_options(fn: F) -> F:
-    """kubectl's -f/--filename, -R/--recursive and -k/--kustomize."""
+def filename_options(fn: Callable[..., R]) -> Callable[..., R]:
+    """kubectl's -f/--filename, -R/--recursive and -k/--kustomize; the command receives them as
+    one ``sources: Manifests``."""
+
+    @functools.wraps(fn)
+    def command(
+        *args: object, filenames: tuple[str, ...], recursive: bool, kustomize: str | None, **options: object
+    ) -> R:
+        return fn(*args, sources=Manifests(tuple(filenames), recursive, kustomize), **options)
+
+    return _manifest_options(command)
+
+
+def _manifest_options(fn: F) -> F:
     fn = click.option(
         "-k",
         "--kustomize",
@@ -314,10 +414,6 @@ def filename_options(fn: F) -> F:
     return fn
 
 
-def manifests_of(kw: dict[str, Any]) -> Manifests:
-    return Manifests(tuple(kw.pop("filenames", ())), kw.pop("recursive", False), kw.pop("kustomize", None))
-
-
 def ignore_node_name_option(fn: F) -> F:
     return click.option(
         "--ignore-node-name",
@@ -327,31 +423,7 @@ def ignore_node_name_option(fn: F) -> F:
     )(fn)
 
 
-def cluster_opts(kw: dict[str, Any]) -> ClusterOptions:
-    size = kw.pop("max_input_size", None)
-    version = kw.pop("scheduler_version", None)
-    if version is not None:
-        from kwhatif.load.scheduler_version import parse_flag
-
-        parse_flag(version)  # a bad value fails before any input is read
-    return ClusterOptions(
-        cluster=tuple(kw.pop("cluster", ())),
-        kubeconfig=kw.pop("kubeconfig", None),
-        context=kw.pop("context", None),
-        config=kw.pop("config", None),
-        profile=kw.pop("profile", None),
-        max_input_size=parse_size(size) if size else None,
-        without_node=tuple(kw.pop("without_node", ())),
-        add_node=tuple(kw.pop("add_node", ())),
-        preemption=not kw.pop("no_preemption", False),
-        quiet=kw.pop("quiet", False),
-        scheduler_version=version,
-        feature_gates=kw.pop("feature_gates", None),
-        request_timeout=parse_timeout(kw.pop("request_timeout", None)),
-    )
-
-
-def limits(co: ClusterOptions) -> Any:
+def limits(co: ClusterOptions) -> Limits:
     """The input size limits of --max-input-size."""
     from kwhatif.bounded import DEFAULT_READ_TIMEOUT
     from kwhatif.load.files import Limits

@@ -8,7 +8,7 @@ import dataclasses
 import gc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from kwhatif.binder import Binder
     from kwhatif.cache.cluster import ClusterState
     from kwhatif.config.types import SchedulerConfiguration
-    from kwhatif.release.versions import ChosenVersion
+    from kwhatif.load.files import Document
+    from kwhatif.release.versions import ChosenVersion, SchedulerVersion
     from kwhatif.report.formats.formatter import AnyReport, RenderOptions
     from kwhatif.report.schedule import ScheduleReport
     from kwhatif.scheduling.scheduler import Attempt, Scheduler
@@ -107,7 +108,7 @@ def choose_version(co: ClusterOptions, state: ClusterState) -> ChosenVersion:
     return dataclasses.replace(chosen, notes=notes)
 
 
-def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerConfiguration:
+def load_scheduler_config(co: ClusterOptions, version: SchedulerVersion | None = None) -> SchedulerConfiguration:
     """The configuration of --config, or the release's default one."""
     from kwhatif.config.defaults import default_configuration
 
@@ -123,10 +124,16 @@ def load_scheduler_config(co: ClusterOptions, version: Any = None) -> SchedulerC
     return cfg
 
 
-def render_options(env: Environment, color: str, **kw: Any) -> RenderOptions:
+def render_options(
+    env: Environment, color: str, *, nodes: tuple[str, ...] = (), explain_all: bool = False
+) -> RenderOptions:
+    """How the report is rendered on this terminal; ``nodes`` and ``explain_all``: schedule's
+    --nodes and --explain all."""
     from kwhatif.report.formats.formatter import RenderOptions
 
-    return RenderOptions(width=env.width, color=env.use_color(color), unicode=env.unicode, **kw)
+    return RenderOptions(
+        width=env.width, color=env.use_color(color), unicode=env.unicode, explain_all=explain_all, nodes=nodes
+    )
 
 
 def emit(report: AnyReport, output: str, ropts: RenderOptions, env: Environment) -> int:
@@ -152,7 +159,7 @@ def read_documents(
     precise: bool = False,
     env: Environment | None = None,
     kustomize: str | None = None,
-) -> list[Any]:
+) -> list[Document]:
     """The documents of the manifests given to a command (the files, then what -k ``kustomize``
     renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
     on (for annotations)."""
@@ -230,20 +237,30 @@ class Run:
         *,
         precise: bool = False,
         kustomize: str | None = None,
-    ) -> list[Any]:
+    ) -> list[Document]:
         return read_documents(
             paths, self.options, namespace, ignore_node_name, precise=precise, env=self.env, kustomize=kustomize
         )
 
     def scheduler_factory(
-        self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any
+        self,
+        *,
+        binder: Binder | None = None,
+        preemption: bool | None = None,
+        filter_excluded: bool = True,
+        compact: bool = False,
     ) -> Callable[[ClusterState], Scheduler]:
-        """Schedulers of the configuration over a cluster state (``options``: config.options.Options
-        fields; preemption: --no-preemption unless given); what they hold lives as long as the run."""
+        """Schedulers of the configuration over a cluster state (``filter_excluded`` and ``compact``:
+        as config.options.Options says; preemption: --no-preemption unless given); what they hold
+        lives as long as the run."""
         from kwhatif.config.options import Options
         from kwhatif.scheduling.scheduler import Scheduler
 
-        opts = Options(preemption=self.options.preemption if preemption is None else preemption, **options)
+        opts = Options(
+            preemption=self.options.preemption if preemption is None else preemption,
+            filter_excluded=filter_excluded,
+            compact=compact,
+        )
 
         def make(state: ClusterState) -> Scheduler:
             sched = Scheduler(state, self.config, binder=binder, options=opts)
@@ -252,8 +269,17 @@ class Run:
 
         return make
 
-    def scheduler(self, *, binder: Binder | None = None, preemption: bool | None = None, **options: Any) -> Scheduler:
-        return self.scheduler_factory(binder=binder, preemption=preemption, **options)(self.state)
+    def scheduler(
+        self,
+        *,
+        binder: Binder | None = None,
+        preemption: bool | None = None,
+        filter_excluded: bool = True,
+        compact: bool = False,
+    ) -> Scheduler:
+        return self.scheduler_factory(
+            binder=binder, preemption=preemption, filter_excluded=filter_excluded, compact=compact
+        )(self.state)
 
     def schedule_report(
         self,
@@ -283,7 +309,14 @@ class Run:
             )
 
     def stream_schedule(
-        self, sched: Scheduler, plan: Plan, notes: Iterable[str], *, compact: bool, **render: Any
+        self,
+        sched: Scheduler,
+        plan: Plan,
+        notes: Iterable[str],
+        *,
+        compact: bool,
+        nodes: tuple[str, ...] = (),
+        explain_all: bool = False,
     ) -> int:
         """Schedule the plan's pods and write the schedule report as they are placed, pod by pod
         (report/stream.py), in the compact form of report/digest.py when ``compact``; the exit
@@ -305,7 +338,7 @@ class Run:
         elif fmt is OutputFormat.YAML:
             writer = YamlWriter()
         else:
-            formatter = get_formatter(fmt, render_options(self.env, self.color, **render))
+            formatter = get_formatter(fmt, render_options(self.env, self.color, nodes=nodes, explain_all=explain_all))
             assert isinstance(formatter, TableFormatter)
             writer = TableWriter(formatter, num_nodes)
         base: Callable[[Attempt], PodResult] = Digester() if compact else pod_result
@@ -333,9 +366,10 @@ class Run:
         stream.close(tail)
         return int(tail.exit_code)
 
-    def emit(self, report: AnyReport, **render: Any) -> int:
+    def emit(self, report: AnyReport, *, nodes: tuple[str, ...] = (), explain_all: bool = False) -> int:
         """Write the report to standard output; its exit code is the command's."""
-        return emit(report, self.output, render_options(self.env, self.color, **render), self.env)
+        ropts = render_options(self.env, self.color, nodes=nodes, explain_all=explain_all)
+        return emit(report, self.output, ropts, self.env)
 
     def note(self, line: str) -> None:
         self.env.note(line)

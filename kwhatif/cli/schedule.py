@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from kwhatif.cli.complete import complete_namespace, complete_node
 from kwhatif.cli.options import (
     EXIT_STATUS_HELP,
+    ClusterFlags,
+    Manifests,
     cluster_options,
-    cluster_opts,
     filename_options,
     ignore_node_name_option,
     live_options,
-    manifests_of,
     output_options,
     parse_label_selector,
 )
@@ -111,7 +111,8 @@ def schedule(
     apply_: bool,
     yes: bool,
     ignore_node_name: bool,
-    **kw: Any,
+    sources: Manifests,
+    flags: ClusterFlags,
 ) -> int:
     """Schedule pods, one after another, and explain every decision.
 
@@ -123,8 +124,7 @@ def schedule(
     from kwhatif.whatif import schedule as engine
     from kwhatif.whatif.schedule import split_arguments
 
-    sources = manifests_of(kw)
-    co = cluster_opts(kw)
+    co = flags.options()
     live = co.live
     if apply_ and co.cluster:
         raise click.UsageError(

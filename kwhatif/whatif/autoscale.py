@@ -138,9 +138,9 @@ def input_pods(
     `kwhatif check` expands them: the objects that come with them join the cluster first), and
     with ``pending`` the cluster's pending pods. Notes say what was left out."""
     from kwhatif.cache.kinds import WORKLOAD_KINDS
+    from kwhatif.controlplane.controllers.apply import merge_objects
     from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.load.cluster import build_cluster, classify
-    from kwhatif.whatif.check import merge_objects
     from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
     notes: list[str] = []

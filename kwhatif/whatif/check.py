@@ -10,24 +10,32 @@ Around the scheduler, what the control plane does before a pod is scheduled is e
 HorizontalPodAutoscaler's replica bounds, the LimitRanger and ResourceQuota admission plugins
 (a refused pod is never created), the DefaultStorageClass admission plugin, and the PV
 controller's binding and provisioning of Immediate claims.
+
+``check()`` reads as the sequence of those steps, each a function below: classify the documents,
+apply the companion objects, plan each update and expand and admit its pods, mark what the cluster
+state cannot answer, bind volumes, settle the verdicts, place. The rules of an update (surge,
+DaemonSet maxSurge, OrderedReady, the HorizontalPodAutoscaler's bounds) are the controllers', in
+controlplane/controllers/rollout.py.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain as chain_pods
 from typing import Any
 
 from kwhatif.api.core import Pod
-from kwhatif.api.quantity import QuantityError, parse_quantity
 from kwhatif.cache.cluster import ClusterState, Workload
 from kwhatif.cache.kinds import WORKLOAD_KINDS
 from kwhatif.controlplane.admission.chain import NAMESPACE_LIFECYCLE, PRIORITY, AdmissionChain, Refused
 from kwhatif.controlplane.admission.resourcequota import QuotaLedger
+from kwhatif.controlplane.controllers import rollout
+from kwhatif.controlplane.controllers.apply import merge_objects
 from kwhatif.controlplane.controllers.pods import pods_from_documents, prepare_incoming
-from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH
+from kwhatif.controlplane.controllers.workloads import GENERATED_SUFFIX_LENGTH, ExpandedWorkload
 from kwhatif.errors import FieldError, InputError
 from kwhatif.framework.types import PodOutcome
 from kwhatif.load.cluster import READ_KINDS, UnservedVersion, build_cluster, classify, is_custom_resource
@@ -82,62 +90,24 @@ class CheckResult:
 # More pods than this in one check is a mistake (or a typo in replicas), not a what-if.
 MAX_PODS = 100_000
 
-# Fields of a pod template that decide where its pods go (a template that drops one of them
-# changes the pods, even when everything it still sets is as before).
-_SCHEDULING_FIELDS = (
-    "nodeSelector",
-    "affinity",
-    "tolerations",
-    "topologySpreadConstraints",
-    "priorityClassName",
-    "runtimeClassName",
-    "hostNetwork",
-    "nodeName",
-    "overhead",
-    "volumes",
-    "initContainers",
-    "schedulingGates",
-)
-
 # How to give kwhatif the objects a cluster-info dump (or a partial export) lacks.
 _SUPPLY = "or save the whole cluster state with `kwhatif snapshot`"
 
 
-def merge_objects(
-    state: ClusterState, docs: list[Document], notes: list[str], chain: AdmissionChain | None = None
-) -> list[str]:
-    """Objects of the manifests other than Pods and workloads join (or replace) the cluster's.
-    A claim or volume that already exists keeps its bound state (apply never changes it); a new
-    claim meets admission (``chain``, default: over ``state``): one LimitRanger refuses is not
-    created (said in ``notes``), DefaultStorageClass gives the others the default class. Returns
-    the keys of the claims the manifests create."""
-    chain = chain or AdmissionChain(state)
-    extra = build_cluster(docs, check_node_refs=False, names=state.names)
-    if extra.nodes:
-        raise InputError(
-            "manifests to check may not hold Nodes; use --add-node to add nodes", obj=f"Node {next(iter(extra.nodes))}"
-        )
-    state.apply(extra)
-    new_pvs = [name for name in extra.pvs if name not in state.pvs]
-    for name in new_pvs:
-        state.pvs[name] = extra.pvs[name]
-    from kwhatif.controlplane.controllers.pv_controller import available_new_volumes
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What `kwhatif check` is asked about the manifests besides the manifests themselves."""
 
-    available_new_volumes(state, new_pvs)
-    new_claims = []
-    refused = _refused_claims(chain, [d for d in docs if d.kind == "PersistentVolumeClaim"], notes)
-    for key, pvc in extra.pvcs.items():
-        if key in state.pvcs or key in refused:
-            continue
-        state.pvcs[key] = chain.default_storage_class(pvc)
-        new_claims.append(key)
-    return new_claims
+    surge: bool = False  # updated workloads keep their running pods while the new ones are placed
+    profile: str | None = None  # every pod is scheduled with this profile
+    hpa_max: bool = False  # autoscaled workloads are checked at their HorizontalPodAutoscaler's maxReplicas
+    admit_suspended: bool = False  # suspended Jobs and operators' objects are checked as if resumed
 
 
 def check(
     state: ClusterState,
     docs: list[Document],
-    sched_factory: Any,
+    sched_factory: Callable[[ClusterState], Scheduler],
     *,
     surge: bool = False,
     profile: str | None = None,
@@ -146,179 +116,297 @@ def check(
 ) -> tuple[CheckResult, Scheduler]:
     """Place the pods the manifests' workloads and Pods create (see the module's doc).
     ``admit_suspended``: suspended Jobs and operators' objects are checked as if resumed (else
-    they are listed as not checked)."""
-    from kwhatif.controlplane.controllers import workloads as wl
-    from kwhatif.controlplane.controllers.pv_controller import sync_claims
-
+    they are listed as not checked). Each step below is what a part of the control plane does
+    with the manifests, in the order kubectl apply and the controllers do it."""
+    options = CheckOptions(surge, profile, hpa_max, admit_suspended)
     state = state.fork()  # the manifests change a copy of the cluster, never the caller's
-    workload_docs: list[Document] = []
-    pod_docs: list[Document] = []
-    other_docs: list[Document] = []
-    custom_docs: list[Document] = []
+    docs_by_use = classify_documents(docs, state.version)
+    companions = apply_companions(state, docs, docs_by_use)
+    workloads = plan_and_admit_workloads(state, companions.chain, docs_by_use.workloads, options)
+    checked = [
+        *workloads.entries,
+        *admit_bare_pods(state, companions.chain, docs_by_use.pods, options.surge),
+        *expand_custom_objects(state, companions.chain, docs_by_use, workloads.next_index, options.admit_suspended),
+        *docs_by_use.refused,
+        *companions.refused,
+    ]
+    notes = [*docs_by_use.notes, *companions.notes]
+    if not checked:
+        notes.append(_nothing_to_check(docs))
+    mark_unknown_objects(companions, checked)
+    notes += bind_volumes(state, companions.chain, checked, [*companions.new_claims, *workloads.new_claims])
+    mark_unknown_storage_classes(state, companions, checked)
+    settle_verdicts(checked)
+    attempts, sched = place(state, checked, sched_factory, options.profile)
+    return CheckResult(checked, attempts, dict(docs_by_use.skipped), notes), sched
+
+
+# --- step 1: classify the documents ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Classified:
+    """The manifests' documents by what check does with each (in the manifests' order)."""
+
+    workloads: tuple[Document, ...]  # expanded into the pods their controllers create
+    pods: tuple[Document, ...]  # bare Pods
+    companions: tuple[Document, ...]  # objects that join the cluster first (the API server accepts them)
+    custom: tuple[Document, ...]  # operators' objects and other kinds that may run pods
+    skipped: Mapping[str, int]  # kinds known to run no pods: how many of each
+    refused: tuple[CheckedWorkload, ...]  # objects the API server refuses (unserved, unknown or invalid fields)
+    notes: tuple[str, ...]  # about the change as a whole
+    scoped: frozenset[tuple[str, str]]  # (group, kind) of custom resources the manifests' CRDs make cluster-scoped
+
+
+def classify_documents(docs: list[Document], version: SchedulerVersion) -> Classified:
+    """Step 1: sort the documents (kubectl apply's first answers: a group/version the API server
+    does not serve, fields strict validation refuses, objects validation refuses)."""
+    workloads: list[Document] = []
+    pods: list[Document] = []
+    companions: list[Document] = []
+    custom: list[Document] = []
     skipped: dict[str, int] = {}
-    refused_docs: list[CheckedWorkload] = []
-    scoped = crd_cluster_scoped(docs)
-    strict_notes: list[str] = []
+    refused: list[CheckedWorkload] = []
+    notes: list[str] = []
     for d in docs:
         try:
             kind = classify(d)
         except UnservedVersion:
             # kubectl apply: the release's API server does not serve this group/version
-            refused_docs.append(_unserved(d))
+            refused.append(_unserved(d))
             continue
         if kind is None:
             # every object that may run pods gets an entry; only kinds known to run none are counted
             if runs_no_pods(d.api_version, d.kind):
                 skipped[d.kind] = skipped.get(d.kind, 0) + 1
             else:
-                custom_docs.append(d)
+                custom.append(d)
             continue
-        unknown = _strict_refusal(d, state.version, strict_notes)
+        unknown = _strict_refusal(d, version, notes)
         if unknown is not None:
-            refused_docs.append(unknown)
-            continue
-        if kind in WORKLOAD_KINDS:
-            workload_docs.append(d)
+            refused.append(unknown)
+        elif kind in WORKLOAD_KINDS:
+            workloads.append(d)
         elif kind == "Pod":
-            pod_docs.append(d)
+            pods.append(d)
         else:
-            other_docs.append(d)
-    result_notes: list[str] = list(strict_notes)
+            companions.append(d)
+    companions, invalid = _screen_objects(companions)
+    return Classified(
+        tuple(workloads),
+        tuple(pods),
+        tuple(companions),
+        tuple(custom),
+        skipped,
+        (*refused, *invalid),
+        tuple(notes),
+        crd_cluster_scoped(docs),
+    )
+
+
+# --- step 2: apply the companion objects ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Companions:
+    """The cluster state's answers once the manifests' other objects joined it."""
+
+    chain: AdmissionChain  # the API server's admission over the state, the manifests' quotas counted
+    whole: bool  # read live or saved by `kwhatif snapshot`: every list is whole, an empty one the truth
+    priority_classes_listed: bool  # whether a PriorityClass the state lacks is known not to exist
+    new_claims: tuple[str, ...]  # claims the manifests create
+    refused: tuple[CheckedWorkload, ...]  # objects NamespaceLifecycle refuses
+    notes: tuple[str, ...]  # claims LimitRanger refuses
+
+
+def apply_companions(state: ClusterState, docs: list[Document], classified: Classified) -> Companions:
+    """Step 2: Namespaces, ResourceQuotas, LimitRanges, PriorityClasses, StorageClasses, claims,
+    volumes and the other objects of the manifests join the cluster state, as `kubectl apply`
+    creates them before the controllers create any pod."""
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     chain = AdmissionChain(state, namespaces_listed=bool(state.namespaces))
-    # read live, or saved by `kwhatif snapshot`: every list is whole, so an empty one is the truth
     whole = bool(state.server_version or state.recorded_server_version)
-    priority_classes_listed = whole or bool(state.priority_classes)
-    other_docs, invalid_docs = _screen_objects(other_docs)
-    refused_docs += invalid_docs
-    other_docs, missing_ns = _namespace_refused(chain, other_docs, _manifest_namespaces(docs), scoped)
-    refused_docs += missing_ns
-    new_claims = merge_objects(state, other_docs, result_notes, chain) if other_docs else []
-    manifest_state = build_cluster(workload_docs, check_node_refs=False, names=state.names)
+    created = _manifest_namespaces(docs)
+    kept, refused = _namespace_refused(chain, list(classified.companions), created, classified.scoped)
+    notes: list[str] = []
+    new_claims = merge_objects(state, kept, notes, chain) if kept else []
     # the manifests' own ResourceQuotas count too
     chain.quota = QuotaLedger.of(state.resource_quotas.values(), chain_pods(state.pods, state.pending_pods))
-    checked: list[CheckedWorkload] = []
-    index = 0
+    return Companions(
+        chain, whole, whole or bool(state.priority_classes), tuple(new_claims), tuple(refused), tuple(notes)
+    )
+
+
+# --- steps 3 and 4: plan the updates, expand and admit the pods --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadEntries:
+    entries: tuple[CheckedWorkload, ...]
+    new_claims: tuple[str, ...]  # claims the controllers create (a StatefulSet's volumeClaimTemplates)
+    next_index: int  # the creation order of the next object that creates pods
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """How a workload of the manifests changes what the cluster runs."""
+
+    running: tuple[Pod, ...]  # its pods that run now (none: a new workload)
+    keys: frozenset[str]
+    rollout: rollout.Rollout
+
+
+def plan_and_admit_workloads(
+    state: ClusterState, chain: AdmissionChain, docs: tuple[Document, ...], options: CheckOptions
+) -> WorkloadEntries:
+    """Steps 3 and 4, workload by workload in the manifests' order: the update each one makes
+    (its running pods leave first, or stay), then the pods its controller creates, admitted."""
+    manifest_state = build_cluster(list(docs), check_node_refs=False, names=state.names)
+    ordered = sorted(manifest_state.workloads.values(), key=lambda w: _doc_order(docs, w))
+    entries: list[CheckedWorkload] = []
+    claims: list[str] = []
     planned = 0
-    for w in sorted(manifest_state.workloads.values(), key=lambda w: _doc_order(workload_docs, w)):
-        notes: list[str] = []
-        w = _autoscaled(w, state, hpa_max, notes)
-        name_error = _name_error(w)
-        if name_error is not None:
-            checked.append(_invalid_entry(w, name_error, notes))
-            index += 1
-            continue
-        current = state.workloads.get(w.key)
-        running = wl.owned_pods(current or w, state)
-        keys = {p.key for p in running}
-        if running:
-            unlinked = wl.matched_without_owners(current or w, state, running)
-            if unlinked:
-                notes.append(_unlinked_note(w, current, unlinked))
-        leave_first = not surge
-        stale: frozenset[str] = frozenset()
-        if surge and running and w.kind in ("DaemonSet", "StatefulSet"):
-            changed = current is None or not _template_unchanged(current, w)
-            if changed and w.kind == "StatefulSet":
-                leave_first = True
-                notes.append(
-                    "StatefulSet: its template changes and a StatefulSet never surges: the controller deletes "
-                    "each pod before it creates its replacement, so --surge replaces them as without it"
-                )
-            elif changed:
-                surge_n = _daemonset_max_surge(w)
-                if surge_n > 0:
-                    stale = frozenset(keys)
-                    notes.append(
-                        f"DaemonSet: its template changes and its rolling update (maxSurge {surge_n}) starts each "
-                        "new pod next to the old one: both are placed"
-                    )
-                else:
-                    leave_first = True
-                    notes.append(
-                        "DaemonSet: its template changes and its update (maxSurge 0, or OnDelete) deletes each old "
-                        "pod before it creates the new one, so --surge replaces them as without it"
-                    )
-            if current is None and changed:
-                notes.append(
-                    f"{w.kind}: the cluster state has no {w.kind} object to compare its template with: taken as changed"
-                )
-        if running and leave_first:
-            invalid = _invalid(w, state, index, stale)
-            if invalid is not None:
-                # the API server refuses the new version: the running pods stay as they are
-                notes.append(f"the API server refuses the update: the {len(keys)} running pod(s) keep running")
-                checked.append(_invalid_entry(w, invalid, notes))
-                index += 1
-                continue
-            state.pods = [p for p in state.pods if p.key not in keys]
-            state.pending_pods = [p for p in state.pending_pods if p.key not in keys]
-            for p in running:
-                chain.release(p)
-        replaced = len(keys) if leave_first else 0
-        _check_size(w, planned)
-        try:
-            exp = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=admit_suspended)
-            suspension = None if admit_suspended else _suspension(w)
-            if suspension is not None:
-                # how many pods it runs once resumed (Kueue resumes the Jobs it admits)
-                would = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=True)
-        except FieldError as e:
-            checked.append(_invalid_entry(w, e, notes))
-            index += 1
-            continue
-        index += 1
+    for index, w in enumerate(ordered):
+        cw, new_claims = _update_workload(w, state, chain, index, planned, options)
+        planned += len(cw.pods)
+        entries.append(cw)
+        claims += new_claims
+    return WorkloadEntries(tuple(entries), tuple(claims), len(ordered))
+
+
+def _update_workload(
+    w: Workload, state: ClusterState, chain: AdmissionChain, index: int, planned: int, options: CheckOptions
+) -> tuple[CheckedWorkload, list[str]]:
+    """One workload's entry and the claims its controller creates."""
+    notes: list[str] = []
+    w = rollout.autoscaled(w, state.hpas.values(), options.hpa_max, notes)
+    name_error = _name_error(w)
+    if name_error is not None:
+        return _invalid_entry(w, name_error, notes), []
+    update = plan_update(w, state, options.surge, notes)
+    if update.running and update.rollout.leave_first:
+        invalid = _invalid(w, state, index, update.rollout.stale)
+        if invalid is not None:
+            # the API server refuses the new version: the running pods stay as they are
+            notes.append(f"the API server refuses the update: the {len(update.keys)} running pod(s) keep running")
+            return _invalid_entry(w, invalid, notes), []
+        state.pods = [p for p in state.pods if p.key not in update.keys]
+        state.pending_pods = [p for p in state.pending_pods if p.key not in update.keys]
+        for p in update.running:
+            chain.release(p)
+    return expand_and_admit(w, update, state, chain, index, planned, options.admit_suspended, notes)
+
+
+def plan_update(w: Workload, state: ClusterState, surge: bool, notes: list[str]) -> Update:
+    """Step 3: the workload the cluster runs under the manifest's name (if any), its pods, and
+    which of them make room before the new ones come (controlplane/controllers/rollout.py)."""
+    from kwhatif.controlplane.controllers import workloads as wl
+
+    current = state.workloads.get(w.key)
+    running = wl.owned_pods(current or w, state)
+    keys = frozenset(p.key for p in running)
+    if running:
+        unlinked = wl.matched_without_owners(current or w, state, running)
+        if unlinked:
+            notes.append(_unlinked_note(w, current, unlinked))
+    plan = rollout.plan_rollout(w, current, keys, surge=surge)
+    notes.extend(plan.notes)
+    return Update(tuple(running), keys, plan)
+
+
+def expand_and_admit(
+    w: Workload,
+    update: Update,
+    state: ClusterState,
+    chain: AdmissionChain,
+    index: int,
+    planned: int,
+    admit_suspended: bool,
+    notes: list[str],
+) -> tuple[CheckedWorkload, list[str]]:
+    """Step 4: the pods the workload's controller creates (``index``: its place in the creation
+    order; ``planned``: pods already planned), or why it creates none."""
+    from kwhatif.controlplane.controllers import workloads as wl
+
+    replaced = len(update.keys) if update.rollout.leave_first else 0
+    stale = update.rollout.stale
+    _check_size(w, planned)
+    try:
+        exp = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=admit_suspended)
+        suspension = None if admit_suspended else _suspension(w)
         if suspension is not None:
-            checked.append(_suspended_entry(w.kind, w.namespace, w.name, w.source, would.desired, suspension, notes))
-            continue
-        cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
-        cw.ordered_ready = w.kind == "StatefulSet" and _pod_management_policy(w) == "OrderedReady"
-        if running:
-            cw.notes.append(
-                f"updates the running {w.kind}: its {len(keys)} current pod(s) keep running (--surge)"
-                if not leave_first
-                else f"updates the running {w.kind}: its {len(keys)} current pod(s) leave first"
-            )
-        state.workloads[w.key] = w
-        ns_refusal = chain.namespace_lifecycle(w.namespace)
-        if ns_refusal is not None:
-            # the API server refuses the workload itself (plugin/pkg/admission/namespace/lifecycle):
-            # no controller, no pods, whether it asks for any or not
-            cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
-            cw.verdict = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
-        elif exp.refusal is not None:
-            cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, _refused_by(exp.refused_by)
-        elif w.kind == "DaemonSet" and exp.desired == 0:
-            cw.verdict = Verdict.NO_ELIGIBLE_NODES
-            cw.notes.append(
-                "DaemonSet: no node matches its nodeSelector, required node affinity and tolerations: it runs no pod"
-            )
-        else:
-            claim_refusal = _claim_template_refusal(chain, w)
-            if claim_refusal is not None:
-                cw.refused, cw.refusal, cw.refused_by = len(exp.pods), claim_refusal, Verdict.REFUSED_BY_LIMIT_RANGE
-                exp = dataclasses.replace(exp, pods=(), pvcs=())
-            cw.pods = _admit_by_quota(chain, cw, list(exp.pods), generated=w.kind != "StatefulSet")
-            planned += len(cw.pods)
-            if not cw.refused:
-                for pvc in exp.pvcs:
-                    if pvc.key not in state.pvcs:
-                        state.pvcs[pvc.key] = pvc
-                        new_claims.append(pvc.key)
-        checked.append(cw)
+            # how many pods it runs once resumed (Kueue resumes the Jobs it admits)
+            would = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=True)
+    except FieldError as e:
+        return _invalid_entry(w, e, notes), []
+    if suspension is not None:
+        return _suspended_entry(w.kind, w.namespace, w.name, w.source, would.desired, suspension, notes), []
+    cw = CheckedWorkload(w.kind, w.namespace, w.name, w.source, exp.desired, [], replaced, notes + list(exp.notes))
+    cw.ordered_ready = rollout.ordered_ready(w)
+    if update.running:
+        cw.notes.append(
+            f"updates the running {w.kind}: its {len(update.keys)} current pod(s) keep running (--surge)"
+            if not update.rollout.leave_first
+            else f"updates the running {w.kind}: its {len(update.keys)} current pod(s) leave first"
+        )
+    state.workloads[w.key] = w
+    return cw, _admit(w, cw, exp, state, chain)
+
+
+def _admit(
+    w: Workload, cw: CheckedWorkload, exp: ExpandedWorkload, state: ClusterState, chain: AdmissionChain
+) -> list[str]:
+    """The admission of the workload and of the pods (and claims) its controller creates: the
+    pods admitted go to ``cw.pods``; returns the claims created."""
+    ns_refusal = chain.namespace_lifecycle(w.namespace)
+    if ns_refusal is not None:
+        # the API server refuses the workload itself (plugin/pkg/admission/namespace/lifecycle):
+        # no controller, no pods, whether it asks for any or not
+        cw.refused, cw.refusal, cw.refused_by = exp.desired, ns_refusal, Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+        cw.verdict = Verdict.REFUSED_BY_NAMESPACE_LIFECYCLE
+        return []
+    if exp.refusal is not None:
+        cw.refused, cw.refusal, cw.refused_by = exp.desired, exp.refusal, _refused_by(exp.refused_by)
+        return []
+    if w.kind == "DaemonSet" and exp.desired == 0:
+        cw.verdict = Verdict.NO_ELIGIBLE_NODES
+        cw.notes.append(
+            "DaemonSet: no node matches its nodeSelector, required node affinity and tolerations: it runs no pod"
+        )
+        return []
+    claim_refusal = _claim_template_refusal(chain, w)
+    if claim_refusal is not None:
+        cw.refused, cw.refusal, cw.refused_by = len(exp.pods), claim_refusal, Verdict.REFUSED_BY_LIMIT_RANGE
+        exp = dataclasses.replace(exp, pods=(), pvcs=())
+    cw.pods = _admit_by_quota(chain, cw, list(exp.pods), generated=w.kind != "StatefulSet")
+    if cw.refused:
+        return []
+    created = []
+    for pvc in exp.pvcs:
+        if pvc.key not in state.pvcs:
+            state.pvcs[pvc.key] = pvc
+            created.append(pvc.key)
+    return created
+
+
+def admit_bare_pods(
+    state: ClusterState, chain: AdmissionChain, docs: tuple[Document, ...], surge: bool
+) -> list[CheckedWorkload]:
+    """Step 4 for the manifests' Pods: each one validated and admitted; a Pod that replaces a
+    running one of its name takes its place (unless ``surge``)."""
     refusals: dict[str, Refused[Pod]] = {}
     admitted: dict[str, str] = {}
     invalid_pods: dict[int, FieldError] = {}
     bare, _ = pods_from_documents(
-        pod_docs, state, refusals=refusals, admitted=admitted, chain=chain, invalid=invalid_pods
+        list(docs), state, refusals=refusals, admitted=admitted, chain=chain, invalid=invalid_pods
     )
-    bare = prepare_incoming(bare, state, replace_existing=not surge)
-    valid = iter(bare)
-    for i, doc in enumerate(pod_docs):
+    valid = iter(prepare_incoming(bare, state, replace_existing=not surge))
+    entries: list[CheckedWorkload] = []
+    for i, doc in enumerate(docs):
         if i in invalid_pods:
             cw = _unevaluated(doc, 1, Verdict.REFUSED_BY_API)
             cw.refused, cw.refusal = 1, _field_error_text(invalid_pods[i])
-            checked.append(cw)
+            entries.append(cw)
             continue
         pod = next(valid)
         cw = CheckedWorkload("Pod", pod.namespace, pod.name, doc.source, 1, [])
@@ -334,39 +422,76 @@ def check(
                     f"Pod: spec.nodeName names node {pod.node_name}, which is not in the cluster (a pod exported from "
                     "a cluster keeps its node): drop spec.nodeName, or run with --ignore-node-name, to schedule it anew"
                 )
-        checked.append(cw)
-    custom_docs, missing_ns = _namespace_refused(chain, custom_docs, frozenset(), scoped)
-    checked += missing_ns
-    for d in custom_docs:
+        entries.append(cw)
+    return entries
+
+
+def expand_custom_objects(
+    state: ClusterState, chain: AdmissionChain, classified: Classified, index: int, admit_suspended: bool
+) -> list[CheckedWorkload]:
+    """Step 4 for operators' objects (expanded when kwhatif knows the pods their manifest
+    declares) and the other kinds that may run pods (not checked); ``index``: the creation order
+    of the first."""
+    docs, entries = _namespace_refused(chain, list(classified.custom), frozenset(), classified.scoped)
+    for d in docs:
         entry, made = _operator_entry(d, state, chain, index, admit_suspended)
-        checked.append(entry if entry is not None else _not_checked(d, scoped))
+        entries.append(entry if entry is not None else _not_checked(d, classified.scoped))
         # each workload the operator creates makes its pods a day after the one before
         index += max(made, 1)
-    checked.extend(refused_docs)
-    if not checked:
-        held: dict[str, int] = {}
-        for d in docs:
-            held[d.kind] = held.get(d.kind, 0) + 1
-        kinds = ", ".join(f"{n} {k}" for k, n in sorted(held.items()))
-        result_notes.append(
-            "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
-        )
-    if not priority_classes_listed:
+    return entries
+
+
+def _nothing_to_check(docs: list[Document]) -> str:
+    held: dict[str, int] = {}
+    for d in docs:
+        held[d.kind] = held.get(d.kind, 0) + 1
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(held.items()))
+    return "nothing to check: the manifests hold no workloads or pods" + (f" (they hold {kinds})" if kinds else "")
+
+
+# --- steps 5 to 7: mark unknowns, bind volumes (between the two marks), settle the verdicts -------
+
+
+def mark_unknown_objects(companions: Companions, checked: list[CheckedWorkload]) -> None:
+    """Step 5: what a partial cluster state cannot answer (a PriorityClass or Namespace it may
+    lack) turns the refusal or placement that depends on it into an unknown."""
+    if not companions.priority_classes_listed:
         _unknown_priority_classes(checked)
-    if not whole:
-        _unknown_namespaces(chain, checked)
-    new_claims += ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
-    for outcome in sync_claims(state, new_claims):
+    if not companions.whole:
+        _unknown_namespaces(companions.chain, checked)
+
+
+def bind_volumes(
+    state: ClusterState, chain: AdmissionChain, checked: list[CheckedWorkload], new_claims: list[str]
+) -> list[str]:
+    """Step 6: the ephemeral volume controller creates the pods' ephemeral claims, then the PV
+    controller binds or provisions the new Immediate claims; what it did is noted on the
+    entries whose pods use the claim, else returned as a note about the change."""
+    from kwhatif.controlplane.controllers.pv_controller import ephemeral_claims, sync_claims
+
+    claims = new_claims + ephemeral_claims(chain, state, [p for cw in checked for p in cw.pods])
+    notes: list[str] = []
+    for outcome in sync_claims(state, claims):
         users = [cw for cw in checked if any(_uses_claim(p, outcome.claim) for p in cw.pods)]
         text = f"PersistentVolumeClaim {outcome.claim}: {outcome.note}"
         if users:
             for cw in users:
                 cw.notes.append(text)
         else:
-            result_notes.append(text)
-    if not whole and not state.storage_classes:
-        # after the PV controller: a claim it bound to a volume needs no class
+            notes.append(text)
+    return notes
+
+
+def mark_unknown_storage_classes(state: ClusterState, companions: Companions, checked: list[CheckedWorkload]) -> None:
+    """Step 5, after the PV controller (a claim it bound to a volume needs no class): a partial
+    state without StorageClasses cannot tell how an unbound claim is bound."""
+    if not companions.whole and not state.storage_classes:
         _unknown_storage_classes(state, checked)
+
+
+def settle_verdicts(checked: list[CheckedWorkload]) -> None:
+    """Step 7: an entry with something unknown places no pods; what the API server drops from the
+    new pods, and why an object is not checked, qualify the verdict."""
     for cw in checked:
         if cw.missing:
             # placing its pods would answer another question than the one asked: they are left out
@@ -377,12 +502,26 @@ def check(
             cw.verdict_notes.append(f"{cw.kind}'s pods: {note}")
         if cw.verdict is Verdict.NOT_CHECKED:
             cw.verdict_notes.extend(cw.notes)
+
+
+# --- step 8: place ---------------------------------------------------------------------------------
+
+
+def place(
+    state: ClusterState,
+    checked: list[CheckedWorkload],
+    sched_factory: Callable[[ClusterState], Scheduler],
+    profile: str | None,
+) -> tuple[list[Attempt], Scheduler]:
+    """Step 8: the scheduler places the entries' pods (a pod bound by spec.nodeName goes to its
+    node's kubelet); an OrderedReady StatefulSet's pods after its first pending one are never
+    created, so they are placed again without them."""
     all_pods = [p for cw in checked for p in cw.pods]
     if profile:
         all_pods = [dataclasses.replace(p, scheduler_name=profile) for p in all_pods]
         for cw in checked:
             cw.pods = [dataclasses.replace(p, scheduler_name=profile) for p in cw.pods]
-    sched: Scheduler = sched_factory(state)
+    sched = sched_factory(state)
     # pods bound by spec.nodeName go to their node's kubelet, the others to the scheduler
     attempts = kubelet.run(sched, all_pods, skip_unchanged=True) if all_pods else []
     for cw in checked:
@@ -410,7 +549,7 @@ def check(
                 f"StatefulSet: {pending} does not fit, and OrderedReady creates the next pod only once it is Running "
                 f"and Ready: the {cw.never_created} pod(s) after it are never created while it is pending"
             )
-    return CheckResult(checked, attempts, skipped, result_notes), sched
+    return attempts, sched
 
 
 # --- what the cluster state lacks ------------------------------------------------------------------
@@ -494,20 +633,12 @@ def _never_created(ordered: list[CheckedWorkload], attempts: list[Attempt]) -> s
     last = {a.pod.key: a.result for a in attempts}
     never: set[str] = set()
     for cw in ordered:
-        first = next((i for i, p in enumerate(cw.pods) if last.get(p.key) is not PodOutcome.SCHEDULED), None)
-        if first is None or first == len(cw.pods) - 1:
-            continue
-        later = cw.pods[first + 1 :]
+        created = rollout.created_in_order(last.get(p.key) is PodOutcome.SCHEDULED for p in cw.pods)
+        later = cw.pods[created:]
         never.update(p.key for p in later)
-        cw.pods = cw.pods[: first + 1]
+        cw.pods = cw.pods[:created]
         cw.never_created += len(later)
     return never
-
-
-def _pod_management_policy(w: Workload) -> str:
-    spec = w.body.get("spec")
-    policy = spec.get("podManagementPolicy") if isinstance(spec, dict) else None
-    return policy if isinstance(policy, str) and policy else "OrderedReady"
 
 
 # --- admission and controllers -------------------------------------------------------------------
@@ -520,20 +651,6 @@ def _refused_by(plugin: str | None) -> Verdict:
     if plugin == PRIORITY:
         return Verdict.REFUSED_BY_PRIORITY
     return Verdict.REFUSED_BY_LIMIT_RANGE
-
-
-def _refused_claims(chain: AdmissionChain, docs: list[Document], notes: list[str]) -> set[str]:
-    """Claims of the manifests the LimitRanger admission plugin refuses (min/max storage)."""
-    refused = set()
-    for d in docs:
-        meta = d.body.get("metadata")
-        ns = meta.get("namespace") if isinstance(meta, dict) and meta.get("namespace") else "default"
-        name = meta.get("name") if isinstance(meta, dict) else ""
-        refusal = chain.claim_refusal(d.body, str(ns), str(name))
-        if refusal is not None:
-            refused.add(f"{ns}/{name}")
-            notes.append(f"PersistentVolumeClaim {ns}/{name} is not created: {refusal}")
-    return refused
 
 
 def _claim_template_refusal(chain: AdmissionChain, w: Workload) -> str | None:
@@ -573,105 +690,6 @@ def _admit_by_quota(chain: AdmissionChain, cw: CheckedWorkload, pods: list[Pod],
     return admitted
 
 
-def _autoscaled(w: Workload, state: ClusterState, hpa_max: bool, notes: list[str]) -> Workload:
-    """The replicas the HorizontalPodAutoscaler controller keeps a target at: spec.replicas
-    (1 when unset) raised to minReplicas and lowered to maxReplicas at once; with ``hpa_max``,
-    maxReplicas (the peak a rollout must survive). A target scaled to 0 is not autoscaled."""
-    if w.kind not in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        return w
-    hpa = next(
-        (
-            h
-            for h in sorted(state.hpas.values(), key=lambda h: h.name)
-            if h.namespace == (w.namespace or "default") and h.target_kind == w.kind and h.target_name == w.name
-        ),
-        None,
-    )
-    if hpa is None:
-        return w
-    spec = w.body.get("spec")
-    raw = spec.get("replicas") if isinstance(spec, dict) else None
-    replicas = raw if isinstance(raw, int) and not isinstance(raw, bool) else 1
-    bounds = f"HorizontalPodAutoscaler {hpa.name} (minReplicas {hpa.min_replicas}, maxReplicas {hpa.max_replicas})"
-    if replicas == 0:
-        notes.append(f"{bounds}: the target has 0 replicas, so autoscaling is disabled")
-        return w
-    if hpa_max:
-        want = hpa.max_replicas
-        notes.append(f"{bounds}: checked at maxReplicas {want} (--hpa-max)")
-    elif replicas < hpa.min_replicas:
-        want = hpa.min_replicas
-        notes.append(f"{bounds}: {replicas} replica(s) are raised to minReplicas {want} at once")
-    elif replicas > hpa.max_replicas:
-        want = hpa.max_replicas
-        notes.append(f"{bounds}: {replicas} replicas are lowered to maxReplicas {want} at once")
-    else:
-        notes.append(
-            f"{bounds}: {replicas} replica(s), within its bounds (it may scale up to {hpa.max_replicas}; see --hpa-max)"
-        )
-        return w
-    body = copy.deepcopy(w.body)
-    body.setdefault("spec", {})["replicas"] = want
-    return dataclasses.replace(w, body=body)
-
-
-def _daemonset_max_surge(w: Workload) -> int:
-    """spec.updateStrategy.rollingUpdate.maxSurge (0 by default, and for OnDelete); a
-    percentage counts as 1 or more when it is above zero (it is rounded up)."""
-    spec = w.body.get("spec")
-    strategy = spec.get("updateStrategy") if isinstance(spec, dict) else None
-    if not isinstance(strategy, dict):
-        return 0
-    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
-        return 0
-    rolling = strategy.get("rollingUpdate")
-    raw = rolling.get("maxSurge") if isinstance(rolling, dict) else None
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return max(raw, 0)
-    if isinstance(raw, str) and raw.endswith("%") and raw[:-1].isdigit():
-        return 1 if int(raw[:-1]) > 0 else 0
-    return 0
-
-
-def _template_of(body: dict[str, Any]) -> dict[str, Any]:
-    spec = body.get("spec")
-    tmpl = spec.get("template") if isinstance(spec, dict) else None
-    return tmpl if isinstance(tmpl, dict) else {}
-
-
-def _subset(new: Any, old: Any) -> bool:
-    """Every field ``new`` sets has that value in ``old`` (which the API server defaulted, and
-    whose quantities it wrote in canonical form)."""
-    if isinstance(new, dict):
-        return isinstance(old, dict) and all(k in old and _subset(v, old[k]) for k, v in new.items())
-    if isinstance(new, list):
-        return isinstance(old, list) and len(new) == len(old) and all(_subset(a, b) for a, b in zip(new, old))
-    if new == old:
-        return True
-    try:
-        return parse_quantity(new) == parse_quantity(old)
-    except QuantityError:
-        return False
-
-
-def _template_unchanged(current: Workload, new: Workload) -> bool:
-    """Whether re-applying ``new`` leaves the running template as it is: what it sets is what
-    runs, and it drops none of the fields that decide scheduling (nor a container's requests
-    or limits). A defaulted field the manifest leaves out does not count as a change."""
-    old_t, new_t = _template_of(current.body), _template_of(new.body)
-    if not _subset(new_t, old_t):
-        return False
-    old_spec, new_spec = old_t.get("spec") or {}, new_t.get("spec") or {}
-    if any(k in old_spec and k not in new_spec for k in _SCHEDULING_FIELDS):
-        return False
-    for old_c, new_c in zip(old_spec.get("containers") or [], new_spec.get("containers") or []):
-        old_r, new_r = old_c.get("resources") or {}, new_c.get("resources") or {}
-        for key in ("requests", "limits"):
-            if set(old_r.get(key) or {}) - set(new_r.get(key) or {}):
-                return False
-    return True
-
-
 def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
     owner = {"Deployment": "ReplicaSet", "CronJob": "Job"}.get(w.kind)
     if current is None:
@@ -682,45 +700,6 @@ def _unlinked_note(w: Workload, current: Workload | None, n: int) -> str:
     if w.kind == "CronJob":
         how = f"their owner Job's name ({w.name}-<n>)"
     return f"the cluster state has {missing}: {n} running pod(s) were matched to it by {how} and labels"
-
-
-def ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
-    """The ephemeral volume controller creates each generic ephemeral volume's claim
-    ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
-    from kwhatif.api import storage
-
-    created = []
-    for pod in pods:
-        for v in pod.volumes:
-            if v.kind != "ephemeral" or not v.ephemeral_claim:
-                continue
-            name = f"{pod.name}-{v.name}"
-            key = f"{pod.namespace}/{name}"
-            if key in state.pvcs:
-                continue
-            body = {
-                "apiVersion": "v1",
-                "kind": "PersistentVolumeClaim",
-                "metadata": {
-                    "name": name,
-                    "namespace": pod.namespace,
-                    "uid": f"kwhatif-ephemeral-{pod.namespace}-{name}",
-                    "ownerReferences": [
-                        {
-                            "apiVersion": "v1",
-                            "kind": "Pod",
-                            "name": pod.name,
-                            # a new pod without one gets the uid its selection gives it
-                            "uid": pod.uid or f"kwhatif-{pod.namespace}-{pod.name}",
-                            "controller": True,
-                        }
-                    ],
-                },
-                "spec": dict(v.ephemeral_spec or {}),
-            }
-            state.pvcs[key] = chain.default_storage_class(storage.persistent_volume_claim(body))
-            created.append(key)
-    return created
 
 
 def _uses_claim(pod: Pod, key: str) -> bool:
@@ -1033,7 +1012,7 @@ def _check_size(w: Workload, planned: int) -> None:
             )
 
 
-def _doc_order(docs: list[Document], w: Workload) -> int:
+def _doc_order(docs: Sequence[Document], w: Workload) -> int:
     for i, d in enumerate(docs):
         if d.source == w.source:
             return i

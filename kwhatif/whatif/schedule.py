@@ -277,7 +277,7 @@ def manifest_pods(
     --apply). Pods without a namespace go to ``namespace``; with ``enforce_namespace`` (-n) an
     object of another one is an error. The Namespaces, PriorityClasses, LimitRanges,
     ResourceQuotas, ResourceClaims and ResourceClaimTemplates that come with the pods join the
-    cluster first, as `kubectl apply -f` creates them (check's merge_objects); any other object is
+    cluster first, as `kubectl apply -f` creates them (controlplane/controllers/apply.py); any other object is
     an error (`kwhatif check` takes those). A pod the API server refuses (its namespace, its
     PriorityClass, a LimitRange or a ResourceQuota) is an error."""
     from itertools import chain as chain_pods
@@ -292,7 +292,7 @@ def manifest_pods(
     # whether the cluster state lists its Namespaces, before the manifests' own join it
     listed = bool(state.namespaces)
     if companions:
-        from kwhatif.whatif.check import merge_objects
+        from kwhatif.controlplane.controllers.apply import merge_objects
 
         namespaced = [d for d in companions if d.kind not in CLUSTER_SCOPED_KINDS]
         if enforce_namespace:
@@ -326,8 +326,7 @@ def manifest_pods(
         outcome = chain.resource_quota(pod)
         if isinstance(outcome, Refused):
             raise InputError(outcome.message, source=pod.source or None, obj=f"Pod {pod.key}")
-    from kwhatif.controlplane.controllers.pv_controller import sync_claims
-    from kwhatif.whatif.check import ephemeral_claims
+    from kwhatif.controlplane.controllers.pv_controller import ephemeral_claims, sync_claims
 
     # as in `kwhatif check`: the ephemeral volume controller creates each generic ephemeral
     # volume's claim, then the PV controller binds or provisions the Immediate ones

@@ -1,5 +1,6 @@
 """kwhatif.whatif.check decisions around the scheduler: template changes under --surge, the
-HorizontalPodAutoscaler's bounds, and DaemonSet update strategies."""
+HorizontalPodAutoscaler's bounds, and DaemonSet update strategies (the rules themselves are in
+controlplane/controllers/rollout.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pytest
 from kwhatif.cache.cluster import Workload
 from kwhatif.config.defaults import default_configuration
 from kwhatif.config.options import Options
+from kwhatif.controlplane.controllers.rollout import autoscaled, daemonset_max_surge, template_unchanged
 from kwhatif.load.files import Document
 from kwhatif.scheduling.scheduler import Scheduler
-from kwhatif.whatif.check import _autoscaled, _daemonset_max_surge, _template_unchanged, check
+from kwhatif.whatif.check import check
 
 from builders import make_cluster, make_node
 
@@ -137,7 +139,7 @@ def test_statefulset_unchanged_under_surge_keeps_its_pods():
     ],
 )
 def test_template_unchanged(old: dict[str, Any], new: dict[str, Any], unchanged: bool):
-    assert _template_unchanged(workload(old), workload(new)) is unchanged
+    assert template_unchanged(workload(old), workload(new)) is unchanged
 
 
 @pytest.mark.parametrize(
@@ -156,7 +158,7 @@ def test_daemonset_max_surge(strategy: dict[str, Any] | None, surge: int):
     body: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"}, "spec": {}}
     if strategy is not None:
         body["spec"]["updateStrategy"] = strategy
-    assert _daemonset_max_surge(workload(body)) == surge
+    assert daemonset_max_surge(workload(body)) == surge
 
 
 def hpa(min_replicas: int | None, max_replicas: int, target: str = "db", kind: str = "StatefulSet") -> dict[str, Any]:
@@ -196,7 +198,7 @@ def test_autoscaled(replicas: int | None, hpa_obj: dict[str, Any], hpa_max: bool
         body["spec"]["replicas"] = replicas
     state = make_cluster([hpa_obj])
     notes: list[str] = []
-    w = _autoscaled(workload(body), state, hpa_max, notes)
+    w = autoscaled(workload(body), state.hpas.values(), hpa_max, notes)
     got = w.body["spec"].get("replicas", 1)
     assert got == want
 

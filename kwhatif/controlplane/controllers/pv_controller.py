@@ -8,6 +8,9 @@ only when that class exists and says so) is bound to the best Available volume t
 (findBestMatchForClaim: the access-mode sets that contain the claim's, fewest modes first, then
 the same FindMatchingVolume rules VolumeBinding uses), else provisioned by its class's
 provisioner, else left Pending. WaitForFirstConsumer claims are left to VolumeBinding.
+
+The ephemeral volume controller (pkg/controller/volume/ephemeral) creates the claim of each generic
+ephemeral volume of a new pod first (ephemeral_claims).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kwhatif.api import storage
+from kwhatif.api.core import Pod
 from kwhatif.api.storage import BIND_COMPLETED_ANNOTATION, PersistentVolume, PersistentVolumeClaim
 from kwhatif.cache.cluster import ClusterState
+from kwhatif.controlplane.admission.chain import AdmissionChain
 from kwhatif.plugins.volume_binding import (
     ANN_BOUND_BY_CONTROLLER,
     NOT_SUPPORTED_PROVISIONER,
@@ -216,3 +221,40 @@ def sync_claims(state: ClusterState, keys: Iterable[str]) -> list[ClaimOutcome]:
                 )
             )
     return out
+
+
+def ephemeral_claims(chain: AdmissionChain, state: ClusterState, pods: list[Pod]) -> list[str]:
+    """The ephemeral volume controller creates each generic ephemeral volume's claim
+    ("<pod>-<volume>", owned by the pod); DefaultStorageClass gives it the default class."""
+    created = []
+    for pod in pods:
+        for v in pod.volumes:
+            if v.kind != "ephemeral" or not v.ephemeral_claim:
+                continue
+            name = f"{pod.name}-{v.name}"
+            key = f"{pod.namespace}/{name}"
+            if key in state.pvcs:
+                continue
+            body = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {
+                    "name": name,
+                    "namespace": pod.namespace,
+                    "uid": f"kwhatif-ephemeral-{pod.namespace}-{name}",
+                    "ownerReferences": [
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Pod",
+                            "name": pod.name,
+                            # a new pod without one gets the uid its selection gives it
+                            "uid": pod.uid or f"kwhatif-{pod.namespace}-{pod.name}",
+                            "controller": True,
+                        }
+                    ],
+                },
+                "spec": dict(v.ephemeral_spec or {}),
+            }
+            state.pvcs[key] = chain.default_storage_class(storage.persistent_volume_claim(body))
+            created.append(key)
+    return created
