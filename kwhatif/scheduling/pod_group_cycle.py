@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
@@ -84,6 +84,8 @@ class GroupOutcome:
     fit: list[str] = field(default_factory=list)  # members placed in the cycle's snapshot (before the verdict)
     condition: Condition | None = None
     victims: list[str] = field(default_factory=list)
+    # with TopologyAwareWorkloadScheduling: the placements tried (placement_cycle.PlacementRecord)
+    placements: Any = None
 
 
 @dataclass(slots=True)
