@@ -96,11 +96,10 @@ class TopologyPlacement(PlacementGeneratePlugin):
         if state is not None and topology_key(pg) is not None:
             wanted = state.assigned | state.assumed
             if wanted:
-                for pi in snap.pods():
+                # (a pod bound to a node that is not there is left out of the cluster altogether)
+                for pi in snap.pods_in(namespace):
                     if pi.pod.key in wanted:
                         scheduled[pi.pod.key] = pi.pod.node_name
-                for k in wanted - scheduled.keys():
-                    scheduled[k] = ""  # a member whose node is gone from the snapshot
 
         def node(name: str) -> Node | None:
             ni = snap.get(name)
