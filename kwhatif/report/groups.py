@@ -18,7 +18,6 @@ from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
 from kwhatif.cache.pod_groups import group_key
 from kwhatif.framework.types import FilterResult, NodesFit, PodOutcome
-from kwhatif.scheduling.placement_cycle import PlacementRecord
 from kwhatif.scheduling.pod_group_cycle import Condition, GroupOutcome
 
 SCHEDULED = "Scheduled"
@@ -185,7 +184,7 @@ def _entry(
 
 
 def _placements(last_cycle: GroupOutcome | None) -> tuple[PlacementEntry, ...] | None:
-    record: PlacementRecord | None = last_cycle.placements if last_cycle is not None else None
+    record = last_cycle.placements if last_cycle is not None else None
     if record is None:
         return None
     return tuple(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
@@ -28,6 +28,7 @@ from kwhatif.plugins.gang_scheduling import MSG_WAITING_FOR_MIN_COUNT_SCHEDULED
 
 if TYPE_CHECKING:
     from kwhatif.framework.runtime import Framework
+    from kwhatif.scheduling.placement_cycle import PlacementRecord
 
 # schedule_one_podgroup.go and the framework's Permit status, verbatim
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -84,8 +85,8 @@ class GroupOutcome:
     fit: list[str] = field(default_factory=list)  # members placed in the cycle's snapshot (before the verdict)
     condition: Condition | None = None
     victims: list[str] = field(default_factory=list)
-    # with TopologyAwareWorkloadScheduling: the placements tried (placement_cycle.PlacementRecord)
-    placements: Any = None
+    # with TopologyAwareWorkloadScheduling: the placements tried
+    placements: PlacementRecord | None = None
 
 
 @dataclass(slots=True)

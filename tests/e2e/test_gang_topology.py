@@ -97,3 +97,43 @@ def test_gang_that_fits_in_no_zone(run, tmp_path) -> None:  # type: ignore[no-un
     )  # fmt: skip
     assert off.code == 0, off.err
     assert "placements" not in json.loads(off.out)["groups"][0]
+
+
+def test_placement_extension_points_in_the_configuration(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """1.36's v1.Plugins have placementGenerate and placementScore; 1.35's do not. A weight on
+    PodGroupPodsCount multiplies its normalized score; disabling the generator leaves one placement
+    of every node."""
+    pods, cluster = _write(tmp_path, 4, 4)
+    weighted = tmp_path / "weighted.yaml"
+    weighted.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n    placementScore:\n"
+        "      enabled:\n      - {name: PodGroupPodsCount, weight: 3}\n"
+    )
+    old = run("schedule", pods, "--cluster", cluster, "--scheduler-version", "1.35", "--config", str(weighted))
+    assert old.code == 2
+    assert old.err.strip() == f'kwhatif: error: {weighted}: profiles[0].plugins: unknown field "placementScore"'
+    r = run(
+        "schedule", pods, "--cluster", cluster, "--scheduler-version", "1.36.2", "--config", str(weighted),
+        "--feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", "-o", "json",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    # a basic group (no GangScheduling plugin): every zone holds all 4 members, each scores 100 * 3
+    placements = json.loads(r.out)["groups"][0]["placements"]
+    assert [(p["name"], p["score"], p["chosen"]) for p in placements] == [
+        ("zone-a", 300, True),
+        ("zone-b", 300, False),
+        ("zone-c", 300, False),
+    ]
+    off = tmp_path / "off.yaml"
+    off.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+        "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n"
+        "      disabled:\n      - {name: TopologyPlacementGenerator}\n"
+    )
+    r = run(
+        "schedule", pods, "--cluster", cluster, "--scheduler-version", "1.36.2", "--config", str(off),
+        "--feature-gates", GATES, "-o", "json",
+    )  # fmt: skip
+    assert r.code == 0, r.err
+    assert [(p["name"], p["nodes"]) for p in json.loads(r.out)["groups"][0]["placements"]] == [("", 7)]

@@ -137,6 +137,7 @@ def test_basic_group_takes_the_placement_with_most_pods(tmp_path: Path) -> None:
         * 2
     )
     record = sched.gang.outcomes[-1].placements
+    assert record is not None
     assert [(t.name, t.feasible, t.placed, t.score) for t in record.tried] == [
         ("zone-a", True, 4, 66),
         ("zone-b", True, 6, 100),
@@ -153,6 +154,7 @@ def test_placement_score_tie_takes_the_first_domain(tmp_path: Path) -> None:
     attempts = sched.run(pods, rounds=1)
     assert sorted(a.node or "" for a in attempts) == ["a-1", "a-1"]
     record = sched.gang.outcomes[-1].placements
+    assert record is not None
     assert [(t.name, t.score) for t in record.tried] == [("zone-a", 100), ("zone-c", 100)]
 
 
@@ -167,7 +169,9 @@ def test_members_already_scheduled_pin_the_domain(tmp_path: Path) -> None:
     assert got_fit.count(WAITING) == 3
     sched, pods = load(case)
     sched.run(pods, rounds=1)
-    assert [t.name for t in sched.gang.outcomes[-1].placements.tried] == ["zone-c"]
+    record = sched.gang.outcomes[-1].placements
+    assert record is not None
+    assert [t.name for t in record.tried] == ["zone-c"]
 
 
 def test_no_node_with_the_key_leaves_no_placement(tmp_path: Path) -> None:
