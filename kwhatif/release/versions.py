@@ -96,7 +96,8 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
     "SchedulerQueueingHints",
     "SchedulerAsyncPreemption",
 )
-# Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
+# Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set):
+# none since TopologyAwareWorkloadScheduling is modelled (kwhatif.scheduling.placement_cycle).
 # 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
 # they switched follows GenericWorkload there (gang_plugin_on, kwhatif.release.workload_gates); its new
 # CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
