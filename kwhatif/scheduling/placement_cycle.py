@@ -137,7 +137,8 @@ class PlacementPodGroupCycle(PodGroupCycle):
         placement, members, status, waiting = feasible[best]
         record.chosen = placement.name
         self.members = members
-        self._reassume(members)
+        if status.is_success():
+            self._reassume(members)
         return status, waiting
 
     def _fail_all(self, pods: Sequence[Pod], blank: Callable[[Pod], Attempt], st: Status) -> None:
@@ -149,12 +150,12 @@ class PlacementPodGroupCycle(PodGroupCycle):
             self.members.append(_Member(att=att, rejected=st.is_rejected()))
 
     def _reassume(self, members: list[_Member]) -> None:
-        """prepareForBindingCycle's assumeAndReserve for the chosen placement's members (their
-        assumptions were undone after the placement was tried)."""
+        """prepareForBindingCycle's assumeAndReserve for the members of a schedulable group's chosen
+        placement (their assumptions were undone after the placement was tried)."""
         snap = self.sched.snapshot
         states = self.sched.pod_group_states
         for m in members:
-            if not m.ok or m.fw is None or m.state is None:
+            if not m.ok or m.requires_preemption or m.fw is None or m.state is None:
                 continue
             pod = m.att.pod
             m.assumed = snap.assume(pod, m.host)
