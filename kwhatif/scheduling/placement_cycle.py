@@ -21,13 +21,13 @@ scores (broken by a random number) goes to the first of the tied placements in t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
 from kwhatif.framework.interface import Code, Placement, Status
 from kwhatif.framework.types import PodOutcome
+from kwhatif.scheduling.placement_record import PlacementRecord, PlacementTried
 from kwhatif.scheduling.pod_group_cycle import Attempt, Host, PodGroupCycle, _Member
 
 if TYPE_CHECKING:
@@ -44,28 +44,6 @@ class PlacementHost(Host, Protocol):
         ...
 
     def forget_placement(self) -> None: ...
-
-
-@dataclass(slots=True)
-class PlacementTried:
-    """One placement the cycle tried: its domain, node count, the group's status there, and
-    (when it was feasible) its score and the members it placed."""
-
-    name: str
-    nodes: int
-    status: Status
-    placed: int = 0
-    score: int | None = None
-    feasible: bool = False
-
-
-@dataclass(slots=True)
-class PlacementRecord:
-    """What the placement algorithm did for one group: every placement tried and the one chosen."""
-
-    tried: list[PlacementTried] = field(default_factory=list)
-    chosen: str | None = None
-    status: Status | None = None  # a generation failure (no placement tried)
 
 
 def unavailable_message(count: int, first: Status) -> str:

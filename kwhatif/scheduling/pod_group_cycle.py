@@ -25,10 +25,10 @@ from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, Status
 from kwhatif.framework.types import PodOutcome, fit_error_message
 from kwhatif.plugins.gang_scheduling import MSG_WAITING_FOR_MIN_COUNT_SCHEDULED
+from kwhatif.scheduling.placement_record import PlacementRecord
 
 if TYPE_CHECKING:
     from kwhatif.framework.runtime import Framework
-    from kwhatif.scheduling.placement_cycle import PlacementRecord
 
 # schedule_one_podgroup.go and the framework's Permit status, verbatim
 ERR_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
