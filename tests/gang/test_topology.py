@@ -212,3 +212,19 @@ def test_workload_aware_preemption_refuses_groups_with_constraints(tmp_path: Pat
         "0/3 placements are available, first placement status: pod group is unschedulable, "
         "workload aware preemption is not supported for pod groups with scheduling constraints"
     )
+
+
+def test_pod_group_not_there_is_an_error_of_the_generator(tmp_path: Path) -> None:
+    """Without GangScheduling nothing keeps the members of a PodGroup that does not exist out of
+    the queue: the generator's lister fails, and every member gets its error; no condition is
+    written (there is no PodGroup to write it on)."""
+    case = _case(
+        tmp_path, 2, "{gang: {minCount: 2}}", gates="GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+    )
+    (case / "pods.yaml").write_text((case / "pods.yaml").read_text().replace("podGroupName: g", "podGroupName: other"))
+    sched, pods = load(case)
+    attempts = sched.run(pods, rounds=1)
+    assert [(a.result, a.message) for a in attempts] == [
+        (PodOutcome.ERROR, 'podgroup.scheduling.k8s.io "other" not found')
+    ] * 2
+    assert sched.gang.conditions == {}
