@@ -403,11 +403,16 @@ class Framework:
             for p in proposed:
                 sc, st = pl.score_placement(namespace, group, p)
                 if not st.is_success():
-                    return [], Status.error(f"running PlacementScore plugins: {st.message()}")
+                    return [], Status.error(
+                        f'running PlacementScore plugins: plugin "{pl.name}" failed with: {st.message()}'
+                    )
                 scores.append(sc)
             st = pl.normalize_placement_scores(scores)
             if not st.is_success():
-                return [], Status.error(f"running NormalizePlacementScore on PlacementScore plugins: {st.message()}")
+                return [], Status.error(
+                    f'running NormalizePlacementScore on PlacementScore plugins: plugin "{pl.name}" failed with: '
+                    f"{st.message()}"
+                )
             w = self.placement_score_weights[pl.name]
             for i, sc in enumerate(scores):
                 if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE:
