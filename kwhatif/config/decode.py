@@ -166,6 +166,24 @@ _CONFIG_T = _Struct(
     },
 )
 
+# v1.Plugins gained placementGenerate and placementScore in 1.36 (Behaviour.placement_plugins).
+_PLACEMENT_POINTS = ("placementGenerate", "placementScore")
+_PLUGINS_BEFORE_PLACEMENT_T = _Struct(
+    "v1.Plugins", {f: _PLUGIN_SET_T for f in PLUGIN_SET_FIELDS if f not in _PLACEMENT_POINTS}
+)
+_CONFIG_BEFORE_PLACEMENT_T = _Struct(
+    _CONFIG_T.go,
+    {
+        **_CONFIG_T.fields,
+        "profiles": _List(_Struct(_PROFILE_T.go, {**_PROFILE_T.fields, "plugins": _PLUGINS_BEFORE_PLACEMENT_T})),
+    },
+)
+
+
+def _config_type(version: SchedulerVersion) -> _Struct:
+    return _CONFIG_T if version.behaviour.placement_plugins else _CONFIG_BEFORE_PLACEMENT_T
+
+
 # core/v1 types embedded in plugin args.
 _SELECTOR_REQUIREMENT_T = _Struct(
     "v1.NodeSelectorRequirement", {"key": _STRING_T, "operator": _STRING_T, "values": _List(_STRING_T)}
@@ -490,7 +508,7 @@ def decode_document(doc: StrictDocument, version: SchedulerVersion) -> dict[str,
         raise ConfigError(f"couldn't decode as {KIND}, got {api_version}, Kind={kind}")
     # YAMLToJSONStrict runs before the JSON decoder, so its duplicate keys come first.
     decoder.strict.extend(ConfigError(f"invalid YAML: {d}") for d in doc.yaml_duplicates)
-    cfg: dict[str, Any] = decoder.decode(body, _CONFIG_T, "")
+    cfg: dict[str, Any] = decoder.decode(body, _config_type(version), "")
     # DecodeNestedObjects: typed args, in profile and pluginConfig order.
     for i, prof in enumerate(cfg.get("profiles") or ()):
         for j, pc in enumerate(prof.get("pluginConfig") or ()):

@@ -38,6 +38,9 @@ PLUGIN_SET_FIELDS = (
     "preBind",
     "bind",
     "postBind",
+    # 1.36 on (Behaviour.placement_plugins): the pod-group cycle's placements
+    "placementGenerate",
+    "placementScore",
 )
 
 # Plugins with an args kind (<Name>Args) in the v1 scheme (pkg/scheduler/apis/config/register.go).

@@ -315,6 +315,36 @@ class QueuedPodInfo:
     attempts: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A set of nodes a pod group is tried on as a whole (fwk.Placement, 1.36): ``name`` is the
+    topology domain ('' for the placement of every node); ``nodes`` are node names in the
+    snapshot's order."""
+
+    name: str
+    nodes: tuple[str, ...]
+
+
+class PlacementGeneratePlugin(Plugin):
+    """PlacementGeneratePlugin (1.36): the placements a pod group's cycle tries, given the parent
+    placement (every node in the snapshot)."""
+
+    @abc.abstractmethod
+    def generate_placements(self, namespace: str, group: str, parent: Placement) -> tuple[list[Placement], Status]: ...
+
+
+class PlacementScorePlugin(Plugin):
+    """PlacementScorePlugin (1.36): a placement's score from the members it placed (proposed:
+    pod key -> node, those with a node), then normalized over every feasible placement."""
+
+    @abc.abstractmethod
+    def score_placement(self, namespace: str, group: str, proposed: Mapping[str, str]) -> tuple[int, Status]: ...
+
+    def normalize_placement_scores(self, scores: list[int]) -> Status:
+        """NormalizePlacementScore, in place; plugins without PlacementScoreExtensions keep it."""
+        return Status(Code.SUCCESS, ())
+
+
 EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("preEnqueue", PreEnqueuePlugin),
     ("queueSort", QueueSortPlugin),
@@ -328,6 +358,8 @@ EXTENSION_POINTS: tuple[tuple[str, type[Plugin]], ...] = (
     ("preBind", PreBindPlugin),
     ("bind", BindPlugin),
     ("postBind", PostBindPlugin),
+    ("placementGenerate", PlacementGeneratePlugin),
+    ("placementScore", PlacementScorePlugin),
 )
 
 

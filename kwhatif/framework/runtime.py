@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kwhatif.api.core import Pod
 from kwhatif.cache.node_info import NodeInfo, PodInfo, pod_id
-from kwhatif.config.types import Profile
+from kwhatif.config.types import PluginSet, Profile
 from kwhatif.errors import ConfigError
 from kwhatif.framework.handle import ClusterListers, Handle, Nominator
 from kwhatif.framework.interface import (
@@ -31,6 +31,9 @@ from kwhatif.framework.interface import (
     FilterPlugin,
     NodeScore,
     PermitPlugin,
+    Placement,
+    PlacementGeneratePlugin,
+    PlacementScorePlugin,
     Plugin,
     PostBindPlugin,
     PostFilterPlugin,
@@ -69,6 +72,8 @@ _BUILD_ORDER = (
     "permit",
     "preEnqueue",
     "queueSort",
+    "placementGenerate",
+    "placementScore",
 )
 _POINT_TYPES = dict(EXTENSION_POINTS)
 
@@ -205,6 +210,7 @@ class Framework:
         self.plugins: dict[str, Plugin] = {}
         self.points: dict[str, list[Plugin]] = {p: [] for p, _ in EXTENSION_POINTS}
         self.score_weights: dict[str, int] = {}
+        self.placement_score_weights: dict[str, int] = {}
         self.registry = registry
         self.cache = cache
         self._build()
@@ -222,6 +228,8 @@ class Framework:
         self.pre_bind_plugins: list[PreBindPlugin] = self._typed("preBind")
         self.bind_plugins: list[BindPlugin] = self._typed("bind")
         self.post_bind_plugins: list[PostBindPlugin] = self._typed("postBind")
+        self.placement_generate_plugins: list[PlacementGeneratePlugin] = self._typed("placementGenerate")
+        self.placement_score_plugins: list[PlacementScorePlugin] = self._typed("placementScore")
         self._filter_plans: dict[frozenset[str], tuple[list[Status], list[_PlannedFilter]]] = {}
 
     # --- construction ---------------------------------------------------------------------------
@@ -276,6 +284,11 @@ class Framework:
             )
         if not self.points["bind"]:
             raise self._err(f'at least one bind plugin is needed for profile with scheduler name "{self.profile_name}"')
+        if len(self.points["placementGenerate"]) > 1:
+            raise self._err(
+                "at most one placement generate plugin is allowed for profile with scheduler name "
+                f'"{self.profile_name}"'
+            )
         score_set = prof.plugins.get("score")
         refs = list(score_set.enabled if score_set else ()) + list(multi.enabled if multi else ())
         total = 0
@@ -294,6 +307,23 @@ class Framework:
         for pl in self.points["score"]:
             if self.score_weights.get(pl.name, 0) == 0:
                 raise self._err(f'score plugin "{pl.name}" is not configured with weight')
+        self._placement_score_weights(multi)
+
+    def _placement_score_weights(self, multi: PluginSet | None) -> None:
+        """getValidScoreWeights for PlacementScore plugins (framework.go of v1.36.2): a weight
+        left out is 1; the total may not overflow."""
+        pset = self.profile.plugins.get("placementScore")
+        refs = list(pset.enabled if pset else ()) + list(multi.enabled if multi else ())
+        total = 0
+        for ref in refs:
+            pg = self.plugins.get(ref.name)
+            if not isinstance(pg, PlacementScorePlugin) or ref.name in self.placement_score_weights:
+                continue
+            w = ref.weight or 1
+            self.placement_score_weights[ref.name] = w
+            if _wrap_int64(w * MAX_NODE_SCORE) > _wrap_int64(MAX_TOTAL_SCORE - total):
+                raise self._err("placement score plugins: total score of Score plugins could overflow")
+            total = _wrap_int64(total + w * MAX_NODE_SCORE)
 
     def _expand_multi_point(self) -> None:
         prof = self.profile
@@ -343,6 +373,56 @@ class Framework:
 
     def has_post_filter_plugins(self) -> bool:
         return bool(self.post_filter_plugins)
+
+    # --- the pod-group cycle's placements (1.36) ---------------------------------------------------
+
+    def run_placement_generate(
+        self, namespace: str, group: str, nodes: Sequence[str]
+    ) -> tuple[list[Placement], Status]:
+        """RunPlacementGeneratePlugins: the parent placement (every node) without a generator; a
+        generator that generates nothing makes the group Unschedulable."""
+        parent = Placement("", tuple(nodes))
+        if not self.placement_generate_plugins:
+            return [parent], SUCCESS
+        pl = self.placement_generate_plugins[0]
+        placements, st = pl.generate_placements(namespace, group, parent)
+        if not st.is_success():
+            return [], st.with_plugin(pl.name)
+        if not placements:
+            return [], Status(Code.UNSCHEDULABLE, ("no feasible placements found",), pl.name)
+        return placements, SUCCESS
+
+    def run_placement_score(
+        self, namespace: str, group: str, proposed: Sequence[Mapping[str, str]]
+    ) -> tuple[list[int], Status]:
+        """RunPlacementScorePlugins: each placement's total of weighted, normalized scores
+        (``proposed``: per placement, its members with a node, pod key -> node)."""
+        totals = [0] * len(proposed)
+        for pl in self.placement_score_plugins:
+            scores: list[int] = []
+            for p in proposed:
+                sc, st = pl.score_placement(namespace, group, p)
+                if not st.is_success():
+                    return [], Status.error(
+                        f'running PlacementScore plugins: plugin "{pl.name}" failed with: {st.message()}'
+                    )
+                scores.append(sc)
+            st = pl.normalize_placement_scores(scores)
+            if not st.is_success():
+                return [], Status.error(
+                    f'running NormalizePlacementScore on PlacementScore plugins: plugin "{pl.name}" failed with: '
+                    f"{st.message()}"
+                )
+            w = self.placement_score_weights[pl.name]
+            for i, sc in enumerate(scores):
+                if sc > MAX_NODE_SCORE or sc < MIN_NODE_SCORE:
+                    return [], Status.error(
+                        "applying score defaultWeights on PlacementScore plugins: "
+                        f'plugin "{pl.name}" returns an invalid score {sc}, it should in the range of '
+                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                totals[i] += sc * w
+        return totals, SUCCESS
 
     # --- queue ----------------------------------------------------------------------------------
 

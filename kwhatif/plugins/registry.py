@@ -49,6 +49,8 @@ _IN_TREE: dict[str, str] = {
     "ImageLocality": "kwhatif.plugins.image_locality",
     "DefaultBinder": "kwhatif.plugins.default_binder",
     "GangScheduling": "kwhatif.plugins.gang_scheduling",
+    "TopologyPlacementGenerator": "kwhatif.plugins.topology_placement",
+    "PodGroupPodsCount": "kwhatif.plugins.podgroup_pods_count",
 }
 
 

@@ -93,6 +93,10 @@ class Behaviour:
     # NodeDeclaredFeatures is in the registry (1.35+; in the default profile while its gate is on).
     node_declared_features_registered: bool = False
     gang_scheduling_registered: bool = False
+    # TopologyPlacementGenerator and PodGroupPodsCount are in the registry and the v1 Plugins have
+    # placementGenerate and placementScore (1.36; the default profile has both plugins while
+    # TopologyAwareWorkloadScheduling is on).
+    placement_plugins: bool = False
     # The GangScheduling and WorkloadAwarePreemption gates are gone (1.37): what they switched
     # follows GenericWorkload (the plugin in the default profile, workload-aware preemption).
     gang_follows_generic_workload: bool = False
@@ -398,6 +402,19 @@ CHANGES: tuple[Change, ...] = (
         "openshift/kubernetes-autoscaler 70920d3c (v1.36.2) cluster-autoscaler/vendor/k8s.io/dynamic-resource-allocation/structured/internal/"
         "incubating/pools_incubating.go (buildPool, GatherPools)",
         plugins=("DynamicResources",),
+    ),
+    Change(
+        ("1.36.0",),
+        (),
+        "TopologyPlacementGenerator and PodGroupPodsCount (alpha) join the registry and the v1 Plugins gain "
+        "placementGenerate and placementScore; the default profile has both plugins (PodGroupPodsCount weight 1) "
+        "while TopologyAwareWorkloadScheduling is on, and the pod-group cycle then tries one placement per "
+        "topology domain",
+        {"placement_plugins": True},
+        "openshift/kubernetes-autoscaler 70920d3c (v1.36.2) cluster-autoscaler/vendor/k8s.io/kubernetes/pkg/"
+        "scheduler/ apis/config/v1/default_plugins.go, framework/plugins/topologyaware/topology_placement.go, "
+        "framework/plugins/podgrouppodscount/podgroup_pods_count.go, schedule_one_podgroup.go",
+        plugins=("TopologyPlacementGenerator", "PodGroupPodsCount", "framework"),
     ),
     Change(
         ("1.36.0",),

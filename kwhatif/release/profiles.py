@@ -28,6 +28,8 @@ REGISTERED_BY: dict[str, Callable[[Behaviour], bool]] = {
     **{name: lambda b: b.volume_limits_in_tree_registered for name in VOLUME_LIMITS_IN_TREE},
     "NodeDeclaredFeatures": lambda b: b.node_declared_features_registered,
     "GangScheduling": lambda b: b.gang_scheduling_registered,
+    "TopologyPlacementGenerator": lambda b: b.placement_plugins,
+    "PodGroupPodsCount": lambda b: b.placement_plugins,
 }
 
 
@@ -68,6 +70,9 @@ def default_plugins(release: ReleaseView) -> tuple[tuple[str, int | None], ...]:
         refs.insert(i, ("DynamicResources", b.dynamic_resources_score_weight))
     if gang_plugin_on(release):
         refs.append(("GangScheduling", None))  # applyGangScheduling
+    if release.behaviour.placement_plugins and release.gate("TopologyAwareWorkloadScheduling"):
+        # applyTopologyAwareWorkloadScheduling (default_plugins.go of v1.36.2)
+        refs += [("TopologyPlacementGenerator", None), ("PodGroupPodsCount", 1)]
     return tuple(refs)
 
 

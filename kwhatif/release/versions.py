@@ -83,6 +83,7 @@ MODELLED_GATES: tuple[str, ...] = (
     "GenericWorkload",
     "GangScheduling",
     "WorkloadAwarePreemption",
+    "TopologyAwareWorkloadScheduling",
 )
 # Gates kwhatif answers with as on, whatever they are set to: sidecars, scheduling gates and the
 # spreading fields are always honoured (turning them off in 1.30-1.32 is not modelled), and the
@@ -95,11 +96,12 @@ ASSUMED_ON_GATES: tuple[str, ...] = (
     "SchedulerQueueingHints",
     "SchedulerAsyncPreemption",
 )
-# Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set).
+# Gates of gang scheduling that kwhatif knows but does not model (a note says so when one is set):
+# none since TopologyAwareWorkloadScheduling is modelled (kwhatif.scheduling.placement_cycle).
 # 1.37 (kube_features.go at ead35706) has no GangScheduling or WorkloadAwarePreemption gate: what
 # they switched follows GenericWorkload there (gang_plugin_on, kwhatif.release.workload_gates); its new
 # CompositePodGroup and PodGroupPreemptionPolicy are reported as set but not modelled.
-GANG_GATES: tuple[str, ...] = ("TopologyAwareWorkloadScheduling",)
+GANG_GATES: tuple[str, ...] = ()
 
 
 def gate_exists(name: str, minor: int) -> bool:

@@ -45,6 +45,30 @@ class _Gang(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class PlacementEntry:
+    """One placement (topology domain) a pod-group cycle tried."""
+
+    name: str
+    nodes: int
+    feasible: bool
+    placed: int  # members placed there
+    score: int | None  # PodGroupPodsCount & co., when several placements were feasible
+    chosen: bool
+    message: str  # the group's status there ('' when feasible)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "nodes": self.nodes,
+            "feasible": self.feasible,
+            "placed": self.placed,
+            "score": self.score,
+            "chosen": self.chosen,
+            "message": self.message or None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GroupEntry:
     pod_group: str  # "namespace/name"
     workload: str | None  # the Workload its podGroupTemplateRef names
@@ -60,6 +84,8 @@ class GroupEntry:
     why: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # node -> (reason, members)
     fit_together: int = 0  # members that fit in the last pod-group cycle's snapshot
     lacks: str = ""
+    # TopologyAwareWorkloadScheduling: the placements the last pod-group cycle tried
+    placements: tuple[PlacementEntry, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -87,6 +113,8 @@ class GroupEntry:
             "why": [{"node": n, "reasons": [{"reason": r, "pods": c} for r, c in rs]} for n, rs in self.why],
             "lacks": self.lacks or None,
         }
+        if self.placements is not None:
+            d["placements"] = [p.to_dict() for p in self.placements]
         return d
 
 
@@ -151,6 +179,25 @@ def _entry(
         why=tuple((n, tuple(sorted(c.items(), key=lambda rc: (-rc[1], rc[0])))) for n, c in sorted(why.items())),
         fit_together=fit,
         lacks=lacks,
+        placements=_placements(last_cycle),
+    )
+
+
+def _placements(last_cycle: GroupOutcome | None) -> tuple[PlacementEntry, ...] | None:
+    record = last_cycle.placements if last_cycle is not None else None
+    if record is None:
+        return None
+    return tuple(
+        PlacementEntry(
+            t.name,
+            t.nodes,
+            t.feasible,
+            t.placed,
+            t.score,
+            t.name == record.chosen,
+            "" if t.feasible else t.status.message(),
+        )
+        for t in record.tried
     )
 
 

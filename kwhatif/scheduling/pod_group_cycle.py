@@ -25,6 +25,7 @@ from kwhatif.framework.handle import Nominator
 from kwhatif.framework.interface import Code, CycleState, Status
 from kwhatif.framework.types import PodOutcome, fit_error_message
 from kwhatif.plugins.gang_scheduling import MSG_WAITING_FOR_MIN_COUNT_SCHEDULED
+from kwhatif.scheduling.placement_record import PlacementRecord
 
 if TYPE_CHECKING:
     from kwhatif.framework.runtime import Framework
@@ -84,6 +85,8 @@ class GroupOutcome:
     fit: list[str] = field(default_factory=list)  # members placed in the cycle's snapshot (before the verdict)
     condition: Condition | None = None
     victims: list[str] = field(default_factory=list)
+    # with TopologyAwareWorkloadScheduling: the placements tried
+    placements: PlacementRecord | None = None
 
 
 @dataclass(slots=True)

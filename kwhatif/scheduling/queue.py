@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
 from kwhatif.api.core import Pod
 from kwhatif.api.workload import PodGroup
@@ -19,6 +20,7 @@ from kwhatif.framework.interface import Status
 from kwhatif.framework.types import PodOutcome
 from kwhatif.release.versions import Behaviour
 from kwhatif.release.workload_gates import GangGates
+from kwhatif.scheduling.placement_cycle import PlacementHost, PlacementPodGroupCycle
 from kwhatif.scheduling.pod_group_cycle import Attempt, Condition, GroupOutcome, Host, PodGroupCycle, member_order
 
 NOTE_DROPPED = "spec.schedulingGroup dropped by the API server: the GenericWorkload feature gate is off"
@@ -78,11 +80,6 @@ class GangQueue:
                     "kube-scheduler 1.37 decides a gang's quorum with GangScheduling's PlacementFeasible inside the "
                     "pod-group cycle (and its messages differ); kwhatif answers with 1.36's Permit-based cycle"
                 )
-            if self.gates.topology_aware:
-                self.notes.append(
-                    "TopologyAwareWorkloadScheduling is on: kwhatif does not model its placements by topology "
-                    "domain (PodGroup schedulingConstraints); groups are placed as without the gate"
-                )
         return list(pending)
 
     def group_of(self, pod: Pod) -> str:
@@ -110,7 +107,11 @@ class GangQueue:
         if not tried:
             return attempts
         group = self.pod_groups.get(key)
-        cycle = PodGroupCycle(host, key, group)
+        cycle = (
+            PlacementPodGroupCycle(cast("PlacementHost", host), key, group)
+            if self.gates.topology_aware
+            else PodGroupCycle(host, key, group)
+        )
         deleted_before = len(getattr(host, "deleted", ()))
 
         def workload_aware_preemption(pods: Sequence[Pod]) -> Status:
@@ -135,6 +136,8 @@ class GangQueue:
         wap = workload_aware_preemption if self.gates.workload_aware_preemption else None
         status = cycle.run(tried, lambda p, c: schedule(p, c), blank, wap)
         outcome = GroupOutcome(key, self.cycles, rnd, [p.key for p in tried], list(cycle.fit))
+        if isinstance(cycle, PlacementPodGroupCycle):
+            outcome.placements = cycle.record
         outcome.victims = sorted(v.key for v in list(getattr(host, "deleted", ()))[deleted_before:])
         outcome.condition = cond = cycle.condition(status)
         if cond is not None:

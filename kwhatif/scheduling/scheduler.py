@@ -27,7 +27,7 @@ from kwhatif.config.types import SchedulerConfiguration
 from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ConfigError, InputError
 from kwhatif.framework.handle import Nominator
-from kwhatif.framework.interface import Code, CycleState, PreemptionDetails, QueuedPodInfo, Status
+from kwhatif.framework.interface import Code, CycleState, Placement, PreemptionDetails, QueuedPodInfo, Status
 from kwhatif.framework.runtime import Framework, Registry
 from kwhatif.framework.types import (
     FilterResult,
@@ -205,6 +205,9 @@ class Scheduler:
             if p.nominated_node_name and p.nominated_node_name in self.snapshot:
                 self.nominator.add(p, p.nominated_node_name)
         self.deleted: list[Pod] = []  # victims of preemption, in order
+        # The nodes a pod-group cycle's placement limits its members to (None: every node).
+        self._placement: frozenset[str] | None = None
+        self._placement_nodes: list[NodeInfo] = []
         # Workload pod groups: the gang-aware part of the queue and the cache's group state
         refuse_unserved(
             [*cluster.scheduling_workloads.values(), *cluster.pod_groups.values()],
@@ -359,6 +362,29 @@ class Scheduler:
         # the cycle hands back the Attempts schedule() and blank() made
         return cast("list[Attempt]", self.gang.schedule_group(first, queued, rnd, self, schedule, blank, enqueued))
 
+    # --- placements (TopologyAwareWorkloadScheduling) ---------------------------------------------
+
+    def assume_placement(self, placement: Placement) -> None:
+        """Snapshot.AssumePlacement: members are filtered and scored on the placement's nodes only
+        (a placement of every node is no limit)."""
+        if len(placement.nodes) == self.snapshot.num_nodes:
+            self.forget_placement()
+            return
+        self._placement = frozenset(placement.nodes)
+        self._placement_nodes = [ni for ni in (self.snapshot.get(n) for n in placement.nodes) if ni is not None]
+
+    def forget_placement(self) -> None:
+        self._placement = None
+        self._placement_nodes = []
+
+    def nodes_in_placement(self) -> list[NodeInfo]:
+        """ListNodesInPlacement: the snapshot's nodes, or the assumed placement's."""
+        return self._placement_nodes if self._placement is not None else self.snapshot.node_infos
+
+    @property
+    def num_nodes_in_placement(self) -> int:
+        return len(self._placement_nodes) if self._placement is not None else self.snapshot.num_nodes
+
     @contextlib.contextmanager
     def without_preemption(self) -> Iterator[None]:
         """Cycles run meanwhile skip PostFilter (a pod group's workload-aware preemption tries
@@ -406,7 +432,7 @@ class Scheduler:
         """One scheduling cycle and its binding cycle (scheduleOne), recorded as an Attempt; in a
         pod-group ``cycle``, the member only assumes its node and the cycle decides the rest."""
         fw = self.framework_for(pod)
-        att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.snapshot.num_nodes)
+        att = Attempt(pod=pod, profile=fw.profile_name, round=rnd, num_nodes=self.num_nodes_in_placement)
         att.notes.extend(pod.admission_notes)
         att.weights = {pl.name: fw.score_weights[pl.name] for pl in fw.points["score"]}
         gate = fw.run_pre_enqueue(pod)
@@ -420,7 +446,7 @@ class Scheduler:
             att.result = PodOutcome.ERROR
             att.message = "the pod is being deleted (metadata.deletionTimestamp is set): the scheduler skips it"
             return att
-        if self.snapshot.num_nodes == 0:
+        if self.num_nodes_in_placement == 0:
             att.result = PodOutcome.UNSCHEDULABLE
             att.message = "no nodes available to schedule pods"
             return att
@@ -465,7 +491,7 @@ class Scheduler:
             return fit.error
         feasible = fit.feasible
         if not feasible:
-            return FitError(pod, self.snapshot.num_nodes, fit.diagnosis)
+            return FitError(pod, self.num_nodes_in_placement, fit.diagnosis)
         prio = self.prioritize_nodes(fw, state, pod, fit, feasible)
         if isinstance(prio, Status):
             return prio
@@ -476,7 +502,8 @@ class Scheduler:
         """findNodesThatFitPod, evaluating every node (not only as many as upstream needs)."""
         pre = fw.run_pre_filter(state, pod)
         fit = NodesFit(pre)
-        all_nodes = self.snapshot.node_infos
+        all_nodes = self.nodes_in_placement()
+        placement = self._placement
         if not pre.status.is_success():
             if not pre.status.is_rejected():
                 fit.error = pre.status
@@ -492,17 +519,22 @@ class Scheduler:
         to_filter = all_nodes
         if pre.result is not None and not pre.result.all_nodes():
             assert pre.result.node_names is not None
-            included = {n for n in pre.result.node_names if n in self.snapshot}
+            included = {
+                n for n in pre.result.node_names if n in self.snapshot and (placement is None or n in placement)
+            }
             if self.options.filter_excluded:
                 fit.excluded = frozenset(ni.name for ni in all_nodes if ni.name not in pre.result.node_names)
             else:
                 # Only what upstream filters: the subset, and the nominated node (tried first).
                 wanted = included | ({pod.nominated_node_name} & self.snapshot.names)
+                if placement is not None:
+                    wanted &= placement
                 to_filter = [ni for ni in (self.snapshot.get(n) for n in sorted(wanted)) if ni is not None]
         statuses: dict[str, Status] = {}
         error: Status | None = None
         all_plugins = self.options.explain_all_filters
-        reused = fw.run_filter_from_cache(state, pod, pre)
+        # the template cache answers for every node: not while a placement limits them
+        reused = fw.run_filter_from_cache(state, pod, pre) if placement is None else None
         filters = fit.filters
         if reused is not None:
             # the same results, mostly kept from earlier cycles of identical pods
@@ -593,7 +625,11 @@ class Scheduler:
         self, fw: Framework, state: CycleState, pod: Pod, fit: NodesFit, feasible: list[str]
     ) -> Prioritized | Status:
         """prioritizeNodes over the feasible nodes, or the error that ends the cycle."""
-        kept = fw.run_score_from_cache(state, pod, fit.fast_path, feasible, fit.feasible_names)
+        kept = (
+            fw.run_score_from_cache(state, pod, fit.fast_path, feasible, fit.feasible_names)
+            if self._placement is None
+            else None
+        )
         if kept is not None:
             return kept
         nodes: list[NodeInfo] = sorted(

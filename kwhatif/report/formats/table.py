@@ -557,10 +557,27 @@ def group_lines(g: GroupEntry) -> list[str]:
         lines.append("  placed: " + ", ".join(f"{n} ({c})" for n, c in g.nodes))
     if g.message:
         lines.append(f"  {g.message}")
+    if g.placements is not None:
+        lines.extend(placement_lines(g))
     if g.lacks:
         lines.append(f"  closest placement lacks: {g.lacks}")
     if g.why:
         lines.append("  why, per node (members that did not fit):")
         for node, reasons in g.why:
             lines.append(f"    {node}: " + ", ".join(f"{r} ({c} pod{'s' if c != 1 else ''})" for r, c in reasons))
+    return lines
+
+
+def placement_lines(g: GroupEntry) -> list[str]:
+    """The placements (topology domains) the group's last pod-group cycle tried."""
+    if not g.placements:
+        return []
+    lines = [f"  placements tried: {len(g.placements)}"]
+    for p in g.placements:
+        name = p.name or "(every node)"
+        if p.feasible:
+            text = f"feasible, {p.placed} pod(s)" + (f", score {p.score}" if p.score is not None else "")
+        else:
+            text = f"not feasible ({p.placed} pod(s) fit): {p.message}"
+        lines.append(f"    {'*' if p.chosen else ' '} {name} ({p.nodes} node(s)): {text}")
     return lines
