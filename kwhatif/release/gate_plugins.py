@@ -99,6 +99,12 @@ GATE_EFFECTS: Mapping[str, Effects] = {
     ),
     "GangScheduling": _e(("GangScheduling", (_F, _C)), (FRAMEWORK, (_C,))),
     "WorkloadAwarePreemption": _e((PREEMPTION_PLUGIN, (_P,)), ("GangScheduling", (_C,))),
+    # a group placed within one topology domain: the pod-group cycle tries each domain's nodes
+    # (the framework's messages and the group's), PodGroupPodsCount scores the placements, and
+    # workload-aware preemption refuses groups with scheduling constraints
+    "TopologyAwareWorkloadScheduling": _e(
+        ("PodGroupPodsCount", (_S,)), (FRAMEWORK, (_C,)), ("GangScheduling", (_C,)), (PREEMPTION_PLUGIN, (_P,))
+    ),
 }
 
 # The plugins each gate can change (what the report lists with the gate).
