@@ -400,7 +400,8 @@ class Cluster:
         """``kwhatif autoscale``: what the cluster autoscaler would do for the pods (manifests,
         with their workloads expanded, and/or the cluster's ``pending`` pods) that do not fit the
         existing nodes. The keyword arguments are the command's options."""
-        from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, run_report
+        from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind
+        from kwhatif.whatif.autoscale_report import run_report
 
         if pods is None and not pending:
             raise InputError("nothing to autoscale for: give pods or pending=True", field="pods")

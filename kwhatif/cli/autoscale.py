@@ -139,7 +139,8 @@ def autoscale(
     --consolidation what its disruption controller would delete or replace.
     """
     from kwhatif.cli.options import limits
-    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, run_report
+    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork
+    from kwhatif.whatif.autoscale_report import run_report
 
     sources = manifests_of(kw)
     co = cluster_opts(kw)

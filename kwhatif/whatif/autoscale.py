@@ -35,9 +35,6 @@ from kwhatif.scheduling.scheduler import Scheduler
 if TYPE_CHECKING:
     from kwhatif.autoscaler.scaledown import ScaleDownResult
     from kwhatif.config.types import SchedulerConfiguration
-    from kwhatif.release.versions import ChosenVersion
-    from kwhatif.report.autoscale import AutoscaleReport
-    from kwhatif.report.karpenter import KarpenterReport
 
 
 class AutoscalerKind(enum.StrEnum):
@@ -198,34 +195,6 @@ def autoscale(
     if kind is AutoscalerKind.KARPENTER:
         return run_karpenter(state, pods, config, options, limits_)
     return run_cluster_autoscaler(state, pods, config, options, limits_)
-
-
-def run_report(
-    state: ClusterState,
-    docs: list[Any],
-    config: SchedulerConfiguration,
-    chosen: ChosenVersion,
-    options: AutoscaleOptions,
-    limits_: Any,
-    *,
-    pending: bool,
-    namespace: str | None,
-    profile: str | None,
-    note: Callable[[str], None],
-) -> AutoscaleReport | KarpenterReport:
-    """The command's answer: the pods of ``docs`` (and with ``pending`` the cluster's pending
-    pods of the configuration's schedulers), what ``note`` is told about them, the autoscaler's
-    answer for them and its report."""
-    from kwhatif.report.autoscale import any_autoscale_report
-
-    profiles = frozenset(p.scheduler_name for p in config.profiles)
-    pods, notes = input_pods(
-        state, docs, pending=pending, namespace=namespace or "default", profile=profile, profiles=profiles
-    )
-    for line in notes:
-        note(line)
-    result = autoscale(state, pods, config, options, limits_)
-    return any_autoscale_report(result, chosen, chosen.notes)
 
 
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
