@@ -12,30 +12,10 @@ so no existing node takes them: every group's template is checked, and burst's n
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: surge, namespace: team-1}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: surge}}}}
-  template:
-    metadata: {{labels: {{app: surge}}}}
-    spec:
-      nodeSelector: {{pool: burst}}
-      containers:
-      - name: c
-        image: registry.example.com/surge:v1
-        resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}
-"""
+from autoscale_setup import cluster_path, deployment, load, write_files
 
 NODE_GROUPS = (
     """\
@@ -66,11 +46,8 @@ nodeGroups:
 
 
 def main() -> None:
-    from kwhatif.cli.run import long_lived
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.load.cluster import load_cluster
-    from kwhatif.load.files import read_path
-    from kwhatif.whatif.autoscale import AutoscaleOptions, autoscale, input_pods
+    from kwhatif.whatif.autoscale import AutoscaleOptions, autoscale
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=5000)
@@ -78,26 +55,18 @@ def main() -> None:
     ap.add_argument("--cpu", default="1500m")
     ap.add_argument("--memory", default="6Gi")
     a = ap.parse_args()
-    path = os.path.join(HERE, "out", f"c{a.nodes}.json")
-    if not os.path.exists(path):
-        from generate import generate
-
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        generate(a.nodes, 28, path)
+    path = cluster_path(a.nodes)
     with tempfile.TemporaryDirectory() as tmp:
-        dep = os.path.join(tmp, "deployment.yaml")
-        ngs = os.path.join(tmp, "nodegroups.yaml")
-        with open(dep, "w") as f:
-            f.write(DEPLOYMENT.format(replicas=a.replicas, cpu=a.cpu, memory=a.memory))
-        with open(ngs, "w") as f:
-            f.write(NODE_GROUPS)
-        t0 = time.perf_counter()
-        state = load_cluster([path], long_lived=long_lived)
-        t1 = time.perf_counter()
+        files = write_files(
+            tmp,
+            {
+                "deployment.yaml": deployment(a.replicas, a.cpu, a.memory, "pool: burst"),
+                "nodegroups.yaml": NODE_GROUPS,
+            },
+        )
+        state, pods, t0, t1, t2 = load(path, files["deployment.yaml"])
         config = default_configuration()
-        pods, _ = input_pods(state, list(read_path(dep)), pending=False, namespace="default")
-        t2 = time.perf_counter()
-        res = autoscale(state, pods, config, AutoscaleOptions(node_groups=ngs))
+        res = autoscale(state, pods, config, AutoscaleOptions(node_groups=files["nodegroups.yaml"]))
         t3 = time.perf_counter()
     outcomes: dict[str, int] = {}
     for p in res.pods:

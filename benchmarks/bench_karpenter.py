@@ -14,30 +14,10 @@ for all of them.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: surge, namespace: team-1}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: surge}}}}
-  template:
-    metadata: {{labels: {{app: surge}}}}
-    spec:
-      nodeSelector: {{karpenter.sh/nodepool: spot}}
-      containers:
-      - name: c
-        image: registry.example.com/surge:v1
-        resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}
-"""
+from autoscale_setup import cluster_path, deployment, load, write_files
 
 NODE_POOLS = """\
 apiVersion: karpenter.sh/v1
@@ -95,11 +75,8 @@ def catalog(types: int) -> str:
 
 
 def main() -> None:
-    from kwhatif.cli.run import long_lived
     from kwhatif.config.defaults import default_configuration
-    from kwhatif.load.cluster import load_cluster
-    from kwhatif.load.files import read_path
-    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, autoscale, input_pods
+    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, autoscale
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=5000)
@@ -109,27 +86,21 @@ def main() -> None:
     ap.add_argument("--memory", default="3Gi")
     ap.add_argument("--dump", help="a dump to use instead of benchmarks/out/c<nodes>.json")
     a = ap.parse_args()
-    path = a.dump or os.path.join(HERE, "out", f"c{a.nodes}.json")
-    if not os.path.exists(path):
-        from generate import generate
-
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        generate(a.nodes, 28, path)
+    path = cluster_path(a.nodes, a.dump)
     with tempfile.TemporaryDirectory() as tmp:
-        dep, pools, its = (os.path.join(tmp, n) for n in ("deployment.yaml", "nodepools.yaml", "types.yaml"))
-        with open(dep, "w") as f:
-            f.write(DEPLOYMENT.format(replicas=a.replicas, cpu=a.cpu, memory=a.memory))
-        with open(pools, "w") as f:
-            f.write(NODE_POOLS)
-        with open(its, "w") as f:
-            f.write(catalog(a.types))
-        t0 = time.perf_counter()
-        state = load_cluster([path], long_lived=long_lived)
-        t1 = time.perf_counter()
-        pods, _ = input_pods(state, list(read_path(dep)), pending=False, namespace="default")
-        t2 = time.perf_counter()
+        files = write_files(
+            tmp,
+            {
+                "deployment.yaml": deployment(a.replicas, a.cpu, a.memory, "karpenter.sh/nodepool: spot"),
+                "nodepools.yaml": NODE_POOLS,
+                "types.yaml": catalog(a.types),
+            },
+        )
+        state, pods, t0, t1, t2 = load(path, files["deployment.yaml"])
         c2 = time.process_time()
-        opts = AutoscaleOptions(autoscaler=AutoscalerKind.KARPENTER, node_pools=pools, instance_types=its)
+        opts = AutoscaleOptions(
+            autoscaler=AutoscalerKind.KARPENTER, node_pools=files["nodepools.yaml"], instance_types=files["types.yaml"]
+        )
         res = autoscale(state, pods, default_configuration(), opts)
         t3 = time.perf_counter()
         c3 = time.process_time()

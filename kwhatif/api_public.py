@@ -350,9 +350,7 @@ class Cluster:
     ) -> DrainReport:
         """``kwhatif drain``: would the pods on these nodes fit elsewhere? The options are
         kubectl drain's."""
-        from kwhatif.report.drain import drain_report
-        from kwhatif.whatif.drain import DrainOptions
-        from kwhatif.whatif.drain import drain as run_drain
+        from kwhatif.whatif.drain import DrainOptions, run_report
 
         names = [nodes] if isinstance(nodes, str) else list(nodes)
         if not names:
@@ -370,15 +368,7 @@ class Cluster:
         if missing:
             raise InputError(f"no node named {', '.join(repr(m) for m in missing)} in the cluster", field="nodes")
         sched = _scheduler(state, cfg, preemption, filter_excluded=False, compact=True)
-        result = run_drain(sched, state, names, opts)
-        notes = list(chosen.notes)
-        if disable_eviction:
-            notes.insert(0, "--disable-eviction: the pods are deleted, no PodDisruptionBudget is checked")
-        if selector is not None and result.unselected:
-            notes.insert(
-                0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay"
-            )
-        return drain_report(result, profile or cfg.profiles[0].scheduler_name, chosen, tuple(notes))
+        return run_report(sched, state, names, opts, pod_selector, profile or cfg.profiles[0].scheduler_name, chosen)
 
     def autoscale(
         self,
@@ -410,9 +400,8 @@ class Cluster:
         """``kwhatif autoscale``: what the cluster autoscaler would do for the pods (manifests,
         with their workloads expanded, and/or the cluster's ``pending`` pods) that do not fit the
         existing nodes. The keyword arguments are the command's options."""
-        from kwhatif.report.autoscale import any_autoscale_report
-        from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, input_pods
-        from kwhatif.whatif.autoscale import autoscale as run_autoscale
+        from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind
+        from kwhatif.whatif.autoscale_report import run_report
 
         if pods is None and not pending:
             raise InputError("nothing to autoscale for: give pods or pending=True", field="pods")
@@ -431,16 +420,6 @@ class Cluster:
                 raise InputError(f"must be one of {', '.join(choices)}, not {value!r}", field=name)
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         docs = _read(state, pods, namespace, False) if pods is not None else []
-        found, notes = input_pods(
-            state,
-            docs,
-            pending=pending,
-            namespace=namespace or "default",
-            profile=profile,
-            profiles=frozenset(p.scheduler_name for p in cfg.profiles),
-        )
-        for line in notes:
-            log.info(line)
         options = AutoscaleOptions(
             autoscaler=kind,
             node_groups=os.fspath(node_groups) if node_groups is not None else None,
@@ -459,8 +438,18 @@ class Cluster:
             preference_policy=preference_policy,
             spot_to_spot_consolidation=spot_to_spot_consolidation,
         )
-        result = run_autoscale(state, found, cfg, options, _limits(None))
-        return any_autoscale_report(result, chosen, chosen.notes)
+        return run_report(
+            state,
+            docs,
+            cfg,
+            chosen,
+            options,
+            _limits(None),
+            pending=pending,
+            namespace=namespace,
+            profile=profile,
+            note=log.info,
+        )
 
     def diff(
         self,
@@ -685,20 +674,10 @@ def _read(
 ) -> list[Document]:
     """The manifests given to an engine, with namespace= and ignore_node_name= applied, as the
     command's run.documents()."""
-    from kwhatif.controlplane.controllers.pods import drop_node_names
-    from kwhatif.load.cluster import apply_namespace
-    from kwhatif.load.files import precise_sources
+    from kwhatif.whatif.documents import apply_options
 
     docs = _documents(sources, _limits(None), what="manifests")
-    if precise:
-        precise_sources(docs)
-    if namespace:
-        apply_namespace(docs, namespace)
-    if ignore_node_name:
-        n = drop_node_names(docs)
-        if n:
-            log.info(f"--ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew")
-    return docs
+    return apply_options(docs, namespace, ignore_node_name, precise=precise, note=log.info)
 
 
 def _split_pods(pods: Sources) -> tuple[list[Source], list[Any]]:

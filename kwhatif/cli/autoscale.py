@@ -138,9 +138,8 @@ def autoscale(
     --consolidation what its disruption controller would delete or replace.
     """
     from kwhatif.cli.options import limits
-    from kwhatif.report.autoscale import any_autoscale_report
-    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork, input_pods
-    from kwhatif.whatif.autoscale import autoscale as run_autoscale
+    from kwhatif.whatif.autoscale import AutoscaleOptions, AutoscalerKind, fork
+    from kwhatif.whatif.autoscale_report import run_report
 
     co = flags.options()
     if not manifests and not sources.given and not pending:
@@ -151,12 +150,6 @@ def autoscale(
     run = Run.start(co, output, color, allow_no_nodes=True)  # every group may be at zero
     docs = run.documents(paths, namespace, False, kustomize=sources.kustomize)
     state = fork(run.state)  # the manifests' other objects join a copy
-    profiles = frozenset(p.scheduler_name for p in run.config.profiles)
-    pods, notes = input_pods(
-        state, docs, pending=pending, namespace=namespace or "default", profile=co.profile, profiles=profiles
-    )
-    for n in notes:
-        run.note(n)
     options = AutoscaleOptions(
         autoscaler=AutoscalerKind(autoscaler) if autoscaler else None,
         node_groups=node_groups,
@@ -175,5 +168,16 @@ def autoscale(
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
     )
-    result = run_autoscale(state, pods, run.config, options, limits(co))
-    return run.emit(any_autoscale_report(result, run.chosen, run.chosen.notes))
+    report = run_report(
+        state,
+        docs,
+        run.config,
+        run.chosen,
+        options,
+        limits(co),
+        pending=pending,
+        namespace=namespace,
+        profile=co.profile,
+        note=run.note,
+    )
+    return run.emit(report)

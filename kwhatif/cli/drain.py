@@ -64,9 +64,7 @@ def drain(
     with kubectl's error, and nothing on it is evicted. Static pods stay; PodDisruptionBudgets
     can refuse an eviction (unless --disable-eviction); the replacements are scheduled.
     """
-    from kwhatif.report.drain import drain_report
-    from kwhatif.whatif.drain import DrainOptions
-    from kwhatif.whatif.drain import drain as run_drain
+    from kwhatif.whatif.drain import DrainOptions, run_report
 
     selector = parse_label_selector(pod_selector, "--pod-selector")
     opts = DrainOptions(
@@ -78,10 +76,4 @@ def drain(
     )
     run = Run.start(flags.options(), output, color, nodes=(nodes, "NODE"))
     sched = run.scheduler(filter_excluded=False, compact=True)
-    result = run_drain(sched, run.state, list(nodes), opts)
-    notes = list(run.chosen.notes)
-    if disable_eviction:
-        notes.insert(0, "--disable-eviction: the pods are deleted, no PodDisruptionBudget is checked")
-    if selector is not None and result.unselected:
-        notes.insert(0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay")
-    return run.emit(drain_report(result, run.profile, run.chosen, tuple(notes)))
+    return run.emit(run_report(sched, run.state, list(nodes), opts, pod_selector, run.profile, run.chosen))

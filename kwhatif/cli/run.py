@@ -163,24 +163,17 @@ def read_documents(
     """The documents of the manifests given to a command (the files, then what -k ``kustomize``
     renders), with -n and --ignore-node-name applied; ``precise``: each names the line it starts
     on (for annotations)."""
-    from kwhatif.controlplane.controllers.pods import drop_node_names
-    from kwhatif.load.cluster import apply_namespace
-    from kwhatif.load.files import precise_sources, read_path
+    from kwhatif.load.files import read_path
+    from kwhatif.whatif.documents import apply_options
 
     docs = [d for p in paths for d in read_path(p, limits(co))]
     if kustomize is not None:
         from kwhatif.load.manifests import render_kustomization
 
         docs.extend(render_kustomization(kustomize, limits(co)))
-    if precise:
-        precise_sources(docs)
-    if namespace:
-        apply_namespace(docs, namespace)
-    if ignore_node_name:
-        n = drop_node_names(docs)
-        if n:
-            (env or current()).note(f"--ignore-node-name: {n} pod(s) lose spec.nodeName and are scheduled anew")
-    return docs
+    return apply_options(
+        docs, namespace, ignore_node_name, precise=precise, note=lambda line: (env or current()).note(line)
+    )
 
 
 def missing_nodes(state: ClusterState, names: Iterable[str], field: str) -> None:

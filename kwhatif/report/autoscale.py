@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kwhatif.errors import ExitCode
 from kwhatif.report.base import ReportKind
+from kwhatif.report.pod_outcomes import outcome_counts
 from kwhatif.report.schedule import API_VERSION, version_fields
 
 if TYPE_CHECKING:
@@ -176,10 +177,7 @@ class AutoscaleReport:
             for c in s.chosen:
                 added[c.node_group] = added.get(c.node_group, 0) + c.node_count
         return {
-            "pods": len(self.pods),
-            "existing": sum(1 for p in self.pods if p.outcome == "existing"),
-            "scaleUp": sum(1 for p in self.pods if p.outcome == "scale-up"),
-            "none": sum(1 for p in self.pods if p.outcome == "none"),
+            **outcome_counts(self.pods),
             "waiting": sum(1 for p in self.pods if p.outcome == "none" and p.why == WAITS),
             "nodesAdded": dict(sorted(added.items())),
             **({"removableNodes": len(self.scale_down.removable)} if self.scale_down is not None else {}),

@@ -19,15 +19,13 @@ from kwhatif.escape import markdown_line, visible
 from kwhatif.framework.types import PodOutcome
 from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind
+from kwhatif.report.pod_outcomes import EXISTING, NONE, SCALE_UP, outcome_counts
 from kwhatif.report.schedule import API_VERSION, version_fields
 
 if TYPE_CHECKING:
     from kwhatif.autoscaler.karpenter.consolidation import Consolidation
     from kwhatif.whatif.karpenter import KarpenterRun
 
-EXISTING = "existing"
-SCALE_UP = "scale-up"
-NONE = "none"
 SHOWN_TYPES = 5  # the table names this many candidate types, as Karpenter's logs do
 
 
@@ -105,10 +103,7 @@ class KarpenterReport:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "pods": len(self.pods),
-            "existing": sum(1 for p in self.pods if p.outcome == EXISTING),
-            "scaleUp": sum(1 for p in self.pods if p.outcome == SCALE_UP),
-            "none": sum(1 for p in self.pods if p.outcome == NONE),
+            **outcome_counts(self.pods),
             "nodeClaims": len(self.claims),
             "pricePerHour": round(sum(c.price for c in self.claims), 6),
             **(

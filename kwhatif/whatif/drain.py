@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kwhatif.api.core import Pod
 from kwhatif.api.labels import Selector
@@ -23,6 +24,10 @@ from kwhatif.framework.types import PodOutcome
 from kwhatif.report.capacity import NodeUsage
 from kwhatif.scheduling.scheduler import Attempt, Scheduler
 from kwhatif.whatif.capacity import node_usage, requested
+
+if TYPE_CHECKING:
+    from kwhatif.release.versions import ChosenVersion
+    from kwhatif.report.drain import DrainReport
 
 EVICT = "evict"
 BLOCKED = "blocked"  # the eviction is refused (a PodDisruptionBudget): drain cannot finish
@@ -187,3 +192,25 @@ def drain(sched: Scheduler, state: ClusterState, nodes: list[str], opts: DrainOp
         d.attempts.append(att)
     result.usage = node_usage(sched, before, {ni.name: requested(ni) for ni in sched.snapshot.node_infos})
     return result
+
+
+def run_report(
+    sched: Scheduler,
+    state: ClusterState,
+    nodes: list[str],
+    opts: DrainOptions,
+    pod_selector: str | None,
+    profile: str,
+    chosen: ChosenVersion,
+) -> DrainReport:
+    """``drain`` and its report, the notes first saying what --disable-eviction and
+    --pod-selector (``pod_selector``, as given) changed, then the release's."""
+    from kwhatif.report.drain import drain_report
+
+    result = drain(sched, state, nodes, opts)
+    notes = list(chosen.notes)
+    if opts.disable_eviction:
+        notes.insert(0, "--disable-eviction: the pods are deleted, no PodDisruptionBudget is checked")
+    if opts.pod_selector is not None and result.unselected:
+        notes.insert(0, f"--pod-selector {pod_selector}: {result.unselected} pod(s) on the nodes do not match and stay")
+    return drain_report(result, profile, chosen, tuple(notes))

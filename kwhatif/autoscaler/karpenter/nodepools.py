@@ -6,10 +6,10 @@ v1.14.1 pkg/apis/v1/nodepool.go, nodeclaim.go and their defaults).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from kwhatif.api import fields as f
 from kwhatif.api import parse
@@ -147,95 +147,104 @@ def _duration(raw: object, path: str) -> float | None:
         raise f.invalid(path, raw, 'must be a duration or "Never"') from None
 
 
-def parse_nodepool(body: dict[str, Any], source: str) -> NodePool:
+T = TypeVar("T")
+
+
+def _named(kind: str, body: dict[str, Any], source: str, build: Callable[[dict[str, Any], f.Dict, str, str], T]) -> T:
+    """An object of ``kind``: its metadata.name required, ``build(body, metadata, name, source)``
+    the rest; a field error names the source and the object."""
     name = ""
     try:
         meta = f.mapping(body, "metadata", "")
         name = f.string(meta, "name", "metadata")
         if not name:
             raise f.required("metadata.name")
-        spec = f.mapping(body, "spec", "")
-        weight = f.integer(spec, "weight", "spec", 0) or 0
-        if not 0 <= weight <= 100:
-            raise f.invalid("spec.weight", weight, "must be between 1 and 100")
-        template = f.mapping(spec, "template", "spec")
-        tmeta = f.mapping(template, "metadata", "spec.template")
-        tspec = f.mapping(template, "spec", "spec.template")
-        labels = f.str_map(tmeta, "labels", "spec.template.metadata")
-        reqs = _requirements(tspec, "spec.template.spec")
-        ref = f.mapping(tspec, "nodeClassRef", "spec.template.spec")
-        group = f.string(ref, "group", "spec.template.spec.nodeClassRef")
-        kind = f.string(ref, "kind", "spec.template.spec.nodeClassRef")
-        node_class = f"{group}/{kind.lower()}" if group and kind else ""
-        limits = f.resource_list(spec, "limits", "spec")
-        disruption = f.mapping(spec, "disruption", "spec")
-        policy = f.string(disruption, "consolidationPolicy", "spec.disruption") or (
-            CONSOLIDATION_WHEN_EMPTY_OR_UNDERUTILIZED
-        )
-        if policy not in _POLICIES:
-            raise f.unsupported("spec.disruption.consolidationPolicy", policy, _POLICIES)
-        after = _duration(disruption.get("consolidateAfter"), "spec.disruption.consolidateAfter")
-        budgets: list[Budget] = []
-        raw_budgets = disruption.get("budgets")
-        for i, b in enumerate(f.obj_seq(disruption, "budgets", "spec.disruption")):
-            p = f"spec.disruption.budgets[{i}]"
-            nodes = b.get("nodes", "10%")
-            nodes = str(nodes)
-            ok = nodes.isdigit() or (nodes.endswith("%") and nodes[:-1].isdigit() and int(nodes[:-1]) <= 100)
-            if not ok:
-                raise f.invalid(f"{p}.nodes", nodes, 'must be a number or a percentage such as "10%"')
-            reasons = f.str_list(b, "reasons", p)
-            for r in reasons:
-                if r not in _REASONS:
-                    raise f.unsupported(f"{p}.reasons", r, _REASONS)
-            budgets.append(Budget(nodes, reasons, f.string(b, "schedule", p), f.string(b, "duration", p)))
-        if raw_budgets is None:
-            budgets = [Budget("10%")]
-        return NodePool(
-            name=name,
-            weight=weight,
-            labels=tuple(sorted(labels.items())),
-            requirements=reqs,
-            taints=_taints(tspec, "taints", "spec.template.spec"),
-            startup_taints=_taints(tspec, "startupTaints", "spec.template.spec"),
-            limits=tuple(sorted(limits.items())),
-            node_class=node_class,
-            node_class_name=f.string(ref, "name", "spec.template.spec.nodeClassRef"),
-            consolidation_policy=policy,
-            consolidate_after=after,
-            budgets=tuple(budgets),
-            static=spec.get("replicas") is not None,
-            source=source,
-        )
+        return build(body, meta, name, source)
     except FieldError as e:
-        raise e.with_context(source=source, obj=f"NodePool {name}" if name else "NodePool") from None
+        raise e.with_context(source=source, obj=f"{kind} {name}" if name else kind) from None
+
+
+def parse_nodepool(body: dict[str, Any], source: str) -> NodePool:
+    return _named("NodePool", body, source, _nodepool)
+
+
+def _nodepool(body: dict[str, Any], meta: f.Dict, name: str, source: str) -> NodePool:
+    spec = f.mapping(body, "spec", "")
+    weight = f.integer(spec, "weight", "spec", 0) or 0
+    if not 0 <= weight <= 100:
+        raise f.invalid("spec.weight", weight, "must be between 1 and 100")
+    template = f.mapping(spec, "template", "spec")
+    tmeta = f.mapping(template, "metadata", "spec.template")
+    tspec = f.mapping(template, "spec", "spec.template")
+    labels = f.str_map(tmeta, "labels", "spec.template.metadata")
+    reqs = _requirements(tspec, "spec.template.spec")
+    ref = f.mapping(tspec, "nodeClassRef", "spec.template.spec")
+    group = f.string(ref, "group", "spec.template.spec.nodeClassRef")
+    kind = f.string(ref, "kind", "spec.template.spec.nodeClassRef")
+    node_class = f"{group}/{kind.lower()}" if group and kind else ""
+    limits = f.resource_list(spec, "limits", "spec")
+    disruption = f.mapping(spec, "disruption", "spec")
+    policy = f.string(disruption, "consolidationPolicy", "spec.disruption") or (
+        CONSOLIDATION_WHEN_EMPTY_OR_UNDERUTILIZED
+    )
+    if policy not in _POLICIES:
+        raise f.unsupported("spec.disruption.consolidationPolicy", policy, _POLICIES)
+    after = _duration(disruption.get("consolidateAfter"), "spec.disruption.consolidateAfter")
+    budgets: list[Budget] = []
+    raw_budgets = disruption.get("budgets")
+    for i, b in enumerate(f.obj_seq(disruption, "budgets", "spec.disruption")):
+        p = f"spec.disruption.budgets[{i}]"
+        nodes = b.get("nodes", "10%")
+        nodes = str(nodes)
+        ok = nodes.isdigit() or (nodes.endswith("%") and nodes[:-1].isdigit() and int(nodes[:-1]) <= 100)
+        if not ok:
+            raise f.invalid(f"{p}.nodes", nodes, 'must be a number or a percentage such as "10%"')
+        reasons = f.str_list(b, "reasons", p)
+        for r in reasons:
+            if r not in _REASONS:
+                raise f.unsupported(f"{p}.reasons", r, _REASONS)
+        budgets.append(Budget(nodes, reasons, f.string(b, "schedule", p), f.string(b, "duration", p)))
+    if raw_budgets is None:
+        budgets = [Budget("10%")]
+    return NodePool(
+        name=name,
+        weight=weight,
+        labels=tuple(sorted(labels.items())),
+        requirements=reqs,
+        taints=_taints(tspec, "taints", "spec.template.spec"),
+        startup_taints=_taints(tspec, "startupTaints", "spec.template.spec"),
+        limits=tuple(sorted(limits.items())),
+        node_class=node_class,
+        node_class_name=f.string(ref, "name", "spec.template.spec.nodeClassRef"),
+        consolidation_policy=policy,
+        consolidate_after=after,
+        budgets=tuple(budgets),
+        static=spec.get("replicas") is not None,
+        source=source,
+    )
 
 
 def parse_nodeclaim(body: dict[str, Any], source: str) -> NodeClaim:
-    name = ""
-    try:
-        meta = f.mapping(body, "metadata", "")
-        name = f.string(meta, "name", "metadata")
-        if not name:
-            raise f.required("metadata.name")
-        labels = f.str_map(meta, "labels", "metadata")
-        spec = f.mapping(body, "spec", "")
-        status = f.mapping(body, "status", "")
-        return NodeClaim(
-            name=name,
-            nodepool=labels.get(NODEPOOL_LABEL, ""),
-            node_name=f.string(status, "nodeName", "status"),
-            instance_type=labels.get("node.kubernetes.io/instance-type", ""),
-            labels=tuple(sorted(labels.items())),
-            requirements=_requirements(spec, "spec"),
-            taints=_taints(spec, "taints", "spec"),
-            capacity=tuple(sorted(f.resource_list(status, "capacity", "status").items())),
-            allocatable=tuple(sorted(f.resource_list(status, "allocatable", "status").items())),
-            deleting=meta.get("deletionTimestamp") is not None,
-            source=source,
-        )
-    except FieldError as e:
-        raise e.with_context(source=source, obj=f"NodeClaim {name}" if name else "NodeClaim") from None
+    return _named("NodeClaim", body, source, _nodeclaim)
+
+
+def _nodeclaim(body: dict[str, Any], meta: f.Dict, name: str, source: str) -> NodeClaim:
+    labels = f.str_map(meta, "labels", "metadata")
+    spec = f.mapping(body, "spec", "")
+    status = f.mapping(body, "status", "")
+    return NodeClaim(
+        name=name,
+        nodepool=labels.get(NODEPOOL_LABEL, ""),
+        node_name=f.string(status, "nodeName", "status"),
+        instance_type=labels.get("node.kubernetes.io/instance-type", ""),
+        labels=tuple(sorted(labels.items())),
+        requirements=_requirements(spec, "spec"),
+        taints=_taints(spec, "taints", "spec"),
+        capacity=tuple(sorted(f.resource_list(status, "capacity", "status").items())),
+        allocatable=tuple(sorted(f.resource_list(status, "allocatable", "status").items())),
+        deleting=meta.get("deletionTimestamp") is not None,
+        source=source,
+    )
 
 
 def read_objects(docs: Iterable[tuple[str, dict[str, Any]]]) -> tuple[list[NodePool], list[NodeClaim]]:
