@@ -460,7 +460,10 @@ def markdown(report: KarpenterReport) -> str:
                 out.append(f"  - {markdown_line(pool + ': ' if pool else '')}{markdown_line(why)}")
     if report.consolidation is not None:
         out += ["", "### Consolidation", ""]
-        out += [f"- {markdown_line(line.strip())}" for line in _consolidation_lines(report.consolidation)[1:]]
+        # a command's pods (indented deeper in the text) are nested items under it
+        for line in _consolidation_lines(report.consolidation)[1:]:
+            marker = "  - " if line.startswith("    ") else "- "
+            out.append(f"{marker}{markdown_line(line.strip())}")
     for n in report.notes:
         out.append(f"\n> {markdown_line(n)}")
     s = report.summary()

@@ -30,3 +30,45 @@ def test_diff_capped_node_list_reads_as_one_sentence(run, output: str) -> None:
     assert "... and 1 more nodes differ (-o json lists them)" in text
     assert "more nodes differ (-o json lists them) ->" not in text
     assert "...: and" not in text
+
+
+def test_autoscale_markdown_scale_up_is_a_list(run) -> None:
+    # the scale-up lines are Markdown list items (a "\-" would join them into one paragraph), and
+    # each group's reason is nested under the pod no group can host
+    a = SAMPLES / "autoscale"
+    r = run("autoscale", str(a / "rollout.yaml"), "--cluster", str(a / "cluster.yaml"),
+            "--node-groups", str(a / "nodegroups.yaml"), "--scheduler-version", "1.33", "-o", "markdown")  # fmt: skip
+    assert r.code == 1, r.err
+    lines = r.out.splitlines()
+    start = lines.index("**Scale-up, loop 1:**") + 2
+    block = lines[start : start + 9]
+    assert block == [
+        "- chosen: gpu +1 (0 -\\> 1, max 2)",
+        "- option general: 2 nodes for 4 pods [waste=1.2500]",
+        "- option compute: 1 node for 4 pods [waste=1.5000]",
+        "- option gpu: 1 node for 1 pod [waste=1.0000]",
+        "- least-waste kept gpu",
+        "- no group can host shop/search-5bd9bfd447-sp28k:",
+        "  - compute: Insufficient memory",
+        "  - general: Insufficient memory",
+        "  - gpu: node(s) had untolerated taint {nvidia.com/gpu: true}; Insufficient memory",
+    ]
+
+
+def test_karpenter_markdown_consolidation_nests_each_commands_pods(run) -> None:
+    k = SAMPLES / "karpenter"
+    r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--instance-types",
+            str(k / "instance-types.yaml"), "--consolidation", "--scheduler-version", "1.33", "-o", "markdown")  # fmt: skip
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    start = lines.index("### Consolidation") + 2
+    assert lines[start : start + 6] == [
+        "- \\[single-node-1] delete ip-10-0-3-32.ec2.internal (NodePool default-spot): underutilized, single-node;"
+        " saves $0.0814/h",
+        "  - shop/web-77f9-3 -\\> ip-10-0-1-10.ec2.internal",
+        "- \\[single-node-2] delete ip-10-0-3-31.ec2.internal (NodePool default-spot): underutilized, single-node;"
+        " saves $0.0665/h",
+        "  - shop/web-77f9-0 -\\> ip-10-0-2-21.ec2.internal",
+        "  - shop/web-77f9-1 -\\> ip-10-0-2-21.ec2.internal",
+        "  - shop/web-77f9-2 -\\> ip-10-0-2-21.ec2.internal",
+    ]
