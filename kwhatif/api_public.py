@@ -422,6 +422,20 @@ class Cluster:
             kind = AutoscalerKind(autoscaler) if autoscaler else None
         except ValueError:
             raise InputError(f"unknown autoscaler {autoscaler!r}", field="autoscaler") from None
+        # the command's option types check these; here they are the caller's values
+        for field, value, choices in (
+            ("min_values_policy", min_values_policy, ("Strict", "BestEffort")),
+            ("preference_policy", preference_policy, ("Respect", "Ignore")),
+        ):
+            if value not in choices:
+                raise InputError(f"unknown value {value!r} (one of {', '.join(choices)})", field=field)
+        if not 0 <= scale_down_utilization_threshold <= 1:  # NaN too
+            raise InputError(
+                f"must be between 0 and 1, not {scale_down_utilization_threshold}",
+                field="scale_down_utilization_threshold",
+            )
+        if max_nodes_total is not None and max_nodes_total < 0:
+            raise InputError(f"must be at least 0, not {max_nodes_total}", field="max_nodes_total")
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         docs = _read(state, pods, namespace, False) if pods is not None else []
         found, notes = input_pods(

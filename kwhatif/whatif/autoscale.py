@@ -191,6 +191,9 @@ def autoscale(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any = None
 ) -> AutoscaleResult:
     """The autoscaler's answer for ``pods`` on ``state``: one function per autoscaler."""
+    threshold = options.scale_down_utilization_threshold
+    if not 0 <= threshold <= 1:  # a float range lets NaN through, and NaN compares false with every utilization
+        raise InputError(f"must be between 0 and 1, not {threshold}", field="--scale-down-utilization-threshold")
     kind = options.autoscaler or default_autoscaler(state, options)
     if kind is AutoscalerKind.KARPENTER:
         return run_karpenter(state, pods, config, options, limits_)

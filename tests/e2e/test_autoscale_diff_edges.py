@@ -72,3 +72,38 @@ def test_karpenter_markdown_consolidation_nests_each_commands_pods(run) -> None:
         "  - shop/web-77f9-1 -\\> ip-10-0-2-21.ec2.internal",
         "  - shop/web-77f9-2 -\\> ip-10-0-2-21.ec2.internal",
     ]
+
+
+def test_scale_down_threshold_nan_is_bad_input(run) -> None:
+    # a float range lets "nan" through; every comparison with it is false, so each node would be
+    # taken as underutilized
+    a = SAMPLES / "autoscale"
+    r = run("autoscale", str(a / "rollout.yaml"), "--cluster", str(a / "cluster.yaml"), "--node-groups",
+            str(a / "nodegroups.yaml"), "--scale-down", "--scale-down-utilization-threshold", "nan")  # fmt: skip
+    assert r.code == 2
+    assert r.err == "kwhatif: error: --scale-down-utilization-threshold: must be between 0 and 1, not nan\n"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"min_values_policy": "bogus"}, "min_values_policy: unknown value 'bogus' (one of Strict, BestEffort)"),
+        ({"preference_policy": "ignore"}, "preference_policy: unknown value 'ignore' (one of Respect, Ignore)"),
+        (
+            {"scale_down": True, "scale_down_utilization_threshold": 5.0},
+            "scale_down_utilization_threshold: must be between 0 and 1, not 5.0",
+        ),
+        ({"max_nodes_total": -1}, "max_nodes_total: must be at least 0, not -1"),
+    ],
+    ids=["min-values-policy", "preference-policy", "threshold", "max-nodes-total"],
+)
+def test_python_api_autoscale_rejects_bad_options_as_input_errors(kwargs: dict, message: str) -> None:
+    # the command's option types check these values; the API's caller gets the same InputError (exit
+    # status 2), not a ValueError from inside the engine
+    import kwhatif
+
+    cluster = kwhatif.load_cluster(str(SAMPLES / "karpenter" / "cluster.yaml"))
+    with pytest.raises(kwhatif.InputError) as err:
+        cluster.autoscale(str(SAMPLES / "karpenter" / "workload.yaml"), **kwargs)
+    assert str(err.value) == message
+    assert err.value.exit_code == 2
