@@ -142,6 +142,15 @@ def _call_autoscale(c: Cluster, a: dict[str, Any]) -> Any:
             "balance_similar_node_groups",
             "loops",
             "scale_down",
+            "cores_total",
+            "memory_total",
+            "autoscaler",
+            "node_pools",
+            "instance_types",
+            "consolidation",
+            "min_values_policy",
+            "preference_policy",
+            "spot_to_spot_consolidation",
             "namespace",
         )
         if k in a
@@ -240,7 +249,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         "autoscale",
-        "What would cluster-autoscaler do for pods that do not fit the existing nodes? (as `kwhatif autoscale`): "
+        "What would cluster-autoscaler (or Karpenter) do for pods that do not fit the existing nodes? (as `kwhatif autoscale`): "
         "which node group grows and by how many nodes, which pods wait for a later scale-up or are cut off by a "
         "limit, why no group can host the others; optionally which nodes it could remove.",
         {
@@ -263,10 +272,42 @@ TOOLS: tuple[ToolSpec, ...] = (
             "balance_similar_node_groups": {**_BOOL, "description": "--balance-similar-node-groups."},
             "loops": {"type": "integer", "minimum": 1, "description": "Autoscaler loops to run (default 1)."},
             "scale_down": {**_BOOL, "description": "Also the nodes it could remove, and why the others stay."},
+            "cores_total": {**_STRING, "description": "cluster-autoscaler --cores-total MIN:MAX."},
+            "memory_total": {
+                **_STRING,
+                "description": "cluster-autoscaler --memory-total MIN:MAX (GiB or a quantity).",
+            },
+            "autoscaler": {
+                **_STRING,
+                "enum": ["cluster-autoscaler", "karpenter"],
+                "description": "Which autoscaler answers; default: karpenter when the state holds NodePools and no "
+                "cluster-autoscaler node groups.",
+            },
+            "node_pools": {
+                **_STRING,
+                "description": "Karpenter NodePools (karpenter.sh/v1) file under the roots, with the state's.",
+            },
+            "instance_types": {
+                **_STRING,
+                "description": "Karpenter: an InstanceTypes file (kwhatif/v1) under the roots; default: the "
+                "instance types of the cluster's nodes.",
+            },
+            "consolidation": {**_BOOL, "description": "Karpenter: also what its disruption controller would do now."},
+            "min_values_policy": {
+                **_STRING,
+                "enum": ["Strict", "BestEffort"],
+                "description": "Karpenter's MinValuesPolicy.",
+            },
+            "preference_policy": {
+                **_STRING,
+                "enum": ["Respect", "Ignore"],
+                "description": "Karpenter's PreferencePolicy.",
+            },
+            "spot_to_spot_consolidation": {**_BOOL, "description": "Karpenter's SpotToSpotConsolidation gate."},
             "namespace": {**_STRING, "description": "Namespace of objects that name none."},
         },
         _call_autoscale,
-        paths=("pods", "node_groups"),
+        paths=("pods", "node_groups", "node_pools", "instance_types"),
     ),
     ToolSpec(
         "diff",
@@ -329,7 +370,13 @@ def check_arguments(spec: ToolSpec, args: Mapping[str, Any], roots: tuple[str, .
         if prop is None:
             raise InputError(f"unknown argument (arguments: {', '.join(sorted(props))})", field=name)
         if not _JSON_TYPES[prop["type"]](value):
-            want = "a list of strings" if prop["type"] == "array" else f"a {prop['type']}"
+            want = (
+                "a list of strings"
+                if prop["type"] == "array"
+                else f"an {prop['type']}"
+                if prop["type"] == "integer"
+                else f"a {prop['type']}"
+            )
             raise InputError(f"must be {want}", field=name)
         if "minimum" in prop and value < prop["minimum"]:
             raise InputError(f"must be at least {prop['minimum']}", field=name)
@@ -411,6 +458,15 @@ def summary(doc: Mapping[str, Any]) -> str:
             lines.append("per node: " + ", ".join(f"{n} {k}" for n, k in list(per_node.items())[:SUMMARY_LINES]))
         if doc.get("firstFailure"):
             lines.append(f"the next one: {doc['firstFailure']}")
+    elif kind == "AutoscaleReport" and doc.get("autoscaler") == "karpenter":
+        lines.append(
+            f"karpenter: {_n(s.get('pods', 0), 'pod', 'pods')}: {s.get('existing', 0)} fit existing nodes, "
+            f"{s.get('scaleUp', 0)} on {s.get('nodeClaims', 0)} new NodeClaim(s) "
+            f"(${float(s.get('pricePerHour', 0)):.4f}/h), {s.get('none', 0)} get no node"
+            + (f"; {s['consolidationCommands']} consolidation command(s)" if "consolidationCommands" in s else "")
+        )
+        for p in [p for p in doc.get("pods", []) if p.get("outcome") == "none"][:SUMMARY_LINES]:
+            lines.append(f"{p['pod']['namespace']}/{p['pod']['name']}: {p.get('why')}")
     elif kind == "AutoscaleReport":
         added = ", ".join(f"{g} +{n}" for g, n in (s.get("nodesAdded") or {}).items()) or "no node added"
         lines.append(

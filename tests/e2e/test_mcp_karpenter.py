@@ -1,0 +1,48 @@
+"""`kwhatif mcp`'s autoscale tool under Karpenter: the command's Karpenter options as arguments,
+and a summary that counts NodeClaims."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from .test_mcp import session_run, texts  # noqa: E402
+
+K = "samples/karpenter/"
+
+
+def test_autoscale_tool_takes_karpenters_inputs_and_counts_its_nodeclaims() -> None:
+    calls = [
+        (
+            "autoscale",
+            {
+                "cluster": [K + "cluster.yaml"],
+                "pods": [K + "workload.yaml"],
+                "autoscaler": "karpenter",
+                "instance_types": K + "instance-types.yaml",
+                "consolidation": True,
+                "scheduler_version": "1.33",
+            },
+        ),
+        ("autoscale", {"cluster": [K + "cluster.yaml"], "pending": True, "instance_types": "/etc/hosts"}),
+        ("autoscale", {"cluster": [K + "cluster.yaml"], "pending": True, "min_values_policy": "Lax"}),
+    ]
+    tools, (ok, outside, bad) = session_run(calls)
+    schema = next(t for t in tools if t.name == "autoscale").input_schema["properties"]
+    assert {"autoscaler", "node_pools", "instance_types", "consolidation", "min_values_policy"} <= set(schema)
+    assert not ok.is_error
+    summary, doc = texts(ok)
+    assert summary.splitlines()[0] == (
+        "karpenter: 10 pods: 5 fit existing nodes, 4 on 2 new NodeClaim(s) ($1.3900/h), 1 get no node; "
+        "2 consolidation command(s)"
+    )
+    report = json.loads(doc)
+    assert report["autoscaler"] == "karpenter"
+    assert [c["name"] for c in report["scaleUp"]["nodeClaims"]] == ["gpu-1", "on-demand-1"]
+    assert outside.is_error
+    assert "instance_types: '/etc/hosts' is outside the directories this server may read" in texts(outside)[0]
+    assert bad.is_error
+    assert "min_values_policy" in texts(bad)[0]
