@@ -107,3 +107,22 @@ def test_python_api_autoscale_rejects_bad_options_as_input_errors(kwargs: dict, 
         cluster.autoscale(str(SAMPLES / "karpenter" / "workload.yaml"), **kwargs)
     assert str(err.value) == message
     assert err.value.exit_code == 2
+
+
+def test_diff_unknown_to_profile_names_the_to_flag(run, tmp_path) -> None:
+    pod = str(SAMPLES / "pods" / "web-canary.yaml")
+    r = run("diff", pod, "--cluster", CLUSTER, "--to-profile", "nope")
+    assert (r.code, r.err.splitlines()[-1]) == (
+        2,
+        "kwhatif: error: --to-profile: no profile named 'nope' (profiles: default-scheduler)",
+    )
+    other = tmp_path / "other.yaml"
+    other.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: other\n"
+    )
+    r = run("diff", pod, "--cluster", CLUSTER, "--profile", "default-scheduler", "--to-config", str(other))
+    assert (r.code, r.err.splitlines()[-1]) == (
+        2,
+        "kwhatif: error: --profile (in --to-config): no profile named 'default-scheduler' (profiles: other)",
+    )
