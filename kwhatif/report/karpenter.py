@@ -513,8 +513,16 @@ def html_page(report: KarpenterReport) -> str:
             )
     if report.consolidation is not None:
         parts.append("<h2>Consolidation</h2>\n<ul>\n")
+        # a command's pods (indented deeper in the text) are a list inside its item
+        items: list[tuple[str, list[str]]] = []
         for line in _consolidation_lines(report.consolidation)[1:]:
-            parts.append(f"<li>{e(line.strip())}</li>\n")
+            if line.startswith("    ") and items:
+                items[-1][1].append(line.strip())
+            else:
+                items.append((line.strip(), []))
+        for head, moves in items:
+            inner = "".join(f"<li>{e(m)}</li>" for m in moves)
+            parts.append(f"<li>{e(head)}" + (f"<ul>{inner}</ul>" if inner else "") + "</li>\n")
         parts.append("</ul>\n")
     for n in report.notes:
         parts.append(f"<p><i>note: {e(n)}</i></p>\n")

@@ -126,3 +126,16 @@ def test_diff_unknown_to_profile_names_the_to_flag(run, tmp_path) -> None:
         2,
         "kwhatif: error: --profile (in --to-config): no profile named 'default-scheduler' (profiles: other)",
     )
+
+
+def test_karpenter_html_consolidation_nests_each_commands_pods(run) -> None:
+    k = SAMPLES / "karpenter"
+    r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--instance-types",
+            str(k / "instance-types.yaml"), "--consolidation", "--scheduler-version", "1.33", "-o", "html")  # fmt: skip
+    assert r.code == 0, r.err
+    assert (
+        "<li>[single-node-2] delete ip-10-0-3-31.ec2.internal (NodePool default-spot): underutilized, single-node; "
+        "saves $0.0665/h<ul><li>shop/web-77f9-0 -&gt; ip-10-0-2-21.ec2.internal</li>"
+        "<li>shop/web-77f9-1 -&gt; ip-10-0-2-21.ec2.internal</li>"
+        "<li>shop/web-77f9-2 -&gt; ip-10-0-2-21.ec2.internal</li></ul></li>\n"
+    ) in r.out
