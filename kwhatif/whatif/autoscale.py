@@ -140,6 +140,7 @@ def input_pods(
     from kwhatif.cache.kinds import WORKLOAD_KINDS
     from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.load.cluster import build_cluster, classify
+    from kwhatif.whatif.check import _check_size as check_size
     from kwhatif.whatif.check import merge_objects
     from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
@@ -165,6 +166,8 @@ def input_pods(
                 notes.append(
                     f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones"
                 )
+            # bounded as `kwhatif check` bounds it: a huge replica count is bad input, not hours of work
+            check_size(w, len(pods))
             exp = expand_workload(w, state, index=i)
             if exp.refusal:
                 notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")

@@ -139,3 +139,21 @@ def test_karpenter_html_consolidation_nests_each_commands_pods(run) -> None:
         "<li>shop/web-77f9-1 -&gt; ip-10-0-2-21.ec2.internal</li>"
         "<li>shop/web-77f9-2 -&gt; ip-10-0-2-21.ec2.internal</li></ul></li>\n"
     ) in r.out
+
+
+@pytest.mark.parametrize("karpenter", [False, True], ids=["cluster-autoscaler", "karpenter"])
+def test_autoscale_huge_replica_count_is_bad_input_not_a_hang(run, tmp_path, karpenter: bool) -> None:
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: huge, namespace: shop}\n"
+        "spec:\n  replicas: 2000000000\n  selector: {matchLabels: {app: huge}}\n"
+        "  template:\n    metadata: {labels: {app: huge}}\n"
+        "    spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n"
+    )
+    state = SAMPLES / ("karpenter" if karpenter else "autoscale") / "cluster.yaml"
+    r = run("autoscale", str(huge), "--cluster", str(state))
+    assert r.code == 2
+    assert r.err.endswith(
+        "huge.yaml: Deployment shop/huge: spec.replicas: replicas 2000000000 would make more than 100000 pods "
+        "to place in one check\n"
+    )
