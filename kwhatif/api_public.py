@@ -613,7 +613,10 @@ def render(report: Any, output: str = "table", *, width: int = 0, explain_all: b
         raise InputError(f"unknown output format {output!r} (one of {choices})", field="output") from None
     if fmt not in report.kind.formats:
         choices = ", ".join(f.value for f in report.kind.formats)
-        raise InputError(f"a {report.kind} report has no {output} format (one of {choices})", field="output")
+        raise InputError(
+            f"{'an' if report.kind[0] in 'AEIOU' else 'a'} {report.kind} report has no {output} format (one of {choices})",
+            field="output",
+        )
     options = RenderOptions(width=width, explain_all=explain_all)
     if report.kind is ReportKind.DIFF:
         from kwhatif.report.diff import render as render_diff

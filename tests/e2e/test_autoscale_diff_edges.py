@@ -157,3 +157,18 @@ def test_autoscale_huge_replica_count_is_bad_input_not_a_hang(run, tmp_path, kar
         "huge.yaml: Deployment shop/huge: spec.replicas: replicas 2000000000 would make more than 100000 pods "
         "to place in one check\n"
     )
+
+
+def test_python_api_render_names_the_formats_a_report_has() -> None:
+    import kwhatif
+
+    cluster = kwhatif.load_cluster(str(SAMPLES / "autoscale" / "cluster.yaml"))
+    a = SAMPLES / "autoscale"
+    report = cluster.autoscale(
+        str(a / "rollout.yaml"), node_groups=str(a / "nodegroups.yaml"), scheduler_version="1.33"
+    )
+    with pytest.raises(kwhatif.InputError) as err:
+        kwhatif.render(report, "sarif")
+    assert str(err.value) == (
+        "output: an AutoscaleReport report has no sarif format (one of table, wide, json, yaml, markdown, html)"
+    )
