@@ -172,3 +172,46 @@ def test_python_api_render_names_the_formats_a_report_has() -> None:
     assert str(err.value) == (
         "output: an AutoscaleReport report has no sarif format (one of table, wide, json, yaml, markdown, html)"
     )
+
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: p}}
+spec:
+{spec}  template:
+    metadata: {{labels: {labels}}}
+    spec:
+      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+      requirements: {requirements}
+"""
+
+
+# the NodePool CRD's validations (kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodepools.yaml, v1.14.1)
+@pytest.mark.parametrize(
+    ("spec", "labels", "requirements", "error"),
+    [
+        ("", "{}", "[{key: kubernetes.io/hostname, operator: In, values: [a]}]",
+         'spec.template.spec.requirements[0].key: Invalid value: "kubernetes.io/hostname": '
+         'label "kubernetes.io/hostname" is restricted'),
+        ("", "{}", "[{key: karpenter.sh/nodepool, operator: In, values: [a]}]",
+         'spec.template.spec.requirements[0].key: Invalid value: "karpenter.sh/nodepool": '
+         'label "karpenter.sh/nodepool" is restricted'),
+        ("", "{x.karpenter.sh/team: a}", "[]",
+         'spec.template.metadata.labels: Invalid value: "x.karpenter.sh/team": label domain "karpenter.sh" is restricted'),
+        ("  weight: 0\n", "{}", "[]", "spec.weight: Invalid value: 0: must be between 1 and 100"),
+        ("  replicas: -1\n", "{}", "[]", "spec.replicas: Invalid value: -1: must be at least 0"),
+        ("  replicas: 2\n  weight: 5\n", "{}", "[]",
+         "spec.weight: Invalid value: 5: 'weight' is not supported on static NodePools"),
+        ("  disruption: {budgets: [{nodes: '1', schedule: '@daily'}]}\n", "{}", "[]",
+         "spec.disruption.budgets[0].schedule: Invalid value: \"@daily\": 'schedule' must be set with 'duration'"),
+    ],
+    ids=["hostname", "nodepool-label", "karpenter-domain", "weight-0", "replicas", "static-weight", "schedule"],
+)  # fmt: skip
+def test_nodepool_crd_validations(run, tmp_path, spec: str, labels: str, requirements: str, error: str) -> None:
+    pools = tmp_path / "pools.yaml"
+    pools.write_text(NODEPOOL.format(spec=spec, labels=labels, requirements=requirements))
+    k = SAMPLES / "karpenter"
+    r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--node-pools", str(pools))
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == f"kwhatif: error: {pools}: NodePool p: {error}"
