@@ -215,3 +215,27 @@ def test_nodepool_crd_validations(run, tmp_path, spec: str, labels: str, require
     r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--node-pools", str(pools))
     assert r.code == 2
     assert r.err.splitlines()[-1] == f"kwhatif: error: {pools}: NodePool p: {error}"
+
+
+@pytest.mark.parametrize(
+    ("item", "error"),
+    [
+        ('{name: a, capacity: {cpu: "-2", memory: 8Gi}, offerings: [{zone: z, price: 0.1}]}',
+         'instanceTypes[0].capacity.cpu: Invalid value: "-2": must be greater than or equal to 0'),
+        ("{name: a, capacity: {cpu: 2, memory: 8Gi}, offerings: [{zone: z, capacityType: ondemand, price: 0.1}]}",
+         'instanceTypes[0].offerings[0].capacityType: Unsupported value: "ondemand": '
+         'supported values: "on-demand", "spot", "reserved"'),
+        ("{name: a, capacity: {cpu: 2, memory: 8Gi}, offerings: [{zone: z, price: .nan}]}",
+         "instanceTypes[0].offerings[0].price: Invalid value: nan: must be a number of at least 0"),
+        ("{name: a, capacity: {cpu: 2, memory: 8Gi}, offerings: [{zone: z, price: .inf}]}",
+         "instanceTypes[0].offerings[0].price: Invalid value: inf: must be a number of at least 0"),
+    ],
+    ids=["negative-capacity", "capacity-type-typo", "nan-price", "infinite-price"],
+)  # fmt: skip
+def test_instance_types_bad_fields(run, tmp_path, item: str, error: str) -> None:
+    types = tmp_path / "types.yaml"
+    types.write_text(f"apiVersion: kwhatif/v1\nkind: InstanceTypes\ninstanceTypes:\n- {item}\n")
+    k = SAMPLES / "karpenter"
+    r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--instance-types", str(types))
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == f"kwhatif: error: {types}: instance type a: {error}"
