@@ -253,7 +253,13 @@ def node_group_set(state: ClusterState, options: AutoscaleOptions, limits_: Any 
 
 def scale_up_options(ngs: NodeGroupSet, state: ClusterState, options: AutoscaleOptions) -> ScaleUpOptions:
     """The flags, else the file's values, else cluster-autoscaler's defaults."""
-    chain = expanders.parse_chain(options.expander or ngs.expander or expanders.DEFAULT_EXPANDER)
+    try:
+        chain = expanders.parse_chain(options.expander or ngs.expander or expanders.DEFAULT_EXPANDER)
+    except InputError as e:
+        if options.expander or not ngs.expander:
+            raise
+        # the chain came from the NodeGroups file: name its field there, not the flag
+        raise InputError(e.message, source=ngs.source or None, obj="NodeGroups", field="expander") from None
     cores = (
         parse_min_max(options.cores_total, "--cores-total", "cores")
         if options.cores_total

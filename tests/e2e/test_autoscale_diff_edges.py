@@ -239,3 +239,18 @@ def test_instance_types_bad_fields(run, tmp_path, item: str, error: str) -> None
     r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--instance-types", str(types))
     assert r.code == 2
     assert r.err.splitlines()[-1] == f"kwhatif: error: {types}: instance type a: {error}"
+
+
+def test_bad_expander_in_the_node_groups_file_names_the_file(run, tmp_path) -> None:
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(
+        "apiVersion: kwhatif/v1\nkind: NodeGroups\nexpander: least-waste,,\nnodeGroups:\n"
+        "- name: general\n  maxSize: 4\n  nodeSelector: {eks.amazonaws.com/nodegroup: general}\n"
+    )
+    a = SAMPLES / "autoscale"
+    r = run("autoscale", str(a / "rollout.yaml"), "--cluster", str(a / "cluster.yaml"), "--node-groups", str(groups))
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == (
+        f"kwhatif: error: {groups}: NodeGroups: expander: Expander  not supported "
+        "(expanders: random, most-pods, least-waste, least-nodes, price, priority)"
+    )
