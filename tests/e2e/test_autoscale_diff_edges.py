@@ -254,3 +254,11 @@ def test_bad_expander_in_the_node_groups_file_names_the_file(run, tmp_path) -> N
         f"kwhatif: error: {groups}: NodeGroups: expander: Expander  not supported "
         "(expanders: random, most-pods, least-waste, least-nodes, price, priority)"
     )
+
+
+def test_diff_of_a_workload_without_check_points_to_check(run) -> None:
+    r = run("diff", str(SAMPLES / "workloads" / "ml-batch.yaml"), "--cluster", CLUSTER)
+    assert r.code == 2
+    assert r.err.splitlines()[-1].endswith(
+        "ml-batch.yaml: Job ml/train-llm: diff compares Pods; add --check to compare Job objects"
+    )
