@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kwhatif.errors import InputError, KwhatifError
+from kwhatif.escape import visible
 from kwhatif.version import __version__
 
 if TYPE_CHECKING:
@@ -637,7 +638,9 @@ def answer(options: ServerOptions, status: str, payload: Any) -> mcp_types.CallT
     import mcp_types as types
 
     if status != "ok":
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"error: {payload}")], is_error=True)
+        # one line, its control characters visible, as the command writes it on standard error
+        text = f"error: {visible(str(payload))}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
     doc, text, code = payload
     body = json.dumps(doc, indent=2, ensure_ascii=False)
     head = f"{text}\nexit status of the command: {code}"

@@ -46,3 +46,12 @@ def test_autoscale_tool_takes_karpenters_inputs_and_counts_its_nodeclaims() -> N
     assert "instance_types: '/etc/hosts' is outside the directories this server may read" in texts(outside)[0]
     assert bad.is_error
     assert "min_values_policy" in texts(bad)[0]
+
+
+def test_tool_error_shows_control_characters_as_the_command_does() -> None:
+    pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: "a\\u001b[31m"}\nspec: {containers: [{name: c, image: x}]}\n'
+    _, (result,) = session_run([("diff", {"cluster": ["samples/cluster.yaml"], "pods": [pod]})])
+    assert result.is_error
+    (text,) = texts(result)
+    assert "\x1b" not in text
+    assert text.startswith("error: <text 1>: Pod default/a^[[31m: metadata.name: Invalid value: ")
