@@ -198,9 +198,42 @@ def autoscale(
     if not 0 <= threshold <= 1:  # a float range lets NaN through, and NaN compares false with every utilization
         raise InputError(f"must be between 0 and 1, not {threshold}", field="--scale-down-utilization-threshold")
     kind = options.autoscaler or default_autoscaler(state, options)
+    _check_options_apply(kind, options)
     if kind is AutoscalerKind.KARPENTER:
         return run_karpenter(state, pods, config, options, limits_)
     return run_cluster_autoscaler(state, pods, config, options, limits_)
+
+
+def _check_options_apply(kind: AutoscalerKind, o: AutoscaleOptions) -> None:
+    """An option of the other autoscaler is bad usage: silently ignored, it would look answered."""
+    if kind is AutoscalerKind.KARPENTER:
+        given = {
+            "--expander": o.expander is not None,
+            "--max-nodes-total": o.max_nodes_total is not None,
+            "--cores-total": o.cores_total is not None,
+            "--memory-total": o.memory_total is not None,
+            "--balance-similar-node-groups": bool(o.balance_similar_node_groups),
+            "--loops": o.loops != 1,
+            "--scale-down": o.scale_down,
+            "--scale-down-utilization-threshold": o.scale_down_utilization_threshold != 0.5,
+        }
+        other = "cluster-autoscaler"
+    else:
+        given = {
+            "--node-pools": o.node_pools is not None,
+            "--instance-types": o.instance_types is not None,
+            "--consolidation": o.consolidation,
+            "--min-values-policy": o.min_values_policy != "Strict",
+            "--preference-policy": o.preference_policy != "Respect",
+            "--spot-to-spot-consolidation": o.spot_to_spot_consolidation,
+        }
+        other = "karpenter"
+    flags = [flag for flag, on in given.items() if on]
+    if flags:
+        raise InputError(
+            f"{'applies' if len(flags) == 1 else 'apply'} to --autoscaler {other} only; this run answers as {kind.value}",
+            field=", ".join(flags),
+        )
 
 
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:

@@ -262,3 +262,20 @@ def test_diff_of_a_workload_without_check_points_to_check(run) -> None:
     assert r.err.splitlines()[-1].endswith(
         "ml-batch.yaml: Job ml/train-llm: diff compares Pods; add --check to compare Job objects"
     )
+
+
+def test_options_of_the_other_autoscaler_are_bad_usage(run) -> None:
+    a, k = SAMPLES / "autoscale", SAMPLES / "karpenter"
+    r = run("autoscale", str(a / "rollout.yaml"), "--cluster", str(a / "cluster.yaml"), "--node-groups",
+            str(a / "nodegroups.yaml"), "--consolidation", "--instance-types", str(k / "instance-types.yaml"))  # fmt: skip
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == (
+        "kwhatif: error: --instance-types, --consolidation: apply to --autoscaler karpenter only; "
+        "this run answers as cluster-autoscaler"
+    )
+    # the state's NodePools make Karpenter the default
+    r = run("autoscale", "--pending", "--cluster", str(k / "cluster.yaml"), "--scale-down")
+    assert r.code == 2
+    assert r.err.splitlines()[-1] == (
+        "kwhatif: error: --scale-down: applies to --autoscaler cluster-autoscaler only; this run answers as karpenter"
+    )
