@@ -237,7 +237,7 @@ def _check_options_apply(kind: AutoscalerKind, o: AutoscaleOptions) -> None:
 
 
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
-    """Karpenter when the state holds NodePools and no cluster-autoscaler node groups: none given
+    """Karpenter when the state (or --node-pools) holds NodePools and no cluster-autoscaler node groups: none given
     (--node-groups), and not both a cluster-autoscaler-status ConfigMap and nodes of a provider's
     node group (the managed node group Karpenter itself runs on makes no cluster-autoscaler)."""
     from kwhatif.autoscaler.nodegroups import PROVIDER_LABELS
@@ -245,7 +245,7 @@ def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> Autosc
     pools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
     ca_status = "kube-system/cluster-autoscaler-status" in state.config_maps
     labelled = any(k in n.labels for n in state.nodes.values() for k in PROVIDER_LABELS)
-    if pools and options.node_groups is None and not (ca_status and labelled):
+    if (pools or options.node_pools is not None) and options.node_groups is None and not (ca_status and labelled):
         return AutoscalerKind.KARPENTER
     return AutoscalerKind.CLUSTER_AUTOSCALER
 

@@ -279,3 +279,22 @@ def test_options_of_the_other_autoscaler_are_bad_usage(run) -> None:
     assert r.err.splitlines()[-1] == (
         "kwhatif: error: --scale-down: applies to --autoscaler cluster-autoscaler only; this run answers as karpenter"
     )
+
+
+def test_node_pools_file_makes_karpenter_the_default(run, tmp_path) -> None:
+    # a state without NodePools and the NodePools of a file: Karpenter answers and the file's pool
+    # provisions (cluster-autoscaler answered before, --node-pools ignored)
+    pools = tmp_path / "pools.yaml"
+    pools.write_text(NODEPOOL.format(spec="", labels="{}", requirements="[]"))
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\n"
+        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '20'}}}]}\n"
+    )
+    k = SAMPLES / "karpenter"
+    r = run("autoscale", str(pod), "--cluster", CLUSTER, "--node-pools", str(pools),
+            "--instance-types", str(k / "instance-types.yaml"), "-o", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["autoscaler"] == "karpenter"
+    assert [(p["outcome"], p["nodePool"]) for p in doc["pods"]] == [("scale-up", "p")]
