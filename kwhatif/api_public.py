@@ -528,7 +528,10 @@ class Cluster:
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         before = Side(chosen, cfg, profile)
         after_chosen = to_version(
-            chosen, to_scheduler_version, _gates_text(feature_gates), _gates_text(to_feature_gates)
+            chosen,
+            to_scheduler_version,
+            _gates_text(feature_gates),
+            _gates_text(to_feature_gates, "to_feature_gates"),
         )
         after_profile = to_profile or profile
         after_cfg = _configuration(to_config if to_config is not None else config, after_chosen)
@@ -739,10 +742,13 @@ def _selector(text: str | None, field: str) -> Any:
         raise InputError(f"{text!r}: {e}", field=field) from None
 
 
-def _gates_text(gates: str | Mapping[str, bool] | None) -> str | None:
+def _gates_text(gates: str | Mapping[str, bool] | None, field: str = "feature_gates") -> str | None:
     """feature_gates= as --feature-gates spells them: a str as given, a dict as k=v,..."""
     if gates is None or isinstance(gates, str):
         return gates
+    for k, v in gates.items():
+        if not isinstance(v, bool):  # "false" or "no" would be truthy: a gate turned on by mistake
+            raise InputError(f"{k}: expected true or false, got {v!r}", field=field)
     return ",".join(f"{k}={'true' if v else 'false'}" for k, v in gates.items())
 
 

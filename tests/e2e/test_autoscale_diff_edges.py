@@ -298,3 +298,15 @@ def test_node_pools_file_makes_karpenter_the_default(run, tmp_path) -> None:
     doc = json.loads(r.out)
     assert doc["autoscaler"] == "karpenter"
     assert [(p["outcome"], p["nodePool"]) for p in doc["pods"]] == [("scale-up", "p")]
+
+
+@pytest.mark.parametrize("field", ["feature_gates", "to_feature_gates"])
+def test_python_api_gate_values_must_be_booleans(field: str) -> None:
+    # {"PodLevelResources": "false"} is truthy: it turned the gate on
+    import kwhatif
+
+    cluster = kwhatif.load_cluster(CLUSTER)
+    with pytest.raises(kwhatif.InputError) as err:
+        cluster.diff(str(SAMPLES / "pods" / "web-canary.yaml"), scheduler_version="1.34",
+                     **{field: {"PodLevelResources": "false"}})  # fmt: skip
+    assert str(err.value) == f"{field}: PodLevelResources: expected true or false, got 'false'"
