@@ -310,3 +310,25 @@ def test_python_api_gate_values_must_be_booleans(field: str) -> None:
         cluster.diff(str(SAMPLES / "pods" / "web-canary.yaml"), scheduler_version="1.34",
                      **{field: {"PodLevelResources": "false"}})  # fmt: skip
     assert str(err.value) == f"{field}: PodLevelResources: expected true or false, got 'false'"
+
+
+def test_every_group_at_its_maximum_cuts_pods_off(run, tmp_path) -> None:
+    # no template refused the pods: each group is skipped at its maximum, as upstream's event says
+    # ("pod didn't trigger scale-up: 2 max node group size reached"); a limit, exit status 1
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(
+        "apiVersion: kwhatif/v1\nkind: NodeGroups\nnodeGroups:\n"
+        "- {name: general, minSize: 1, maxSize: 2, nodeSelector: {eks.amazonaws.com/nodegroup: general}}\n"
+        "- {name: compute, minSize: 1, maxSize: 1, nodeSelector: {eks.amazonaws.com/nodegroup: compute}}\n"
+    )
+    a = SAMPLES / "autoscale"
+    r = run("autoscale", str(a / "rollout.yaml"), "--cluster", str(a / "cluster.yaml"), "--node-groups", str(groups),
+            "--scheduler-version", "1.33", "-o", "json")  # fmt: skip
+    assert r.code == 1, r.err
+    doc = json.loads(r.out)
+    whys = {p["why"] for p in doc["pods"] if p["outcome"] == "none"}
+    assert whys == {"cut off by maxSize of compute, general"}
+    assert doc["scaleUp"]["noGroup"][0]["reasons"] == {
+        "compute": "skipped: max node group size reached",
+        "general": "skipped: max node group size reached",
+    }
