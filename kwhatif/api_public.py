@@ -418,6 +418,13 @@ class Cluster:
         ):
             if value not in choices:
                 raise InputError(f"must be one of {', '.join(choices)}, not {value!r}", field=name)
+        if not 0 <= scale_down_utilization_threshold <= 1:  # NaN too
+            raise InputError(
+                f"must be between 0 and 1, not {scale_down_utilization_threshold}",
+                field="scale_down_utilization_threshold",
+            )
+        if max_nodes_total is not None and max_nodes_total < 0:
+            raise InputError(f"must be at least 0, not {max_nodes_total}", field="max_nodes_total")
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         docs = _read(state, pods, namespace, False) if pods is not None else []
         options = AutoscaleOptions(
@@ -510,7 +517,10 @@ class Cluster:
         state, chosen, cfg = self._prepare(scheduler_version, feature_gates, config, profile)
         before = Side(chosen, cfg, profile)
         after_chosen = to_version(
-            chosen, to_scheduler_version, _gates_text(feature_gates), _gates_text(to_feature_gates)
+            chosen,
+            to_scheduler_version,
+            _gates_text(feature_gates),
+            _gates_text(to_feature_gates, "to_feature_gates"),
         )
         after_profile = to_profile or profile
         after_cfg = _configuration(to_config if to_config is not None else config, after_chosen)
@@ -595,7 +605,10 @@ def render(report: Any, output: str = "table", *, width: int = 0, explain_all: b
         raise InputError(f"unknown output format {output!r} (one of {choices})", field="output") from None
     if fmt not in report.kind.formats:
         choices = ", ".join(f.value for f in report.kind.formats)
-        raise InputError(f"a {report.kind} report has no {output} format (one of {choices})", field="output")
+        raise InputError(
+            f"{'an' if report.kind[0] in 'AEIOU' else 'a'} {report.kind} report has no {output} format (one of {choices})",
+            field="output",
+        )
     options = RenderOptions(width=width, explain_all=explain_all)
     if report.kind is ReportKind.DIFF:
         from kwhatif.report.diff import render as render_diff
@@ -708,10 +721,13 @@ def _selector(text: str | None, field: str) -> Any:
         raise InputError(f"{text!r}: {e}", field=field) from None
 
 
-def _gates_text(gates: str | Mapping[str, bool] | None) -> str | None:
+def _gates_text(gates: str | Mapping[str, bool] | None, field: str = "feature_gates") -> str | None:
     """feature_gates= as --feature-gates spells them: a str as given, a dict as k=v,..."""
     if gates is None or isinstance(gates, str):
         return gates
+    for k, v in gates.items():
+        if not isinstance(v, bool):  # "false" or "no" would be truthy: a gate turned on by mistake
+            raise InputError(f"{k}: expected true or false, got {v!r}", field=field)
     return ",".join(f"{k}={'true' if v else 'false'}" for k, v in gates.items())
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kwhatif.errors import InputError, KwhatifError
+from kwhatif.escape import visible
 from kwhatif.version import __version__
 
 if TYPE_CHECKING:
@@ -142,6 +143,8 @@ def _call_autoscale(c: Cluster, a: dict[str, Any]) -> Any:
             "balance_similar_node_groups",
             "loops",
             "scale_down",
+            "cores_total",
+            "memory_total",
             "autoscaler",
             "node_pools",
             "instance_types",
@@ -273,6 +276,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             "balance_similar_node_groups": {**_BOOL, "description": "--balance-similar-node-groups."},
             "loops": {"type": "integer", "minimum": 1, "description": "Autoscaler loops to run (default 1)."},
             "scale_down": {**_BOOL, "description": "Also the nodes it could remove, and why the others stay."},
+            "cores_total": {**_STRING, "description": "cluster-autoscaler --cores-total MIN:MAX."},
+            "memory_total": {
+                **_STRING,
+                "description": "cluster-autoscaler --memory-total MIN:MAX (GiB or a quantity).",
+            },
             "autoscaler": {
                 **_STRING,
                 "enum": ["cluster-autoscaler", "karpenter"],
@@ -372,7 +380,13 @@ def check_arguments(spec: ToolSpec, args: Mapping[str, Any], roots: tuple[str, .
         if prop is None:
             raise InputError(f"unknown argument (arguments: {', '.join(sorted(props))})", field=name)
         if not _JSON_TYPES[prop["type"]](value):
-            want = "a list of strings" if prop["type"] == "array" else f"a {prop['type']}"
+            want = (
+                "a list of strings"
+                if prop["type"] == "array"
+                else f"an {prop['type']}"
+                if prop["type"] == "integer"
+                else f"a {prop['type']}"
+            )
             raise InputError(f"must be {want}", field=name)
         if "minimum" in prop and value < prop["minimum"]:
             raise InputError(f"must be at least {prop['minimum']}", field=name)
@@ -639,7 +653,9 @@ def answer(options: ServerOptions, status: str, payload: Any) -> mcp_types.CallT
     import mcp_types as types
 
     if status != "ok":
-        return types.CallToolResult(content=[types.TextContent(type="text", text=f"error: {payload}")], is_error=True)
+        # one line, its control characters visible, as the command writes it on standard error
+        text = f"error: {visible(str(payload))}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
     doc, text, code = payload
     body = json.dumps(doc, indent=2, ensure_ascii=False)
     head = f"{text}\nexit status of the command: {code}"

@@ -288,9 +288,14 @@ def scale_up(
             reasons = {name: eg.scheduling_errors[name] for name in sorted(eg.scheduling_errors)}
             for name, why in res.skipped.items():
                 reasons.setdefault(name, f"skipped: {why}")
+            why = NO_GROUP
+            if not eg.scheduling_errors and res.skipped and set(res.skipped.values()) == {MAX_LIMIT_REACHED}:
+                # no template refused it: every group is at its maximum (upstream's event: "pod
+                # didn't trigger scale-up: N max node group size reached"), a limit, not a misfit
+                why = f"cut off by maxSize of {', '.join(sorted(res.skipped))}"
             for p in eg.pods:
                 res.no_group.append(NoGroup(p.key, dict(sorted(reasons.items()))))
-                res.pods[p.key] = PodVerdict(p.key, None, None, NO_GROUP)
+                res.pods[p.key] = PodVerdict(p.key, None, None, why)
             continue
         for p in eg.pods:
             if p.key in given:

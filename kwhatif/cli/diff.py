@@ -20,6 +20,7 @@ from kwhatif.cli.options import (
     parse_label_selector,
 )
 from kwhatif.cli.run import Run, long_lived, render_options
+from kwhatif.errors import InputError
 from kwhatif.report.base import ReportKind
 
 if TYPE_CHECKING:
@@ -144,7 +145,14 @@ def diff(
     to_opts = dataclasses.replace(co, config=to_config or co.config, profile=to_profile or co.profile)
     from kwhatif.cli.run import load_scheduler_config
 
-    after = Side(after_chosen, load_scheduler_config(to_opts, after_chosen.version), to_opts.profile)
+    try:
+        after_config = load_scheduler_config(to_opts, after_chosen.version)
+    except InputError as e:
+        if e.field != "--profile":
+            raise
+        # the compared side's profile: --to-profile, or --profile looked up in --to-config
+        raise InputError(e.message, field="--to-profile" if to_profile else "--profile (in --to-config)") from None
+    after = Side(after_chosen, after_config, to_opts.profile)
     for line in after_chosen.notes:
         if line not in run.chosen.notes:
             run.note(f"--to-scheduler-version: {line}")

@@ -373,6 +373,14 @@ def _capped(lines: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     return out
 
 
+def _aspect_text(aspect: str, a: str, b: str) -> str:
+    """One aspect on one line (JUnit, GitHub annotations, SARIF); the cap's closing line has no
+    two sides."""
+    if aspect == "...":
+        return f"... {a}"
+    return f"{aspect}: {a} -> {b}"
+
+
 def table_text(report: DiffReport, summary: bool = False) -> str:
     doc = report.to_dict()
     lines = [f"from: {visible(side_title(doc['from']))}", f"to:   {visible(side_title(doc['to']))}", ""]
@@ -487,7 +495,7 @@ def junit_text(report: DiffReport) -> str:
         name = visible(f"{p['pod']['namespace']}/{p['pod']['name']}")
         case = ET.SubElement(suite, "testcase", {"classname": "pods", "name": name})
         body = "\n".join(
-            [f"{visible(a)}: {visible(x)} -> {visible(y)}" for a, x, y in _capped(aspect_lines(p))]
+            [visible(_aspect_text(a, x, y)) for a, x, y in _capped(aspect_lines(p))]
             + [f"because: {visible(cause_text(c))}" for c in p["causes"]]
         )
         if fail:
@@ -517,7 +525,7 @@ def github_text(report: DiffReport) -> str:
             continue
         level = "error" if report.fails(pd) else "warning"
         d = pod_dict(pd)
-        msg = "; ".join(f"{a}: {x} -> {y}" for a, x, y in _capped(aspect_lines(d)))
+        msg = "; ".join(_aspect_text(a, x, y) for a, x, y in _capped(aspect_lines(d)))
         causes = "; ".join(cause_text(c) for c in d["causes"])
         where = ""
         source = pd.after.source or pd.before.source
@@ -589,7 +597,7 @@ def sarif_text(report: DiffReport) -> str:
             continue
         key = "status" if Aspect.STATUS in pd.changed else "node" if Aspect.NODE in pd.changed else "other"
         d = pod_dict(pd)
-        text = "; ".join(f"{a}: {x} -> {y}" for a, x, y in _capped(aspect_lines(d)))
+        text = "; ".join(_aspect_text(a, x, y) for a, x, y in _capped(aspect_lines(d)))
         causes = [cause_text(c) for c in d["causes"]]
         level = "error" if report.fails(pd) else "warning"
         location = _location(pd.after.source or pd.before.source, "Pod", pd.namespace, pd.name)

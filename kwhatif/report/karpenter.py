@@ -455,7 +455,10 @@ def markdown(report: KarpenterReport) -> str:
                 out.append(f"  - {markdown_line(pool + ': ' if pool else '')}{markdown_line(why)}")
     if report.consolidation is not None:
         out += ["", "### Consolidation", ""]
-        out += [f"- {markdown_line(line.strip())}" for line in _consolidation_lines(report.consolidation)[1:]]
+        # a command's pods (indented deeper in the text) are nested items under it
+        for line in _consolidation_lines(report.consolidation)[1:]:
+            marker = "  - " if line.startswith("    ") else "- "
+            out.append(f"{marker}{markdown_line(line.strip())}")
     for n in report.notes:
         out.append(f"\n> {markdown_line(n)}")
     s = report.summary()
@@ -505,8 +508,16 @@ def html_page(report: KarpenterReport) -> str:
             )
     if report.consolidation is not None:
         parts.append("<h2>Consolidation</h2>\n<ul>\n")
+        # a command's pods (indented deeper in the text) are a list inside its item
+        items: list[tuple[str, list[str]]] = []
         for line in _consolidation_lines(report.consolidation)[1:]:
-            parts.append(f"<li>{e(line.strip())}</li>\n")
+            if line.startswith("    ") and items:
+                items[-1][1].append(line.strip())
+            else:
+                items.append((line.strip(), []))
+        for head, moves in items:
+            inner = "".join(f"<li>{e(m)}</li>" for m in moves)
+            parts.append(f"<li>{e(head)}" + (f"<ul>{inner}</ul>" if inner else "") + "</li>\n")
         parts.append("</ul>\n")
     for n in report.notes:
         parts.append(f"<p><i>note: {e(n)}</i></p>\n")

@@ -141,6 +141,7 @@ def input_pods(
     from kwhatif.controlplane.controllers.apply import merge_objects
     from kwhatif.controlplane.controllers.workloads import expand_workload
     from kwhatif.load.cluster import build_cluster, classify
+    from kwhatif.whatif.check import check_size
     from kwhatif.whatif.schedule import COMPANION_KINDS, manifest_pods
 
     notes: list[str] = []
@@ -165,6 +166,8 @@ def input_pods(
                 notes.append(
                     f"{w.kind} {w.namespace}/{w.name} runs already: its new pods are placed besides its running ones"
                 )
+            # bounded as `kwhatif check` bounds it: a huge replica count is bad input, not hours of work
+            check_size(w, len(pods), "autoscale run")
             exp = expand_workload(w, state, index=i)
             if exp.refusal:
                 notes.append(f"{w.kind} {w.namespace}/{w.name}: {exp.refusal}")
@@ -191,14 +194,50 @@ def autoscale(
     state: ClusterState, pods: list[Pod], config: SchedulerConfiguration, options: AutoscaleOptions, limits_: Any = None
 ) -> AutoscaleResult:
     """The autoscaler's answer for ``pods`` on ``state``: one function per autoscaler."""
+    threshold = options.scale_down_utilization_threshold
+    if not 0 <= threshold <= 1:  # a float range lets NaN through, and NaN compares false with every utilization
+        raise InputError(f"must be between 0 and 1, not {threshold}", field="--scale-down-utilization-threshold")
     kind = options.autoscaler or default_autoscaler(state, options)
+    _check_options_apply(kind, options)
     if kind is AutoscalerKind.KARPENTER:
         return run_karpenter(state, pods, config, options, limits_)
     return run_cluster_autoscaler(state, pods, config, options, limits_)
 
 
+def _check_options_apply(kind: AutoscalerKind, o: AutoscaleOptions) -> None:
+    """An option of the other autoscaler is bad usage: silently ignored, it would look answered."""
+    if kind is AutoscalerKind.KARPENTER:
+        given = {
+            "--expander": o.expander is not None,
+            "--max-nodes-total": o.max_nodes_total is not None,
+            "--cores-total": o.cores_total is not None,
+            "--memory-total": o.memory_total is not None,
+            "--balance-similar-node-groups": bool(o.balance_similar_node_groups),
+            "--loops": o.loops != 1,
+            "--scale-down": o.scale_down,
+            "--scale-down-utilization-threshold": o.scale_down_utilization_threshold != 0.5,
+        }
+        other = "cluster-autoscaler"
+    else:
+        given = {
+            "--node-pools": o.node_pools is not None,
+            "--instance-types": o.instance_types is not None,
+            "--consolidation": o.consolidation,
+            "--min-values-policy": o.min_values_policy != "Strict",
+            "--preference-policy": o.preference_policy != "Respect",
+            "--spot-to-spot-consolidation": o.spot_to_spot_consolidation,
+        }
+        other = "karpenter"
+    flags = [flag for flag, on in given.items() if on]
+    if flags:
+        raise InputError(
+            f"{'applies' if len(flags) == 1 else 'apply'} to --autoscaler {other} only; this run answers as {kind.value}",
+            field=", ".join(flags),
+        )
+
+
 def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> AutoscalerKind:
-    """Karpenter when the state holds NodePools and no cluster-autoscaler node groups: none given
+    """Karpenter when the state (or --node-pools) holds NodePools and no cluster-autoscaler node groups: none given
     (--node-groups), and not both a cluster-autoscaler-status ConfigMap and nodes of a provider's
     node group (the managed node group Karpenter itself runs on makes no cluster-autoscaler)."""
     from kwhatif.autoscaler.nodegroups import PROVIDER_LABELS
@@ -206,7 +245,7 @@ def default_autoscaler(state: ClusterState, options: AutoscaleOptions) -> Autosc
     pools = sum(1 for _, body in state.karpenter_objects if body.get("kind") == "NodePool")
     ca_status = "kube-system/cluster-autoscaler-status" in state.config_maps
     labelled = any(k in n.labels for n in state.nodes.values() for k in PROVIDER_LABELS)
-    if pools and options.node_groups is None and not (ca_status and labelled):
+    if (pools or options.node_pools is not None) and options.node_groups is None and not (ca_status and labelled):
         return AutoscalerKind.KARPENTER
     return AutoscalerKind.CLUSTER_AUTOSCALER
 
@@ -247,7 +286,13 @@ def node_group_set(state: ClusterState, options: AutoscaleOptions, limits_: Any 
 
 def scale_up_options(ngs: NodeGroupSet, state: ClusterState, options: AutoscaleOptions) -> ScaleUpOptions:
     """The flags, else the file's values, else cluster-autoscaler's defaults."""
-    chain = expanders.parse_chain(options.expander or ngs.expander or expanders.DEFAULT_EXPANDER)
+    try:
+        chain = expanders.parse_chain(options.expander or ngs.expander or expanders.DEFAULT_EXPANDER)
+    except InputError as e:
+        if options.expander or not ngs.expander:
+            raise
+        # the chain came from the NodeGroups file: name its field there, not the flag
+        raise InputError(e.message, source=ngs.source or None, obj="NodeGroups", field="expander") from None
     cores = (
         parse_min_max(options.cores_total, "--cores-total", "cores")
         if options.cores_total

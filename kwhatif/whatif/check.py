@@ -330,7 +330,7 @@ def expand_and_admit(
 
     replaced = len(update.keys) if update.rollout.leave_first else 0
     stale = update.rollout.stale
-    _check_size(w, planned)
+    check_size(w, planned)
     try:
         exp = wl.expand_workload(w, state, index=index, stale=stale, admit_suspended=admit_suspended)
         suspension = None if admit_suspended else _suspension(w)
@@ -996,7 +996,8 @@ def _unevaluated(
 # --- helpers ----------------------------------------------------------------------------------------
 
 
-def _check_size(w: Workload, planned: int) -> None:
+def check_size(w: Workload, planned: int, run: str = "check") -> None:
+    """Refuse a workload whose replicas would take the pods of one run past MAX_PODS."""
     spec: dict[str, Any] = w.body.get("spec") if isinstance(w.body.get("spec"), dict) else {}  # type: ignore[assignment]
     template = spec.get("jobTemplate")
     job_spec = template.get("spec") if isinstance(template, dict) else None
@@ -1005,7 +1006,7 @@ def _check_size(w: Workload, planned: int) -> None:
         n = job.get(key)
         if isinstance(n, int) and not isinstance(n, bool) and planned + n > MAX_PODS:
             raise InputError(
-                f"{key} {n} would make more than {MAX_PODS} pods to place in one check",
+                f"{key} {n} would make more than {MAX_PODS} pods to place in one {run}",
                 source=w.source,
                 obj=f"{w.kind} {w.namespace}/{w.name}",
                 field=f"spec.{key}" if job is spec else f"spec.jobTemplate.spec.{key}",

@@ -21,6 +21,7 @@ import numpy as np
 
 from kwhatif.cache.cluster import ClusterState
 from kwhatif.config.types import Profile, SchedulerConfiguration
+from kwhatif.errors import InputError
 from kwhatif.framework.types import NodeScores, PodOutcome
 from kwhatif.plugins.incremental_scores import ScoreTable
 from kwhatif.release.gate_plugins import API_SERVER, FRAMEWORK, GATE_PLUGINS, PREEMPTION_PLUGIN, Point, explains
@@ -502,9 +503,16 @@ def schedule_side(
     from kwhatif.whatif import schedule as engine
 
     notes: list[str] = []
-    from_files, _ = engine.manifest_pods(
-        state, docs, namespace=namespace, enforce_namespace=enforce_namespace, note=notes.append
-    )
+    try:
+        from_files, _ = engine.manifest_pods(
+            state, docs, namespace=namespace, enforce_namespace=enforce_namespace, note=notes.append
+        )
+    except InputError as e:
+        if not e.message.startswith(engine.NOT_PODS):
+            raise
+        # a workload in a diff of pods: --check compares workloads
+        kind = e.message.rsplit(" for ", 1)[-1]
+        raise InputError(f"diff compares Pods; add --check to compare {kind}", source=e.source, obj=e.obj) from None
     plan = engine.plan(
         state,
         side.config,

@@ -265,6 +265,10 @@ def unbound_claims(state: ClusterState) -> Callable[[Pod], list[str]]:
 # --- the engine ------------------------------------------------------------------------------------
 
 
+# the start of the error for a manifest that holds workloads, not Pods
+NOT_PODS = "kwhatif schedule takes Pods"
+
+
 def manifest_pods(
     state: ClusterState,
     docs: list[Document],
@@ -340,7 +344,7 @@ def manifest_pods(
         # name the workload the user meant to check, not the ConfigMap before it
         doc = next((d for d in rest if classify(d) in WORKLOAD_KINDS), rest[0])
         raise InputError(
-            f"kwhatif schedule takes Pods; use `kwhatif check` for {doc.kind} objects",
+            f"{NOT_PODS}; use `kwhatif check` for {doc.kind} objects",
             source=doc.source,
             obj=doc.describe(),
         )

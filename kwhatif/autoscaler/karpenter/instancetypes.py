@@ -210,6 +210,9 @@ def _resources(d: f.Dict, key: str, path: str) -> dict[str, Fraction]:
     return dict(f.resource_list(d, key, path))
 
 
+_CAPACITY_TYPES = (CAPACITY_TYPE_ON_DEMAND, CAPACITY_TYPE_SPOT, CAPACITY_TYPE_RESERVED)
+
+
 def parse_instance_types(doc: dict[str, Any], source: str) -> list[InstanceType]:
     """A kwhatif/v1 InstanceTypes document; errors name the file, the type and the field."""
     if doc.get("apiVersion") != API_VERSION or doc.get("kind") != KIND:
@@ -238,6 +241,10 @@ def parse_instance_types(doc: dict[str, Any], source: str) -> list[InstanceType]
                 if r not in capacity:
                     raise f.required(f"{path}.capacity.{r}")
             overhead = milli(_resources(item, "overhead", path))
+            for key, amounts in (("capacity", capacity), ("overhead", overhead)):
+                for r, v in amounts.items():
+                    if v < 0:
+                        raise f.invalid(f"{path}.{key}.{r}", item[key][r], "must be greater than or equal to 0")
             labels = f.str_map(item, "labels", path)
             offerings: list[Offering] = []
             for j, o in enumerate(f.obj_seq(item, "offerings", path)):
@@ -246,8 +253,14 @@ def parse_instance_types(doc: dict[str, Any], source: str) -> list[InstanceType]
                 if not zone:
                     raise f.required(f"{op}.zone")
                 ct = f.string(o, "capacityType", op) or CAPACITY_TYPE_ON_DEMAND
+                if ct not in _CAPACITY_TYPES:  # karpenter.sh/capacity-type's well-known values
+                    raise f.unsupported(f"{op}.capacityType", ct, _CAPACITY_TYPES)
                 price_raw = o.get("price", 0)
-                if isinstance(price_raw, bool) or not isinstance(price_raw, (int, float)) or price_raw < 0:
+                if (
+                    isinstance(price_raw, bool)
+                    or not isinstance(price_raw, (int, float))
+                    or not 0 <= price_raw < math.inf  # NaN and infinity too
+                ):
                     raise f.invalid(f"{op}.price", price_raw, "must be a number of at least 0")
                 offerings.append(Offering(zone, ct, float(price_raw), f.boolean(o, "available", op, True)))
             if not offerings:

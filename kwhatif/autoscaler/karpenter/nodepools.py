@@ -105,6 +105,18 @@ class NodeClaim:
     source: str = ""
 
 
+def _restricted(key: str) -> str | None:
+    """The NodePool CRD's validations of a template label or requirement key
+    (pkg/apis/crds/karpenter.sh_nodepools.yaml, v1.14.1): the message of the first it breaks."""
+    if key not in ("karpenter.sh/capacity-type", NODEPOOL_LABEL) and key.split("/", 1)[0].endswith("karpenter.sh"):
+        return 'label domain "karpenter.sh" is restricted'
+    if key == NODEPOOL_LABEL:
+        return f'label "{NODEPOOL_LABEL}" is restricted'
+    if key == "kubernetes.io/hostname":
+        return 'label "kubernetes.io/hostname" is restricted'
+    return None
+
+
 def _requirements(spec: f.Dict, path: str) -> tuple[Requirement, ...]:
     out: list[Requirement] = []
     for i, r in enumerate(f.obj_seq(spec, "requirements", path)):
@@ -112,6 +124,8 @@ def _requirements(spec: f.Dict, path: str) -> tuple[Requirement, ...]:
         key = f.string(r, "key", p)
         if not key:
             raise f.required(f"{p}.key")
+        if (restricted := _restricted(key)) is not None:
+            raise f.invalid(f"{p}.key", key, restricted)
         op = f.string(r, "operator", p)
         if op not in _OPERATORS:
             raise f.unsupported(f"{p}.operator", op, _OPERATORS)
@@ -171,12 +185,20 @@ def parse_nodepool(body: dict[str, Any], source: str) -> NodePool:
 def _nodepool(body: dict[str, Any], meta: f.Dict, name: str, source: str) -> NodePool:
     spec = f.mapping(body, "spec", "")
     weight = f.integer(spec, "weight", "spec", 0) or 0
-    if not 0 <= weight <= 100:
+    if spec.get("weight") is not None and not 1 <= weight <= 100:  # absent: 0, as upstream's lo.FromPtr
         raise f.invalid("spec.weight", weight, "must be between 1 and 100")
+    replicas = f.integer(spec, "replicas", "spec")
+    if replicas is not None and replicas < 0:
+        raise f.invalid("spec.replicas", replicas, "must be at least 0")
+    if replicas is not None and spec.get("weight") is not None:
+        raise f.invalid("spec.weight", weight, "'weight' is not supported on static NodePools")
     template = f.mapping(spec, "template", "spec")
     tmeta = f.mapping(template, "metadata", "spec.template")
     tspec = f.mapping(template, "spec", "spec.template")
     labels = f.str_map(tmeta, "labels", "spec.template.metadata")
+    for key in sorted(labels):
+        if (restricted := _restricted(key)) is not None:
+            raise f.invalid("spec.template.metadata.labels", key, restricted)
     reqs = _requirements(tspec, "spec.template.spec")
     ref = f.mapping(tspec, "nodeClassRef", "spec.template.spec")
     group = f.string(ref, "group", "spec.template.spec.nodeClassRef")
@@ -203,6 +225,8 @@ def _nodepool(body: dict[str, Any], meta: f.Dict, name: str, source: str) -> Nod
         for r in reasons:
             if r not in _REASONS:
                 raise f.unsupported(f"{p}.reasons", r, _REASONS)
+        if ("schedule" in b) != ("duration" in b):
+            raise f.invalid(f"{p}.schedule", b.get("schedule"), "'schedule' must be set with 'duration'")
         budgets.append(Budget(nodes, reasons, f.string(b, "schedule", p), f.string(b, "duration", p)))
     if raw_budgets is None:
         budgets = [Budget("10%")]
@@ -219,7 +243,7 @@ def _nodepool(body: dict[str, Any], meta: f.Dict, name: str, source: str) -> Nod
         consolidation_policy=policy,
         consolidate_after=after,
         budgets=tuple(budgets),
-        static=spec.get("replicas") is not None,
+        static=replicas is not None,
         source=source,
     )
 

@@ -173,7 +173,11 @@ def markdown(r: AutoscaleReport) -> str:
         lines = _scale_up_lines(s, md=True)
         out.append(f"**{lines[0]}**")
         out.append("")
-        out += [markdown_line(x) for x in lines[1:]]
+        # list items: "- " (or the nested "-   ") stays a list marker, the text after it is escaped
+        for x in lines[1:]:
+            nested = x.startswith("-   ")
+            text = x[4:] if nested else x[2:]
+            out.append(f"{'  - ' if nested else '- '}{markdown_line(text)}")
         out.append("")
     if r.scale_down is not None:
         out.append(f"**Scale-down** (utilization below {r.scale_down.threshold:g}):")
