@@ -5,6 +5,7 @@ preamble each one shares), and the report written at its end."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -308,7 +309,12 @@ class Run:
             formatter = get_formatter(fmt, render_options(self.env, self.color, **render))
             assert isinstance(formatter, TableFormatter)
             writer = TableWriter(formatter, num_nodes)
-        base: Callable[[Attempt], PodResult] = Digester() if compact else pod_result
+        # a table never shows a binding's object: not built for one
+        base: Callable[[Attempt], PodResult] = (
+            Digester(manifests=fmt in STREAMED_DOCUMENTS)
+            if compact
+            else functools.partial(pod_result, manifests=fmt in STREAMED_DOCUMENTS)
+        )
         extra = plan.selection.pod_notes
 
         def build(att: Attempt) -> PodResult:

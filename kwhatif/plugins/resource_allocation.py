@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
@@ -22,6 +23,10 @@ from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import ResourceSpec
 
 _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
+# pod_request_list without useRequested, by what it reads of the pod: the requests of its
+# containers, its overhead, the resources scored
+_NON_ZERO: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_NON_ZERO_LIMIT = 4096
 
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
@@ -30,6 +35,16 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
     if use_requested:
         reqs = pod.request_list
     else:
+        # pods of one template request alike: their requests are worked out once
+        key = (
+            tuple(tuple(c.requests.items()) if c.requests else () for c in pod.containers),
+            tuple((tuple(c.requests.items()) if c.requests else (), c.restart_policy) for c in pod.init_containers),
+            tuple(pod.overhead.items()) if pod.overhead else (),
+            tuple(r.name for r in resources),
+        )
+        got = _NON_ZERO.get(key)
+        if got is not None:
+            return list(got)
         reqs = pod_requests(
             [c.requests for c in pod.containers],
             [ContainerRequests(c.requests, c.restart_policy == "Always") for c in pod.init_containers],
@@ -45,6 +60,10 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
             out.append(q.milli_value(amount))
         else:
             out.append(q.value(amount))
+    if not use_requested:
+        if len(_NON_ZERO) > _NON_ZERO_LIMIT:
+            _NON_ZERO.clear()
+        _NON_ZERO[key] = tuple(out)
     return out
 
 
