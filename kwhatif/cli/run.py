@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from kwhatif.whatif.schedule import Plan
 
 # The schedule report's formats written pod by pod as the pods are scheduled (Run.stream_schedule)
-STREAMED = frozenset({OutputFormat.TABLE, OutputFormat.WIDE, OutputFormat.JSON, OutputFormat.YAML})
 STREAMED_DOCUMENTS = frozenset({OutputFormat.JSON, OutputFormat.YAML})
+# those whose opening says what only the end knows: each pod's part kept in a temporary file until then
+STREAMED_AT_END = frozenset({OutputFormat.MARKDOWN, OutputFormat.JUNIT, OutputFormat.SARIF, OutputFormat.HTML})
+STREAMED = frozenset({OutputFormat.TABLE, OutputFormat.WIDE, *STREAMED_DOCUMENTS, *STREAMED_AT_END})
 
 
 def long_lived() -> None:
@@ -301,7 +303,14 @@ class Run:
         fmt = OutputFormat(self.output)
         num_nodes = sched.snapshot.num_nodes
         writer: ResultWriter
-        if fmt is OutputFormat.JSON:
+        spool = None
+        if fmt in STREAMED_AT_END:
+            from kwhatif.report.stream_docs import Spool, SpoolWriter, document_writer
+
+            spool = Spool()
+            at_end = document_writer(fmt.value)
+            writer = SpoolWriter(at_end)
+        elif fmt is OutputFormat.JSON:
             writer = JsonWriter()
         elif fmt is OutputFormat.YAML:
             writer = YamlWriter()
@@ -311,9 +320,9 @@ class Run:
             writer = TableWriter(formatter, num_nodes)
         # a table never shows a binding's object: not built for one
         base: Callable[[Attempt], PodResult] = (
-            Digester(manifests=fmt in STREAMED_DOCUMENTS)
+            Digester(manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
             if compact
-            else functools.partial(pod_result, manifests=fmt in STREAMED_DOCUMENTS)
+            else functools.partial(pod_result, manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
         )
         extra = plan.selection.pod_notes
 
@@ -324,7 +333,10 @@ class Run:
 
         detail = "summary" if compact and fmt in STREAMED_DOCUMENTS else ""
         head = ScheduleReport(plan.profile, (), num_nodes, scheduler_version=self.chosen, detail=detail)
-        stream = ScheduleStream(writer, Sink(self.env.stdout), build, head, keep=lambda a: bool(group_key(a.pod)))
+        out = Sink(self.env.stdout)
+        stream = ScheduleStream(
+            writer, out if spool is None else spool.sink, build, head, keep=lambda a: bool(group_key(a.pod))
+        )
         from kwhatif.whatif import kubelet
 
         # a pod bound by spec.nodeName goes to its node's kubelet, never to the scheduler
@@ -337,6 +349,12 @@ class Run:
             counted=stream.summary,
         )
         stream.close(tail)
+        if spool is not None:
+            try:
+                at_end.document(out, tail, stream.summary.pods, spool.records)
+                out.flush()
+            finally:
+                spool.close()
         return int(tail.exit_code)
 
     def emit(self, report: AnyReport, **render: Any) -> int:

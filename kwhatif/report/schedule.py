@@ -398,20 +398,20 @@ def _node_entries(
         sc = scores.get(name)
         excluded = name in fit.excluded
         if at_pre_filter:
-            filters: tuple[FilterEntry, ...] = ()
+            records: tuple[FilterEntry, ...] = ()
         else:
             got = results.get(id(fr)) if persistent else None
             if got is None:
-                filters = shared_tuple(tuple([_filter_entry(st, shared) for st in fr.statuses]))
+                records = shared_tuple(tuple([_filter_entry(st, shared) for st in fr.statuses]))
                 if persistent:
-                    results[id(fr)] = (fr, filters)
+                    results[id(fr)] = (fr, records)
             else:
-                filters = got[1]
+                records = got[1]
         score_entries = shared_tuple(tuple([_score_entry(s, shared_scores) for s in sc.scores])) if sc else ()
         feasible = fr.feasible and not excluded and not at_pre_filter
         total = sc.total if sc else None
         if persistent:
-            key = (name, id(filters), id(score_entries), total, feasible, excluded, at_pre_filter, fr.with_nominated)
+            key = (name, id(records), id(score_entries), total, feasible, excluded, at_pre_filter, fr.with_nominated)
             entry = known.get(key)
             if entry is not None:
                 nodes.append(entry)
@@ -419,7 +419,7 @@ def _node_entries(
         entry = NodeEntry(
             name=name,
             feasible=feasible,
-            filters=filters,
+            filters=records,
             scores=score_entries,
             total=total,
             excluded=excluded,
