@@ -21,7 +21,7 @@ from kwhatif.escape import EscapeCache, escape_strings, guard_commands, visible
 from kwhatif.report.schedule import PodResult, ScheduleReport
 from kwhatif.sink import Sink
 
-_ESCAPED = 100_000  # strings whose escaped form is kept between pods
+_ESCAPED = 20_000  # strings whose escaped form is kept between pods (node names, reasons)
 
 Records = Callable[[], Iterator[list[Any]]]  # each pod's record, in order, read again on each call
 
@@ -250,17 +250,12 @@ class HtmlWriter(DocumentWriter):
     """-o html: the page, its report embedded as the JSON document of the results, each result's
     part embedded as it is ready; the page's title names the first pods (formats/html.py)."""
 
-    def __init__(self) -> None:
-        self.first: list[str] = []  # the first pods, for the title
-
     def record(self, r: PodResult) -> list[Any]:
         from kwhatif.report.formats.html import embed_json
         from kwhatif.report.schedule import result_dict
 
         d = result_dict(r)
-        if len(self.first) < 3:
-            self.first.append(f"{d['pod']['namespace']}/{d['pod']['name']}")
-        return [embed_json(d)]
+        return [embed_json(d), f"{d['pod']['namespace']}/{d['pod']['name']}"]
 
     def document(self, sink: Sink, report: ScheduleReport, count: int, records: Records) -> None:
         from kwhatif.report.formats.html import embed_json, page_text
@@ -270,13 +265,18 @@ class HtmlWriter(DocumentWriter):
         embedded = embed_json(doc)
         empty = '"results":[]'
         at = embedded.index(empty) + len(empty) - 1
-        subject = ", ".join(self.first) + (f" and {count - 3} more" if count > 3 else "")
+        first: list[str] = []  # the title names the first pods
+        for _, name in records():
+            first.append(name)
+            if len(first) == 3:
+                break
+        subject = ", ".join(first) + (f" and {count - 3} more" if count > 3 else "")
         before, after = page_text(doc, subject, _EMBEDDED).split(_EMBEDDED, 1)
         sink.write(before + embedded[:at])
-        first = True
-        for (part,) in records():
-            sink.write(part if first else "," + part)
-            first = False
+        sep = ""
+        for part, _ in records():
+            sink.write(sep + part)
+            sep = ","
         sink.write(embedded[at:] + after)
 
 
