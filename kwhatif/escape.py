@@ -364,4 +364,8 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
         return out
 
     result: T = walk(obj)
+    # walk is a closure that refers to itself: a cycle the collector frees later (or never while
+    # it is paused, as it is while a streamed report is written), with all it refers to. Emptying
+    # its cell breaks the cycle now.
+    del walk
     return result
