@@ -367,5 +367,10 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
     # walk is a closure that refers to itself: a cycle the collector frees later (or never while
     # it is paused, as it is while a streamed report is written), with all it refers to. Emptying
     # its cell breaks the cycle now.
-    del walk
+    walk = _returned
     return result
+
+
+def _returned(v: Any) -> Any:
+    """What escape_strings's walk is once the call has returned (nothing calls it then)."""
+    raise AssertionError("escape_strings has returned")
