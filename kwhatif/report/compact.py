@@ -79,7 +79,11 @@ def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[
     if scores:
         totals = getattr(scores, "totals", None)
         names_of = getattr(scores, "names", None)
-        if totals is not None and names_of is not None:
+        if totals is not None and names_of is not None and prio is not None and len(prio.best) >= BEST_NODES:
+            # as many nodes as are shown share the best total (a template's replicas on a roomy
+            # cluster): the first of them by name (prio.best is in node order, name order)
+            best = list(prio.best[:BEST_NODES])
+        elif totals is not None and names_of is not None:
             import numpy as np
 
             # the nodes at or above the k-th best total, then those by total (node order is name
