@@ -296,7 +296,7 @@ class Run:
         from kwhatif.report.formats.output import get_formatter
         from kwhatif.report.formats.table import TableFormatter
         from kwhatif.report.groups import group_entries
-        from kwhatif.report.schedule import PodResult, ScheduleReport, labels_of, pod_result
+        from kwhatif.report.schedule import EntryCache, PodResult, ScheduleReport, labels_of, pod_result
         from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
         from kwhatif.sink import Sink
 
@@ -322,7 +322,9 @@ class Run:
         base: Callable[[Attempt], PodResult] = (
             Digester(manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
             if compact
-            else functools.partial(pod_result, manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
+            else functools.partial(
+                pod_result, manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE), cache=EntryCache()
+            )
         )
         extra = plan.selection.pod_notes
 

@@ -85,7 +85,8 @@ class _Escaping:
     """Each result's strings escaped as the formatter's prepare() escapes the whole report's."""
 
     def __init__(self) -> None:
-        self.cache = EscapeCache(visible)
+        # results built with an EntryCache share their nodes' records: each walked once
+        self.cache = EscapeCache(visible, keep=True, keep_limit=100_000)
 
     def escaped(self, r: PodResult) -> PodResult:
         if len(self.cache.escaped) > _ESCAPED:
