@@ -23,6 +23,8 @@ from kwhatif.sink import Sink
 
 _ESCAPED = 20_000  # strings whose escaped form is kept between pods (node names, reasons)
 
+_KEPT = 100_000  # records the escaping keeps as met (a few times a large cluster's nodes)
+
 Records = Callable[[], Iterator[list[Any]]]  # each pod's record, in order, read again on each call
 
 
@@ -86,7 +88,7 @@ class _Escaping:
 
     def __init__(self) -> None:
         # results built with an EntryCache share their nodes' records: each walked once
-        self.cache = EscapeCache(visible, keep=True, keep_limit=100_000)
+        self.cache = EscapeCache(visible, keep=True, keep_limit=_KEPT)
 
     def escaped(self, r: PodResult) -> PodResult:
         if len(self.cache.escaped) > _ESCAPED:
