@@ -139,7 +139,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--pods", default="200,1000", help="comma-separated pod counts")
-    ap.add_argument("--formats", default="table,wide,json,yaml", help="comma-separated -o values")
+    ap.add_argument(
+        "--formats", default="table,wide,json,yaml,markdown,junit,sarif,html", help="comma-separated -o values"
+    )
     ap.add_argument("--extra", default="", help="more arguments for every run, e.g. '--detail summary'")
     ap.add_argument("--kwhatif", default="", help="the kwhatif console script to measure (default: this one)")
     ap.add_argument("--dumps", default=str(HERE / "out"), help="where c<nodes>.json is, or is generated")

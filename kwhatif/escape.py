@@ -200,6 +200,14 @@ class EscapeCache:
     kinds: dict[type, tuple[int, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]] = dataclasses.field(
         default_factory=dict
     )
+    # keep: the objects a call walked and kept as they are stay known to the next calls (results
+    # that share records, pod after pod, walk each record once); they are held here, so that
+    # their ids stay theirs, up to ``keep_limit`` of them (then forgotten at once). Only for
+    # objects nobody changes once built (a report's).
+    keep: bool = False
+    keep_limit: int = 200_000
+    kept: set[int] = dataclasses.field(default_factory=set)
+    held: list[Any] = dataclasses.field(default_factory=list)
 
 
 def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | None = None) -> T:
@@ -216,9 +224,19 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
     escaped = cache.escaped
     kinds = cache.kinds
     # the ids of the objects walked and kept as they are (the input's own, alive while it is
-    # walked): a sequence of nothing else is kept as it is without a look at each item
-    kept: set[int] = set()
+    # walked, or held by the cache): a sequence of nothing else is kept as it is without a look
+    # at each item
+    kept: set[int]
+    held: list[Any]
+    if cache.keep:
+        if len(cache.kept) > cache.keep_limit:
+            cache.kept.clear()
+            cache.held.clear()
+        kept, held = cache.kept, cache.held
+    else:
+        kept, held = set(), []
     all_kept = kept.issuperset
+    hold = held.append
 
     def text(s: str) -> str:
         r = escape(s)
@@ -240,6 +258,8 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
         key = id(v)
         if key in memo:
             return memo[key]
+        if key in kept:
+            return v
         out: Any = v
         if what == _DATACLASS:
             changed = None
@@ -255,7 +275,9 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
                 elif type(old) is tuple and (id(old) in kept or all_kept(map(id, old))):
                     # inline: a tuple met before (records' tuples are shared), or of records met
                     # before, kept as it is
-                    kept.add(id(old))
+                    if id(old) not in kept:
+                        kept.add(id(old))
+                        hold(old)
                     continue
                 else:
                     new = walk(old)
@@ -271,6 +293,7 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
             if all_kept(map(id, v)):  # at C speed: records met before, each kept as it is
                 memo[key] = v
                 kept.add(key)
+                hold(v)
                 return v
             # inline: the items of a report's tuples are mostly records met before (shared ones)
             items = []
@@ -285,6 +308,8 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
                         y = x
                     elif y is x:
                         y = text(x)
+                elif id(x) in kept:
+                    y = x
                 else:
                     y = memo.get(id(x), memo)
                     if y is memo:
@@ -300,8 +325,33 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
                 else:
                     out = tuple(items)
         elif what == _MAPPING:
-            pairs = [(walk(k), walk(x)) for k, x in v.items()]
-            if any(k2 is not k or x2 is not x for (k2, x2), (k, x) in zip(pairs, v.items(), strict=True)):
+            # inline: a report's mappings are mostly of strings to strings or numbers
+            pairs = []
+            differ = False
+            for k, x in v.items():
+                if type(k) is str:
+                    k2 = escaped.get(k, k)
+                    if k2 is None:
+                        k2 = k
+                    elif k2 is k:
+                        k2 = text(k)
+                else:
+                    k2 = walk(k)
+                tx = type(x)
+                if tx in _PLAIN:
+                    x2 = x
+                elif tx is str:
+                    x2 = escaped.get(x, x)
+                    if x2 is None:
+                        x2 = x
+                    elif x2 is x:
+                        x2 = text(x)
+                else:
+                    x2 = walk(x)
+                if k2 is not k or x2 is not x:
+                    differ = True
+                pairs.append((k2, x2))
+            if differ:
                 out = dict(pairs)
         else:
             members = {walk(x) for x in v}
@@ -310,7 +360,17 @@ def escape_strings(obj: T, escape: Callable[[str], str], cache: EscapeCache | No
         memo[key] = out
         if out is v:
             kept.add(key)
+            hold(v)
         return out
 
     result: T = walk(obj)
+    # walk is a closure that refers to itself: a cycle the collector frees later (or never while
+    # it is paused, as it is while a streamed report is written), with all it refers to. Emptying
+    # its cell breaks the cycle now.
+    walk = _returned
     return result
+
+
+def _returned(v: Any) -> Any:
+    """What escape_strings's walk is once the call has returned (nothing calls it then)."""
+    raise AssertionError("escape_strings has returned")

@@ -5,6 +5,7 @@ preamble each one shares), and the report written at its end."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,8 +30,10 @@ if TYPE_CHECKING:
     from kwhatif.whatif.schedule import Plan
 
 # The schedule report's formats written pod by pod as the pods are scheduled (Run.stream_schedule)
-STREAMED = frozenset({OutputFormat.TABLE, OutputFormat.WIDE, OutputFormat.JSON, OutputFormat.YAML})
 STREAMED_DOCUMENTS = frozenset({OutputFormat.JSON, OutputFormat.YAML})
+# those whose opening says what only the end knows: each pod's part kept in a temporary file until then
+STREAMED_AT_END = frozenset({OutputFormat.MARKDOWN, OutputFormat.JUNIT, OutputFormat.SARIF, OutputFormat.HTML})
+STREAMED = frozenset({OutputFormat.TABLE, OutputFormat.WIDE, *STREAMED_DOCUMENTS, *STREAMED_AT_END})
 
 
 def long_lived() -> None:
@@ -319,14 +322,21 @@ class Run:
         from kwhatif.report.formats.output import get_formatter
         from kwhatif.report.formats.table import TableFormatter
         from kwhatif.report.groups import group_entries
-        from kwhatif.report.schedule import PodResult, ScheduleReport, labels_of, pod_result
+        from kwhatif.report.schedule import EntryCache, PodResult, ScheduleReport, labels_of, pod_result
         from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
         from kwhatif.sink import Sink
 
         fmt = OutputFormat(self.output)
         num_nodes = sched.snapshot.num_nodes
         writer: ResultWriter
-        if fmt is OutputFormat.JSON:
+        spool = None
+        if fmt in STREAMED_AT_END:
+            from kwhatif.report.stream_docs import Spool, SpoolWriter, document_writer
+
+            spool = Spool()
+            at_end = document_writer(fmt.value)
+            writer = SpoolWriter(at_end)
+        elif fmt is OutputFormat.JSON:
             writer = JsonWriter()
         elif fmt is OutputFormat.YAML:
             writer = YamlWriter()
@@ -334,7 +344,14 @@ class Run:
             formatter = get_formatter(fmt, render_options(self.env, self.color, nodes=nodes, explain_all=explain_all))
             assert isinstance(formatter, TableFormatter)
             writer = TableWriter(formatter, num_nodes)
-        base: Callable[[Attempt], PodResult] = Digester() if compact else pod_result
+        # a table never shows a binding's object: not built for one
+        base: Callable[[Attempt], PodResult] = (
+            Digester(manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
+            if compact
+            else functools.partial(
+                pod_result, manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE), cache=EntryCache()
+            )
+        )
         extra = plan.selection.pod_notes
 
         def build(att: Attempt) -> PodResult:
@@ -344,7 +361,10 @@ class Run:
 
         detail = "summary" if compact and fmt in STREAMED_DOCUMENTS else ""
         head = ScheduleReport(plan.profile, (), num_nodes, scheduler_version=self.chosen, detail=detail)
-        stream = ScheduleStream(writer, Sink(self.env.stdout), build, head, keep=lambda a: bool(group_key(a.pod)))
+        out = Sink(self.env.stdout)
+        stream = ScheduleStream(
+            writer, out if spool is None else spool.sink, build, head, keep=lambda a: bool(group_key(a.pod))
+        )
         from kwhatif.whatif import kubelet
 
         # a pod bound by spec.nodeName goes to its node's kubelet, never to the scheduler
@@ -357,6 +377,12 @@ class Run:
             counted=stream.summary,
         )
         stream.close(tail)
+        if spool is not None:
+            try:
+                at_end.document(out, tail, stream.summary.pods, spool.records)
+                out.flush()
+            finally:
+                spool.close()
         return int(tail.exit_code)
 
     def emit(self, report: AnyReport, *, nodes: tuple[str, ...] = (), explain_all: bool = False) -> int:

@@ -217,11 +217,13 @@ def schedule(
     explain_all = explain == "all" or (detail == "full" and OutputFormat(output) not in STREAMED_DOCUMENTS)
     if binder is None and OutputFormat(output) in STREAMED:
         # written pod by pod as the pods are placed: memory does not grow with their number
-        compact = (
-            detail == "summary"
-            if OutputFormat(output) in STREAMED_DOCUMENTS
-            else not explain_all and not nodes and detail != "full"
-        )
+        fmt = OutputFormat(output)
+        if fmt in STREAMED_DOCUMENTS:
+            compact = detail == "summary"
+        elif fmt in (OutputFormat.TABLE, OutputFormat.WIDE):
+            compact = not explain_all and not nodes and detail != "full"
+        else:
+            compact = False  # markdown, junit, sarif and html read every node's record
         notes = list(plan.notes)
         if co.preemption and apply_:
             notes.append("preemption is off with --apply: kwhatif never evicts pods")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from kwhatif.api import quantity as q
 from kwhatif.api.core import Pod
@@ -22,11 +23,31 @@ from kwhatif.cache.node_info import NodeInfo
 from kwhatif.config.types import ResourceSpec
 
 _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction(DEFAULT_MEMORY_REQUEST)}
+# pod_request_list's answers, by the ids of the maps they were read from (held with them)
+_REQUEST_LISTS: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[int, ...]]] = {}
+_REQUEST_LISTS_LIMIT = 4096
+# pod_request_list without useRequested, by what it reads of the pod: the requests of its
+# containers, its overhead, the resources scored
+_NON_ZERO: dict[tuple[Any, ...], tuple[int, ...]] = {}
+_NON_ZERO_LIMIT = 4096
 
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:
     """calculatePodResourceRequestList: the pod's request of each scored resource; without
     useRequested, containers that request no cpu/memory count the non-zero defaults."""
+    # Pods of one template share their request maps (api/parse.py shares equal maps, and a pod's
+    # maps never change): the list is worked out once per the maps it reads, held with it.
+    held: tuple[Any, ...]
+    if use_requested:
+        held = (pod.request_list,)
+        policies: tuple[str | None, ...] = ()
+    else:
+        held = (*(c.requests for c in pod.containers), *(c.requests for c in pod.init_containers), pod.overhead)
+        policies = tuple(c.restart_policy for c in pod.init_containers)
+    key = (use_requested, len(pod.containers), policies, tuple(r.name for r in resources), *map(id, held))
+    got = _REQUEST_LISTS.get(key)
+    if got is not None:
+        return list(got[1])
     if use_requested:
         reqs = pod.request_list
     else:
@@ -45,6 +66,9 @@ def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested:
             out.append(q.milli_value(amount))
         else:
             out.append(q.value(amount))
+    if len(_REQUEST_LISTS) > _REQUEST_LISTS_LIMIT:
+        _REQUEST_LISTS.clear()
+    _REQUEST_LISTS[key] = (held, tuple(out))
     return out
 
 

@@ -9,7 +9,6 @@ node that failed.
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 from collections import Counter
 from collections.abc import Callable
@@ -17,11 +16,14 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from kwhatif.report.digest import BEST_NODES, CLOSEST, EXAMPLES, SHOW_ALL_NODES, NodeDigest, ReasonGroup
-from kwhatif.report.schedule import PodResult, pod_result
+from kwhatif.report.schedule import EntryCache, PodResult, pod_result
 
 if TYPE_CHECKING:
-    from kwhatif.framework.types import FilterResult, NodesFit, Prioritized
+    from kwhatif.framework.types import FilterResult, NodeScores, NodesFit, Prioritized
     from kwhatif.scheduling.scheduler import Attempt
+
+# the records a compact result shows: the filters of its nodes, the scores of its best ones
+View = tuple[dict[str, "FilterResult"], dict[str, "NodeScores"]]
 
 
 class Digester:
@@ -30,10 +32,12 @@ class Digester:
     kept from an earlier cycle (the engine keeps them while the node is unchanged) keeps the
     failure it was grouped by."""
 
-    __slots__ = ("_failed", "_failing", "_failures", "_groups", "_keys", "_last")
+    __slots__ = ("_entries", "_manifests", "_failed", "_failing", "_failures", "_groups", "_keys", "_last")
 
-    def __init__(self) -> None:
-        self._last: tuple[NodesFit, Prioritized | None, NodesFit, Prioritized | None, NodeDigest] | None = None
+    def __init__(self, *, manifests: bool = True) -> None:
+        self._entries = EntryCache()  # the shown nodes' records, built once while they hold
+        self._manifests = manifests  # False: no binding object (the table never shows it)
+        self._last: tuple[NodesFit, Prioritized | None, View, NodeDigest] | None = None
         # id of a node's FilterResult -> its failure's number, how many filters fail in it, and the
         # record itself (held, so that its id stays its own)
         self._keys: dict[int, tuple[int, int, FilterResult]] = {}
@@ -47,19 +51,16 @@ class Digester:
     def __call__(self, att: Attempt) -> PodResult:
         fit, prio = att.fit, att.prioritized
         if fit is None or fit.at_pre_filter or len(fit.filters) <= SHOW_ALL_NODES:
-            return pod_result(att)
+            return pod_result(att, cache=self._entries, manifests=self._manifests)
         last = self._last
         if last is not None and last[0] is fit and last[1] is prio:
-            view_fit, view_prio, digest = last[2], last[3], last[4]
+            view, digest = last[2], last[3]
         else:
             if len(self._keys) > 4 * len(fit.filters):
                 self._keys.clear()
-            view_fit, view_prio, digest = _digest(
-                fit, prio, att.node, self._keys, self._number, self._groups, self._failed
-            )
-            self._last = (fit, prio, view_fit, view_prio, digest)
-        view = dataclasses.replace(att, fit=view_fit, prioritized=view_prio)
-        return dataclasses.replace(pod_result(view), digest=digest)
+            view, digest = _digest(fit, prio, att.node, self._keys, self._number, self._groups, self._failed)
+            self._last = (fit, prio, view, digest)
+        return pod_result(att, cache=self._entries, view=view, digest=digest, manifests=self._manifests)
 
     def _number(self, key: tuple[Any, ...]) -> tuple[int, int]:
         """A failure's number (an int hashes at once, a tuple of the statuses' strings every
@@ -78,7 +79,11 @@ def _best(fit: NodesFit, prio: Prioritized | None, chosen: str | None) -> tuple[
     if scores:
         totals = getattr(scores, "totals", None)
         names_of = getattr(scores, "names", None)
-        if totals is not None and names_of is not None:
+        if totals is not None and names_of is not None and prio is not None and len(prio.best) >= BEST_NODES:
+            # as many nodes as are shown share the best total (a template's replicas on a roomy
+            # cluster): the first of them by name (prio.best is in node order, name order)
+            best = list(prio.best[:BEST_NODES])
+        elif totals is not None and names_of is not None:
             import numpy as np
 
             # the nodes at or above the k-th best total, then those by total (node order is name
@@ -122,7 +127,7 @@ def _digest(
     number: Callable[[tuple[Any, ...]], tuple[int, int]],
     last: list[Any],
     last_failed: list[Any],
-) -> tuple[NodesFit, Prioritized | None, NodeDigest]:
+) -> tuple[View, NodeDigest]:
     best, feasible = _best(fit, prio, chosen)
     failed = _failed(fit, last_failed)
     filters = fit.filters
@@ -138,13 +143,16 @@ def _digest(
         last[:] = [failed, frs, nofit, groups, closest] if not excluded else []
     shown = {*best, *(g.node for g in groups), *closest}
     view_filters: dict[str, FilterResult] = {n: filters[n] for n in sorted(shown)}
-    view_fit = dataclasses.replace(fit, filters=view_filters)
-    view_prio = None
+    view_scores: dict[str, NodeScores] = {}
     if prio is not None:
         scores = prio.scores
-        view_prio = dataclasses.replace(prio, scores={n: scores[n] for n in best if n in scores})
+        for n in best:
+            try:
+                view_scores[n] = scores[n]  # a ScoreTable builds a node's scores on each read
+            except KeyError:
+                pass
     digest = NodeDigest(feasible, len(failed), tuple(best), groups, closest)
-    return view_fit, view_prio, digest
+    return (view_filters, view_scores), digest
 
 
 def _groups(

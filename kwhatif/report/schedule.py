@@ -18,7 +18,15 @@ from kwhatif.binder import Binding, Outcome
 from kwhatif.dra.types import ClaimDevices
 from kwhatif.errors import ExitCode
 from kwhatif.framework.interface import Status
-from kwhatif.framework.types import NodesFit, PluginScore, PodOutcome, PreFilterRecord, Prioritized
+from kwhatif.framework.types import (
+    FilterResult,
+    NodeScores,
+    NodesFit,
+    PluginScore,
+    PodOutcome,
+    PreFilterRecord,
+    Prioritized,
+)
 from kwhatif.release.versions import ChosenVersion
 from kwhatif.report.base import ReportKind
 from kwhatif.report.digest import NodeDigest, digest_dict
@@ -320,37 +328,107 @@ def _pre_filter_entries(pre: PreFilterRecord | None) -> tuple[FilterEntry, ...]:
     return entries
 
 
-def _node_entries(fit: NodesFit, prio: Prioritized | None) -> tuple[NodeEntry, ...]:
-    """Every node the filter pass recorded, with the scores of the feasible ones."""
-    scores = prio.scores if prio is not None else {}
+class EntryCache:
+    """The records of nodes' filters and scores kept from one result to the next (pods of one
+    template meet the same nodes' records again: the engine keeps a node's FilterResult while
+    the node is unchanged), so each is built once and later results share them: a node's entry
+    is looked up, not built again, and what reads the results (escaping, say) can remember what
+    it did with it. Holds every record it keys by id, so the ids stay theirs; forgets everything
+    at once when it grows past ``limit`` entries."""
+
+    __slots__ = ("filters", "limit", "nodes", "results", "scores", "tuples", "weights")
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self.filters: dict[tuple[str, str], FilterEntry] = {}
+        self.scores: dict[tuple[str, int, int, int, int], ScoreEntry] = {}
+        self.tuples: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        # id of a node's FilterResult -> it, and the tuple of its entries
+        self.results: dict[int, tuple[Any, tuple[FilterEntry, ...]]] = {}
+        self.nodes: dict[tuple[Any, ...], NodeEntry] = {}
+        self.weights: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+
+    def weights_of(self, weights: Mapping[str, int]) -> dict[str, int]:
+        """A copy of ``weights``, the same copy for equal weights (a profile's, pod after pod)."""
+        key = tuple(weights.items())
+        got = self.weights.get(key)
+        if got is None:
+            got = self.weights[key] = dict(weights)
+        return got
+
+    def trim(self) -> None:
+        if len(self.tuples) + len(self.results) + len(self.nodes) + len(self.scores) > self.limit:
+            for d in (self.filters, self.scores, self.tuples, self.results, self.nodes, self.weights):
+                d.clear()
+
+
+def _node_entries(
+    fit: NodesFit,
+    prio: Prioritized | None,
+    cache: EntryCache | None = None,
+    view: tuple[Mapping[str, FilterResult], Mapping[str, NodeScores]] | None = None,
+) -> tuple[NodeEntry, ...]:
+    """Every node the filter pass recorded (``view``: those of these records), with the scores
+    of the feasible ones."""
+    if view is not None:
+        filters, scores = view
+    else:
+        filters, scores = fit.filters, (prio.scores if prio is not None else {})
     nodes = []
-    shared: dict[tuple[str, str], FilterEntry] = {}
-    shared_scores: dict[tuple[str, int, int, int, int], ScoreEntry] = {}
+    if cache is None:
+        cache = EntryCache()
+        persistent = False
+    else:
+        cache.trim()
+        persistent = True
+    shared = cache.filters
+    shared_scores = cache.scores
     # Nodes whose records are the same records share one tuple of them (most feasible nodes pass
     # every filter alike, and many score alike): what reads the report works each tuple out once.
     # Keyed by the records' ids: each tuple held here holds its records, so the ids stay theirs.
-    tuples: dict[tuple[int, ...], tuple[Any, ...]] = {}
+    tuples = cache.tuples
+    results = cache.results
+    known = cache.nodes
 
     def shared_tuple(records: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuples.setdefault(tuple(map(id, records)), records)
 
-    for name, fr in fit.filters.items():
+    at_pre_filter = fit.at_pre_filter
+    for name, fr in filters.items():
         sc = scores.get(name)
         excluded = name in fit.excluded
-        nodes.append(
-            NodeEntry(
-                name=name,
-                feasible=fr.feasible and not excluded and not fit.at_pre_filter,
-                filters=()
-                if fit.at_pre_filter
-                else shared_tuple(tuple([_filter_entry(st, shared) for st in fr.statuses])),
-                scores=shared_tuple(tuple([_score_entry(s, shared_scores) for s in sc.scores])) if sc else (),
-                total=sc.total if sc else None,
-                excluded=excluded,
-                at_pre_filter=fit.at_pre_filter,
-                with_nominated=fr.with_nominated,
-            )
+        if at_pre_filter:
+            records: tuple[FilterEntry, ...] = ()
+        else:
+            got = results.get(id(fr)) if persistent else None
+            if got is None:
+                records = shared_tuple(tuple([_filter_entry(st, shared) for st in fr.statuses]))
+                if persistent:
+                    results[id(fr)] = (fr, records)
+            else:
+                records = got[1]
+        score_entries = shared_tuple(tuple([_score_entry(s, shared_scores) for s in sc.scores])) if sc else ()
+        feasible = fr.feasible and not excluded and not at_pre_filter
+        total = sc.total if sc else None
+        if persistent:
+            key = (name, id(records), id(score_entries), total, feasible, excluded, at_pre_filter, fr.with_nominated)
+            entry = known.get(key)
+            if entry is not None:
+                nodes.append(entry)
+                continue
+        entry = NodeEntry(
+            name=name,
+            feasible=feasible,
+            filters=records,
+            scores=score_entries,
+            total=total,
+            excluded=excluded,
+            at_pre_filter=at_pre_filter,
+            with_nominated=fr.with_nominated,
         )
+        if persistent:
+            known[key] = entry
+        nodes.append(entry)
     return tuple(nodes)
 
 
@@ -366,7 +444,7 @@ def _preemption(att: Attempt, victim_nodes: Mapping[str, str]) -> Preemption | N
     return Preemption(att.nominated_node, victims)
 
 
-def _binding_entry(b: Binding | None) -> BindingEntry | None:
+def _binding_entry(b: Binding | None, manifest: bool = True) -> BindingEntry | None:
     if b is None:
         return None
     return BindingEntry(
@@ -374,7 +452,7 @@ def _binding_entry(b: Binding | None) -> BindingEntry | None:
         recorded=True,
         applied=b.applied,
         error=b.message if b.outcome is Outcome.FAILED else "",
-        manifest=b.to_manifest(),
+        manifest=b.to_manifest() if manifest else {},
         outcome=b.outcome,
         code=b.code,
         reason=b.reason,
@@ -384,8 +462,19 @@ def _binding_entry(b: Binding | None) -> BindingEntry | None:
     )
 
 
-def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> PodResult:
-    """One attempt as the report shows it, read off the records its cycle returned."""
+def pod_result(
+    att: Attempt,
+    victim_nodes: Mapping[str, str] | None = None,
+    *,
+    cache: EntryCache | None = None,
+    view: tuple[Mapping[str, FilterResult], Mapping[str, NodeScores]] | None = None,
+    digest: NodeDigest | None = None,
+    manifests: bool = True,
+) -> PodResult:
+    """One attempt as the report shows it, read off the records its cycle returned. ``cache``:
+    node records kept from the results before (EntryCache); ``view``: the nodes' filter and score
+    records to show in place of all the cycle's (a compact result's few nodes), with their
+    ``digest``; ``manifests``: False leaves the binding's object out (a table never shows it)."""
     fit, prio = att.fit, att.prioritized
     best = prio.best if prio is not None else []
     status = PodOutcome(att.result)
@@ -399,10 +488,10 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         best_score=prio.best_score if prio is not None else None,
         message=att.message or None if status is not PodOutcome.SCHEDULED else None,
         pre_filter=_pre_filter_entries(fit.pre_filter if fit is not None else None),
-        nodes=_node_entries(fit, prio) if fit is not None else (),
+        nodes=_node_entries(fit, prio, cache, view) if fit is not None else (),
         preemption=_preemption(att, victim_nodes or {}),
-        binding=_binding_entry(att.binding),
-        weights=dict(att.weights),
+        binding=_binding_entry(att.binding, manifests),
+        weights=dict(att.weights) if cache is None else cache.weights_of(att.weights),
         skipped_score_plugins=tuple(sorted(att.skipped_score_plugins)),
         evaluated_nodes=att.evaluated_nodes,
         feasible_nodes=att.feasible_nodes,
@@ -414,6 +503,7 @@ def pod_result(att: Attempt, victim_nodes: Mapping[str, str] | None = None) -> P
         nominated_node=att.pod.nominated_node_name,
         fast_path=fit is not None and fit.fast_path,
         claims=att.claims if status is PodOutcome.SCHEDULED else (),
+        digest=digest,
     )
 
 

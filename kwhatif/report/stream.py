@@ -15,6 +15,7 @@ result's part of it; the table renders the pod as its formatter does.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import tempfile
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, Protocol
@@ -118,7 +119,7 @@ class TableWriter:
         self.formatter = formatter
         self.num_nodes = num_nodes
         self.plugins: dict[str, None] = {}  # the score columns of every table, for -o wide's legend
-        self.cache = EscapeCache(visible)
+        self.cache = EscapeCache(visible, keep=True, keep_limit=50_000)  # results share records (EntryCache)
 
     def head(self, report: ScheduleReport, any_results: bool) -> str:
         return ""
@@ -131,10 +132,18 @@ class TableWriter:
 
         if len(self.cache.escaped) > _ESCAPED:
             self.cache.escaped.clear()  # pods' own names, one per pod: bounded
-        shown = escape_strings(r, visible, self.cache)
+        shown = self._escaped(r)
         for a in shown.all_attempts:
             self.plugins.update(dict.fromkeys(score_plugins(a)))
         return guard_commands(self.formatter.format_pod(shown, self.num_nodes))
+
+    def _escaped(self, r: PodResult) -> PodResult:
+        """``r`` with every string the table shows escaped, without the binding's object (the
+        table shows the binding's outcome, never the object)."""
+        binding = r.binding
+        if binding is not None and binding.manifest:
+            r = dataclasses.replace(r, binding=dataclasses.replace(binding, manifest={}))
+        return escape_strings(r, visible, self.cache)
 
     def tail(self, report: ScheduleReport, count: int) -> str:
         from kwhatif.report.formats.table import group_lines

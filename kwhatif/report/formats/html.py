@@ -88,6 +88,12 @@ def _summary(doc: dict[str, Any]) -> str:
 
 def page(report: Report) -> str:
     doc = report.to_dict()
+    return page_text(doc, _subject(doc), embed_json(doc))
+
+
+def page_text(doc: dict[str, Any], subject: str, embedded: str) -> str:
+    """The page of report document ``doc`` (its results are read only through ``subject``, what
+    the title says of them), its data the text ``embedded`` (embed_json of it)."""
 
     def esc(text: str) -> str:
         # the head of the page is text: its control characters visible, as in a table, and no
@@ -96,7 +102,7 @@ def page(report: Report) -> str:
 
     version = doc.get("schedulerVersion")
     meta = f"profile {doc['profile']}" + (f" · kube-scheduler {version}" if version else "")
-    title = f"kwhatif {doc['kind']}: {_subject(doc)}"
+    title = f"kwhatif {doc['kind']}: {subject}"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -114,7 +120,7 @@ def page(report: Report) -> str:
         "kwhatif's -o json gives the same document.</p></noscript>\n"
         '<main id="app"></main>\n'
         '<pre id="kwhatif-errors" hidden></pre>\n'
-        f'<script type="application/json" id="kwhatif-report">{embed_json(doc)}</script>\n'
+        f'<script type="application/json" id="kwhatif-report">{embedded}</script>\n'
         f"<script>{_APP_JS}</script>\n"
         "</body>\n</html>\n"
     )

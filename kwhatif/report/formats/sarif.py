@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import urllib.parse
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -240,30 +240,57 @@ class _Log:
         self.results.append((rule, result))
 
     def document(self, summary: str) -> str:
-        ids = sorted(self.rules)
-        index = {rule_id: i for i, rule_id in enumerate(ids)}
-        rules = [_rule_dict(self.rules[i]) for i in ids]
+        index = {rule_id: i for i, rule_id in enumerate(sorted(self.rules))}
         results = [{"ruleId": r["ruleId"], "ruleIndex": index[rule.id], **_rest(r)} for rule, r in self.results]
-        log = {
-            "$schema": SARIF_SCHEMA,
-            "version": SARIF_VERSION,
-            "runs": [
-                {
-                    "tool": {
-                        "driver": {
-                            "name": "kwhatif",
-                            "version": __version__,
-                            "semanticVersion": __version__,
-                            "informationUri": INFORMATION_URI,
-                            "rules": rules,
-                        }
-                    },
-                    "results": results,
-                    "properties": {"summary": summary},
-                }
-            ],
-        }
-        return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+        return log_document(self.rules, results, summary)
+
+
+def log_document(rules_by_id: Mapping[str, Rule], results: list[Any], summary: str) -> str:
+    """The SARIF log of one run: its rules (sorted by id) and ``results`` as they are given."""
+    rules = [_rule_dict(rules_by_id[i]) for i in sorted(rules_by_id)]
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "kwhatif",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+                "properties": {"summary": summary},
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def schedule_result(r: PodResult) -> tuple[Rule, dict[str, Any]] | None:
+    """A pod's result of the schedule log and its rule; None for a pod that fits."""
+    if r.fits:
+        return None
+    if r.gated:
+        rule, level = _GATED, "warning"
+    elif r.errored:
+        rule, level = _SCHEDULING_ERROR, "error"
+    else:
+        plugin = failing_plugin([r])
+        rule, level = (does_not_fit_rule(plugin) if plugin else _DOES_NOT_FIT), "error"
+    text = f"Pod {r.pod}: {r.message or r.status.value}"
+    properties = {"status": r.status.value, "profile": r.profile, "hints": list(r.hints)}
+    log = _Log()
+    log.add(rule, level, text, _location(r.source, "Pod", r.pod.namespace, r.pod.name), properties)
+    return log.results[0]
+
+
+def schedule_summary(report: ScheduleReport) -> str:
+    s = report.summary
+    return f"{s.scheduled}/{s.pods} pods scheduled on {report.num_nodes} nodes"
 
 
 def _rest(result: dict[str, Any]) -> dict[str, Any]:
@@ -304,20 +331,11 @@ class SarifFormatter(Formatter):
     def schedule(self, report: ScheduleReport) -> str:
         log = _Log()
         for r in report.final_results():
-            if r.fits:
-                continue
-            if r.gated:
-                rule, level = _GATED, "warning"
-            elif r.errored:
-                rule, level = _SCHEDULING_ERROR, "error"
-            else:
-                plugin = failing_plugin([r])
-                rule, level = (does_not_fit_rule(plugin) if plugin else _DOES_NOT_FIT), "error"
-            text = f"Pod {r.pod}: {r.message or r.status.value}"
-            properties = {"status": r.status.value, "profile": r.profile, "hints": list(r.hints)}
-            log.add(rule, level, text, _location(r.source, "Pod", r.pod.namespace, r.pod.name), properties)
-        s = report.summary
-        return log.document(f"{s.scheduled}/{s.pods} pods scheduled on {report.num_nodes} nodes")
+            got = schedule_result(r)
+            if got is not None:
+                log.rules.setdefault(got[0].id, got[0])
+                log.results.append(got)
+        return log.document(schedule_summary(report))
 
     @staticmethod
     def _workload_rule(w: WorkloadEntry) -> Rule:
