@@ -207,8 +207,11 @@ def build_cluster(
     (default: a new generator; the manifests of a cluster pass the cluster's)."""
     state = ClusterState(version=version or default_version(), names=names or parse.NameGenerator())
     rules = PodRules.of(state.version)
-    seen: dict[tuple[str, str, str], str] = {}
-    pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
+    # where each object came from, per kind and namespace then by name: a dump's 100,000s of
+    # pods hold no key of their own (a (kind, namespace, name) key per pod was a tenth of the
+    # load's peak memory)
+    seen: dict[tuple[str, str], dict[str, str]] = {}
+    pods: list[Pod] = []  # each names where it came from (Pod.source), for errors
 
     def add(doc: Document) -> None:
         if doc.api_version.startswith("karpenter.sh/"):
@@ -229,15 +232,18 @@ def build_cluster(
             state.skipped[doc.kind] += 1
             return
         ident = _identity(doc, kind, state.names)
-        prev = seen.get(ident)
+        in_ns = seen.get(ident[:2])
+        if in_ns is None:
+            in_ns = seen[ident[:2]] = {}
+        prev = in_ns.get(ident[2])
         if prev is not None:
             raise InputError(f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe())
-        seen[ident] = doc.source
+        in_ns[ident[2]] = doc.source
         src = doc.source
         if kind == "Pod":
             pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
             if not pod.terminal:
-                pods.append((pod, doc.source))
+                pods.append(pod)
             return
         if kind == "Node":
             node: Node = _guard(doc, lambda b: parse.node(b, src))
@@ -270,11 +276,13 @@ def build_cluster(
             sources = doc.sources
             for k, built in enumerate(doc.pods):
                 if built is not None and same:
-                    ident = ("Pod", built.namespace, built.name)
-                    if ident not in seen:
-                        seen[ident] = sources[k]
+                    in_ns = seen.get(("Pod", built.namespace))
+                    if in_ns is None:
+                        in_ns = seen["Pod", built.namespace] = {}
+                    if built.name not in in_ns:
+                        in_ns[built.name] = sources[k]
                         if not built.terminal:
-                            pods.append((built, sources[k]))
+                            pods.append(built)
                         continue
                 add(doc.document(k))
             continue
@@ -282,7 +290,12 @@ def build_cluster(
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes
-    for pod, where in pods:
+    seen.clear()
+    # taken off the list as they are admitted: a pod admission changes is not held twice
+    pods.reverse()
+    while pods:
+        pod = pods.pop()
+        where = pod.source
         pod = admission.admit(pod, strict=False)
         if pod.node_name:
             if pod.node_name not in nodes:
