@@ -1468,10 +1468,10 @@ def node(d: Dict, source: str = "") -> Node:
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
     # nodes of one instance type report equal lists: one dict of them is kept (never changed)
-    alloc_list = _shared_list(f.resource_list(status, "allocatable", "status"))
+    alloc_list = _node_list(status, "allocatable")
     if not alloc_list and status.get("allocatable") is None:
         # A node without allocatable reports its capacity (kubelet sets both).
-        alloc_list = _shared_list(f.resource_list(status, "capacity", "status"))
+        alloc_list = _node_list(status, "capacity")
     for rname, amount in alloc_list.items():
         if amount < 0:
             raise f.invalid(f"status.allocatable[{rname}]", str(amount), "must be greater than or equal to 0")
@@ -1492,7 +1492,7 @@ def node(d: Dict, source: str = "") -> Node:
         source=source,
         kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
         declared_features=f.str_list(status, "declaredFeatures", "status"),
-        capacity_list=_shared_list(f.resource_list(status, "capacity", "status")) or alloc_list,
+        capacity_list=_node_list(status, "capacity") or alloc_list,
         ready=_intern_str(_ready_condition(status)),
         annotations=_shared_map({k: v for k, v in annotations.items() if k in _KEPT_NODE_ANNOTATIONS}),
     )
@@ -1520,21 +1520,23 @@ def _image(names: tuple[str, ...], size: int) -> ContainerImage:
     return ContainerImage(tuple(_intern_str(n) for n in names), size)
 
 
-def _shared_list(rl: dict[str, Fraction]) -> dict[str, Fraction]:
-    """A node's resource list, one dict shared by the nodes that report an equal one (never
-    changed once parsed); keyed by its items, which are all names and Fractions."""
-    if not rl:
-        return rl
-    items = tuple(rl.items())
+def _node_list(status: Dict, key: str) -> dict[str, Fraction]:
+    """status.allocatable or status.capacity: one dict shared by the nodes that report the same
+    text (nodes of an instance type), converted once; never changed once parsed."""
+    raw = status.get(key)
+    # keyed by text only (True, 1 and 1.0 are equal keys in Python, not equal quantities)
+    if type(raw) is not dict or not raw or not all(type(k) is str and type(v) is str for k, v in raw.items()):
+        return f.resource_list(status, key, "status")
+    items = tuple(raw.items())
     hit = _LISTS.get(items)
     if hit is None:
-        hit = rl
+        hit = f.resource_list(status, key, "status")
         if len(_LISTS) < 1 << 12:
             _LISTS[items] = hit
     return hit
 
 
-_LISTS: dict[tuple[tuple[str, Fraction], ...], dict[str, Fraction]] = {}
+_LISTS: dict[tuple[tuple[str, str], ...], dict[str, Fraction]] = {}
 
 
 def _ready_condition(status: Dict) -> str:

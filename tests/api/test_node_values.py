@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwhatif.api import parse
-from kwhatif.errors import InputError
+from kwhatif.errors import FieldError, InputError
 from kwhatif.load.cluster import load_cluster
 
 from builders import make_node, make_pod
@@ -117,3 +117,18 @@ def test_pods_of_a_dump_keep_their_order_and_sources(tmp_path):
     st = load_cluster([str(path)])
     assert [p.name for p in st.pods] == [f"web-{i}" for i in range(200)]
     assert [p.source for p in st.pods[:2]] == [f"{path} (items[1])", f"{path} (items[2])"]
+
+
+@pytest.mark.parametrize("value", [4, True, 4.0, [4]], ids=["int", "bool", "float", "list"])
+def test_a_list_of_other_values_than_text_is_converted_on_its_own(value):
+    """YAML can give a quantity as a number: equal to "4" in no way that the shared lists could
+    mistake, and a value that is no quantity is refused each time."""
+    parse.node(_node("a"))  # {"cpu": "4", ...} remembered
+    d = _node("b")
+    d["status"]["allocatable"] = {"cpu": value, "memory": "8Gi"}  # type: ignore[index]
+    if value is True or isinstance(value, list):
+        with pytest.raises(FieldError) as ei:
+            parse.node(d)
+        assert ei.value.field == "status.allocatable[cpu]"
+    else:
+        assert parse.node(d).allocatable_list["cpu"] == 4
