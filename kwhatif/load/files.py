@@ -534,7 +534,11 @@ PROGRESS_MIN_CHARS = 16 * MiB  # smaller JSON inputs are read too fast to show p
 # JSON inputs larger than this are read a window at a time (WINDOW_CHUNK_BYTES per read), so the
 # text of a large dump is never held whole (nor its bytes beside it).
 WINDOW_MIN_BYTES = 8 * MiB
-WINDOW_CHUNK_BYTES = 8 * MiB
+# A read moves the window on: for a moment the old window, the bytes read, their text and the new
+# window are all held, a few reads' worth, which is most of what a load holds besides its objects
+# (4 MiB reads: the 5,000-node dump's load peaks about 10 MB lower than with 8 MiB reads, and
+# reads the same text in the same time).
+WINDOW_CHUNK_BYTES = 4 * MiB
 _VALUE_START = '{["-0123456789tfn'
 _NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
 
