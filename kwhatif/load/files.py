@@ -862,6 +862,10 @@ class _JsonStream:
                 batches = _Batches(self.pod_runs, where, obj)
                 while ch != "]":
                     start = pos - 1
+                    if self.more is not None and len(self.text) - start < batches.RUN_CHARS:
+                        # a run cut short by the window's end finds no separator, and the next
+                        # item would be read by the scanner: the window moves on first
+                        start = self.extend(start)
                     batches.first = i
                     got = batches.take(self, start)
                     if got is not None:
