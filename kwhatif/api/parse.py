@@ -952,6 +952,7 @@ def _template(kw: dict[str, Any], rules: PodRules) -> tuple[Any, ...]:
         rules, kw["containers"], kw["init_containers"], kw["overhead"], kw["pod_requests"], {}, False, (None, None)
     )
     values = {
+        "os_name": "",
         **kw,
         "requests": derived[0],
         "non0_cpu": derived[1],
@@ -1047,7 +1048,7 @@ def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
     if preemption_policy and preemption_policy not in ("Never", "PreemptLowerPriority"):
         raise f.unsupported("spec.preemptionPolicy", preemption_policy, ("Never", "PreemptLowerPriority"))
     pod_requests_, pod_limits = _pod_level_resources(spec)
-    return {
+    fields = {
         "scheduler_name": _intern(f.string(spec, "schedulerName", "spec") or DEFAULT_SCHEDULER_NAME),
         "priority": priority if priority is not None else 0,
         "priority_class_name": _intern(f.string(spec, "priorityClassName", "spec")),
@@ -1089,8 +1090,13 @@ def _spec_fields(spec: Dict, has_node: bool) -> dict[str, Any]:
         "required_node_features": _required_node_features(spec, host_network),
         "active_deadline_seconds": f.integer(spec, "activeDeadlineSeconds", "spec"),
         "pod_group": workload.pod_group_name(spec),
-        "os_name": _os_name(spec),
     }
+    # a key more would double the size of every spec's memo entry: only a spec that names its OS
+    # has one (Pod's default is "")
+    os_name = _os_name(spec)
+    if os_name:
+        fields["os_name"] = os_name
+    return fields
 
 
 def _os_name(spec: Dict) -> str:
@@ -1458,20 +1464,22 @@ def node(d: Dict, source: str = "") -> Node:
     name is what the scheduler knows a node by, so a file no API server could have served is refused."""
     meta = f.mapping(d, "metadata", "")
     name = subdomain_name_of(d)
-    labels = f.str_map(meta, "labels", "metadata")
+    labels = _node_labels(f.str_map(meta, "labels", "metadata"), name)
     spec = f.mapping(d, "spec", "")
     status = f.mapping(d, "status", "")
-    alloc_list = f.resource_list(status, "allocatable", "status")
+    # nodes of one instance type report equal lists: one dict of them is kept (never changed)
+    alloc_list = _node_list(status, "allocatable")
     if not alloc_list and status.get("allocatable") is None:
         # A node without allocatable reports its capacity (kubelet sets both).
-        alloc_list = f.resource_list(status, "capacity", "status")
+        alloc_list = _node_list(status, "capacity")
     for rname, amount in alloc_list.items():
         if amount < 0:
             raise f.invalid(f"status.allocatable[{rname}]", str(amount), "must be greater than or equal to 0")
     images = []
     for i, img in enumerate(f.obj_seq(status, "images", "status")):
         p = f"status.images[{i}]"
-        images.append(ContainerImage(f.str_list(img, "names", p), f.integer(img, "sizeBytes", p, 0) or 0))
+        images.append(_image(f.str_list(img, "names", p), f.integer(img, "sizeBytes", p, 0) or 0))
+    annotations = f.str_map(meta, "annotations", "metadata")
     return Node(
         name=name,
         uid=f.string(meta, "uid", "metadata"),
@@ -1484,10 +1492,51 @@ def node(d: Dict, source: str = "") -> Node:
         source=source,
         kubelet_version=f.string(f.mapping(status, "nodeInfo", "status"), "kubeletVersion", "status.nodeInfo"),
         declared_features=f.str_list(status, "declaredFeatures", "status"),
-        capacity_list=f.resource_list(status, "capacity", "status") or alloc_list,
-        ready=_ready_condition(status),
-        annotations=f.str_map(meta, "annotations", "metadata"),
+        capacity_list=_node_list(status, "capacity") or alloc_list,
+        ready=_intern_str(_ready_condition(status)),
+        annotations=_shared_map({k: v for k, v in annotations.items() if k in _KEPT_NODE_ANNOTATIONS}),
     )
+
+
+# Annotations of a node that kwhatif reads (cluster-autoscaler's scale-down opt-out,
+# autoscaler/scaledown.py); the rest are dropped at parse, as a pod's are.
+_KEPT_NODE_ANNOTATIONS = frozenset({"cluster-autoscaler.kubernetes.io/scale-down-disabled"})
+
+
+def _intern_str(s: Any) -> Any:
+    """``s`` interned when it is a plain str (a YAML key may be a number)."""
+    return _intern(s) if type(s) is str else s
+
+
+def _node_labels(labels: dict[str, str], name: str) -> dict[str, str]:
+    """A node's labels, their keys and values kept once across nodes (every node repeats the
+    well-known keys, zones, architectures, instance types); the hostname label is its name."""
+    return {_intern_str(k): name if v == name else _intern_str(v) for k, v in labels.items()}
+
+
+def _image(names: tuple[str, ...], size: int) -> ContainerImage:
+    """status.images' entry, its names kept once across nodes (most nodes of a cluster pull the
+    same images)."""
+    return ContainerImage(tuple(_intern_str(n) for n in names), size)
+
+
+def _node_list(status: Dict, key: str) -> dict[str, Fraction]:
+    """status.allocatable or status.capacity: one dict shared by the nodes that report the same
+    text (nodes of an instance type), converted once; never changed once parsed."""
+    raw = status.get(key)
+    # keyed by text only (True, 1 and 1.0 are equal keys in Python, not equal quantities)
+    if type(raw) is not dict or not raw or not all(type(k) is str and type(v) is str for k, v in raw.items()):
+        return f.resource_list(status, key, "status")
+    items = tuple(raw.items())
+    hit = _LISTS.get(items)
+    if hit is None:
+        hit = f.resource_list(status, key, "status")
+        if len(_LISTS) < 1 << 12:
+            _LISTS[items] = hit
+    return hit
+
+
+_LISTS: dict[tuple[tuple[str, str], ...], dict[str, Fraction]] = {}
 
 
 def _ready_condition(status: Dict) -> str:

@@ -194,6 +194,48 @@ def _do_not_disrupt(body: dict[str, Any]) -> bool:
     return isinstance(ann, dict) and ann.get("karpenter.sh/do-not-disrupt") == "true"
 
 
+class _Seen:
+    """Where each object of a load was read, by kind, namespace and name. A dump's 100,000s of
+    pods cost no key of their own: pods are found by name, each name's entry the Pod read first
+    (which names its namespace and source), or its namespace and source, or, for a name read in
+    several namespaces, those by namespace. A (kind, namespace, name) key per pod was a tenth of
+    the load's peak memory."""
+
+    __slots__ = ("pods", "others")
+
+    def __init__(self) -> None:
+        self.pods: dict[str, Pod | tuple[str, str] | dict[str, str]] = {}
+        self.others: dict[tuple[str, str, str], str] = {}
+
+    def first(self, ident: tuple[str, str, str], source: str) -> str | None:
+        """Where the object ``ident`` (kind, namespace, name) was read before; None: it was not,
+        and it is now, from ``source``."""
+        kind, ns, name = ident
+        if kind != "Pod":
+            prev = self.others.get(ident)
+            if prev is None:
+                self.others[ident] = source
+            return prev
+        entry = self.pods.get(name)
+        if entry is None:
+            self.pods[name] = (ns, source)
+            return None
+        if type(entry) is dict:
+            prev = entry.get(ns)
+            if prev is None:
+                entry[ns] = source
+            return prev
+        other_ns, other_source = (entry.namespace, entry.source) if isinstance(entry, Pod) else entry
+        if other_ns == ns:
+            return other_source
+        self.pods[name] = {other_ns: other_source, ns: source}
+        return None
+
+    def clear(self) -> None:
+        self.pods.clear()
+        self.others.clear()
+
+
 def build_cluster(
     docs: Iterable[Document],
     *,
@@ -207,8 +249,8 @@ def build_cluster(
     (default: a new generator; the manifests of a cluster pass the cluster's)."""
     state = ClusterState(version=version or default_version(), names=names or parse.NameGenerator())
     rules = PodRules.of(state.version)
-    seen: dict[tuple[str, str, str], str] = {}
-    pods: list[tuple[Pod, str]] = []  # with where it came from, for errors
+    seen = _Seen()
+    pods: list[Pod] = []  # each names where it came from (Pod.source), for errors
 
     def add(doc: Document) -> None:
         if doc.api_version.startswith("karpenter.sh/"):
@@ -229,15 +271,14 @@ def build_cluster(
             state.skipped[doc.kind] += 1
             return
         ident = _identity(doc, kind, state.names)
-        prev = seen.get(ident)
+        prev = seen.first(ident, doc.source)
         if prev is not None:
             raise InputError(f"duplicate object: also defined in {prev}", source=doc.source, obj=doc.describe())
-        seen[ident] = doc.source
         src = doc.source
         if kind == "Pod":
             pod: Pod = _guard(doc, lambda b: parse.pod(b, "default", src, validate=False, rules=rules))
             if not pod.terminal:
-                pods.append((pod, doc.source))
+                pods.append(pod)
             return
         if kind == "Node":
             node: Node = _guard(doc, lambda b: parse.node(b, src))
@@ -267,14 +308,17 @@ def build_cluster(
             same = doc.rules is rules or doc.rules == rules
             if same:
                 rules = doc.rules
-            sources = doc.sources
+            pods_seen = seen.pods
             for k, built in enumerate(doc.pods):
                 if built is not None and same:
-                    ident = ("Pod", built.namespace, built.name)
-                    if ident not in seen:
-                        seen[ident] = sources[k]
+                    if built.name not in pods_seen:  # (else: seen.first tells which)
+                        pods_seen[built.name] = built  # its namespace and source (doc.sources[k])
                         if not built.terminal:
-                            pods.append((built, sources[k]))
+                            pods.append(built)
+                        continue
+                    if seen.first(("Pod", built.namespace, built.name), built.source) is None:
+                        if not built.terminal:
+                            pods.append(built)
                         continue
                 add(doc.document(k))
             continue
@@ -282,7 +326,12 @@ def build_cluster(
     state.nodes = dict(sorted(state.nodes.items()))
     admission = state.admission
     nodes = state.nodes
-    for pod, where in pods:
+    seen.clear()
+    # taken off the list as they are admitted: a pod admission changes is not held twice
+    pods.reverse()
+    while pods:
+        pod = pods.pop()
+        where = pod.source
         pod = admission.admit(pod, strict=False)
         if pod.node_name:
             if pod.node_name not in nodes:
