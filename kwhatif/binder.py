@@ -14,14 +14,16 @@ import enum
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwhatif.api.core import Pod
 from kwhatif.errors import ClusterError
 from kwhatif.framework import interface
 from kwhatif.framework.interface import SUCCESS, Status
 from kwhatif.load.http import http_reason
-from kwhatif.load.live import LiveOptions, api_client, request
+
+if TYPE_CHECKING:
+    from kwhatif.load.live import LiveOptions
 
 
 class Outcome(enum.StrEnum):
@@ -312,6 +314,8 @@ def make_api_binder(
     options: LiveOptions | None = None,
 ) -> ApiBinder:
     """--apply: an ApiBinder that talks to the kubeconfig's API server."""
+    from kwhatif.load.live import api_client, request  # the live client only where --apply is given
+
     client = api_client(kubeconfig, context, options)
 
     def call(method: str, path: str, body: dict[str, Any] | None) -> tuple[int, bytes]:

@@ -318,9 +318,6 @@ class Run:
         (report/stream.py), in the compact form of report/digest.py when ``compact``; the exit
         code is the report's."""
         from kwhatif.cache.pod_groups import group_key
-        from kwhatif.report.compact import Digester
-        from kwhatif.report.formats.output import get_formatter
-        from kwhatif.report.formats.table import TableFormatter
         from kwhatif.report.groups import group_entries
         from kwhatif.report.schedule import EntryCache, PodResult, ScheduleReport, labels_of, pod_result
         from kwhatif.report.stream import JsonWriter, ResultWriter, ScheduleStream, TableWriter, YamlWriter
@@ -341,11 +338,18 @@ class Run:
         elif fmt is OutputFormat.YAML:
             writer = YamlWriter()
         else:
+            from kwhatif.report.formats.output import get_formatter
+            from kwhatif.report.formats.table import TableFormatter
+
             formatter = get_formatter(fmt, render_options(self.env, self.color, nodes=nodes, explain_all=explain_all))
             assert isinstance(formatter, TableFormatter)
             writer = TableWriter(formatter, num_nodes)
         # a table never shows a binding's object: not built for one
-        base: Callable[[Attempt], PodResult] = (
+        base: Callable[[Attempt], PodResult]
+        if compact:
+            from kwhatif.report.compact import Digester
+
+        base = (
             Digester(manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
             if compact
             else functools.partial(

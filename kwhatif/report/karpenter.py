@@ -11,9 +11,6 @@ import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kwhatif.autoscaler.karpenter.instancetypes import fmt_quantity
-from kwhatif.autoscaler.karpenter.provisioner import summarize
-from kwhatif.autoscaler.karpenter.requirements import taint_text
 from kwhatif.errors import ExitCode
 from kwhatif.escape import markdown_line, visible
 from kwhatif.framework.types import PodOutcome
@@ -193,6 +190,8 @@ def _consolidation_dict(c: ConsolidationSection | None) -> dict[str, Any] | None
 
 
 def _rl(rl: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    from kwhatif.autoscaler.karpenter.instancetypes import fmt_quantity  # Karpenter's runs only
+
     return tuple((k, fmt_quantity(k, rl[k])) for k in sorted(rl))
 
 
@@ -202,6 +201,9 @@ def karpenter_report(
     notes: tuple[str, ...] = (),
     options: tuple[tuple[str, str], ...] = (),
 ) -> KarpenterReport:
+    from kwhatif.autoscaler.karpenter.provisioner import summarize  # Karpenter's runs only
+    from kwhatif.autoscaler.karpenter.requirements import taint_text
+
     results = run.results
     by_pod = {id(r.pod): r for r in results.pods} if results is not None else {}
     allow = run.well_known
@@ -286,6 +288,8 @@ def karpenter_report(
 
 
 def consolidation_section(cons: Consolidation) -> ConsolidationSection:
+    from kwhatif.autoscaler.karpenter.provisioner import summarize  # Karpenter's runs only
+
     """The report's view of the disruption controller's commands."""
     entries = []
     for i, cmd in enumerate(cons.commands, 1):

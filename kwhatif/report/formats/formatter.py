@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import TypeAlias, assert_never
+from typing import TYPE_CHECKING, TypeAlias, assert_never
 
-from kwhatif.report.autoscale import AutoscaleReport
 from kwhatif.report.base import OutputFormat, Report
 from kwhatif.report.capacity import CapacityReport
 from kwhatif.report.check import CheckReport
 from kwhatif.report.drain import DrainReport
-from kwhatif.report.karpenter import KarpenterReport
 from kwhatif.report.schedule import ScheduleReport
 
-AnyReport: TypeAlias = ScheduleReport | CheckReport | CapacityReport | DrainReport | AutoscaleReport | KarpenterReport
+if TYPE_CHECKING:  # the autoscalers' reports are imported where one is written (their runs only)
+    from kwhatif.report.autoscale import AutoscaleReport
+    from kwhatif.report.karpenter import KarpenterReport
+
+AnyReport: TypeAlias = "ScheduleReport | CheckReport | CapacityReport | DrainReport | AutoscaleReport | KarpenterReport"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,9 @@ class Formatter(abc.ABC):
             return self.finish(self.capacity(report))
         if isinstance(report, DrainReport):
             return self.finish(self.drain(report))
+        from kwhatif.report.autoscale import AutoscaleReport
+        from kwhatif.report.karpenter import KarpenterReport
+
         if isinstance(report, AutoscaleReport):
             return self.finish(self.autoscale(report))
         if isinstance(report, KarpenterReport):
