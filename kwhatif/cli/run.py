@@ -345,17 +345,14 @@ class Run:
             assert isinstance(formatter, TableFormatter)
             writer = TableWriter(formatter, num_nodes)
         # a table never shows a binding's object: not built for one
+        manifests = fmt not in (OutputFormat.TABLE, OutputFormat.WIDE)
         base: Callable[[Attempt], PodResult]
         if compact:
             from kwhatif.report.compact import Digester
 
-        base = (
-            Digester(manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE))
-            if compact
-            else functools.partial(
-                pod_result, manifests=fmt not in (OutputFormat.TABLE, OutputFormat.WIDE), cache=EntryCache()
-            )
-        )
+            base = Digester(manifests=manifests)
+        else:
+            base = functools.partial(pod_result, manifests=manifests, cache=EntryCache())
         extra = plan.selection.pod_notes
 
         def build(att: Attempt) -> PodResult:

@@ -26,10 +26,6 @@ _NON_MISSING = {CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000), MEMORY: Fraction
 # pod_request_list's answers, by the ids of the maps they were read from (held with them)
 _REQUEST_LISTS: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[int, ...]]] = {}
 _REQUEST_LISTS_LIMIT = 4096
-# pod_request_list without useRequested, by what it reads of the pod: the requests of its
-# containers, its overhead, the resources scored
-_NON_ZERO: dict[tuple[Any, ...], tuple[int, ...]] = {}
-_NON_ZERO_LIMIT = 4096
 
 
 def pod_request_list(pod: Pod, resources: Sequence[ResourceSpec], use_requested: bool) -> list[int]:

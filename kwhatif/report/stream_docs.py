@@ -48,7 +48,6 @@ class Spool:
     def __init__(self) -> None:
         self.file: IO[bytes] = tempfile.TemporaryFile(prefix="kwhatif-")  # noqa: SIM115 - closed by close()
         self.sink = Sink(self.file)
-        self.count = 0
 
     def write(self, text: str) -> None:
         self.sink.write(text)
